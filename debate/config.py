@@ -1,0 +1,40 @@
+"""Where things live on disk, read from the environment when used (never at import time).
+
+DEBATE_HOME (default ~/.cache/debate-viewer) holds assembled model files, the response cache, the
+debate store and retrieval indexes. Tests point it at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ASSETS = REPO_ROOT / "assets"
+SHARED_DATA = Path(os.environ.get("DEBATE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+
+
+def home() -> Path:
+    p = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def models_dir() -> Path:
+    p = Path(os.environ.get("DEBATE_MODELS_DIR", home() / "models")).expanduser()
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def cache_db() -> Path:
+    return Path(os.environ.get("DEBATE_CACHE_DB", home() / "response-cache.sqlite"))
+
+
+def store_db() -> Path:
+    return Path(os.environ.get("DEBATE_STORE_DB", home() / "debates.sqlite"))
+
+
+def index_dir() -> Path:
+    p = Path(os.environ.get("DEBATE_INDEX_DIR", home() / "indexes"))
+    p.mkdir(parents=True, exist_ok=True)
+    return p

@@ -1,0 +1,71 @@
+"""Typed failures with a message a person can act on.
+
+Every error the engine raises on purpose is a DebateError: `message` says what happened and `hint`
+says what to do about it. Backends translate SDK/HTTP exceptions into these at their boundary, so
+pages and the command line can show `str(err)` and never a stack trace.
+"""
+
+from __future__ import annotations
+
+
+class DebateError(Exception):
+    """Base class: what happened (`message`) and what to do about it (`hint`)."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+    def to_dict(self) -> dict:
+        return {"error": type(self).__name__, "message": self.message, "hint": self.hint}
+
+
+class InvalidInput(DebateError):
+    """A claim, parameter, spec or file given by the user is not usable."""
+
+
+class BackendUnavailable(DebateError):
+    """The server behind a backend does not answer (not started, wrong host/port)."""
+
+
+class ModelNotFound(DebateError):
+    """The backend answers but does not have this model."""
+
+
+class ModelFileError(DebateError):
+    """A local model file is missing, incomplete or fails its SHA-256 check."""
+
+
+class BackendTimeout(DebateError):
+    """The backend took longer than the configured timeout."""
+
+
+class RateLimited(DebateError):
+    """HTTP 429 after the bounded retries."""
+
+
+class ServerError(DebateError):
+    """HTTP 5xx after the bounded retries."""
+
+
+class AuthError(DebateError):
+    """Missing or rejected API key."""
+
+
+class ContextTooLong(DebateError):
+    """Prompt plus completion exceed the model's context window."""
+
+
+class ParseError(DebateError):
+    """A model's answer could not be read as the label/JSON the prompt asked for."""
+
+
+class Cancelled(DebateError):
+    """The user stopped the debate."""
+
+
+class StoreError(DebateError):
+    """The SQLite store could not be read or written."""

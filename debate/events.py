@@ -1,0 +1,224 @@
+"""The event stream every protocol yields: typed, JSON-serialisable, replayable.
+
+Two families (after AutoGen): events *said in the debate* (TurnFinished, Verdict) that later prompts
+and the transcript use, and events only *observed* (TokenDelta, StopCheck, ...) for display and logs.
+Every event has a literal `type` equal to its snake-case tag, a sequence number `seq` (assigned by the
+runner, 0-based, gap-free per debate) and `t`, seconds since the debate started (ignored by replay
+equality). `event_from_dict` rebuilds any event from its dict by that tag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+
+@dataclass
+class Event:
+    type: ClassVar[str] = "event"
+    seq: int = field(default=-1, kw_only=True)
+    t: float = field(default=0.0, kw_only=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["type"] = self.type
+        return d
+
+
+_REGISTRY: dict[str, type[Event]] = {}
+
+
+def _register(cls: type[Event]) -> type[Event]:
+    _REGISTRY[cls.type] = cls
+    return cls
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    cls = _REGISTRY.get(d.get("type", ""))
+    if cls is None:
+        raise ValueError(f"Unknown event type {d.get('type')!r}")
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@_register
+@dataclass
+class DebateStarted(Event):
+    """Everything needed to re-run the debate: config, claim, task, lineup, seed."""
+    type: ClassVar[str] = "debate_started"
+    debate_id: str = ""
+    protocol: str = ""
+    task: str = ""
+    category: int | None = None
+    claim: str = ""
+    lineup: list[dict] = field(default_factory=list)  # [{agent, role, model, temperature, seed}]
+    settings: dict = field(default_factory=dict)
+    seed: int | None = 0
+    gold: str | None = None  # gold label when the claim came from a dataset (display only)
+    created_at: str = ""
+
+
+@_register
+@dataclass
+class EvidenceRetrieved(Event):
+    """passages: [{id: "E1", text, score, source, title, date, doc_id}] numbered as cited in prompts."""
+    type: ClassVar[str] = "evidence"
+    query: str = ""
+    passages: list[dict] = field(default_factory=list)
+    corpus: str = ""
+
+
+@_register
+@dataclass
+class PhaseStarted(Event):
+    """A round or phase (opening, rebuttal, closing, vote, discussion, judge, category...)."""
+    type: ClassVar[str] = "phase_started"
+    phase: str = ""
+    round: int = 0
+    title: str = ""
+    category: int | None = None
+    note: str = ""  # one line on what the protocol does at this step (teaching view)
+
+
+@_register
+@dataclass
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    turn_id: str = ""
+    agent: str = ""
+    role: str = ""
+    model: str = ""
+    phase: str = ""
+    round: int = 0
+    prompt_id: str = ""
+
+
+@_register
+@dataclass
+class TokenDelta(Event):
+    type: ClassVar[str] = "token"
+    turn_id: str = ""
+    agent: str = ""
+    text: str = ""
+
+
+@_register
+@dataclass
+class TurnFinished(Event):
+    """A finished utterance. `parsed` holds what was read from it ({"label": ..., ...}) or None."""
+    type: ClassVar[str] = "turn_finished"
+    turn_id: str = ""
+    agent: str = ""
+    role: str = ""
+    model: str = ""
+    phase: str = ""
+    round: int = 0
+    text: str = ""
+    reasoning: str = ""  # <think>...</think> content, shown apart and never parsed as the answer
+    parsed: dict | None = None
+    label: str | None = None
+    confidence: float | None = None
+    valid: bool = True  # False: the answer could not be parsed even after the repair retry
+    repaired: bool = False
+    citations: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    ttft_s: float | None = None
+    cached: bool = False
+    prompt_id: str = ""
+    label_probs: dict | None = None
+
+
+@_register
+@dataclass
+class VotesTallied(Event):
+    type: ClassVar[str] = "votes_tallied"
+    round: int = 0
+    votes: dict[str, str | None] = field(default_factory=dict)  # agent -> label (None = invalid)
+    counts: dict[str, int] = field(default_factory=dict)
+    consensus_share: float = 0.0
+    threshold: float = 0.8
+    reached: bool = False
+    majority: str | None = None
+    stabilised: bool = False
+
+
+@_register
+@dataclass
+class ChairSummary(Event):
+    type: ClassVar[str] = "chair_summary"
+    round: int = 0
+    agent: str = ""
+    summary: str = ""
+    parsed: dict | None = None
+
+
+@_register
+@dataclass
+class StopCheck(Event):
+    """RADAR adaptive early stopping after a round."""
+    type: ClassVar[str] = "stop_check"
+    round: int = 0
+    stop_margin: float = 0.0
+    verdict_confidence: float = 0.0
+    tau_s: float = 0.0
+    tau_c: float = 0.0
+    decision: str = "continue"  # "stop" | "continue"
+    preliminary_verdict: str | None = None
+    method: str = "logprobs"  # "logprobs" | "samples" | "parsed"
+    detail: dict = field(default_factory=dict)
+
+
+@_register
+@dataclass
+class RuleApplied(Event):
+    """A visible post-step such as CheckThat's "cat2 positive => cat3 positive"."""
+    type: ClassVar[str] = "rule_applied"
+    rule: str = ""
+    before: dict = field(default_factory=dict)
+    after: dict = field(default_factory=dict)
+    changed: bool = False
+
+
+@_register
+@dataclass
+class Verdict(Event):
+    type: ClassVar[str] = "verdict"
+    label: str | None = None
+    explanation: str = ""
+    source: str = ""  # "judge" | "majority" | "baseline" | "single-agent" ...
+    confidence: float | None = None
+    category: int | None = None
+    labels: dict | None = None  # all categories at once, e.g. {"1": "YES", "2": "NO", "3": "YES"}
+    gold: str | None = None
+    correct: bool | None = None
+
+
+@_register
+@dataclass
+class ErrorEvent(Event):
+    type: ClassVar[str] = "error"
+    error: str = ""
+    message: str = ""
+    hint: str = ""
+    agent: str = ""
+    fatal: bool = True
+
+
+@_register
+@dataclass
+class DebateFinished(Event):
+    type: ClassVar[str] = "finished"
+    status: str = "completed"  # "completed" | "stopped" | "error"
+    stop_reason: str = ""
+    label: str | None = None
+    rounds: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    wall_s: float = 0.0
+
+
+EVENT_TYPES: dict[str, type[Event]] = _REGISTRY

@@ -1,0 +1,165 @@
+"""The one model interface every backend implements and every protocol uses.
+
+A backend implements only `_stream(model, messages, options)`: a generator of `Delta` text chunks that
+ends with one `Final` carrying usage, finish reason and (where the backend has logprobs) label
+probabilities. `ChatStream` wraps that generator once for everyone: it measures time to first token
+and latency, lets callers iterate text deltas *or* just ask for the result, and never runs the model
+twice. Caching, locks and retries live in `debate.models.client.ModelClient`, not in backends.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator, Protocol, Union
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+
+
+@dataclass(frozen=True)
+class GenOptions:
+    """Per-request generation options. Frozen and JSON-able so they can key the cache."""
+
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int = 256
+    stop: tuple[str, ...] = ()
+    json_schema: dict | None = None  # constrained output where the backend supports it
+    labels: tuple[str, ...] = ()  # labels to score with logprobs (e.g. ("YES", "NO"))
+    cache: bool = True  # use the response cache when the request is deterministic
+
+    @property
+    def deterministic(self) -> bool:
+        """Only deterministic requests may be answered from the cache."""
+        return self.temperature == 0 or self.seed is not None
+
+    def key_dict(self) -> dict:
+        """The parts of the options that change the model's answer (cache key material)."""
+        d = asdict(self)
+        d.pop("cache")
+        d["stop"] = list(self.stop)
+        d["labels"] = list(self.labels)
+        return d
+
+
+@dataclass
+class Delta:
+    """A piece of generated text, in order."""
+
+    text: str
+
+
+@dataclass
+class Final:
+    """What a backend reports when generation ends."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = "stop"
+    label_probs: dict[str, float] | None = None
+    model_id: str = ""  # the backend's own name for the model, if it differs from the spec
+
+
+Chunk = Union[Delta, Final]
+
+
+@dataclass
+class ModelResult:
+    """A finished model call. `text` is never empty-as-an-answer: empty output is reported as such."""
+
+    text: str
+    model: str  # the spec, e.g. "local:qwen2.5-0.5b"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ttft_s: float | None = None
+    latency_s: float = 0.0
+    finish_reason: str = "stop"
+    cached: bool = False
+    label_probs: dict[str, float] | None = None
+    model_id: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelResult":
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass
+class ModelInfo:
+    """One row of `python -m debate models`."""
+
+    spec: str
+    backend: str
+    name: str
+    status: str  # "ready" | "missing" | "unreachable" | "error"
+    detail: str = ""
+    size_bytes: int | None = None
+    license: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(Protocol):
+    """What a backend provides. Implementations: local.py, ollama_backend.py, openai_backend.py, scripted.py."""
+
+    name: str  # "local" | "ollama" | "openai" | "scripted"
+    supports_logprobs: bool
+    supports_json_schema: bool
+    max_parallel: int  # how many requests this backend serves at once (per model for local)
+
+    def list_models(self) -> list[ModelInfo]: ...
+
+    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]: ...
+
+
+class ChatStream:
+    """Iterate for text deltas; call `.result()` for the finished `ModelResult` (drains if needed).
+
+    Wraps a backend's chunk generator exactly once, so the UI, the store and the cache can all read
+    the same call without a second generation.
+    """
+
+    def __init__(self, spec: str, chunks: Iterator[Chunk], *, cached: bool = False,
+                 on_done: "list[Any] | None" = None) -> None:
+        self.spec = spec
+        self._chunks = chunks
+        self._cached = cached
+        self._parts: list[str] = []
+        self._result: ModelResult | None = None
+        self._t0 = time.perf_counter()
+        self._ttft: float | None = None
+        self._on_done = on_done or []
+
+    def __iter__(self) -> Iterator[str]:
+        if self._result is not None:
+            if self._parts:
+                yield "".join(self._parts)
+            return
+        final = Final()
+        for chunk in self._chunks:
+            if isinstance(chunk, Delta):
+                if not chunk.text:
+                    continue
+                if self._ttft is None:
+                    self._ttft = time.perf_counter() - self._t0
+                self._parts.append(chunk.text)
+                yield chunk.text
+            else:
+                final = chunk
+        latency = time.perf_counter() - self._t0
+        self._result = ModelResult(
+            text="".join(self._parts), model=self.spec,
+            prompt_tokens=final.prompt_tokens, completion_tokens=final.completion_tokens,
+            ttft_s=self._ttft, latency_s=latency, finish_reason=final.finish_reason,
+            cached=self._cached, label_probs=final.label_probs, model_id=final.model_id,
+        )
+        for cb in self._on_done:
+            cb(self._result)
+
+    def result(self) -> ModelResult:
+        if self._result is None:
+            for _ in self:
+                pass
+        assert self._result is not None
+        return self._result

@@ -1,0 +1,33 @@
+"""Shared test set-up: an isolated DEBATE_HOME per test session, offline hub settings.
+
+Area-specific fixtures live in tests/support/<area>.py and are imported by the tests that need them.
+Assembled model files are reused from the user's cache (DEBATE_MODELS_DIR) because assembling them
+is set-up, not behaviour under test; `make test` prepares them first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+_REAL_HOME = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
+os.environ.setdefault("DEBATE_MODELS_DIR", str(_REAL_HOME / "models"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def debate_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("debate-home")
+    os.environ["DEBATE_HOME"] = str(home)
+    # indexes are costly to build and keyed by corpus fingerprint + model id: share them
+    os.environ.setdefault("DEBATE_INDEX_DIR", str(_REAL_HOME / "indexes"))
+    return home
+
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
