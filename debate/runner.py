@@ -7,15 +7,29 @@ CONTRACT (owned by the engine; the UI, the store, the CLI and batch evaluation r
   escaping mid-stream (an invalid config raises InvalidInput *before* the first event);
 - `seq` is assigned here, 0-based and gap-free; `t` is seconds since start;
 - `cancel` is a threading.Event: when set, the debate stops between tokens with status "stopped".
+
+Around the protocol the runner adds what every protocol shares: evidence retrieval (before the debate),
+the CheckThat "all categories" loop with its visible cat2 => cat3 post-step, and the totals.
 """
 
 from __future__ import annotations
 
+import ast
 import threading
-from dataclasses import dataclass, field
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from debate.events import Event
+from debate.decisions import apply_cat2_rule
+from debate.errors import Cancelled, DebateError, InvalidInput
+from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, PhaseStarted,
+                           RuleApplied, TurnFinished, Verdict)
+from debate.lineups import load_lineup, resolve_agents
+from debate.protocols import PROTOCOLS
+from debate.protocols.base import DebateContext, ProtocolInfo
+from debate.tasks import resolve_task, task_categories
 
 
 @dataclass
@@ -37,6 +51,208 @@ class DebateConfig:
     apply_cat2_rule: bool = True
 
 
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """CLI and form values arrive as strings: convert to the default's type, or say what is expected."""
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("1", "true", "yes", "on"):
+                    return True
+                if low in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError
+            return bool(value)
+        if isinstance(default, int):
+            f = float(value)
+            if f != int(f):
+                raise ValueError
+            return int(f)
+        if isinstance(default, float):
+            return float(value)
+        return str(value).strip()
+    except (TypeError, ValueError):
+        kind = {bool: "true or false", int: "a whole number", float: "a number"}.get(type(default), "text")
+        raise InvalidInput(f"Parameter {name}={value!r} is not {kind}.", f"Default: {name}={default!r}.") from None
+
+
+def resolve_params(info: ProtocolInfo, given: dict[str, Any] | None) -> dict[str, Any]:
+    out = info.defaults()
+    for k, v in (given or {}).items():
+        if k not in info.params:
+            raise InvalidInput(f"Protocol {info.name} has no parameter {k!r}.",
+                               f"Its parameters: {', '.join(info.params)} (see `python -m debate protocols`).")
+        out[k] = _coerce(k, v, info.params[k][0])
+        if k in info.choices and out[k] not in info.choices[k]:
+            raise InvalidInput(f"Parameter {k}={v!r} is not allowed for {info.name}.",
+                               f"Choose one of: {', '.join(map(str, info.choices[k]))}.")
+    for k in ("rounds", "stop_samples", "max_concurrency", "members", "team_size"):
+        if k in out and int(out[k]) < 0:
+            raise InvalidInput(f"Parameter {k} cannot be negative.", f"Default: {info.params[k][0]}.")
+    for k in ("theta", "tau_c"):
+        if k in out and not 0.0 <= float(out[k]) <= 1.0:
+            raise InvalidInput(f"Parameter {k} must be between 0 and 1.", f"Default: {info.params[k][0]}.")
+    return out
+
+
+@dataclass
+class Prepared:
+    config: DebateConfig
+    info: ProtocolInfo
+    params: dict[str, Any]
+    lineup: dict
+    agents: list
+    categories: list
+    evidence_on: bool
+
+
+def prepare(config: DebateConfig) -> Prepared:
+    """Every check that can fail before a model is called; raises InvalidInput with a hint."""
+    if not isinstance(config.claim, str) or not config.claim.strip():
+        raise InvalidInput("The claim is empty.", "Paste a tweet or a claim to debate.")
+    info = PROTOCOLS.get((config.protocol or "").strip().lower())
+    if info is None:
+        raise InvalidInput(f"Unknown protocol {config.protocol!r}.", f"Use one of: {', '.join(PROTOCOLS)}.")
+    if config.max_tokens < 1:
+        raise InvalidInput("max_tokens must be at least 1.", "Use e.g. 256.")
+    if config.top_k < 1:
+        raise InvalidInput("top_k must be at least 1.", "RADAR uses 20.")
+    params = resolve_params(info, config.params)
+    categories = task_categories(config.task, config.category)
+    for c in categories:
+        resolve_task(config.task, c, config.custom_title, config.custom_description)
+    lineup = load_lineup(config.lineup)
+    agents = resolve_agents(lineup, info.name, params)
+    evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
+    return Prepared(config, info, params, lineup, agents, categories, evidence_on)
+
+
 def run_debate(config: DebateConfig, client, retriever=None,
                cancel: threading.Event | None = None) -> Iterator[Event]:
-    raise NotImplementedError("engine not built yet")
+    prepared = prepare(config)  # raises before the first event
+    return _stream(prepared, client, retriever, cancel)
+
+
+def _parse_gold_labels(gold: str | None) -> dict[str, str] | None:
+    """CheckThat gold for all categories: "[1.0, 0.0, 1.0]", "1,0,1" or "YES,NO,YES"."""
+    if not gold:
+        return None
+    text = gold.strip()
+    try:
+        vals = ast.literal_eval(text) if text.startswith("[") else [x.strip() for x in text.split(",")]
+    except (ValueError, SyntaxError):
+        return None
+    if len(vals) != 3:
+        return None
+    out = {}
+    for i, v in enumerate(vals, 1):
+        s = str(v).strip().upper()
+        out[str(i)] = "YES" if s in ("1", "1.0", "YES", "TRUE") else "NO" if s in ("0", "0.0", "NO", "FALSE") else None
+    return out if all(out.values()) else None
+
+
+def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> Iterator[Event]:
+    cfg = pp.config
+    t0 = time.perf_counter()
+    seq = 0
+
+    def stamp(ev: Event) -> Event:
+        nonlocal seq
+        ev.seq, ev.t = seq, round(time.perf_counter() - t0, 4)
+        seq += 1
+        return ev
+
+    ctx = DebateContext(config=cfg, client=client, agents=pp.agents, params=pp.params,
+                        evidence_on=pp.evidence_on, cancel=cancel)
+    settings = {k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id")}
+    settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
+    yield stamp(DebateStarted(
+        debate_id=cfg.debate_id or uuid.uuid4().hex[:12], protocol=pp.info.name, task=cfg.task,
+        category=cfg.category, claim=cfg.claim, lineup=[a.to_dict() for a in pp.agents], settings=settings,
+        seed=cfg.seed, gold=cfg.gold, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+    totals = {"prompt": 0, "completion": 0}
+    status, stop_reason, final_label = "completed", "", None
+    body = _body(pp, ctx, retriever)
+    try:
+        for ev in body:
+            if isinstance(ev, TurnFinished):
+                totals["prompt"] += ev.prompt_tokens
+                totals["completion"] += ev.completion_tokens
+            elif isinstance(ev, Verdict):
+                final_label = ev.label
+            yield stamp(ev)
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("The debate was stopped.")
+    except Cancelled:
+        status, stop_reason = "stopped", "stopped by the user"
+    except DebateError as e:
+        status, stop_reason = "error", e.message
+        yield stamp(ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=True))
+    except Exception as e:  # a bug: still end the stream cleanly, with enough to report it
+        status, stop_reason = "error", f"{type(e).__name__}: {e}"
+        yield stamp(ErrorEvent(error=type(e).__name__, message=str(e) or type(e).__name__,
+                               hint="This is a bug in the debate engine; please report it with the events file.",
+                               fatal=True))
+    finally:
+        body.close()
+    yield stamp(DebateFinished(
+        status=status, stop_reason=stop_reason, label=final_label if status == "completed" else None,
+        rounds=ctx.rounds, prompt_tokens=totals["prompt"], completion_tokens=totals["completion"],
+        model_calls=ctx.model_calls, cache_hits=ctx.cache_hits, wall_s=round(time.perf_counter() - t0, 4)))
+
+
+def _evidence(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
+    cfg = pp.config
+    if retriever is None:
+        ctx.evidence_on = False
+        yield PhaseStarted(phase="evidence", title="Evidence",
+                           note="No retriever is configured: the debate runs without evidence.")
+        return
+    try:
+        found = retriever.search(cfg.claim, k=cfg.top_k)
+    except DebateError as e:
+        yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
+        yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
+        return
+    passages = []
+    for i, p in enumerate(found or [], 1):
+        d = dict(p) if isinstance(p, dict) else {"text": str(p)}
+        if d.get("id") and d["id"] != f"E{i}":
+            d.setdefault("orig_id", d["id"])
+        d["id"] = f"E{i}"  # numbered as cited in prompts, whatever the retriever called them
+        passages.append(d)
+    ctx.passages = passages
+    yield EvidenceRetrieved(query=cfg.claim, passages=passages,
+                            corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
+
+
+def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
+    cfg = pp.config
+    if ctx.evidence_on:
+        yield from _evidence(pp, ctx, retriever)
+    multi = len(pp.categories) > 1
+    labels: dict[str, str | None] = {}
+    rounds = 0
+    for c in pp.categories:
+        ctx.task = resolve_task(cfg.task, c, cfg.custom_title, cfg.custom_description)
+        ctx.rounds = 0
+        if multi:
+            yield PhaseStarted(phase="category", category=c, title=f"Category {c}: {ctx.task.extra.get('title', '')}",
+                               note="Each category is decided by its own debate.")
+        for ev in pp.info.run(ctx):
+            if isinstance(ev, Verdict) and multi:
+                labels[str(c)] = ev.label
+            yield ev
+        rounds = max(rounds, ctx.rounds)
+    ctx.rounds = rounds
+    if not multi:
+        return
+    after = dict(labels)
+    if cfg.apply_cat2_rule:
+        after, changed = apply_cat2_rule(labels)
+        yield RuleApplied(rule="category 2 positive => category 3 positive (TurQUaz Sec. 3)",
+                          before=dict(labels), after=after, changed=changed)
+    gold = _parse_gold_labels(cfg.gold)
+    yield Verdict(label=None, labels=after, source="categories",
+                  explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
+                  gold=cfg.gold, correct=None if gold is None else gold == after)

@@ -1,0 +1,164 @@
+"""`python -m debate eval ...` and its companions: eval-report, eval-compare, eval-calibrate, datasets.
+
+    python -m debate eval --dataset checkthat-dev --protocol council --lineup embedded --category 2 \
+        --limit 20 --concurrency 2 --out runs/ct-dev-council-cat2
+Re-running the same command resumes the run in that folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from debate.errors import InvalidInput
+
+
+def _kv(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param {text!r}: write key=value (value as JSON or text).")
+    k, v = text.split("=", 1)
+    try:
+        val: object = json.loads(v)
+    except json.JSONDecodeError:
+        val = v
+    return k.strip(), val
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="run (or resume) a batch evaluation over a dataset",
+                       description="Run a protocol over a dataset with a checkpoint per item; "
+                                   "re-run the same command to resume after a stop or a crash.")
+    p.add_argument("--dataset", required=True, help="checkthat-train|checkthat-dev|checkthat-test|averitec-dev|"
+                   "averitec-dev-3|liar-valid|liar-train, or a .csv/.tsv/.jsonl file")
+    p.add_argument("--data-path", help="your own copy of a named dataset's file")
+    p.add_argument("--protocol", default="council", help="single|team|council|baseline|radar|radar-single")
+    p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
+    p.add_argument("--task", help="engine task for a custom file (checkthat|halftruth|averitec|custom)")
+    p.add_argument("--category", type=int, choices=(1, 2, 3), help="CheckThat category (default: all three)")
+    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--concurrency", type=int, default=2, help="items in flight at once (default 2)")
+    p.add_argument("--param", action="append", type=_kv, default=[], metavar="K=V",
+                   help="protocol parameter, repeatable (e.g. --param rounds=1 --param tau_s=0.9)")
+    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--top-k", type=int, default=20)
+    ev = p.add_mutually_exclusive_group()
+    ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
+    ev.add_argument("--no-evidence", dest="evidence", action="store_false")
+    p.add_argument("--no-cat2-rule", action="store_true", help="do not apply cat2 positive => cat3 positive")
+    p.add_argument("--retries", type=int, default=2, help="extra attempts for a failing item (default 2)")
+    p.add_argument("--fleet-policy", default="least-busy", choices=("least-busy", "round-robin"))
+    p.add_argument("--text-col", default="text")
+    p.add_argument("--label-col", default="label")
+    p.add_argument("--id-col", default="id")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--out", required=True, help="run folder, e.g. runs/ct-dev-council")
+    p.set_defaults(func=cmd_eval)
+
+    r = sub.add_parser("eval-report", help="rewrite metrics.json and report.html of a run folder")
+    r.add_argument("run")
+    r.set_defaults(func=cmd_report)
+
+    c = sub.add_parser("eval-compare", help="paired comparison of two runs (bootstrap CI, McNemar)")
+    c.add_argument("run_a")
+    c.add_argument("run_b")
+    c.add_argument("--n-boot", type=int, default=2000)
+    c.set_defaults(func=cmd_compare)
+
+    k = sub.add_parser("eval-calibrate", help="RADAR early-stop grid search over a run's recorded scores")
+    k.add_argument("run")
+    k.add_argument("--objective", default="accuracy", choices=("accuracy", "macro_f1"))
+    k.add_argument("--tolerance", type=float, default=0.0, help="accept this much less quality for fewer tokens")
+    k.set_defaults(func=cmd_calibrate)
+
+    d = sub.add_parser("datasets", help="list the named evaluation datasets")
+    d.set_defaults(func=cmd_datasets)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from debate.evaluation.runner import EvalOptions, run_eval
+
+    opts = EvalOptions(
+        dataset=args.dataset, out=args.out, protocol=args.protocol, lineup=args.lineup, category=args.category,
+        limit=args.limit, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
+        seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
+        text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
+        retries=args.retries, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
+        progress=not args.no_progress)
+    s = run_eval(opts)
+    _print_summary(s.to_dict())
+    return 0 if s.failed == 0 else 1
+
+
+def _print_summary(s: dict) -> None:
+    m = s.get("metrics") or {}
+    print(f"run {s['out']}: {s['done']}/{s['total']} done, {s['failed']} failed "
+          f"(this time: {s['ran']} run, {s['skipped']} already done, {s['interrupted']} resumed after a stop), "
+          f"{s['wall_s']:.1f}s, {s['tokens']} tokens")
+    if m.get("categories"):
+        for c, sc in m["categories"].items():
+            print(f"  category {c}: macro-F1 {sc['macro_f1']:.4f}  F1(YES) {sc['f1_positive']:.4f}  "
+                  f"acc {sc['accuracy']:.4f}  n={sc['n']}")
+    if m.get("macro_f1") is not None:
+        print(f"  macro-F1 {m['macro_f1']:.4f}  accuracy {m['accuracy']:.4f}")
+    d = m.get("debate") or {}
+    if d.get("items"):
+        print(f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "
+              f"tokens/item {d['tokens_mean'] or 0:.0f}  s/item {d['wall_s_mean'] or 0:.1f}")
+    print(f"  report: {Path(s['out']) / 'report.html'}")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from debate.evaluation.report import write_reports
+
+    m = write_reports(args.run)
+    print(json.dumps({k: m.get(k) for k in ("dataset", "macro_f1", "accuracy", "coverage")}, indent=2))
+    print(f"wrote {Path(args.run) / 'metrics.json'} and {Path(args.run) / 'report.html'}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from debate.evaluation.browse import compare
+
+    res = compare(args.run_a, args.run_b, n_boot=args.n_boot)
+    if not res.get("n_items"):
+        raise InvalidInput(f"{args.run_a} and {args.run_b} share no finished items.", "Run both on the same items.")
+    lo, hi = res["ci"]
+    mc = res["mcnemar"]
+    print(f"A={args.run_a}  B={args.run_b}  on {res['n_items']} shared items")
+    print(f"macro-F1 A-B = {res['macro_f1_diff']:+.4f}  {res['ci_level']:.0%} bootstrap CI [{lo:+.4f}, {hi:+.4f}]")
+    print(f"McNemar: A right/B wrong {mc['a_only_correct']}, B right/A wrong {mc['b_only_correct']}, "
+          f"p = {mc['p_value']:.4g}")
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from debate.evaluation.calibrate import calibrate, jsonable, stop_rounds_table
+    from debate.evaluation.checkpoint import read_meta, read_rows
+
+    rows = read_rows(args.run)
+    labels = list((read_meta(args.run, "dataset") or {}).get("labels") or [])
+    res = calibrate(rows, labels, objective=args.objective, tolerance=args.tolerance)
+    if not res.get("chosen"):
+        raise InvalidInput(f"{args.run}: {res.get('note', 'nothing to calibrate')}.",
+                           "Record a RADAR run with early stopping off (e.g. --param tau_s=2 --param tau_c=2).")
+    out = Path(args.run) / "calibration.json"
+    out.write_text(json.dumps(jsonable(res), indent=2))
+    c = res["chosen"]
+    print("trade-off curve (tokens/item -> accuracy, macro-F1):")
+    for p in res["frontier"]:
+        print(f"  τs={p['tau_s']!s:>6} τc={p['tau_c']!s:>6}  {p['tokens_mean']:8.0f}  "
+              f"{p['accuracy']:.4f}  {p['macro_f1']:.4f}  stop rate {p['stop_rate']:.2f}")
+    print(f"chosen: τs={c['tau_s']} τc={c['tau_c']}  accuracy {c['accuracy']:.4f}  macro-F1 {c['macro_f1']:.4f}  "
+          f"tokens/item {c['tokens_mean']:.0f}  stops per round {stop_rounds_table(rows, c['tau_s'], c['tau_c'])}")
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_datasets(args: argparse.Namespace) -> int:
+    from debate.evaluation.datasets import list_datasets
+
+    for d in list_datasets():
+        print(f"{d['name']:16} {d['task']:10} {'/'.join(d['labels']):28} {d['about']}")
+    return 0

@@ -1,0 +1,161 @@
+"""`python -m debate run | protocols | replay`: debates from the terminal.
+
+`run` streams a readable transcript (coloured only on a terminal) while writing every event as JSONL;
+`replay` renders a stored JSONL with the same renderer, so it prints the identical transcript. Ctrl-C
+stops a run cleanly between tokens: the events so far are kept and the file ends with `finished`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from contextlib import nullcontext
+
+from debate.errors import InvalidInput
+from debate.transcript import TextRenderer, read_events, write_event
+
+
+def _kv(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param {text!r}: write it as name=value, e.g. theta=0.6")
+    k, v = text.split("=", 1)
+    return k.strip(), v.strip()
+
+
+def _category(text: str) -> int | None:
+    if text.strip().lower() in ("all", "none", "0", ""):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("--category: 1, 2, 3 or all") from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from debate.protocols import PROTOCOLS
+    from debate.tasks import TASK_NAMES
+
+    p = sub.add_parser("run", help="run one debate and stream its transcript",
+                       description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.")
+    p.add_argument("claim", help="the tweet or claim ('-' reads it from standard input)")
+    p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
+    p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
+    p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
+    p.add_argument("--lineup", default="embedded", help="preset (embedded, paper-council-ollama, "
+                                                        "paper-debate-ollama) or a lineup JSON file")
+    p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
+    p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
+    p.add_argument("--max-tokens", type=int, default=256, help="per model answer (default 256)")
+    ev = p.add_mutually_exclusive_group()
+    ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
+                    help="retrieve evidence (default: only RADAR)")
+    ev.add_argument("--no-evidence", dest="evidence", action="store_false")
+    p.add_argument("--top-k", type=int, default=20, help="evidence passages (default 20)")
+    p.add_argument("--index", default=None, help="retrieval index name (default: the built-in corpus)")
+    p.add_argument("--param", type=_kv, action="append", default=[], metavar="NAME=VALUE",
+                   help="protocol parameter, repeatable (see `python -m debate protocols`)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gold", help="gold label, shown beside the verdict")
+    p.add_argument("--custom-title", default="", help="custom task: what the tweet is judged for")
+    p.add_argument("--custom-description", default="")
+    p.add_argument("--no-cat2-rule", action="store_true", help="do not apply 'category 2 => category 3'")
+    p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+    p.add_argument("--no-check", action="store_true", help="skip the model availability check")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.set_defaults(func=cmd_run)
+
+    q = sub.add_parser("protocols", help="list the protocols with their parameters and defaults")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_protocols)
+
+    r = sub.add_parser("replay", help="print the transcript of a stored JSONL events file")
+    r.add_argument("events", metavar="FILE")
+    r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    r.set_defaults(func=cmd_replay)
+
+
+def _use_color(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _retriever(index: str | None):
+    try:
+        from debate.retrieval.retriever import Retriever, default_retriever
+    except ImportError:
+        return None
+    return Retriever(index) if index else default_retriever()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from debate.lineups import validate_lineup
+    from debate.models.registry import default_client
+    from debate.runner import DebateConfig, prepare, run_debate
+
+    claim = sys.stdin.read() if args.claim == "-" else args.claim
+    params = dict(args.param)
+    if args.rounds is not None:
+        params["rounds"] = args.rounds
+    cfg = DebateConfig(claim=claim.strip(), protocol=args.protocol, task=args.task, category=args.category,
+                       custom_title=args.custom_title, custom_description=args.custom_description,
+                       lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,
+                       max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
+                       apply_cat2_rule=not args.no_cat2_rule)
+    pp = prepare(cfg)  # bad input fails here, before any model loads
+    client = default_client(cache=not args.no_cache)
+    if not args.no_check:
+        bad = [r for r in validate_lineup(pp.lineup, client, pp.info.name, pp.params) if not r["ok"]]
+        if bad:
+            lines = "; ".join(f"{r['model']} ({', '.join(r['agents'])}): {r['status']} {r['detail']}".strip() for r in bad)
+            raise InvalidInput(f"Some models of the lineup are not available: {lines}",
+                               "See `python -m debate models`, pick another --lineup, or pass --no-check.")
+    retriever = _retriever(args.index) if pp.evidence_on else None
+    cancel = threading.Event()
+    old = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    renderer = TextRenderer(color=_use_color(args.color))
+    status = "error"
+    try:
+        with (open(args.events, "w", encoding="utf-8") if args.events else nullcontext()) as fh:
+            for ev in run_debate(cfg, client, retriever=retriever, cancel=cancel):
+                if fh is not None:
+                    write_event(fh, ev)
+                sys.stdout.write(renderer.feed(ev))
+                sys.stdout.flush()
+                if ev.type == "finished":
+                    status = ev.status
+    finally:
+        signal.signal(signal.SIGINT, old)
+    return {"completed": 0, "stopped": 130}.get(status, 1)
+
+
+def cmd_protocols(args: argparse.Namespace) -> int:
+    from debate.protocols import PROTOCOLS
+
+    if args.json:
+        print(json.dumps({n: {"title": i.title, "one_line": i.one_line, "roles": list(i.roles),
+                              "evidence_default": i.uses_evidence,
+                              "params": {k: {"default": d, "description": desc} for k, (d, desc) in i.params.items()}}
+                          for n, i in PROTOCOLS.items()}, indent=2))
+        return 0
+    for name, info in PROTOCOLS.items():
+        print(f"{name}: {info.title}\n  {info.one_line}\n  roles: {', '.join(info.roles)}"
+              f"{'  (evidence on by default)' if info.uses_evidence else ''}")
+        for k, (default, desc) in info.params.items():
+            print(f"    {k} = {default!r}\n        {desc}")
+        print()
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    renderer = TextRenderer(color=_use_color(args.color))
+    for ev in read_events(args.events):
+        sys.stdout.write(renderer.feed(ev))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,181 @@
+"""Files a run leaves in its folder: metrics.json, predictions, and a self-contained HTML report.
+
+Everything is recomputed from the checkpoint, so a report can be rewritten at any time
+(`python -m debate eval-report runs/NAME`) without a model call. The HTML embeds plotly.js once, so
+it opens offline and can be mailed as one file.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+
+from debate.evaluation.calibrate import calibrate, jsonable
+from debate.evaluation.checkpoint import read_meta, read_rows
+from debate.evaluation.metrics import compute_metrics
+from debate.evaluation.papers import comparable
+
+
+def run_metrics(run_dir: str | Path) -> dict:
+    """Metrics of a run, computed from its checkpoint (also used when metrics.json is stale)."""
+    rows = read_rows(run_dir)
+    dataset = read_meta(run_dir, "dataset") or {}
+    opts = read_meta(run_dir, "options") or {}
+    m = compute_metrics(rows, dataset)
+    m["run"] = {"name": Path(run_dir).name, "protocol": opts.get("protocol"), "lineup": opts.get("lineup"),
+                "category": opts.get("category"), "limit": opts.get("limit"), "params": opts.get("params"),
+                "max_tokens": opts.get("max_tokens"), "seed": opts.get("seed")}
+    if any((r.get("stats") or {}).get("stop_checks") for r in rows):
+        m["calibration"] = jsonable(calibrate(rows, list(dataset.get("labels") or [])))
+    m["papers"] = comparable(dataset.get("name", ""), opts.get("protocol", ""), opts.get("category"))
+    return m
+
+
+def write_reports(run_dir: str | Path) -> dict:
+    run_dir = Path(run_dir)
+    m = run_metrics(run_dir)
+    (run_dir / "metrics.json").write_text(json.dumps(m, indent=2), encoding="utf-8")
+    rows = read_rows(run_dir)
+    dataset = read_meta(run_dir, "dataset") or {}
+    _write_predictions(run_dir, rows, dataset)
+    (run_dir / "report.html").write_text(render_html(m, rows), encoding="utf-8")
+    return m
+
+
+def _write_predictions(run_dir: Path, rows: list[dict], dataset: dict) -> None:
+    with open(run_dir / "predictions.jsonl", "w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps({"id": r["item_id"], "status": r["status"], "gold": r["gold"],
+                                 "prediction": r["prediction"], "error": r["error"]}) + "\n")
+    cats = dataset.get("categories") or []
+    if cats:  # the CheckThat 4a submission format; missing decisions are written as 0
+        with open(run_dir / "predictions.csv", "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["index"] + [f"cat{c}_pred" for c in cats])
+            for r in rows:
+                if r["status"] != "done":
+                    continue
+                pred = r["prediction"] if isinstance(r["prediction"], dict) else {}
+                w.writerow([r["item_id"]] + [1 if pred.get(c) == "YES" else 0 for c in cats])
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+def _table(headers: list[str], rows: list[list], highlight: set[int] | None = None) -> str:
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return f"{v:.4f}"
+        return html.escape("" if v is None else str(v))
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join(
+        f"<tr{' class=hl' if highlight and i in highlight else ''}>"
+        + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>"
+        for i, r in enumerate(rows))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figures(m: dict, rows: list[dict]) -> list:
+    import plotly.graph_objects as go
+
+    figs = []
+    blocks = m.get("categories") or ({"": m} if m.get("confusion") else {})
+    for cat, s in blocks.items():
+        cm = s["confusion"]
+        figs.append(go.Figure(go.Heatmap(z=cm["matrix"], x=cm["pred_labels"], y=cm["gold_labels"],
+                                         text=cm["matrix"], texttemplate="%{text}", colorscale="Blues"),
+                              layout={"title": f"Confusion matrix{' - category ' + cat if cat else ''}",
+                                      "xaxis_title": "predicted", "yaxis_title": "gold", "height": 360}))
+    if blocks:
+        fig = go.Figure(layout={"title": "F1 per class", "barmode": "group", "height": 360})
+        for cat, s in blocks.items():
+            fig.add_bar(name=f"cat {cat}" if cat else "F1", x=list(s["f1"]), y=list(s["f1"].values()))
+        figs.append(fig)
+    st = [r.get("stats") or {} for r in rows if r.get("status") == "done"]
+    if st:
+        figs.append(go.Figure(go.Histogram(x=[s.get("tokens", 0) for s in st]),
+                              layout={"title": "Tokens per item", "height": 320}))
+        figs.append(go.Figure(go.Histogram(x=[s.get("rounds", 0) for s in st]),
+                              layout={"title": "Rounds used", "height": 320}))
+    cal = m.get("calibration") or {}
+    if cal.get("points"):
+        pts = cal["points"]
+        fig = go.Figure(layout={"title": "Early stop: accuracy vs tokens per item (each dot a τs, τc pair)",
+                                "xaxis_title": "tokens per item", "yaxis_title": "accuracy", "height": 400})
+        fig.add_scatter(x=[p["tokens_mean"] for p in pts], y=[p["accuracy"] for p in pts], mode="markers",
+                        name="grid", text=[f"τs={p['tau_s']} τc={p['tau_c']}" for p in pts])
+        fr = cal.get("frontier") or []
+        fig.add_scatter(x=[p["tokens_mean"] for p in fr], y=[p["accuracy"] for p in fr], mode="lines+markers",
+                        name="trade-off curve")
+        if cal.get("chosen"):
+            c = cal["chosen"]
+            fig.add_scatter(x=[c["tokens_mean"]], y=[c["accuracy"]], mode="markers", name="chosen",
+                            marker={"size": 14, "symbol": "star"})
+        figs.append(fig)
+    return figs
+
+
+def render_html(m: dict, rows: list[dict]) -> str:
+    import plotly.io as pio
+
+    run = m.get("run", {})
+    parts = [f"<h1>Evaluation: {html.escape(str(run.get('name')))}</h1>",
+             "<p>" + html.escape(f"dataset {m.get('dataset')} · protocol {run.get('protocol')} · lineup "
+                                 f"{json.dumps(run.get('lineup'))} · category {run.get('category') or 'all'} · "
+                                 f"max_tokens {run.get('max_tokens')} · seed {run.get('seed')}") + "</p>"]
+    cov = m.get("coverage", {})
+    parts.append("<h2>Scores</h2>")
+    if m.get("categories"):
+        hdr = ["category", "n", "macro-F1", "F1 (YES)", "accuracy", "invalid"]
+        body = [[c, s["n"], s["macro_f1"], s["f1_positive"], s["accuracy"], s["invalid"]]
+                for c, s in m["categories"].items()]
+        body.append(["mean", "", m.get("macro_f1"), "", m.get("accuracy"), ""])
+        parts.append(_table(hdr, body))
+    elif m.get("f1"):
+        hdr = ["n", "accuracy", "macro-F1"] + [f"F1 {k}" for k in m["f1"]] + ["invalid"]
+        parts.append(_table(hdr, [[m["n"], m["accuracy"], m["macro_f1"], *m["f1"].values(), m["invalid"]]]))
+    parts.append("<p>" + html.escape(f"items {cov.get('items')} · done {cov.get('done')} · failed "
+                                     f"{cov.get('failed')} · pending {cov.get('pending')}") + "</p>")
+    d = m.get("debate") or {}
+    if d.get("items"):
+        keys = ["rounds_mean", "early_stop_rate", "first_vote_consensus_rate", "vote_changes_mean", "tokens_mean",
+                "tokens_total", "wall_s_mean", "model_calls_mean", "cache_hit_rate", "invalid_turns_total"]
+        parts.append("<h2>Debate statistics</h2>" + _table(["measure", "value"], [[k, d.get(k)] for k in keys]))
+    parts.append(_papers_html(m))
+    cal = m.get("calibration") or {}
+    if cal.get("chosen"):
+        c = cal["chosen"]
+        parts.append("<h2>Early-stop calibration</h2><p>" + html.escape(
+            f"chosen τs={c['tau_s']}, τc={c['tau_c']}: accuracy {c['accuracy']:.4f}, macro-F1 {c['macro_f1']:.4f}, "
+            f"{c['tokens_mean']:.0f} tokens/item, stop rate {c['stop_rate']:.2f} ({c['approx']} items approximate)")
+            + "</p>")
+    for n, fig in enumerate(_figures(m, rows)):
+        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=(n == 0)))
+    style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
+             "text-align:right}th{background:#f3f3f3}tr.hl td{background:#fff6d6;font-weight:600}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(str(run.get('name')))}</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
+
+
+def _papers_html(m: dict) -> str:
+    pap = m.get("papers") or {}
+    if not pap.get("rows"):
+        return ""
+    run = m.get("run", {})
+    out = [f"<h2>Beside the papers</h2><p>{html.escape(pap.get('note', ''))}</p>"]
+    if "cat1" in pap["rows"][0]:
+        cats = m.get("categories") or {}
+        ours = ["this run", run.get("protocol"), m.get("macro_f1"),
+                *[cats.get(c, {}).get("macro_f1") for c in ("1", "2", "3")]]
+        rows = [ours] + [[r["method"], r["protocol"], r["macro_f1"], r["cat1"], r["cat2"], r["cat3"]]
+                         for r in pap["rows"]]
+        hl = {0} | {i + 1 for i, r in enumerate(pap["rows"]) if r.get("same_protocol")}
+        out.append(_table(["method", "protocol", "macro-F1", "cat 1", "cat 2", "cat 3"], rows, hl))
+    else:
+        ours = ["this run", run.get("protocol"), m.get("accuracy"), m.get("macro_f1"), ""]
+        rows = [ours] + [[f"{r['method']} — {r['source']}", r["protocol"], r["accuracy"], r["macro_f1"], r["note"]]
+                         for r in pap["rows"]]
+        hl = {0} | {i + 1 for i, r in enumerate(pap["rows"]) if r.get("same_protocol")}
+        out.append(_table(["method", "protocol", "accuracy", "macro-F1", "note"], rows, hl))
+    return "".join(out)

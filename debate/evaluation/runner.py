@@ -1,0 +1,357 @@
+"""Batch evaluation: run one protocol over a dataset, item by item, resumable after any kill.
+
+The debate itself is never re-implemented here: each item is one `debate.runner.run_debate` stream,
+drained and stored. What this module adds is the batch discipline: bounded concurrency over items
+(the ModelClient still bounds each backend), an atomic checkpoint per item, bounded retries of failed
+items without aborting the run, a refusal to resume a folder made with other settings, and a stop when
+the very first attempts all fail the same way (a wrong model name should not be tried 1,000 times).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import closing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from debate.errors import (AuthError, BackendUnavailable, DebateError, InvalidInput, ModelFileError,
+                           ModelNotFound)
+from debate.evaluation.checkpoint import Checkpoint
+from debate.evaluation.datasets import Dataset, Item, load_dataset
+from debate.evaluation.extract import debate_stats, extract_prediction
+from debate.evaluation.fleet import expand_lineup
+
+HOOK_ENV = "DEBATE_EVAL_HOOK"  # "module:function" called with the ModelClient (tests, custom backends)
+_FATAL = (InvalidInput, ModelNotFound, BackendUnavailable, AuthError, ModelFileError)
+_FATAL_NAMES = {c.__name__ for c in _FATAL}
+EVIDENCE_PROTOCOLS = ("radar", "radar-single")
+# options that define what a run measures: changing one of them must not resume an existing folder
+_IDENTITY = ("dataset", "task", "protocol", "lineup", "category", "params", "max_tokens", "seed", "evidence",
+             "top_k", "apply_cat2_rule", "text_col", "label_col", "id_col")
+
+
+@dataclass
+class EvalOptions:
+    dataset: str
+    out: str
+    protocol: str = "council"
+    lineup: str | dict = "embedded"
+    category: int | None = None  # CheckThat: 1..3, None = all three in one debate per item
+    limit: int | None = None
+    concurrency: int = 2
+    params: dict[str, Any] = field(default_factory=dict)
+    max_tokens: int = 256
+    seed: int = 0
+    evidence: bool | None = None
+    top_k: int = 20
+    task: str | None = None  # override the dataset's task (custom files)
+    data_path: str | None = None  # a user's copy of a named dataset
+    text_col: str = "text"
+    label_col: str | None = "label"
+    id_col: str | None = "id"
+    retries: int = 2
+    fleet_policy: str = "least-busy"
+    apply_cat2_rule: bool = True
+    progress: bool = True
+
+
+@dataclass
+class RunSummary:
+    out: str
+    total: int
+    done: int
+    failed: int
+    ran: int  # items attempted in this invocation
+    skipped: int  # already done before this invocation
+    interrupted: int  # found `running` (killed) and redone
+    wall_s: float
+    tokens: int
+    metrics: dict | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _resolve_lineup(lineup: str | dict) -> str | dict:
+    """A lineup file is read here so its content (not its path) is part of the run's identity."""
+    if isinstance(lineup, str) and (lineup.endswith(".json") or os.sep in lineup):
+        p = Path(lineup)
+        if not p.exists():
+            raise InvalidInput(f"Lineup file {p} does not exist.", "Give a preset name (e.g. embedded) or a JSON file.")
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                data.setdefault("name", p.stem)
+            return data
+        except json.JSONDecodeError as e:
+            raise InvalidInput(f"{p}, line {e.lineno}: invalid JSON ({e.msg}).", "Fix the lineup file.") from e
+    return lineup
+
+
+def _preflight(opts: "EvalOptions", ds: Dataset, lineup: str | dict) -> None:
+    """Every check the engine can make without a model call (protocol, params, task, lineup), on the
+    first item, before a run folder exists: a typo must not leave a folder that then refuses the
+    corrected command. Fleet lists are checked endpoint by endpoint."""
+    from debate.evaluation.fleet import _as_endpoints
+    from debate.models.spec import ModelSpec
+
+    def first_endpoint(node: Any, key: str = "") -> Any:
+        if isinstance(node, dict):
+            return {k: first_endpoint(v, k) for k, v in node.items()}
+        eps = _as_endpoints(node) if key in ("model", "spec") else None
+        if eps:
+            for e in eps:
+                ModelSpec.parse(e)
+            return eps[0]
+        return [first_endpoint(v) for v in node] if isinstance(node, list) else node
+
+    try:
+        from debate.runner import DebateConfig, prepare
+    except ImportError:
+        return
+    prepare(DebateConfig(claim=ds.items[0].text, protocol=opts.protocol, task=opts.task or ds.task,
+                         category=opts.category, lineup=first_endpoint(lineup), params=dict(opts.params),
+                         evidence=opts.evidence, top_k=opts.top_k, max_tokens=opts.max_tokens, seed=opts.seed,
+                         apply_cat2_rule=opts.apply_cat2_rule))
+
+
+def make_client() -> Any:
+    """The project's default ModelClient (registry), plus whatever the DEBATE_EVAL_HOOK adds."""
+    try:
+        from debate.models.registry import default_client
+        return default_client()
+    except ModuleNotFoundError as e:
+        if e.name != "debate.models.registry":
+            raise
+        from debate.models.client import ModelClient
+        return ModelClient()
+
+
+def _apply_hook(client: Any) -> dict:
+    spec = os.environ.get(HOOK_ENV, "").strip()
+    if not spec:
+        return {}
+    mod_name, _, fn_name = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(mod_name), fn_name or "setup")
+    except (ImportError, AttributeError) as e:
+        raise InvalidInput(f"{HOOK_ENV}={spec!r} cannot be loaded: {e}.", "Write it as package.module:function.") from e
+    return fn(client) or {}
+
+
+def _default_retriever() -> Any:
+    try:
+        mod = importlib.import_module("debate.retrieval")
+    except ModuleNotFoundError:
+        return None
+    factory = getattr(mod, "default_retriever", None)
+    return factory() if factory else None
+
+
+def _debate_fn() -> Callable:
+    from debate.runner import run_debate
+    return run_debate
+
+
+def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
+    d = {k: getattr(opts, k) for k in _IDENTITY}
+    d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
+    return json.loads(json.dumps(d, sort_keys=True, default=str))
+
+
+def should_abort(failures: list[tuple[str, str]], successes: int, todo: int) -> bool:
+    """Stop the batch when its first attempts all failed with the same configuration-type error."""
+    need = min(3, todo)
+    if successes or need == 0 or len(failures) < need:
+        return False
+    head = failures[:need]
+    return all(kind in _FATAL_NAMES for kind, _ in head) and len({m for _, m in head}) == 1
+
+
+class _ItemFailed(Exception):
+    def __init__(self, kind: str, message: str, hint: str = "", events: list[dict] | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.message, self.hint, self.events = kind, message, hint, events or []
+
+
+def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, debate_fn: Callable | None = None,
+             cancel: threading.Event | None = None,
+             on_progress: Callable[[dict], None] | None = None) -> RunSummary:
+    """Run (or resume) a batch evaluation into `opts.out`; returns a summary with the metrics.
+
+    `cancel` (a threading.Event) stops the batch cleanly: debates in flight stop between tokens and
+    stay pending for the next resume. `on_progress` gets {done, failed, total, tokens} after each item
+    (for a page's progress bar); the command line shows a tqdm bar instead.
+    """
+    from debate.runner import DebateConfig
+
+    cancel = cancel or threading.Event()
+
+    t0 = time.perf_counter()
+    ds = load_dataset(opts.dataset, path=opts.data_path, task=opts.task, text_col=opts.text_col,
+                      label_col=opts.label_col, id_col=opts.id_col)
+    if opts.category is not None and (not ds.categories or str(opts.category) not in ds.categories):
+        raise InvalidInput(f"--category {opts.category} does not apply to dataset {ds.name}.",
+                           "Categories 1-3 exist only for the CheckThat datasets; omit --category otherwise.")
+    if opts.concurrency < 1 or (opts.limit is not None and opts.limit < 1):
+        raise InvalidInput("--concurrency and --limit must be at least 1.", "Use positive numbers.")
+    lineup = _resolve_lineup(opts.lineup)
+    _preflight(opts, ds, lineup)
+    out = Path(opts.out)
+    cp = Checkpoint(out)
+    with closing(cp):
+        cp.check_config(fingerprint(opts, ds, lineup))
+        cp.set_meta("options", {**asdict(opts), "lineup": lineup})
+        cp.set_meta("dataset", {"name": ds.name, "task": opts.task or ds.task, "labels": list(ds.labels),
+                                "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path})
+        items = ds.items[: opts.limit] if opts.limit else ds.items
+        cp.add_items((it.id, n, it.text, it.gold) for n, it in enumerate(items))
+        interrupted = cp.reset_interrupted()
+        ids = [it.id for it in items]
+        todo = cp.todo(ids)
+        skipped = len(ids) - len(todo)
+        if not todo:
+            return _finish(out, cp, ids, ran=0, skipped=skipped, interrupted=interrupted, t0=t0)
+
+        if client is None:
+            client = make_client()
+        hook = _apply_hook(client)
+        debate_fn = debate_fn or hook.get("run_debate") or _debate_fn()
+        run_lineup, fleets = expand_lineup(lineup, client, opts.fleet_policy)
+        if fleets:
+            cp.set_meta("fleets", fleets)
+        if retriever is None:
+            retriever = hook.get("retriever")
+        if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
+            retriever = _default_retriever()
+        by_id = {it.id: it for it in items}
+        task = opts.task or ds.task
+
+        def run_item(item: Item) -> tuple[list[dict], Any, dict]:
+            gold = item.gold
+            if isinstance(gold, dict):  # display only; the engine reads "YES,NO,YES" for all categories
+                gold = gold.get(str(opts.category)) if opts.category is not None else ",".join(gold.values())
+            cfg = DebateConfig(
+                claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
+                lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
+                max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
+                apply_cat2_rule=opts.apply_cat2_rule)
+            events: list[dict] = []
+            try:
+                for ev in debate_fn(cfg, client, retriever, cancel):
+                    if ev.type != "token":  # deltas are rebuilt from turn_finished; keep the store small
+                        events.append(ev.to_dict())
+            except DebateError as e:
+                raise _ItemFailed(type(e).__name__, e.message, e.hint, events) from e
+            except Exception as e:  # noqa: BLE001 - one broken item must not end the batch
+                raise _ItemFailed(type(e).__name__, str(e) or repr(e), "", events) from e
+            stats = debate_stats(events)
+            if stats["status"] != "completed":
+                err = next((e for e in reversed(events) if e.get("type") == "error"), {})
+                raise _ItemFailed(err.get("error") or "DebateNotCompleted",
+                                  err.get("message") or f"debate ended with status {stats['status']!r}",
+                                  err.get("hint", ""), events)
+            pred = extract_prediction(events, ds.categories, opts.category)
+            return events, pred, stats
+
+        return _execute(opts, cp, out, ids, todo, by_id, run_item, skipped, interrupted, t0, cancel, on_progress)
+
+
+def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo: list[str],
+             by_id: dict[str, Item], run_item: Callable, skipped: int, interrupted: int, t0: float,
+             cancel: threading.Event, on_progress: Callable[[dict], None] | None) -> RunSummary:
+    from tqdm import tqdm
+
+    queue: Iterator[str] = iter(todo)
+    retry_queue: list[str] = []
+    tries: dict[str, int] = {}
+    failures: list[tuple[str, str]] = []
+    successes = 0
+    tokens = 0
+    ran = 0
+    abort: DebateError | None = None
+    bar = tqdm(total=len(ids), initial=skipped, desc=out.name, unit="item", file=sys.stderr,
+               disable=not opts.progress, dynamic_ncols=True)
+    with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="eval") as pool:
+        running: dict[Future, str] = {}
+
+        def submit_next() -> bool:
+            if cancel.is_set():
+                return False
+            iid = retry_queue.pop(0) if retry_queue else next(queue, None)
+            if iid is None:
+                return False
+            cp.mark_running(iid)  # committed before work starts: a kill now leaves it `running`
+            tries[iid] = tries.get(iid, 0) + 1
+            running[pool.submit(run_item, by_id[iid])] = iid
+            return True
+
+        while abort is None and len(running) < opts.concurrency and submit_next():
+            pass
+        while running:
+            try:
+                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                cancel.set()  # debates in flight stop between tokens; they stay `running` -> redone on resume
+                bar.close()
+                raise
+            for fut in finished:
+                iid = running.pop(fut)
+                ran += tries[iid] == 1
+                try:
+                    events, pred, stats = fut.result()
+                except _ItemFailed as f:
+                    if cancel.is_set():  # stopped by the user, not a failure: leave it for the resume
+                        cp.conn.execute("UPDATE items SET status='pending' WHERE item_id=?", (iid,))
+                        continue
+                    failures.append((f.kind, f.message))
+                    if tries[iid] <= opts.retries and abort is None:
+                        retry_queue.append(iid)
+                        cp.conn.execute("UPDATE items SET status='pending', error=? WHERE item_id=?",
+                                        (f"{f.kind}: {f.message}", iid))
+                    else:
+                        cp.finish(iid, status="failed", error=f"{f.kind}: {f.message} {f.hint}".strip(),
+                                  events=f.events, stats=debate_stats(f.events))
+                        bar.update(1)
+                    if should_abort(failures, successes, len(todo)):
+                        abort = DebateError(f"Stopping the batch: the first attempts all failed with {f.kind}: "
+                                            f"{f.message}", f.hint or "Fix the lineup or the backend, then re-run "
+                                            "the same command to resume.")
+                        retry_queue.clear()
+                    continue
+                successes += 1
+                tokens += int(stats.get("tokens", 0))
+                cp.finish(iid, status="done", prediction=pred, events=events, stats=stats)
+                bar.update(1)
+                counts = cp.counts()
+                bar.set_postfix(tokens=tokens, fail=counts.get("failed", 0),
+                                s_per_item=f"{stats.get('wall_s', 0):.1f}", refresh=False)
+                if on_progress:
+                    on_progress({"done": counts.get("done", 0), "failed": counts.get("failed", 0),
+                                 "total": len(ids), "tokens": tokens})
+            while abort is None and len(running) < opts.concurrency and submit_next():
+                pass
+    bar.close()
+    summary = _finish(out, cp, ids, ran=ran, skipped=skipped, interrupted=interrupted, t0=t0)
+    if abort is not None:
+        raise abort
+    return summary
+
+
+def _finish(out: Path, cp: Checkpoint, ids: list[str], *, ran: int, skipped: int, interrupted: int,
+            t0: float) -> RunSummary:
+    from debate.evaluation.report import write_reports
+
+    counts = cp.counts()
+    metrics = write_reports(out)
+    tokens = int((metrics or {}).get("debate", {}).get("tokens_total", 0))
+    return RunSummary(out=str(out), total=len(ids), done=counts.get("done", 0), failed=counts.get("failed", 0),
+                      ran=ran, skipped=skipped, interrupted=interrupted, wall_s=time.perf_counter() - t0,
+                      tokens=tokens, metrics=metrics)

@@ -1,0 +1,292 @@
+"""A queue of hard cases for annotators: chosen from evaluation runs, or read from an uploaded file.
+
+A hard case is one decision (an item, or one CheckThat category of an item) that a person should
+settle. From runs, an item is hard when any of these holds, each kept as a reason the page shows:
+- "protocols disagree": two runs over the same dataset gave different labels;
+- "low consensus": the last vote tally's consensus share is below `consensus_below` (default 0.8,
+  TurQUaz's θ), i.e. the council never really agreed;
+- "low confidence": the verdict's confidence (judge, or RADAR's verdict confidence) is below
+  `confidence_below`;
+- "wrong": the verdict differs from the gold label; "no verdict": the debate gave no readable label.
+Cases with more reasons come first, then the least confident. The debate itself is not copied: a
+case keeps a reference (run folder + item id, or a debate id in the store) and is replayed from it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from debate.errors import InvalidInput
+from debate.evaluation.extract import norm_label
+
+REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict")
+
+
+@dataclass
+class HardCase:
+    item_id: str
+    text: str
+    category: int | None = None
+    gold: str | None = None
+    reasons: list[str] = field(default_factory=list)
+    verdicts: list[dict] = field(default_factory=list)  # one per run: {run, protocol, label, confidence, ...}
+    votes: list[dict] = field(default_factory=list)  # last vote of each model: {run, agent, role, model, label, confidence}
+    debates: list[dict] = field(default_factory=list)  # {run, item_id} or {debate_id}: where to replay from
+    consensus: float | None = None
+    confidence: float | None = None
+
+    @property
+    def key(self) -> str:
+        return case_key(self.item_id, self.category)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "HardCase":
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass
+class QueueSpec:
+    """What an annotation queue is made of; `dataset` picks the export format."""
+    name: str
+    task: str
+    labels: list[str]
+    cases: list[HardCase]
+    dataset: str = ""
+    source: dict = field(default_factory=dict)
+
+
+def case_key(item_id: str, category: int | None) -> str:
+    return f"{item_id}#cat{category}" if category is not None else str(item_id)
+
+
+# -- reading one debate's events ------------------------------------------------------------------
+def category_events(events: list[dict], category: int | None) -> list[dict]:
+    """The events of one CheckThat category section (all events when `category` is None)."""
+    if category is None:
+        return events
+    out, current = [], None
+    for e in events:
+        if e.get("type") == "debate_started" and e.get("category") is not None:
+            current = e["category"]
+        if e.get("type") == "phase_started" and e.get("category") is not None:
+            current = e["category"]
+        if current is None or str(current) == str(category) or e.get("type") in ("debate_started", "finished"):
+            out.append(e)
+    return out
+
+
+def decision_signals(events: list[dict], category: int | None = None) -> dict:
+    """Verdict confidence, last consensus share and each model's last vote, for one decision."""
+    evs = category_events(events, category)
+    confidence = None
+    for v in (e for e in evs if e.get("type") == "verdict"):
+        if category is None or v.get("category") in (None, category) or str(v.get("category")) == str(category):
+            if v.get("confidence") is not None:
+                confidence = float(v["confidence"])
+    checks = [e for e in evs if e.get("type") == "stop_check"]
+    if confidence is None and checks:
+        confidence = float(checks[-1].get("verdict_confidence") or 0.0)
+    tallies = [e for e in evs if e.get("type") == "votes_tallied"]
+    consensus = float(tallies[-1].get("consensus_share") or 0.0) if tallies else None
+    last: dict[str, dict] = {}
+    for e in evs:
+        if e.get("type") == "turn_finished" and str(e.get("role", "")).lower() not in ("chair", "stop", "stop-agent") \
+                and (e.get("label") is not None or not e.get("valid", True)):
+            last[e.get("agent", "?")] = {"agent": e.get("agent"), "role": e.get("role"), "model": e.get("model"),
+                                         "round": e.get("round"), "label": norm_label(e.get("label")),
+                                         "confidence": e.get("confidence"), "valid": e.get("valid", True)}
+    return {"confidence": confidence, "consensus": consensus, "votes": list(last.values())}
+
+
+# -- from evaluation runs -------------------------------------------------------------------------
+def _pick(value: Any, category: int | None) -> str | None:
+    if isinstance(value, dict):
+        return norm_label(value.get(str(category))) if category is not None else None
+    return norm_label(value)
+
+
+def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, confidence_below: float = 0.6,
+              criteria: Iterable[str] = REASONS, limit: int | None = None, name: str = "") -> QueueSpec:
+    """Hard cases over one or more runs of the same dataset (several runs let protocols disagree)."""
+    from debate.evaluation.checkpoint import read_meta, read_rows
+    from debate.tasks import resolve_task
+
+    runs = [Path(r) for r in run_dirs]
+    if not runs:
+        raise InvalidInput("No evaluation run was chosen.", "Pick at least one run folder (runs/NAME).")
+    wanted = set(criteria)
+    unknown = wanted - set(REASONS)
+    if unknown:
+        raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
+    datasets, cases = set(), {}
+    task, labels = "", []
+    for run in runs:
+        rows = read_rows(run, with_events=True)  # InvalidInput for a folder that is not a run
+        ds = read_meta(run, "dataset") or {}
+        opts = read_meta(run, "options") or {}
+        datasets.add(ds.get("name"))
+        task, labels = ds.get("task") or task, list(ds.get("labels") or labels)
+        cats: list[int | None] = ([int(opts["category"])] if opts.get("category") is not None
+                                  else [int(c) for c in ds.get("categories") or []]) or [None]
+        for r in rows:
+            if r.get("status") != "done":
+                continue
+            for cat in cats:
+                key = case_key(r["item_id"], cat)
+                case = cases.setdefault(key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat,
+                                                      gold=_pick(r.get("gold"), cat)))
+                sig = decision_signals(r.get("events") or [], cat)
+                label = _pick(r.get("prediction"), cat)
+                case.verdicts.append({"run": run.name, "protocol": opts.get("protocol", ""), "label": label,
+                                      "confidence": sig["confidence"], "consensus": sig["consensus"],
+                                      "correct": None if case.gold is None or label is None else label == case.gold})
+                case.votes += [{"run": run.name, **v} for v in sig["votes"]]
+                case.debates.append({"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")})
+    if len(datasets) > 1:
+        raise InvalidInput(f"The runs are on different datasets ({', '.join(sorted(map(str, datasets)))}).",
+                           "Build a queue from runs over the same dataset.")
+    if not labels and task:
+        labels = list(resolve_task(task, 1 if task == "checkthat" else None, "x").labels)
+    picked = []
+    for case in cases.values():
+        preds = [v["label"] for v in case.verdicts]
+        confs = [v["confidence"] for v in case.verdicts if v["confidence"] is not None]
+        shares = [v["consensus"] for v in case.verdicts if v["consensus"] is not None]
+        case.confidence = min(confs) if confs else None
+        case.consensus = min(shares) if shares else None
+        reasons = []
+        if len({p for p in preds if p is not None}) > 1:
+            reasons.append("protocols disagree")
+        if case.consensus is not None and case.consensus + 1e-9 < consensus_below:
+            reasons.append("low consensus")
+        if case.confidence is not None and case.confidence + 1e-9 < confidence_below:
+            reasons.append("low confidence")
+        if case.gold is not None and any(p is not None and p != case.gold for p in preds):
+            reasons.append("wrong")
+        if any(p is None for p in preds):
+            reasons.append("no verdict")
+        case.reasons = [r for r in reasons if r in wanted]
+        if case.reasons:
+            picked.append(case)
+    picked.sort(key=lambda c: (-len(c.reasons), c.confidence if c.confidence is not None else 1.0,
+                               c.consensus if c.consensus is not None else 1.0))
+    if limit:
+        picked = picked[:limit]
+    dataset = next(iter(datasets)) or ""
+    return QueueSpec(name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}", task=task,
+                     labels=labels, cases=picked, dataset=dataset,
+                     source={"kind": "runs", "runs": [str(r) for r in runs], "consensus_below": consensus_below,
+                             "confidence_below": confidence_below, "criteria": sorted(wanted)})
+
+
+# -- from an uploaded file ------------------------------------------------------------------------
+TEXT_COLS = ("text", "claim", "statement", "tweet")
+ID_COLS = ("id", "index", "item_id")
+GOLD_COLS = ("gold", "label")
+VERDICT_COLS = ("verdict", "prediction", "pred")
+
+
+def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
+    suffix = Path(filename or "").suffix.lower()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).",
+                           "Save it as UTF-8 CSV or JSONL.") from e
+    rows: list[tuple[int, dict]] = []
+    if suffix in (".jsonl", ".ndjson"):
+        for n, raw in enumerate(text.splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError as e:
+                raise InvalidInput(f"{filename}, line {n}: invalid JSON ({e.msg}).",
+                                   "Write one JSON object per line.") from e
+            if not isinstance(rec, dict):
+                raise InvalidInput(f"{filename}, line {n}: not a JSON object.", "Write one JSON object per line.")
+            rows.append((n, rec))
+    elif suffix in (".csv", ".tsv"):
+        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
+        for rec in reader:
+            if None in rec:
+                raise InvalidInput(f"{filename}, line {reader.line_num}: more fields than the header has.",
+                                   "Quote fields that contain a comma.")
+            rows.append((reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k}))
+    else:
+        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r}.", "Upload a .csv, .tsv or .jsonl file.")
+    if not rows:
+        raise InvalidInput(f"{filename}: no rows.", "Upload a file with a header and at least one row.")
+    return rows
+
+
+def _col(rec: dict, names: tuple[str, ...]) -> str | None:
+    return next((n for n in names if n in rec), None)
+
+
+def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
+                name: str = "") -> QueueSpec:
+    """Cases from a CSV/TSV/JSONL: a text column (text|claim|statement|tweet) and optionally id, category,
+    gold|label, verdict|prediction, confidence, debate_id. Raises InvalidInput naming the line at fault."""
+    rows = _records(filename, data)
+    first_line, first = rows[0]
+    tcol = _col(first, TEXT_COLS)
+    if tcol is None:
+        raise InvalidInput(f"{filename}: no text column; columns are {sorted(first)}.",
+                           f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.")
+    icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
+    cases, seen = [], set()
+    for n, (line, rec) in enumerate(rows):
+        text = str(rec.get(tcol) or "").strip()
+        if not text:
+            raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
+        iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
+        cat_raw = str(rec.get("category") or "").strip()
+        try:
+            cat = int(float(cat_raw)) if cat_raw else None
+        except ValueError:
+            raise InvalidInput(f"{filename}, line {line}: category {cat_raw!r} is not a number.",
+                               "Use 1, 2 or 3 for CheckThat categories, or leave it empty.") from None
+        key = case_key(iid, cat)
+        if key in seen:
+            raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")
+        seen.add(key)
+        conf_raw = rec.get("confidence")
+        try:
+            conf = float(conf_raw) if conf_raw not in (None, "") else None
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{filename}, line {line}: confidence {conf_raw!r} is not a number.",
+                               "Write confidences as numbers between 0 and 1.") from None
+        verdict = norm_label(rec.get(vcol)) if vcol else None
+        case = HardCase(item_id=iid, text=text, category=cat, gold=norm_label(rec.get(gcol)) if gcol else None,
+                        confidence=conf, reasons=["uploaded"])
+        if verdict is not None or conf is not None:
+            case.verdicts.append({"run": filename, "protocol": str(rec.get("protocol") or ""), "label": verdict,
+                                  "confidence": conf, "consensus": None,
+                                  "correct": None if case.gold is None or verdict is None else verdict == case.gold})
+        if str(rec.get("debate_id") or "").strip():
+            case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
+        cases.append(case)
+    if not labels:
+        if task and task != "custom":
+            from debate.tasks import resolve_task
+            labels = list(resolve_task(task, 1 if task == "checkthat" else None).labels)
+        else:
+            labels = sorted({x for c in cases for x in [c.gold] + [v["label"] for v in c.verdicts] if x})
+    if not labels:
+        raise InvalidInput(f"{filename}: no label set: the file has no gold or verdict labels and no task was chosen.",
+                           "Choose the task (its labels are used) or add a `label` column.")
+    bad = sorted({c.gold for c in cases if c.gold and c.gold not in labels})
+    if bad:
+        raise InvalidInput(f"{filename}: gold labels {bad} are not in the task's labels {labels}.",
+                           "Pick the task that matches the file, or fix the labels.")
+    return QueueSpec(name=name or f"upload · {filename}", task=task or "custom", labels=list(labels), cases=cases,
+                     dataset=Path(filename).stem, source={"kind": "upload", "file": filename})

@@ -1,0 +1,266 @@
+"""Who plays which part: lineup presets, lineup files, and their resolution into agents per protocol.
+
+A lineup is plain JSON so people can save and share one:
+    {"name": ..., "description": ...,
+     "members": [{"name": "Qwen3", "model": "ollama:qwen3:8b", "temperature": 0.8, "seed": 2}, ...],
+     "judge": {...}, "chair": {...},                       # default: the first member at temperature 0
+     "roles": {"proponent": {...}, "politician": {...}, ...},   # optional per-role overrides
+     "teams": {"proponent": [...], "opponent": [...]}}          # optional, team debate "different" config
+Every protocol draws its agents from it (`resolve_agents`), so one lineup serves all six protocols.
+Temperatures and seeds are per agent: with a fixed seed even a sampled answer is reproducible (and cached).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from debate.errors import DebateError, InvalidInput
+from debate.models.spec import ModelSpec
+
+# The paper's Ollama models (TurQUaz Sec. 4.1: Q4_K_M quantisations except Mistral Q4_0, which are the
+# default tags below). The paper states no temperature; 0.8 is Ollama's default, seeds make it repeatable.
+_G, _Q, _D, _P, _M, _L = ("ollama:gemma3:12b", "ollama:qwen3:8b", "ollama:deepseek-r1:8b",
+                          "ollama:phi4:14b", "ollama:mistral:7b", "ollama:llama3.1:8b")
+
+
+def _m(name: str, model: str, temperature: float, seed: int) -> dict:
+    return {"name": name, "model": model, "temperature": temperature, "seed": seed}
+
+
+PRESETS: dict[str, dict] = {
+    "embedded": {
+        "name": "embedded",
+        "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
+                       "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
+        "members": [
+            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
+            _m("smol-a", "local:smollm2-135m", 0.7, 202),
+            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
+        ],
+        "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
+        "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
+    },
+    "paper-council-ollama": {
+        "name": "paper-council-ollama",
+        "description": "TurQUaz council (Sec. 4.1): Gemma3 12B, Qwen3 8B, DeepSeek-R1 8B, Phi4 14B and "
+                       "Mistral 7B as members, Llama3.1 8B as chairperson, all through Ollama.",
+        "members": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("DeepSeek-R1", _D, 0.8, 3),
+                    _m("Phi4", _P, 0.8, 4), _m("Mistral", _M, 0.8, 5)],
+        "judge": _m("Llama3.1", _L, 0.0, 0),
+        "chair": _m("Llama3.1", _L, 0.8, 6),
+    },
+    "paper-debate-ollama": {
+        "name": "paper-debate-ollama",
+        "description": "TurQUaz single/team debates (Sec. 4.1): DeepSeek-R1 vs Qwen3; Team A (Gemma3, Qwen3, "
+                       "Mistral) vs Team B (DeepSeek-R1, Phi4, Llama3.1); Llama3.1 judges. RADAR roles use "
+                       "Llama3 8B, one of RADAR's backbones.",
+        "members": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("DeepSeek-R1", _D, 0.8, 3),
+                    _m("Phi4", _P, 0.8, 4), _m("Mistral", _M, 0.8, 5), _m("Llama3.1", _L, 0.8, 6)],
+        "judge": _m("Llama3.1", _L, 0.0, 0),
+        "chair": _m("Llama3.1", _L, 0.8, 6),
+        "roles": {
+            "proponent": _m("DeepSeek-R1", _D, 0.8, 3), "opponent": _m("Qwen3", _Q, 0.8, 2),
+            **{r: _m(r.capitalize(), "ollama:llama3:8b", 0.0 if r in ("judge", "stop") else 0.8, i)
+               for i, r in enumerate(("politician", "scientist", "journalist", "expert", "advocate",
+                                      "critic", "single", "stop"), 10)},
+        },
+        "teams": {
+            "proponent": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("Mistral", _M, 0.8, 5)],
+            "opponent": [_m("DeepSeek-R1", _D, 0.8, 3), _m("Phi4", _P, 0.8, 4), _m("Llama3.1", _L, 0.8, 6)],
+        },
+    },
+}
+
+
+@dataclass
+class Agent:
+    agent: str  # unique display name in this debate
+    role: str
+    model: str
+    temperature: float = 0.0
+    seed: int | None = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _check_entry(e: Any, where: str) -> dict:
+    if not isinstance(e, dict) or not str(e.get("model", "")).strip():
+        raise InvalidInput(f"Lineup entry {where} has no model.",
+                           'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-0.5b".')
+    ModelSpec.parse(str(e["model"]))  # raises InvalidInput with a hint
+    try:
+        float(e.get("temperature", 0.0))
+    except (TypeError, ValueError):
+        raise InvalidInput(f"Lineup entry {where} has a temperature that is not a number.",
+                           "Use a number such as 0 or 0.7.") from None
+    return e
+
+
+def load_lineup(ref: str | dict) -> dict:
+    """A lineup from a preset name, a JSON file path or a dict, checked and with judge/chair filled in."""
+    if isinstance(ref, dict):
+        data = copy.deepcopy(ref)
+    else:
+        name = (ref or "").strip()
+        if name in PRESETS:
+            data = copy.deepcopy(PRESETS[name])
+        elif name.endswith(".json") or Path(name).is_file():
+            path = Path(name).expanduser()
+            if not path.is_file():
+                raise InvalidInput(f"Lineup file {name} does not exist.", "Check the path.")
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise InvalidInput(f"Lineup file {name} is not valid JSON ({e}).",
+                                   "See debate/lineups.py for the format.") from None
+            data.setdefault("name", path.stem)
+        else:
+            raise InvalidInput(f"Unknown lineup {name!r}.",
+                               f"Use a preset ({', '.join(PRESETS)}) or the path to a lineup JSON file.")
+    if not isinstance(data, dict):
+        raise InvalidInput("A lineup must be a JSON object.", "See debate/lineups.py for the format.")
+    members = data.get("members")
+    if not isinstance(members, list) or not members:
+        raise InvalidInput("The lineup has no members.", 'Add "members": [{"model": "local:qwen2.5-0.5b"}, ...].')
+    for i, m in enumerate(members):
+        _check_entry(m, f"members[{i}]")
+    for key in ("judge", "chair"):
+        if data.get(key) is None:
+            first = members[0]
+            data[key] = {"name": key, "model": first["model"], "temperature": 0.0, "seed": 0}
+        _check_entry(data[key], key)
+    for role, e in (data.get("roles") or {}).items():
+        _check_entry(e, f"roles.{role}")
+    for side, lst in (data.get("teams") or {}).items():
+        for i, e in enumerate(lst or []):
+            _check_entry(e, f"teams.{side}[{i}]")
+    data.setdefault("name", "custom")
+    return data
+
+
+def _short(model: str) -> str:
+    return re.sub(r"^[a-z]+:", "", model).split("@")[0].split("/")[-1]
+
+
+class _Namer:
+    def __init__(self) -> None:
+        self.used: dict[str, int] = {}
+
+    def __call__(self, base: str) -> str:
+        n = self.used.get(base, 0) + 1
+        self.used[base] = n
+        return base if n == 1 else f"{base}#{n}"
+
+
+def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
+    seed = entry.get("seed", 0)
+    return Agent(name, role, str(entry["model"]).strip(), float(entry.get("temperature", 0.0)),
+                 None if seed is None else int(seed) + seed_offset)
+
+
+def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:
+    """The agents a protocol uses, in speaking order, each with a unique name.
+
+    Roles: single -> proponent, opponent, judge; team -> pro-i, opp-i, judge; council -> members, chair;
+    baseline -> one member (param `member`, 1-based); radar -> the debaters of the role set, judge, stop
+    agent; radar-single -> one debater, judge."""
+    p = params or {}
+    lu = lineup
+    members: list[dict] = lu["members"]
+    roles: dict = lu.get("roles") or {}
+    name = _Namer()
+
+    def pick(role: str, default: dict) -> dict:
+        return roles.get(role) or default
+
+    def mem(i: int) -> dict:
+        return members[i % len(members)]
+
+    if protocol == "council":
+        n = int(p.get("members") or len(members))
+        out = [_agent(mem(i), "member", name(mem(i).get("name") or _short(mem(i)["model"])),
+                      seed_offset=(i // len(members)) * 1000) for i in range(n)]
+        return out + [_agent(pick("chair", lu["chair"]), "chair", name("chair"))]
+    if protocol == "single":
+        return [_agent(pick("proponent", mem(0)), "proponent", name("proponent")),
+                _agent(pick("opponent", mem(1)), "opponent", name("opponent")),
+                _agent(pick("judge", lu["judge"]), "judge", name("judge"))]
+    if protocol == "team":
+        config = str(p.get("config", "different"))
+        teams = lu.get("teams") or {}
+        if config == "same":
+            size = int(p.get("team_size") or len(members))
+            pro = [mem(i) for i in range(size)]
+            opp = pro
+        else:
+            size = int(p.get("team_size") or max(1, (len(members) + 1) // 2))
+            pro = (teams.get("proponent") or [mem(i) for i in range(size)])[:size]
+            opp = (teams.get("opponent") or [mem(size + i) for i in range(size)])[:size]
+        out = [_agent(e, "proponent", name(f"pro-{i + 1}")) for i, e in enumerate(pro)]
+        out += [_agent(e, "opponent", name(f"opp-{i + 1}"), seed_offset=(1000 if config == "same" else 0))
+                for i, e in enumerate(opp)]
+        return out + [_agent(pick("judge", lu["judge"]), "judge", name("judge"))]
+    if protocol == "baseline":
+        idx = int(p.get("member", 1)) - 1
+        if not 0 <= idx < len(members):
+            raise InvalidInput(f"The lineup has no member {idx + 1}.", f"Choose 1..{len(members)}.")
+        entry = roles.get("baseline") if "member" not in p and roles.get("baseline") else members[idx]
+        return [_agent(entry, "baseline", name(entry.get("name") or _short(entry["model"])))]
+    if protocol in ("radar", "radar-single"):
+        judge = _agent(pick("judge", lu["judge"]), "judge", "judge")
+        if protocol == "radar-single":
+            return [_agent(pick("single", mem(0)), str(p.get("role", "scientist")), "agent"), judge]
+        position = str(p.get("roles", "expertise")) == "position"
+        n = 2 if position else int(p.get("debaters", 2))
+        order = ["advocate", "critic"] if position else ["politician", "scientist", "journalist", "expert"][:n]
+        out = [_agent(pick(r, mem(i)), r, r) for i, r in enumerate(order)]
+        stop = _agent(pick("stop", lu["judge"]), "stop-agent", "stop-agent")
+        return out + [judge, stop]
+    raise InvalidInput(f"Unknown protocol {protocol!r}.",
+                       "Use one of: single, team, council, baseline, radar, radar-single.")
+
+
+def validate_lineup(lineup: str | dict, client, protocol: str | None = None,
+                    params: dict | None = None) -> list[dict]:
+    """One row per distinct model: {model, ok, status, detail, agents}. Never raises for a down backend:
+    the point is to tell a person, before a run, which models are not there and why."""
+    lu = load_lineup(lineup)
+    if protocol:
+        agents = resolve_agents(lu, protocol, params)
+    else:
+        entries = list(lu["members"]) + [lu["judge"], lu["chair"]] + list((lu.get("roles") or {}).values())
+        agents = [_agent(e, "", e.get("name") or _short(e["model"])) for e in entries]
+    by_model: dict[str, list[str]] = {}
+    for a in agents:
+        by_model.setdefault(a.model, []).append(a.agent)
+    rows: list[dict] = []
+    listed: dict[str, Any] = {}
+    for model, names in by_model.items():
+        spec = ModelSpec.parse(model)
+        row = {"model": model, "ok": False, "status": "missing", "detail": "", "agents": names}
+        try:
+            backend = client.backend_for(spec)
+            key = f"{spec.backend}@{spec.base_url or ''}"
+            if key not in listed:
+                listed[key] = backend.list_models()
+            infos = listed[key]
+            match = next((i for i in infos if i.spec == str(spec) or i.name == spec.model), None)
+            if match is None and spec.backend == "local" and Path(spec.model).suffix == ".gguf":
+                ok = Path(spec.model).expanduser().is_file()
+                row.update(ok=ok, status="ready" if ok else "missing",
+                           detail="" if ok else f"no file at {spec.model}")
+            elif match is None:
+                known = ", ".join(sorted(i.name for i in infos)[:12]) or "none"
+                row["detail"] = f"{spec.backend} does not list {spec.model!r} (it has: {known})."
+            else:
+                row.update(ok=match.status == "ready", status=match.status, detail=match.detail)
+        except DebateError as e:
+            row.update(status="unreachable", detail=str(e))
+        rows.append(row)
+    return rows

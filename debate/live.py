@@ -1,0 +1,159 @@
+"""Debates that outlive the page: each runs in a daemon thread that writes every event to the store.
+
+A Streamlit script is rerun on every click and stopped when the user switches page, so a debate
+cannot live inside it. `start_debate` hands the debate to a worker thread and returns its id; the
+page then renders whatever the store holds for that id. Each debate has its own id, thread and cancel
+flag, so two browser sessions never see each other's events.
+
+An invalid config must reach the person who pressed Run as an inline message, not as a dead row in
+the Library: `start_debate` waits (briefly) for the first event and re-raises a DebateError raised
+before it, deleting the row it had created.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator
+
+from debate.errors import DebateError, InvalidInput
+from debate.events import DebateFinished, ErrorEvent, Event
+
+RunFn = Callable[..., Iterator[Event]]
+
+
+@dataclass
+class LiveDebate:
+    debate_id: str
+    cancel: threading.Event
+    thread: threading.Thread | None = None
+    started: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None  # raised before the first event, while start_debate waits
+    handed_over: bool = False  # start_debate has returned: errors now go into the transcript
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    events_written: int = 0
+    t_start: float = field(default_factory=time.perf_counter)
+
+
+_REGISTRY: dict[str, LiveDebate] = {}
+_LOCK = threading.Lock()
+
+
+def _default_run() -> RunFn:
+    from debate.runner import run_debate  # read at call time: the engine may be replaced in tests
+    return run_debate
+
+
+def new_debate_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def _config_dict(config: Any) -> dict:
+    from dataclasses import asdict, is_dataclass
+    return asdict(config) if is_dataclass(config) else dict(config)
+
+
+def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: Any, run: RunFn) -> None:
+    seq = -1
+    finished = False
+    try:
+        stream = run(config, client, retriever=retriever, cancel=live.cancel)
+        for ev in stream:
+            if ev.seq is None or ev.seq < 0:
+                ev.seq = seq + 1
+            seq = ev.seq
+            store.append_event(live.debate_id, ev)
+            live.events_written += 1
+            live.started.set()
+            if ev.type == "finished":
+                finished = True
+    except BaseException as e:  # noqa: BLE001 - the worker is the last place an error can be kept
+        with live.lock:
+            keep_for_caller = not live.handed_over
+            if keep_for_caller:
+                live.error = e
+        if not keep_for_caller:
+            msg = e.message if isinstance(e, DebateError) else f"{type(e).__name__}: {e}"
+            hint = e.hint if isinstance(e, DebateError) else "This is a bug in the engine; the transcript so far is kept."
+            try:
+                store.append_event(live.debate_id, ErrorEvent(error=type(e).__name__, message=msg, hint=hint,
+                                                              seq=seq + 1, t=time.perf_counter() - live.t_start))
+                store.append_event(live.debate_id, DebateFinished(status="error", stop_reason=msg, seq=seq + 2,
+                                                                  t=time.perf_counter() - live.t_start,
+                                                                  wall_s=time.perf_counter() - live.t_start))
+                finished = True
+            except DebateError:
+                pass
+    finally:
+        if not finished and live.error is None:
+            # the engine ended without its closing event: keep the row honest
+            store.set_status(live.debate_id, "stopped" if live.cancel.is_set() else "error",
+                             "the engine ended without a closing event")
+        live.started.set()
+        live.done.set()
+
+
+def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: RunFn | None = None,
+                 debate_id: str | None = None, wait_first_s: float = 20.0) -> str:
+    """Start `config` in a daemon thread; returns the debate id once its first event is stored.
+
+    `run` defaults to debate.runner.run_debate (tests may pass another generator with its contract).
+    A DebateError raised before the first event is re-raised here and leaves no row behind.
+    """
+    run = run or _default_run()
+    debate_id = debate_id or getattr(config, "debate_id", None) or new_debate_id()
+    try:
+        config = replace(config, debate_id=debate_id)
+    except TypeError:
+        pass
+    store.create_debate(_config_dict(config), debate_id)
+    live = LiveDebate(debate_id=debate_id, cancel=threading.Event())
+    live.thread = threading.Thread(target=_worker, args=(live, config, client, retriever, store, run),
+                                   name=f"debate-{debate_id}", daemon=True)
+    with _LOCK:
+        _REGISTRY[debate_id] = live
+    live.thread.start()
+    live.started.wait(wait_first_s)
+    with live.lock:
+        live.handed_over = live.error is None
+    if live.error is not None:
+        with _LOCK:
+            _REGISTRY.pop(debate_id, None)
+        store.delete(debate_id)
+        err = live.error
+        if isinstance(err, DebateError):
+            raise err
+        raise InvalidInput(f"The debate could not start: {type(err).__name__}: {err}",
+                           "Check the lineup and parameters; the log has the details.") from err
+    return debate_id
+
+
+def stop(debate_id: str) -> bool:
+    """Ask a running debate to stop between tokens; True if it was running here."""
+    with _LOCK:
+        live = _REGISTRY.get(debate_id)
+    if live is None or live.done.is_set():
+        return False
+    live.cancel.set()
+    return True
+
+
+def is_running(debate_id: str) -> bool:
+    with _LOCK:
+        live = _REGISTRY.get(debate_id)
+    return live is not None and not live.done.is_set()
+
+
+def running() -> list[str]:
+    with _LOCK:
+        return [k for k, v in _REGISTRY.items() if not v.done.is_set()]
+
+
+def wait(debate_id: str, timeout: float | None = None) -> bool:
+    """Block until the debate's worker ends (tests, the command line); True if it ended."""
+    with _LOCK:
+        live = _REGISTRY.get(debate_id)
+    return True if live is None else live.done.wait(timeout)

@@ -1,0 +1,207 @@
+"""`local:` backend: llama.cpp in this process, over the packaged GGUF models or any `.gguf` path.
+
+A model loads once per process (loading 500 MB per request would dwarf generation) and is shared by
+every client; one lock per loaded model because a llama.cpp context is not thread-safe. `llm.reset()`
+before each request drops the prompt cache, which otherwise makes temperature-0 answers drift between
+identical requests. Label probabilities come from the top-k next-token distribution that a logits
+processor records while generating, so no `logits_all` buffer (n_ctx x vocab floats) is needed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
+from debate.models import packaged
+from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+
+TOP_K = 20  # alternatives recorded per generated position (OpenAI's maximum too)
+LABEL_SCAN_STEPS = 96  # label positions searched among the first N generated tokens
+_STRIP = " \t\r\n\"'`*_:[({<>-.,"
+
+
+# -- label probabilities from top-k alternatives (shared with the openai/ollama backends) ---------
+def _matches(token: str, label: str) -> bool:
+    t = token.strip(_STRIP).upper()
+    return bool(t) and (label.startswith(t) or t.startswith(label))
+
+
+def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
+                               labels: Sequence[str]) -> dict[str, float] | None:
+    """Probability per label at the generated position whose alternatives best cover the labels.
+
+    `positions` holds, per generated token, {token_text: logprob} of its top alternatives. A token
+    counts for a label when, stripped of spaces/quotes/markup and upper-cased, it is a prefix of the
+    label (or starts with it): "YES", " Yes", "Y" → YES. Mass of a token that fits several labels
+    is split between them. The chosen position is the one with the most label mass (the earliest
+    on ties), which skips JSON scaffolding such as `{"vote": "` and free text that merely contains
+    "no". Returns None when no position offers any label.
+    """
+    norm = [lab.upper() for lab in labels]
+    if not norm:
+        return None
+    best: tuple[float, int, list[float]] | None = None
+    for pos in positions:
+        mass = [0.0] * len(norm)
+        for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
+            hits = [i for i, lab in enumerate(norm) if _matches(tok, lab)]
+            p = math.exp(lp) if lp is not None and lp > -1e9 else 0.0
+            for i in hits:
+                mass[i] += p / len(hits)
+        total = sum(mass)
+        covered = sum(1 for m in mass if m > 0)
+        score = total + 0.01 * covered
+        if total > 0 and (best is None or score > best[0] + 1e-9):
+            best = (score, covered, mass)
+    if best is None:
+        return None
+    total = sum(best[2])
+    return {lab: m / total for lab, m in zip(labels, best[2])}
+
+
+# -- process-wide model cache ---------------------------------------------------------------------
+_loaded: dict[tuple, tuple[Any, threading.Lock]] = {}
+_load_lock = threading.Lock()
+
+
+def load_llama(path: Path, n_ctx: int = 4096, n_threads: int = 2, chat_format: str | None = None):
+    """The shared (Llama, lock) for a file, loading it on first use."""
+    key = (str(Path(path).resolve()), n_ctx, n_threads, chat_format)
+    with _load_lock:
+        if key in _loaded:
+            return _loaded[key]
+        try:
+            from llama_cpp import Llama
+        except ImportError as e:
+            raise DebateError("llama-cpp-python is not installed, so local: models cannot run.",
+                              "Run `make run` (it builds llama-cpp-python with portable CPU flags).") from e
+        try:
+            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
+                        chat_format=chat_format, verbose=False, seed=0)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelFileError(f"llama.cpp could not load {path}: {e}.",
+                                 "Check that the file is a complete GGUF model.") from e
+        _loaded[key] = (llm, threading.Lock())
+        return _loaded[key]
+
+
+def unload_all() -> None:
+    with _load_lock:
+        _loaded.clear()
+
+
+class _StepRecorder:
+    """Logits processor: counts prompt/completion tokens; records top-k alternatives if asked."""
+
+    def __init__(self, llm: Any, top_k: int) -> None:
+        self.llm = llm
+        self.top_k = top_k
+        self.prompt_tokens = 0
+        self.steps = 0
+        self.positions: list[dict[str, float]] = []
+
+    def __call__(self, input_ids, scores):
+        if self.steps == 0:
+            self.prompt_tokens = len(input_ids)
+        self.steps += 1
+        if self.top_k and len(self.positions) < LABEL_SCAN_STEPS:
+            import numpy as np
+
+            idx = np.argpartition(scores, -self.top_k)[-self.top_k:]
+            top = scores[idx].astype(np.float64)
+            m = float(scores.max())
+            logz = m + math.log(float(np.exp(scores.astype(np.float64) - m).sum()))
+            pos: dict[str, float] = {}
+            for i, s in zip(idx.tolist(), top.tolist()):
+                tok = self.llm.detokenize([i]).decode("utf-8", errors="ignore")
+                lp = s - logz  # two ids with the same text: add their probabilities
+                pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
+            self.positions.append(pos)
+        return scores
+
+
+class LocalBackend:
+    name = "local"
+    supports_logprobs = True
+    supports_json_schema = True
+    max_parallel = 1
+
+    def __init__(self, n_ctx: int = 4096, n_threads: int = 2, models: Mapping[str, str] | None = None) -> None:
+        """`models` names extra user .gguf files: {"my-model": "/path/to/file.gguf"}."""
+        self.n_ctx = int(os.environ.get("DEBATE_N_CTX", n_ctx))
+        self.n_threads = int(os.environ.get("DEBATE_N_THREADS", n_threads))
+        self.user_models = {k: str(Path(v).expanduser()) for k, v in (models or {}).items()}
+
+    def resolve(self, model: str) -> tuple[Path, str | None]:
+        if model in packaged.CATALOGUE:
+            entry = packaged.CATALOGUE[model]
+            return packaged.ensure(entry), entry.chat_format
+        path = Path(self.user_models.get(model, model)).expanduser()
+        if path.suffix.lower() == ".gguf" or model in self.user_models:
+            if not path.is_file():
+                raise ModelFileError(f"Model file {path} does not exist.",
+                                     "Give the full path of a .gguf file, e.g. local:/models/qwen.gguf.")
+            return path, None
+        names = ", ".join(list(packaged.CATALOGUE) + list(self.user_models))
+        raise ModelNotFound(f"No local model named {model!r}.",
+                            f"Use one of: {names}, or a path to a .gguf file (local:/path/model.gguf).")
+
+    def list_models(self) -> list[ModelInfo]:
+        rows = []
+        for m in packaged.CATALOGUE.values():
+            st, why, path = packaged.status(m)
+            rows.append(ModelInfo(spec=f"local:{m.name}", backend="local", name=m.name, status=st, detail=why,
+                                  size_bytes=m.size, license=m.license,
+                                  extra={"title": m.title, "path": str(path) if path else "", "notes": m.notes,
+                                         "optional": m.optional}))
+        for name, p in self.user_models.items():
+            ok = Path(p).is_file()
+            rows.append(ModelInfo(spec=f"local:{name}", backend="local", name=name,
+                                  status="ready" if ok else "missing",
+                                  detail=p if ok else f"file {p} does not exist",
+                                  size_bytes=Path(p).stat().st_size if ok else None, extra={"path": p}))
+        return rows
+
+    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        if not messages:
+            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        return self._generate(model, messages, options)
+
+    def _generate(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        # lazy, so loading counts in the caller's latency and runs inside the client's model slot
+        from llama_cpp import LogitsProcessorList
+
+        path, chat_format = self.resolve(model)
+        llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
+        with lock:
+            llm.reset()
+            rec = _StepRecorder(llm, TOP_K if options.labels else 0)
+            kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
+                                          max_tokens=options.max_tokens, stop=list(options.stop) or None,
+                                          stream=True, logits_processor=LogitsProcessorList([rec]))
+            if options.seed is not None:
+                kwargs["seed"] = options.seed
+            if options.json_schema:
+                kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
+            finish = "stop"
+            try:
+                for chunk in llm.create_chat_completion(**kwargs):
+                    choice = chunk["choices"][0]
+                    text = choice.get("delta", {}).get("content")
+                    if text:
+                        yield Delta(text)
+                    if choice.get("finish_reason"):
+                        finish = choice["finish_reason"]
+            except ValueError as e:
+                if "context window" in str(e) or "exceed" in str(e):
+                    raise ContextTooLong(f"The prompt is too long for {path.name}: {e}.",
+                                         f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
+                                         "set DEBATE_N_CTX or settings local.n_ctx).") from e
+                raise DebateError(f"llama.cpp failed on {path.name}: {e}.", "See the message above.") from e
+            probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
+            yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
+                        label_probs=probs, model_id=path.name)

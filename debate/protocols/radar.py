@@ -1,0 +1,334 @@
+"""RADAR (role-anchored, evidence-grounded debate) and RADAR-single.
+
+Flow (RADAR Sec. 3.3, App. A): opening, up to R rebuttal rounds, closing, then the judge's
+[REASON]/[VERDICT]. Each debater keeps its own conversation (system prompt, its earlier prompts and
+answers), which is what lets the App. A closing prompts, which carry only the claim and the evidence,
+summarise "your final position". The evidence pool is written out in full in each agent's first prompt
+and referred to afterwards (param repeat_evidence), so small context windows survive 20 passages.
+Roles: expertise (Politician, Scientist; + Journalist who speaks first in every round for 3 debaters;
++ a domain expert whose domain an LLM infers, for 4) or position (Advocate, Critic).
+
+Adaptive early stopping (A.2): after the opening and after each rebuttal round the stop agent answers
+CONTINUE/STOP and the round judge (the judge prompt over the debate so far) gives a preliminary verdict.
+margin = P(STOP) - P(CONTINUE); confidence = P(preliminary verdict); stop when margin >= τs and
+confidence >= τc (debate.decisions). Probabilities come from the backend's label probabilities
+(method "logprobs") or, when it has none, from vote shares of n answers sampled at temperature > 0 with
+distinct seeds (method "samples"). On a stop the preliminary verdict is final (on_stop="verdict") or
+the debate skips to closing statements and the final judge (on_stop="closing").
+
+RADAR-single (Sec. 4.1: same architecture, prompts and retrieval, no interaction): one debater gives its
+opening and closing with the same prompts, and the same judge decides from that one-sided transcript.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from debate import prompts
+from debate.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
+from debate.events import Event, StopCheck, TurnFinished
+from debate.lineups import Agent
+from debate.models.spec import ModelSpec
+from debate.parsing import ParseResult, parse_domain, parse_stop, parse_verdict
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+
+ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+EVIDENCE_ABOVE = " (the same evidence as given above)"
+NAMES = {"politician": "Politician", "scientist": "Scientist", "journalist": "Journalist",
+         "expert": "Domain expert", "advocate": "Advocate", "critic": "Critic"}
+
+
+class Debate:
+    """State of one RADAR debate: who said what, per agent conversation histories."""
+
+    def __init__(self, ctx: DebateContext, debaters: list[Agent]) -> None:
+        self.ctx = ctx
+        self.position = any(a.role in ("advocate", "critic") for a in debaters)
+        self.debaters = debaters
+        self.history: dict[str, list[dict]] = {}
+        self.args: dict[str, list[TurnFinished]] = {a.role: [] for a in debaters}  # by role, in order
+        self.closing: dict[str, TurnFinished] = {}
+        self.domain = ""
+
+    # -- prompts ------------------------------------------------------------------------------
+    def system_id(self, role: str) -> str:
+        if self.position:
+            return "radar.position.system.debater"
+        return f"radar.expertise.system.{role}"
+
+    def user_id(self, role: str, phase: str) -> str:
+        if self.position:
+            return f"radar.position.{role}.{phase}"
+        if role in ("politician", "scientist"):
+            return f"radar.expertise.{phase}"
+        return f"radar.{role}.{phase}"
+
+    def last(self, role: str) -> str:
+        said = self.args.get(role) or []
+        return said[-1].text.strip() if said else "(no argument yet)"
+
+    def spec(self, agent: Agent, phase: str, rnd: int, extra: dict | None = None) -> TurnSpec:
+        role = agent.role
+        first = agent.agent not in self.history
+        evidence = self.ctx.evidence_text()
+        if not first and not self.ctx.p("repeat_evidence"):
+            evidence = EVIDENCE_ABOVE
+        other = {"politician": "scientist", "scientist": "politician"}.get(role, "")
+        vals = {"claim": self.ctx.claim, "evidence": evidence, "role_name": role,
+                "opponent_name": other, "domain_inferred": self.domain or "general",
+                "poli_argument": self.last("politician"), "sci_argument": self.last("scientist"),
+                "jour_argument": self.last("journalist"), "politician_rebuttal": self.last("politician"),
+                "scientist_rebuttal": self.last("scientist"), **(extra or {})}
+        if role in ("advocate", "critic"):
+            vals["oppo_argument"] = self.last("critic" if role == "advocate" else "advocate")
+        if role in ("politician", "scientist"):
+            vals["con_argument"] = self.last(other)
+        uid = self.user_id(role, phase)
+        user = prompts.render(uid, **vals)
+        if role in ("politician", "scientist", "expert") and phase != "closing" and self.args.get("journalist"):
+            user += "\n\n" + prompts.render("engine.journalist_context", jour_argument=self.last("journalist"))
+        if first:
+            self.history[agent.agent] = [{"role": "system", "content": prompts.render(self.system_id(role), **vals)}]
+        msgs = self.history[agent.agent] + [{"role": "user", "content": user}]
+        return TurnSpec(agent, phase, rnd, msgs, uid)
+
+    def record(self, specs: list[TurnSpec], done: list[TurnFinished]) -> None:
+        for s, t in zip(specs, done):
+            self.history[s.agent.agent] = s.messages + [{"role": "assistant", "content": t.text}]
+            if s.phase == "closing":
+                self.closing[s.agent.role] = t
+            else:
+                self.args[s.agent.role].append(t)
+
+    def speak(self, agents: list[Agent], phase: str, rnd: int, extra: dict | None = None) -> Iterator[Event]:
+        specs = [self.spec(a, phase, rnd, extra) for a in agents]
+        done = yield from self.ctx.turns(specs)
+        self.record(specs, done)
+        return done
+
+    # -- the judge's view of the debate ---------------------------------------------------------
+    def judge_values(self, partial: bool) -> dict:
+        roles = [a.role for a in self.debaters]
+        a_role, b_role = roles[0], (roles[1] if len(roles) > 1 else None)
+        missing = "(not yet given)" if partial else "(none)"
+        lone = "(no second debater: single-agent setting)"
+
+        def opening(role):
+            said = [t for t in self.args.get(role, []) if t.phase == "opening"]
+            return said[0].text.strip() if said else missing
+
+        def rebuttals(role):
+            said = [t for t in self.args.get(role, []) if t.phase == "rebuttal"]
+            return "\n".join(f"Round {t.round}: {t.text.strip()}" for t in said) if said else missing
+
+        def closing(role):
+            return self.closing[role].text.strip() if role in self.closing else missing
+
+        def b_side(fn):
+            if b_role is None:
+                return lone
+            text = fn(b_role)
+            for i, extra in enumerate(roles[2:]):
+                text += f"\nAgent {'CD'[i]} ({NAMES[extra]}): {fn(extra)}"
+            return text
+
+        return {"advocate_open": opening(a_role), "critic_open": b_side(opening),
+                "advocate_rebuttal": rebuttals(a_role), "critic_rebuttal": b_side(rebuttals),
+                "advocate_close": closing(a_role), "critic_close": b_side(closing)}
+
+    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool) -> TurnSpec:
+        t = self.ctx.task
+        kind = "position" if self.position else "expertise"
+        vals = {**self.ctx.task_values(), **self.judge_values(partial)}
+        uid = f"radar.{kind}.judge"
+        msgs = prompts.messages(f"radar.{kind}.system.judge", uid, vals)
+        return TurnSpec(judge, phase, rnd, msgs, uid, parse=lambda s: parse_verdict(s, t.labels), labels=t.labels,
+                        answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}")
+
+    def summary(self) -> str:
+        out = []
+        for a in self.debaters:
+            for t in self.args[a.role]:
+                when = "opening" if t.phase == "opening" else f"rebuttal {t.round}"
+                out.append(f"{NAMES[a.role]} ({when}): {t.text.strip()}")
+        return self.ctx.clip("\n\n".join(out))
+
+
+def _method(ctx: DebateContext, agents: list[Agent]) -> str:
+    choice = str(ctx.p("stop_method"))
+    if choice != "auto":
+        return choice
+    for a in agents:
+        backend = ctx.client.backend_for(ModelSpec.parse(a.model))
+        if not getattr(backend, "supports_logprobs", False):
+            return "samples"
+    return "logprobs"
+
+
+def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterator[Event]:
+    """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence)."""
+    t = ctx.task
+    stop_agent, judge = ctx.role("stop-agent"), ctx.role("judge")
+    vals = {"claim": ctx.claim, "evidence": ctx.evidence_text(), "summary": d.summary(), "upcoming_round": upcoming}
+    stop_msgs = prompts.messages(None, "radar.stop_agent", vals)
+    method = _method(ctx, [stop_agent, judge])
+    yield ctx.phase("stop-check", rnd, f"Stop check after {'the opening' if rnd == 0 else f'round {rnd}'}",
+                    f"Stop agent (CONTINUE/STOP) and round judge (preliminary verdict), method: {method}.")
+
+    def stop_spec(temp=None, seed="agent", repair=True):
+        return TurnSpec(stop_agent, "stop-check", rnd, stop_msgs, "radar.stop_agent", parse=parse_stop,
+                        labels=("STOP", "CONTINUE"), answer_format="DECISION: CONTINUE or STOP",
+                        temperature=temp, seed=seed, repair=repair)
+
+    def judge_spec(temp=None, seed="agent", repair=True):
+        s = d.judge_spec(judge, "round-judge", rnd, partial=True)
+        s.temperature, s.seed, s.repair = temp, seed, repair
+        return s
+
+    detail: dict = {"upcoming_round": upcoming}
+    stop_probs = verdict_probs = None
+    prelim: ParseResult | TurnFinished | None = None
+    label = None
+    if method == "logprobs":
+        st, jt = yield from ctx.turns([stop_spec(temp=0.0), judge_spec(temp=0.0)])
+        stop_probs = normalise_probs(st.label_probs, ("STOP", "CONTINUE"))
+        verdict_probs = normalise_probs(jt.label_probs, t.labels)
+        label, prelim = jt.label, jt
+        if stop_probs is None or verdict_probs is None:
+            detail["fallback"] = "the backend returned no label probabilities; sampled instead"
+            method = "samples"
+    if method == "samples":
+        n, temp = max(1, int(ctx.p("stop_samples"))), float(ctx.p("stop_temperature"))
+        base = int(ctx.config.seed) * 1000 + rnd * 100
+        specs = [stop_spec(temp, base + i, False) for i in range(n)] + [judge_spec(temp, base + 50 + i, False)
+                                                                         for i in range(n)]
+        done = yield from ctx.turns(specs)
+        stop_probs = shares([x.label for x in done[:n]], ("STOP", "CONTINUE"))
+        verdict_probs = shares([x.label for x in done[n:]], t.labels)
+        votes = {x.turn_id: x.label for x in done[n:]}
+        label, _ = majority(votes, t.labels, t.tie_label, tie_rule="default")
+        prelim = next((x for x in done[n:] if x.label == label), None)
+        detail["samples"] = n
+        detail["temperature"] = temp
+    label, conf = verdict_confidence(verdict_probs or {}, label)
+    margin = stop_margin(stop_probs or {})
+    tau_s, tau_c = float(ctx.p("tau_s")), float(ctx.p("tau_c"))
+    stop = should_stop(margin, conf, tau_s, tau_c)
+    detail.update(stop_probs=stop_probs, verdict_probs=verdict_probs)
+    yield StopCheck(round=rnd, stop_margin=round(margin, 6), verdict_confidence=round(conf, 6), tau_s=tau_s,
+                    tau_c=tau_c, decision="stop" if stop else "continue", preliminary_verdict=label,
+                    method=method, detail=detail)
+    return stop, prelim, label, conf
+
+
+def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event]:
+    yield ctx.phase("domain", 0, "Domain inference", "RADAR 4-debater setting: an LLM names the claim's domain.")
+    agent = Agent("domain-inference", "domain-inference", expert.model, 0.0, expert.seed)
+
+    def parse(s: str) -> ParseResult:
+        dom = parse_domain(s)
+        return ParseResult(dom, {"domain": dom}, "line") if dom else ParseResult(None)
+
+    msgs = prompts.messages(None, "radar.domain.inference", {"claim": ctx.claim})
+    t = yield from ctx.turn(TurnSpec(agent, "domain", 0, msgs, "radar.domain.inference", parse=parse,
+                                     answer_format="DOMAIN: <one word>"))
+    d.domain = t.label if t.valid else "general knowledge"
+
+
+def run(ctx: DebateContext) -> Iterator[Event]:
+    debaters = [a for a in ctx.agents if a.role in NAMES]
+    d = Debate(ctx, debaters)
+    judge = ctx.role("judge")
+    journalist = [a for a in debaters if a.role == "journalist"]
+    others = [a for a in debaters if a.role != "journalist"]
+    if any(a.role == "expert" for a in debaters):
+        yield from infer_domain(ctx, d, next(a for a in debaters if a.role == "expert"))
+    max_rounds, early = int(ctx.p("rounds")), bool(ctx.p("early_stop"))
+
+    def round_of_speech(phase: str, rnd: int) -> Iterator[Event]:
+        if journalist:  # speaks first in every round; the others then see its argument
+            yield from d.speak(journalist, phase, rnd)
+        yield from d.speak(others, phase, rnd)
+
+    yield ctx.phase("opening", 0, "Opening statements",
+                    "Each debater assesses the claim over the shared evidence from its role"
+                    + (" (the journalist first)." if journalist else "; both speak at once."))
+    yield from round_of_speech("opening", 0)
+    for r in range(0, max_rounds + 1):
+        if early:
+            upcoming = f"{ORDINAL.get(r + 1, str(r + 1))} rebuttal" if r < max_rounds else "closing"
+            stop, prelim, label, conf = yield from stop_check(ctx, d, r, upcoming)
+            if stop and str(ctx.p("on_stop")) == "verdict":
+                expl = ((prelim.parsed or {}).get("explanation", "") if isinstance(prelim, TurnFinished) else "")
+                yield ctx.verdict(label, expl or "Stopped early on the round judge's preliminary verdict.",
+                                  "round-judge", conf)
+                return
+            if stop:
+                break
+        if r == max_rounds:
+            break
+        ctx.rounds = r + 1
+        yield ctx.phase("rebuttal", r + 1, f"Rebuttal round {r + 1}",
+                        "Each debater answers the other side's latest argument.")
+        yield from round_of_speech("rebuttal", r + 1)
+    yield ctx.phase("closing", ctx.rounds, "Closing statements", "Each debater sums up its final position.")
+    yield from d.speak(debaters, "closing", ctx.rounds)
+    yield ctx.phase("judge", ctx.rounds, "Judge's verdict", "The judge weighs the debate and the evidence.")
+    j = yield from ctx.turn(d.judge_spec(judge, "judge", ctx.rounds, partial=False))
+    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
+                      "The judge's answer could not be read.", "judge", j.confidence)
+
+
+def run_single(ctx: DebateContext) -> Iterator[Event]:
+    agent = ctx.role(str(ctx.p("role")))
+    d = Debate(ctx, [agent])
+    yield ctx.phase("opening", 0, "Opening statement", "One agent assesses the claim over the evidence alone.")
+    yield from d.speak([agent], "opening", 0)
+    yield ctx.phase("closing", 0, "Closing statement", "The same agent sums up; no other agent is heard.")
+    yield from d.speak([agent], "closing", 0)
+    yield ctx.phase("judge", 0, "Judge's verdict", "The judge decides from the single agent's statements.")
+    j = yield from ctx.turn(d.judge_spec(ctx.role("judge"), "judge", 0, partial=False))
+    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
+                      "The judge's answer could not be read.", "judge", j.confidence)
+
+
+_SHARED = {
+    "roles": ("expertise", "expertise: Politician / Scientist (+Journalist, +domain expert); position: "
+                           "Advocate / Critic (RADAR Sec. 5.1)."),
+    "repeat_evidence": (False, "Repeat the full evidence in every prompt of a debater (the paper's templates "
+                               "do); off: once in its first prompt, referred to afterwards."),
+}
+
+INFO = ProtocolInfo(
+    name="radar", title="RADAR (role-anchored debate over evidence)",
+    one_line="Role-anchored debaters argue over retrieved evidence; a judge gives [VERDICT]; adaptive early stop.",
+    roles=("politician", "scientist", "journalist", "expert", "advocate", "critic", "judge", "stop-agent"),
+    params=params({
+        **_SHARED,
+        "debaters": (2, "Expertise roles only: 2 (Politician, Scientist), 3 (+Journalist, speaks first), "
+                        "4 (+domain expert, domain inferred by an LLM). The paper's best is 2 (Sec. 5.4)."),
+        "rounds": (3, "Maximum rebuttal rounds (Sec. 4.1: up to three)."),
+        "early_stop": (True, "Adaptive early stopping after the opening and each rebuttal round (App. A.2)."),
+        "tau_s": (0.5, "τs: stop when P(STOP) - P(CONTINUE) >= τs (our choice; the paper tunes it on dev)."),
+        "tau_c": (0.8, "τc: and the round judge's verdict probability >= τc (our choice; tune on dev)."),
+        "stop_method": ("auto", "auto: label probabilities where the backend has them, else samples; or "
+                                "'logprobs' / 'samples'."),
+        "stop_samples": (3, "Samples per signal for the 'samples' method."),
+        "stop_temperature": (0.7, "Temperature of those samples (distinct seeds make them reproducible)."),
+        "on_stop": ("verdict", "verdict: the round judge's preliminary verdict is final; closing: skip to the "
+                               "closing statements and the final judge."),
+    }),
+    run=run, uses_evidence=True,
+    choices={"roles": ("expertise", "position"), "debaters": (2, 3, 4), "stop_method": ("auto", "logprobs", "samples"),
+             "on_stop": ("verdict", "closing")},
+)
+
+SINGLE_INFO = ProtocolInfo(
+    name="radar-single", title="RADAR-single (one agent, no interaction)",
+    one_line="One agent gives its opening and closing over the evidence with RADAR's prompts; the judge decides.",
+    roles=("agent", "judge"),
+    params=params({**_SHARED, "role": ("scientist", "Which role's prompts the single agent uses (politician, "
+                                                    "scientist, advocate, critic).")}),
+    run=run_single, uses_evidence=True,
+    choices={"roles": ("expertise", "position"), "role": ("politician", "scientist", "advocate", "critic")},
+)

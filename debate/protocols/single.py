@@ -1,0 +1,89 @@
+"""Single debate (TurQUaz Alg. 1): proponent and opponent, R rebuttal rounds, closings, a judge's JSON.
+
+Openings (lines 5-6) and closings (13-14) do not depend on each other and run concurrently; in each
+rebuttal round the proponent answers the opponent's last argument and the opponent then answers the
+proponent's new one (lines 9-10), so those two are sequential. Prompts: App. A.1 system prompts with the
+A.3 user prompts; the brief step instruction of each Generate() call is appended (template engine.step).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from debate import prompts
+from debate.events import Event, TurnFinished
+from debate.parsing import parse_label
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+
+SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
+
+
+def steps(phrase: str) -> dict[tuple[str, str], str]:
+    """The brief prompts of Alg. 1, as the step each Generate() call performs."""
+    return {
+        ("proponent", "opening"): f"Opening statement: argue that the tweet {phrase}.",
+        ("opponent", "opening"): f"Opening statement: argue that the tweet does NOT {phrase}.",
+        ("proponent", "rebuttal"): "Rebuttal: rebut the opponent's latest argument.",
+        ("opponent", "rebuttal"): "Rebuttal: rebut the proponent's latest argument.",
+        ("proponent", "closing"): "Closing statement: provide your closing statement.",
+        ("opponent", "closing"): "Closing statement: provide your closing statement.",
+    }
+
+
+def transcript_text(turns: list[TurnFinished]) -> str:
+    out = []
+    for t in turns:
+        when = t.phase if t.phase != "rebuttal" else f"rebuttal {t.round}"
+        out.append(f"{SIDES.get(t.role, t.role)} ({when}): {t.text.strip() or '(no answer)'}")
+    return "\n\n".join(out)
+
+
+def judge_spec(ctx: DebateContext, user_id: str, transcript: str) -> TurnSpec:
+    t = ctx.task
+    values = {**ctx.task_values(), "transcript": transcript}
+    return TurnSpec(ctx.role("judge"), "judge", ctx.rounds, prompts.messages("turquaz.system.judge", user_id, values),
+                    user_id, parse=lambda s: parse_label(s, t.labels), labels=t.labels,
+                    answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}')
+
+
+def run(ctx: DebateContext) -> Iterator[Event]:
+    v = ctx.task_values()
+    step = steps(ctx.task.phrase)
+    said: list[TurnFinished] = []
+
+    def spec(side: str, phase: str, rnd: int) -> TurnSpec:
+        context = ctx.clip(transcript_text(said)) if said else "None"
+        msgs = prompts.messages(f"turquaz.system.{side}", f"turquaz.single.{side}", {**v, "context": context},
+                                addendum=prompts.render("engine.step", step=step[(side, phase)]))
+        return TurnSpec(ctx.role(side), phase, rnd, msgs, f"turquaz.single.{side}")
+
+    yield ctx.phase("opening", 0, "Opening statements",
+                    "Alg. 1 lines 5-6: the proponent argues the tweet has the property, the opponent that it "
+                    "has not; both speak at once.")
+    said += (yield from ctx.turns([spec("proponent", "opening", 0), spec("opponent", "opening", 0)]))
+    for r in range(1, int(ctx.p("rounds")) + 1):
+        ctx.rounds = r
+        yield ctx.phase("rebuttal", r, f"Rebuttal round {r}",
+                        "Alg. 1 lines 9-10: the proponent rebuts the opponent's last argument, then the opponent "
+                        "rebuts the proponent's.")
+        said.append((yield from ctx.turn(spec("proponent", "rebuttal", r))))
+        said.append((yield from ctx.turn(spec("opponent", "rebuttal", r))))
+    yield ctx.phase("closing", ctx.rounds, "Closing statements", "Alg. 1 lines 13-14: both sides sum up.")
+    said += (yield from ctx.turns([spec("proponent", "closing", ctx.rounds), spec("opponent", "closing", ctx.rounds)]))
+    yield ctx.phase("judge", ctx.rounds, "Judge's decision",
+                    "Alg. 1 line 16: the judge reads the whole transcript and answers in JSON.")
+    j = yield from ctx.turn(judge_spec(ctx, "turquaz.single.judge", ctx.clip(transcript_text(said))))
+    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
+                      "The judge's answer could not be read.", "judge", j.confidence)
+
+
+INFO = ProtocolInfo(
+    name="single", title="Single debate (TurQUaz Alg. 1)",
+    one_line="A proponent and an opponent argue over R rebuttal rounds and close; a judge decides in JSON.",
+    roles=("proponent", "opponent", "judge"),
+    params=params({
+        "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),
+        "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+    }),
+    run=run,
+)

@@ -1,0 +1,393 @@
+"""The debate store: every debate and every event, written to SQLite as it streams.
+
+One row per debate (what the Library lists and filters) and one row per event (what rebuilds the
+transcript). Events are append-only and keyed by (debate_id, seq), so a debate cut short keeps its
+partial transcript and a replay is exact. The schema grows only by numbered migrations recorded in
+`schema_migrations`; later features (annotations, ...) add a migration instead of editing one.
+
+The connection is shared across threads (the live worker appends while pages read) behind one lock;
+WAL lets other processes read while a debate is being written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from debate import config as _config
+from debate.errors import InvalidInput, StoreError
+from debate.events import Event, event_from_dict
+
+STATUSES = ("running", "completed", "stopped", "error", "interrupted")
+
+# (number, name, sql). Append only: never edit or reorder a migration once released.
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial", """
+        CREATE TABLE debates (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'running',
+            protocol TEXT NOT NULL DEFAULT '',
+            task TEXT NOT NULL DEFAULT '',
+            category INTEGER,
+            claim TEXT NOT NULL DEFAULT '',
+            lineup TEXT NOT NULL DEFAULT '[]',
+            config TEXT NOT NULL DEFAULT '{}',
+            verdict TEXT,
+            gold TEXT,
+            correct INTEGER,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            model_calls INTEGER NOT NULL DEFAULT 0,
+            cache_hits INTEGER NOT NULL DEFAULT 0,
+            wall_s REAL,
+            stop_reason TEXT NOT NULL DEFAULT '',
+            owner_pid INTEGER
+        );
+        CREATE INDEX debates_created ON debates(created_at);
+        CREATE TABLE events (
+            debate_id TEXT NOT NULL REFERENCES debates(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            json TEXT NOT NULL,
+            PRIMARY KEY (debate_id, seq)
+        ) WITHOUT ROWID;
+    """),
+    (2, "lineups", """
+        CREATE TABLE lineups (
+            name TEXT PRIMARY KEY,
+            json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+    """),
+]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _jsonable(obj: Any) -> Any:
+    """Configs may hold dataclasses or paths; the store keeps plain JSON."""
+    if hasattr(obj, "__dataclass_fields__"):
+        from dataclasses import asdict
+        return asdict(obj)
+    return obj
+
+
+class DebateStore:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else _config.store_db()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30,
+                                       isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as e:
+            raise StoreError(f"Cannot open the debate store at {self.path}: {e}.",
+                             "Check that DEBATE_HOME points to a writable folder.") from e
+        self._lock = threading.RLock()
+        self.migrate()
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _tx(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(self._db)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+                return out
+            except sqlite3.Error as e:
+                raise StoreError(f"The debate store could not be written: {e}.",
+                                 f"Check free disk space and permissions of {self.path}.") from e
+
+    def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, tuple(args)).fetchall()
+            except sqlite3.Error as e:
+                raise StoreError(f"The debate store could not be read: {e}.",
+                                 f"Check {self.path}.") from e
+
+    def migrate(self) -> list[int]:
+        """Apply the migrations not yet recorded; returns the numbers applied."""
+        def run(db: sqlite3.Connection) -> list[int]:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                       "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            done = {r[0] for r in db.execute("SELECT id FROM schema_migrations")}
+            applied = []
+            for num, name, sql in MIGRATIONS:
+                if num in done:
+                    continue
+                for stmt in (s.strip() for s in sql.split(";")):
+                    if stmt:
+                        db.execute(stmt)
+                db.execute("INSERT INTO schema_migrations VALUES (?,?,?)", (num, name, _now()))
+                applied.append(num)
+            return applied
+        return self._tx(run)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing ----------------------------------------------------------------------------
+    def create_debate(self, config: Any, debate_id: str) -> str:
+        """Record a debate before its first event, so it is listed (as running) at once."""
+        cfg = _jsonable(config) if not isinstance(config, dict) else dict(config)
+        lineup = cfg.get("lineup")
+        now = _now()
+        self._tx(lambda db: db.execute(
+            "INSERT INTO debates (id, created_at, updated_at, status, protocol, task, category, claim, "
+            "lineup, config, gold, owner_pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (debate_id, now, now, "running", cfg.get("protocol", ""), cfg.get("task", ""),
+             cfg.get("category"), cfg.get("claim", ""), json.dumps(lineup, default=str),
+             json.dumps(cfg, default=str), cfg.get("gold"), os.getpid())))
+        return debate_id
+
+    def append_event(self, debate_id: str, event: Event | dict) -> int:
+        """Append one event (seq assigned if missing) and fold what the Library shows into the row."""
+        d = event.to_dict() if isinstance(event, Event) else dict(event)
+        etype = d.get("type", "")
+
+        def run(db: sqlite3.Connection) -> int:
+            seq = d.get("seq", -1)
+            if seq is None or seq < 0:
+                row = db.execute("SELECT COALESCE(MAX(seq), -1) FROM events WHERE debate_id=?",
+                                 (debate_id,)).fetchone()
+                seq = row[0] + 1
+                d["seq"] = seq
+            db.execute("INSERT INTO events (debate_id, seq, type, json) VALUES (?,?,?,?)",
+                       (debate_id, seq, etype, json.dumps(d, default=str)))
+            if etype != "token":
+                self._fold(db, debate_id, etype, d)
+            return seq
+        return self._tx(run)
+
+    @staticmethod
+    def _fold(db: sqlite3.Connection, debate_id: str, etype: str, d: dict) -> None:
+        sets: dict[str, Any] = {"updated_at": _now()}
+        if etype == "debate_started":
+            sets.update(protocol=d.get("protocol") or None, task=d.get("task") or None,
+                        category=d.get("category"), claim=d.get("claim") or None,
+                        lineup=json.dumps(d.get("lineup") or []))
+            if d.get("gold"):
+                sets["gold"] = d["gold"]
+            sets = {k: v for k, v in sets.items() if v is not None or k == "category"}
+        elif etype == "verdict":
+            labels = d.get("labels")
+            sets["verdict"] = d.get("label") if d.get("label") is not None or not labels else json.dumps(labels)
+            if d.get("gold"):
+                sets["gold"] = d["gold"]
+            if d.get("correct") is not None:
+                sets["correct"] = int(bool(d["correct"]))
+        elif etype == "finished":
+            sets.update(status=d.get("status") or "completed", stop_reason=d.get("stop_reason") or "",
+                        tokens=int(d.get("prompt_tokens") or 0) + int(d.get("completion_tokens") or 0),
+                        model_calls=int(d.get("model_calls") or 0), cache_hits=int(d.get("cache_hits") or 0),
+                        wall_s=d.get("wall_s"))
+            if d.get("label") is not None:
+                sets["verdict"] = db.execute("SELECT COALESCE(verdict, ?) FROM debates WHERE id=?",
+                                             (d["label"], debate_id)).fetchone()[0]
+        cols = ", ".join(f"{k}=?" for k in sets)
+        db.execute(f"UPDATE debates SET {cols} WHERE id=?", (*sets.values(), debate_id))
+
+    def set_status(self, debate_id: str, status: str, reason: str = "") -> None:
+        if status not in STATUSES:
+            raise InvalidInput(f"Unknown debate status {status!r}.", f"Use one of {', '.join(STATUSES)}.")
+        self._tx(lambda db: db.execute(
+            "UPDATE debates SET status=?, stop_reason=COALESCE(NULLIF(?, ''), stop_reason), updated_at=? "
+            "WHERE id=?", (status, reason, _now(), debate_id)))
+
+    def mark_interrupted(self) -> list[str]:
+        """Debates left 'running' by a process that no longer exists: their worker is gone."""
+        rows = self._q("SELECT id, owner_pid FROM debates WHERE status='running'")
+        dead = [r["id"] for r in rows if r["owner_pid"] != os.getpid() and not _pid_alive(r["owner_pid"])]
+        for debate_id in dead:
+            self.set_status(debate_id, "interrupted", "the app stopped while the debate was running")
+        return dead
+
+    def delete(self, debate_id: str) -> bool:
+        return bool(self._tx(lambda db: db.execute("DELETE FROM debates WHERE id=?", (debate_id,)).rowcount))
+
+    # -- reading ----------------------------------------------------------------------------
+    def get(self, debate_id: str) -> dict | None:
+        rows = self._q("SELECT * FROM debates WHERE id=?", (debate_id,))
+        return self._row(rows[0]) if rows else None
+
+    @staticmethod
+    def _row(r: sqlite3.Row) -> dict:
+        d = dict(r)
+        d["lineup"] = json.loads(d.get("lineup") or "[]")
+        d["config"] = json.loads(d.get("config") or "{}")
+        d["correct"] = None if d.get("correct") is None else bool(d["correct"])
+        return d
+
+    def event_dicts(self, debate_id: str, after_seq: int = -1) -> list[dict]:
+        rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq",
+                       (debate_id, after_seq))
+        return [json.loads(r[0]) for r in rows]
+
+    def events(self, debate_id: str, after_seq: int = -1) -> list[Event]:
+        return [event_from_dict(d) for d in self.event_dicts(debate_id, after_seq)]
+
+    def list(self, search: str = "", task: str | None = None, protocol: str | None = None,
+             verdict: str | None = None, status: str | None = None, date_from: str | None = None,
+             date_to: str | None = None, limit: int = 500) -> list[dict]:
+        """Newest first. Dates are ISO strings (YYYY-MM-DD); `date_to` is inclusive."""
+        where, args = [], []
+        if search:
+            where.append("(claim LIKE ? ESCAPE '\\' OR id LIKE ?)")
+            like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            args += [like, like]
+        for col, val in (("task", task), ("protocol", protocol), ("verdict", verdict), ("status", status)):
+            if val:
+                where.append(f"{col}=?")
+                args.append(val)
+        if date_from:
+            where.append("created_at>=?")
+            args.append(str(date_from))
+        if date_to:
+            where.append("created_at<?")
+            args.append(str(date_to) + "~")  # '~' sorts after any time suffix
+        sql = "SELECT * FROM debates" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        return [self._row(r) for r in self._q(sql, (*args, int(limit)))]
+
+    def distinct(self, column: str) -> list[str]:
+        if column not in ("task", "protocol", "verdict", "status"):
+            raise InvalidInput(f"Cannot list values of {column!r}.", "Use task, protocol, verdict or status.")
+        return [r[0] for r in self._q(f"SELECT DISTINCT {column} FROM debates WHERE {column} IS NOT NULL "
+                                      f"AND {column}!='' ORDER BY 1")]
+
+    # -- lineups ----------------------------------------------------------------------------
+    def save_lineup(self, name: str, lineup: Any) -> None:
+        name = (name or "").strip()
+        if not name:
+            raise InvalidInput("The lineup needs a name.", "Type a name before saving it.")
+        self._tx(lambda db: db.execute("INSERT OR REPLACE INTO lineups VALUES (?,?,?)",
+                                       (name, json.dumps(lineup), _now())))
+
+    def lineups(self) -> dict[str, Any]:
+        return {r["name"]: json.loads(r["json"]) for r in self._q("SELECT * FROM lineups ORDER BY name")}
+
+    def delete_lineup(self, name: str) -> None:
+        self._tx(lambda db: db.execute("DELETE FROM lineups WHERE name=?", (name,)))
+
+    # -- export -----------------------------------------------------------------------------
+    def _require(self, debate_id: str) -> dict:
+        row = self.get(debate_id)
+        if row is None:
+            raise InvalidInput(f"No debate {debate_id!r} in the store.", "Pick one from the Library.")
+        return row
+
+    def export_json(self, debate_id: str) -> str:
+        row = self._require(debate_id)
+        return json.dumps({"debate": row, "events": self.event_dicts(debate_id)}, indent=1, default=str)
+
+    def export_csv(self, debate_id: str) -> str:
+        """One line per finished turn: what each agent said, its vote and its cost."""
+        self._require(debate_id)
+        cols = ["round", "phase", "agent", "role", "model", "label", "confidence", "valid", "cached",
+                "prompt_tokens", "completion_tokens", "latency_s", "citations", "text"]
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for e in self.event_dicts(debate_id):
+            if e.get("type") == "turn_finished":
+                w.writerow({**e, "citations": " ".join(e.get("citations") or [])})
+        return buf.getvalue()
+
+    def export_markdown(self, debate_id: str) -> str:
+        return to_markdown(self._require(debate_id), self.event_dicts(debate_id))
+
+
+def list_csv(rows: list[dict]) -> str:
+    """The Library's current list as CSV."""
+    cols = ["id", "created_at", "status", "protocol", "task", "category", "claim", "verdict", "gold",
+            "correct", "tokens", "model_calls", "cache_hits", "wall_s"]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line for line in (text or "").strip().splitlines()) or "> (nothing)"
+
+
+def to_markdown(row: dict, events: list[dict]) -> str:
+    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict."""
+    out = [f"# Debate {row['id']}", "",
+           f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
+           f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
+           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
+           "## Claim", "", _quote(row.get("claim", "")), ""]
+    for e in events:
+        t = e.get("type")
+        if t == "evidence" and e.get("passages"):
+            out += ["## Evidence", ""]
+            out += [f"- **[{p.get('id')}]** ({p.get('score', 0):.3f}, {p.get('source') or 'unknown source'}) "
+                    f"{(p.get('text') or '').strip()}" for p in e["passages"]]
+            out.append("")
+        elif t == "phase_started":
+            out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
+        elif t == "turn_finished":
+            vote = "" if e.get("valid", True) else " — INVALID answer"
+            if e.get("label"):
+                vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
+            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+        elif t == "chair_summary":
+            out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
+        elif t == "votes_tallied":
+            counts = ", ".join(f"{k}: {v}" for k, v in (e.get("counts") or {}).items())
+            out += [f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
+                    f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})", ""]
+        elif t == "stop_check":
+            out += [f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
+                    f"{e.get('tau_s', 0):.2f}), confidence {e.get('verdict_confidence', 0):.2f} (τc "
+                    f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}", ""]
+        elif t == "rule_applied":
+            out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
+        elif t == "verdict":
+            label = e.get("label") or json.dumps(e.get("labels"))
+            out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
+                                                          if e.get("confidence") is not None else "")]
+            if e.get("gold"):
+                out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
+            out += ["", _quote(e.get("explanation", "")), ""]
+        elif t == "error":
+            out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
+        elif t == "finished":
+            out += ["---", f"Finished: {e.get('status')} ({e.get('stop_reason') or 'done'}); "
+                    f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
+                    f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
+                    f"{e.get('wall_s') or 0:.1f} s", ""]
+    return "\n".join(out)

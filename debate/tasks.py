@@ -1,0 +1,238 @@
+"""What is being decided: the tasks of both papers, plus a user-written question.
+
+A task gives the protocols everything that differs between a CheckThat category and a half-truth
+claim: the phrase that completes "whether a tweet ...", the description (and, for few-shot, the
+examples), the allowed labels and how a judge's JSON `"category"` value maps onto them. CheckThat texts
+are verbatim from TurQUaz Appendix A.1/A.2; half-truth texts paraphrase RADAR Sections 1 and 4.1 (RADAR
+gives no task description because its agents are told only the claim and the label set).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from debate.errors import InvalidInput
+
+TASK_NAMES = ("checkthat", "halftruth", "averitec", "custom")
+
+# Verbatim from TurQUaz A.3-A.5; the last bullet only makes sense for CheckThat, so other tasks drop it.
+CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or politics"
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    label: str  # "YES" | "NO"
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Category:
+    number: int
+    title: str  # verbatim A.1 title, e.g. "Contain scientific claims"
+    name: str  # e.g. "Scientific Claims"
+    description: str
+    guidelines: str
+    examples: tuple[Example, ...] = ()
+
+    @property
+    def phrase(self) -> str:
+        """The title as it completes "whether a tweet ..." in the A.3-A.5 prompts."""
+        return self.title[0].lower() + self.title[1:]
+
+
+def _ex(text: str, label: str, explanation: str) -> Example:
+    return Example(text, label, explanation)
+
+
+CHECKTHAT_CATEGORIES: dict[int, Category] = {
+    1: Category(
+        1, "Contain scientific claims", "Scientific Claims",
+        "Factual statements about scientific topics, research findings, or scientific phenomena. These "
+        "include statements that present scientific facts, research results, or claims about natural "
+        "phenomena that can be verified through scientific methods.",
+        "Focus on science rather than technology, religion, or politics. Look for specific scientific "
+        "facts, research results, or claims about natural phenomena. Tweets may contain @user tags "
+        "(anonymized usernames) and \"image\" indicates attached images.",
+        (
+            _ex("With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
+                "disorders, weakened immunity, weight gain and diabetes. **A review of 16 studies found that "
+                "sleeping for less than 6 to 8 hours a night increases the risk of early death by as much as "
+                "12%**. image", "YES",
+                "Presents specific **scientific findings with statistical data** from research studies about "
+                "sleep deprivation effects."),
+            _ex("Once again, the tech sector, often associated with a free-market ethos, **falls short of "
+                "social research expectations**.", "YES",
+                "References **social research findings** as factual claims."),
+            _ex("How Employment Can Change the Life of Someone with a Disability "
+                "http://www.tennesseeworks.org/how-employment-can-change-the-life-of-someone-with-a-disability"
+                "-and-everyone-involved/", "YES",
+                "Contains **claims about disability research findings** and their impacts."),
+            _ex("Diabetes Research and New Registry Aim to Improve Outcomes https://www.acc.org/latest-in-"
+                "cardiology/articles/2015/03/04/16/32/diabetes-research-and-new-registry-aim-to-improve-"
+                "outcomes?wt.mc_id=twitter #NCDR", "NO",
+                "Describes **research activities and initiatives** rather than presenting actual scientific "
+                "claims or findings."),
+            _ex("how u treat others will reflect on how u feel", "NO",
+                "General **life advice without scientific backing** or evidence."),
+        ),
+    ),
+    2: Category(
+        2, "Reference to scientific studies/publications", "References to Scientific Studies/Publications",
+        "Direct references to scientific papers, research studies, academic publications, or scholarly "
+        "articles.",
+        "Examine both URL and tweet content carefully. For URLs, check if the domain is a known "
+        "academic/scientific source and if the path contains keywords like /articles, /research, /studies, "
+        "etc. Keywords like \"research,\" \"study,\" \"published,\" \"findings\" also indicate scientific "
+        "references. Pay equal attention to URLs and tweet content. Category 2 references typically imply "
+        "Category 3 entities.",
+        (
+            _ex("Diabetes Research and New Registry Aim to Improve Outcomes **https://www.acc.org/latest-in-"
+                "cardiology/articles**/2015/03/04/16/32/diabetes-research-and-new-registry-aim-to-improve-"
+                "outcomes?wt.mc_id=twitter #NCDR", "YES",
+                "Contains **URL to cardiology articles** (domain: acc.org, path: /articles) and mentions "
+                "**research** directly."),
+            _ex("With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
+                "disorders, weakened immunity, weight gain and diabetes. **A review of 16 studies** found that "
+                "sleeping for less than 6 to 8 hours a night increases the risk of early death by as much as "
+                "12%. image", "YES",
+                "References **\"a review of 16 studies\"** indicating scientific literature review."),
+            _ex("How can this be unfolding? **https://www.bbc.co.uk/news**/health-53990068", "NO",
+                "**BBC news link** about health but not specifically referencing scientific studies or "
+                "publications."),
+            _ex("How Employment Can Change the Life of Someone with a Disability **http://www.tennesseeworks."
+                "org**/how-employment-can-change-the-life-of-someone-with-a-disability-and-everyone-involved/",
+                "NO", "**General informational content** from a non-academic source, not referencing "
+                "scientific studies."),
+        ),
+    ),
+    3: Category(
+        3, "Mention any scientific entities", "Mentions of Scientific Entities",
+        "References to scientific institutions, researchers, scientists, universities, research "
+        "organizations, academic conferences, or other entities involved in scientific research.",
+        "Look for mentions of scientists, researchers, universities, research institutions, academic "
+        "conferences, or scientific organizations. URLs with science-related paths can also indicate "
+        "scientific entities. Focus on explicit scientific entities rather than general mentions.",
+        (
+            _ex("Scientist. Artist. Activist. Coach. Visionary. **Mary Agnes Chase** is just one of the "
+                "**Smithsonian** women featured in the new book, ’Smithsonian American Women,’ now available "
+                "from @user. http://womenshistory.si.edu #BecauseOfHerStory", "YES",
+                "Mentions **scientist Mary Agnes Chase** and the **Smithsonian institution** (@user likely "
+                "refers to the publisher)."),
+            _ex("Concussion ’breathalyser’ proposed **http://www.bbc.co.uk/news/science-environment**/29146654"
+                "#sa-ns_mchannel=rss&ns_source=PublicRSS20-sa Published September 11, 2014 at 01:46AM", "YES",
+                "URL path contains **\"science-environment\"** indicating scientific context and entities."),
+            _ex("Concerns over Antarctica intensify as visitor numbers surge - Global - **NZ Herald News** "
+                "http://www.nzherald.co.nz/world/news/article.cfm?c_id=2&objectid=10871683", "NO",
+                "**General news about Antarctica** without mentioning specific scientific entities or "
+                "researchers."),
+        ),
+    ),
+}
+
+_HALF_TRUE_DESCRIPTION = (
+    "TRUE: the claim is accurate and nothing significant is missing. HALF-TRUE: the claim is factually "
+    "correct in isolation but misleading because it omits critical context. FALSE: the claim is inaccurate "
+    "or contradicted by the evidence."
+)
+_NEI_DESCRIPTION = " NEI: there is not enough evidence to decide."
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A task resolved for one category (or one custom question): what prompts are filled with."""
+
+    task: str
+    labels: tuple[str, ...]
+    phrase: str  # completes "whether a tweet ..."
+    description: str
+    guidelines: str = ""
+    examples: tuple[Example, ...] = ()
+    category: int | None = None
+    focus_rule: str = ""
+    tie_label: str = "NO"  # the stated tie rule's fallback (see decisions.majority)
+    subject: str = "tweet"  # what the input is called in prompts the task owns (not in verbatim ones)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def binary(self) -> bool:
+        return self.labels == ("YES", "NO")
+
+    def description_and_guidelines(self, examples: bool = False) -> str:
+        """[CATEGORY DESCRIPTION AND GUIDELINES]; with examples for the few-shot prompt (A.2 layout)."""
+        parts = [self.description]
+        if self.guidelines:
+            parts.append(f"Guidelines: {self.guidelines}")
+        if examples and self.examples:
+            lines = ["Examples: Important parts are highlighted in **bold**."]
+            for i, ex in enumerate(self.examples, 1):
+                kind = "Positive" if ex.label == "YES" else "Negative"
+                lines.append(f"• Example {i} ({kind}): \"{ex.text}\"\n  Explanation: {ex.explanation}")
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts)
+
+    # -- label wording used by templates -----------------------------------------------------
+    @property
+    def labels_slash(self) -> str:
+        """"YES/NO" as in `VOTE: [YES/NO]`."""
+        return "/".join(self.labels)
+
+    @property
+    def labels_or(self) -> str:
+        """'"YES" or "NO"' as in the council's JSON format."""
+        return " or ".join(f'"{lab}"' for lab in self.labels)
+
+    @property
+    def category_values(self) -> str:
+        """The judge JSON's "category" value: the paper's `0 or 1` for yes/no tasks."""
+        return "0 or 1" if self.binary else self.labels_or
+
+    @property
+    def verdict_options(self) -> str:
+        """`TRUE / FALSE / HALF-TRUE` as in RADAR's `[VERDICT]:` line."""
+        return " / ".join(self.labels)
+
+    @property
+    def decision_question(self) -> str:
+        """Completes RADAR's "decide whether ...": verbatim for half-truth, adapted for yes/no tasks."""
+        if self.binary:
+            return f"the tweet {self.phrase} (YES or NO)"
+        *head, last = self.labels
+        return f"the claim is {', '.join(head)}, or {last}"
+
+
+def resolve_task(task: str, category: int | None = None, custom_title: str = "",
+                 custom_description: str = "") -> TaskView:
+    """One task view; raises InvalidInput with a hint for unknown tasks/categories or an empty custom title."""
+    task = (task or "").strip().lower()
+    if task == "checkthat":
+        if category not in CHECKTHAT_CATEGORIES:
+            raise InvalidInput(f"CheckThat has no category {category!r}.",
+                               "Use category 1 (scientific claim), 2 (reference to a study) or 3 "
+                               "(scientific entities), or leave it empty to run all three.")
+        c = CHECKTHAT_CATEGORIES[category]
+        return TaskView("checkthat", ("YES", "NO"), c.phrase, c.description, c.guidelines, c.examples,
+                        category=category, focus_rule=CHECKTHAT_FOCUS_RULE, tie_label="NO",
+                        extra={"title": c.title, "name": c.name})
+    if task in ("halftruth", "averitec"):
+        labels = ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if task == "averitec" else ())
+        desc = _HALF_TRUE_DESCRIPTION + (_NEI_DESCRIPTION if task == "averitec" else "")
+        phrase = ("is true, false, half-true" + (", or not verifiable with the evidence (NEI)"
+                                                 if task == "averitec" else " (misleading by omission)"))
+        return TaskView(task, labels, phrase, desc, tie_label="HALF-TRUE", subject="claim")
+    if task == "custom":
+        title = (custom_title or "").strip()
+        if not title:
+            raise InvalidInput("A custom question needs a title.",
+                               "Write what the tweet should be judged for, e.g. 'is about climate change'.")
+        desc = (custom_description or "").strip() or title
+        return TaskView("custom", ("YES", "NO"), title[0].lower() + title[1:], desc, tie_label="NO",
+                        extra={"title": title})
+    raise InvalidInput(f"Unknown task {task!r}.", f"Use one of: {', '.join(TASK_NAMES)}.")
+
+
+def task_categories(task: str, category: int | None) -> list[int | None]:
+    """Which category sections a run has: CheckThat with no category runs all three."""
+    if task == "checkthat" and category is None:
+        return [1, 2, 3]
+    return [category if task == "checkthat" else None]

@@ -1,0 +1,350 @@
+"""Teaching views over stored debates: a step-through with notes, and how the votes moved.
+
+Everything here reads event dicts (the stored form) and is pure, so a debate from the store, from an
+evaluation checkpoint or from a JSONL file is explained the same way. A step is one thing a person
+can point at: a phase opening, a finished turn, a tally, a chair summary, a stop check, a rule, the
+verdict. Its note says what the protocol does at that moment; where the next move depends on the
+outcome (a new round or the verdict), the note reads it from the events that follow, so it tells
+what actually happened rather than what might.
+
+Vote dynamics take the per-round votes of `votes_tallied` events (council), or failing those the
+labelled turns of each round. "Who persuaded whom" is a stated heuristic, not a causal claim: when an
+agent switches from a to b between two rounds, every other agent that voted b in the earlier round
+shares one unit of credit for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from debate.decisions import consensus_share
+
+NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")
+PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of its own
+    "opening": "Opening: each side states its position before hearing the other.",
+    "rebuttal": "Rebuttal: each side answers the other's latest argument.",
+    "closing": "Closing: each side sums up its case.",
+    "vote": "Every council member votes on its own, in parallel, with an explanation.",
+    "discussion": "Members read the chairperson's summary and give an updated vote.",
+    "judge": "The judge reads the whole transcript and decides.",
+    "internal": "Team members discuss among themselves before their team speaks.",
+}
+
+
+@dataclass
+class Step:
+    index: int
+    seq: int
+    kind: str
+    title: str
+    note: str
+    round: int = 0
+    agent: str = ""
+    category: int | None = None
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def _next_kinds(events: list[dict], i: int) -> list[str]:
+    return [e.get("type", "") for e in events[i + 1:] if e.get("type") not in ("token", "turn_started")]
+
+
+def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None]) -> tuple[str, str]:
+    """(title, note) of one event."""
+    t = e.get("type")
+    if t == "debate_started":
+        roles = ", ".join(sorted({str(m.get("role", "")) for m in e.get("lineup") or [] if m.get("role")}))
+        cat = f", category {e['category']}" if e.get("category") else ""
+        return (f"{e.get('protocol', '')} debate starts",
+                f"Protocol {e.get('protocol')!s} on task {e.get('task')}{cat}; "
+                f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".")
+    if t == "evidence":
+        k = len(e.get("passages") or [])
+        return ("Evidence retrieved", f"Retrieval finds {k} passages for the claim; agents see them numbered "
+                f"[E1]…[E{k}] and are asked to cite them." if k else "Retrieval found no passage for this claim.")
+    if t == "phase_started":
+        phase = str(e.get("phase", ""))
+        default = next((v for k, v in PHASE_NOTES.items() if k in phase), f"{phase.title()} begins.")
+        return e.get("title") or f"{phase.title()} · round {e.get('round', 0)}", e.get("note") or default
+    if t in ("turn_finished", "turn_started"):
+        who = f"{e.get('agent')} ({e.get('role')})" if e.get("role") else str(e.get("agent"))
+        if t == "turn_started":
+            return f"{who} speaks", f"{who} was speaking when the debate ended; the turn never finished."
+        if not e.get("valid", True):
+            return (f"{who}: invalid answer", f"{who}'s answer could not be read even after one repair prompt: "
+                    "it is recorded as an invalid vote, never guessed.")
+        label = e.get("label")
+        if label is None:
+            cites = e.get("citations") or []
+            return f"{who} argues", f"{who} speaks ({e.get('completion_tokens', 0)} tokens" + (
+                f", citing {', '.join(cites)})." if cites else ").")
+        conf = f" with confidence {e['confidence']:.2f}" if e.get("confidence") is not None else ""
+        if str(e.get("role", "")).lower() in NON_VOTERS:
+            return f"{who} decides {label}", f"{who} answers {label}{conf}."
+        agent = str(e.get("agent"))
+        before = prev_vote.get(agent, "?")
+        prev_vote[agent] = label
+        change = "" if before in ("?", label) else f" — changed from {before}"
+        return f"{who} votes {label}", f"{who} votes {label}{conf}{change}."
+    if t == "votes_tallied":
+        share, th = float(e.get("consensus_share") or 0.0), float(e.get("threshold") or 0.0)
+        counts = ", ".join(f"{k} {v}" for k, v in (e.get("counts") or {}).items())
+        head = f"Votes, round {e.get('round')}: {counts}"
+        nxt = _next_kinds(events, i)
+        if e.get("reached"):
+            return head, (f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
+                          f"label {e.get('majority')} is the verdict.")
+        if e.get("stabilised"):
+            return head, (f"consensus {_pct(share)} < {_pct(th)}, but no vote changed over the last rounds: "
+                          f"the council stops and the majority ({e.get('majority')}) decides.")
+        if nxt and nxt[0] in ("chair_summary", "phase_started"):
+            return head, f"consensus {_pct(share)} < {_pct(th)}: the chairperson summarises and a new round starts."
+        return head, (f"consensus {_pct(share)} < {_pct(th)} and no rounds are left: the majority vote "
+                      f"({e.get('majority')}) decides, with the stated tie rule if needed.")
+    if t == "chair_summary":
+        return (f"Chair summary ({e.get('agent')})", "The chairperson sums up the strongest points on each side; "
+                "every member reads it before voting again.")
+    if t == "stop_check":
+        m, c = float(e.get("stop_margin") or 0.0), float(e.get("verdict_confidence") or 0.0)
+        ts, tc = float(e.get("tau_s") or 0.0), float(e.get("tau_c") or 0.0)
+        cmp_m, cmp_c = ("≥" if m + 1e-9 >= ts else "<"), ("≥" if c + 1e-9 >= tc else "<")
+        head = f"Stop check, round {e.get('round')}"
+        what = (f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and verdict confidence {c:.2f} {cmp_c} τc {tc:.2f} "
+                f"(from {e.get('method')}): ")
+        if e.get("decision") == "stop":
+            return head, what + f"RADAR stops early; the preliminary verdict is {e.get('preliminary_verdict')}."
+        return head, what + "at least one signal is below its threshold, so the debate goes on."
+    if t == "rule_applied":
+        what = (f"it changed the labels {e.get('before')} → {e.get('after')}" if e.get("changed")
+                else "it changed nothing")
+        return f"Rule: {e.get('rule')}", f"A visible post-step of the task: {what}."
+    if t == "verdict":
+        label = e.get("label") or e.get("labels")
+        conf = f", confidence {e['confidence']:.2f}" if e.get("confidence") is not None else ""
+        gold = ""
+        if e.get("gold"):
+            gold = f" Gold label: {e['gold']} — " + ("right." if e.get("correct") else "wrong.")
+        cat = f" (category {e['category']})" if e.get("category") else ""
+        return f"Verdict{cat}: {label}", f"Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
+    if t == "error":
+        return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
+    if t == "finished":
+        tokens = int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
+        return (f"Debate {e.get('status')}", f"{e.get('rounds', 0)} rounds, {tokens} tokens, "
+                f"{e.get('model_calls', 0)} model calls, {float(e.get('wall_s') or 0):.1f} s"
+                + (f"; {e['stop_reason']}." if e.get("stop_reason") else "."))
+    return t or "event", ""
+
+
+def steps(events: list[dict]) -> list[Step]:
+    """The debate as steps, in order. Token deltas and turn starts are folded into their turns."""
+    finished = {e.get("turn_id") for e in events if e.get("type") == "turn_finished"}
+    out: list[Step] = []
+    prev_vote: dict[str, str | None] = {}
+    category = None
+    for i, e in enumerate(events):
+        t = e.get("type")
+        if t == "token" or (t == "turn_started" and e.get("turn_id") in finished):
+            continue
+        if t == "phase_started" and e.get("category") is not None:
+            if e["category"] != category:
+                prev_vote = {}
+            category = e["category"]
+        title, note = _note(e, events, i, prev_vote)
+        out.append(Step(len(out), int(e.get("seq", i)), t or "", title, note, int(e.get("round") or 0),
+                        str(e.get("agent") or ""), category))
+    return out
+
+
+def events_until(events: list[dict], step: Step) -> list[dict]:
+    """What the transcript shows at a step: every event up to it, without tokens or unfinished turns."""
+    upto = [e for e in events if int(e.get("seq", -1)) <= step.seq]
+    done = {e.get("turn_id") for e in upto if e.get("type") == "turn_finished"}
+    keep = []
+    for e in upto:
+        t = e.get("type")
+        if t == "token":
+            continue
+        if t == "turn_started" and e.get("turn_id") not in done and int(e.get("seq", -1)) != step.seq:
+            continue
+        keep.append(e)
+    return keep
+
+
+# -- vote dynamics --------------------------------------------------------------------------------
+@dataclass
+class VoteSeries:
+    """Per-round votes of one decision: rounds[i] -> votes[i] = {agent: label or None}."""
+    category: int | None = None
+    rounds: list[int] = field(default_factory=list)
+    votes: list[dict[str, str | None]] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)
+    threshold: float | None = None
+    source: str = "tallies"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def vote_series(events: list[dict]) -> list[VoteSeries]:
+    """One series per decision (CheckThat category); from tallies, else from labelled debater turns."""
+    series: dict[Any, VoteSeries] = {}
+    turns: dict[Any, dict[int, dict[str, str | None]]] = defaultdict(lambda: defaultdict(dict))
+    category = None
+    for e in events:
+        t = e.get("type")
+        if t in ("debate_started", "phase_started") and e.get("category") is not None:
+            category = e["category"]
+        elif t == "votes_tallied":
+            s = series.setdefault(category, VoteSeries(category=category))
+            s.rounds.append(int(e.get("round") or 0))
+            s.votes.append(dict(e.get("votes") or {}))
+            s.shares.append(float(e.get("consensus_share") or 0.0))
+            s.threshold = e.get("threshold", s.threshold)
+        elif t == "turn_finished" and str(e.get("role", "")).lower() not in NON_VOTERS:
+            if e.get("label") is not None or not e.get("valid", True):
+                turns[category][int(e.get("round") or 0)][str(e.get("agent"))] = e.get("label")
+    for cat, by_round in turns.items():
+        if cat in series:
+            continue
+        s = VoteSeries(category=cat, source="turns")
+        for r in sorted(by_round):
+            s.rounds.append(r)
+            s.votes.append(by_round[r])
+            s.shares.append(consensus_share(by_round[r]))
+        series[cat] = s
+    return [series[k] for k in series]
+
+
+def vote_changes(s: VoteSeries) -> list[dict]:
+    """Who changed their vote, in which round, from what to what."""
+    out = []
+    for (r0, v0), (r1, v1) in zip(zip(s.rounds, s.votes), zip(s.rounds[1:], s.votes[1:])):
+        for agent, label in v1.items():
+            if agent in v0 and v0[agent] != label:
+                out.append({"agent": agent, "round": r1, "from": v0[agent], "to": label})
+    return out
+
+
+def agreement_over_rounds(s: VoteSeries) -> list[dict]:
+    out = []
+    for r, votes, share in zip(s.rounds, s.votes, s.shares):
+        top = Counter(v for v in votes.values() if v is not None).most_common(1)
+        out.append({"round": r, "share": share, "majority": top[0][0] if top else None, "threshold": s.threshold})
+    return out
+
+
+def persuasion(s: VoteSeries) -> dict[tuple[str, str], float]:
+    """{(persuader, persuaded): credit}: a switch to b is credited, in equal parts, to those who held b."""
+    credit: dict[tuple[str, str], float] = defaultdict(float)
+    for (v0, v1) in zip(s.votes, s.votes[1:]):
+        for agent, label in v1.items():
+            if agent not in v0 or v0[agent] == label or label is None:
+                continue
+            holders = [a for a, lab in v0.items() if lab == label and a != agent]
+            for h in holders:
+                credit[(h, agent)] += 1.0 / len(holders)
+    return dict(credit)
+
+
+def _lab(x: str | None) -> str:
+    return "invalid" if x is None else str(x)
+
+
+def sankey_data(all_series: Iterable[VoteSeries]) -> dict:
+    """Nodes "R<r> · <label>" and links counting agents that went from one to the next, summed over series."""
+    flows: Counter = Counter()
+    for s in all_series:
+        for (r0, v0), (r1, v1) in zip(zip(s.rounds, s.votes), zip(s.rounds[1:], s.votes[1:])):
+            for agent, label in v1.items():
+                if agent in v0:
+                    flows[(f"R{r0} · {_lab(v0[agent])}", f"R{r1} · {_lab(label)}")] += 1
+    nodes = sorted({n for pair in flows for n in pair}, key=lambda n: (int(n.split(" ")[0][1:]), n))
+    idx = {n: i for i, n in enumerate(nodes)}
+    links = sorted(flows.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]]))
+    return {"nodes": nodes, "source": [idx[a] for (a, _), _ in links], "target": [idx[b] for (_, b), _ in links],
+            "value": [n for _, n in links]}
+
+
+def debate_dynamics(events: list[dict]) -> dict:
+    """Everything the vote-dynamics view shows for one debate."""
+    series = vote_series(events)
+    changes = [dict(c, category=s.category) for s in series for c in vote_changes(s)]
+    pers: Counter = Counter()
+    for s in series:
+        pers.update(persuasion(s))
+    return {"series": [s.to_dict() for s in series], "changes": changes,
+            "agreement": [dict(a, category=s.category) for s in series for a in agreement_over_rounds(s)],
+            "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()],
+            "sankey": sankey_data(series)}
+
+
+def aggregate_dynamics(event_lists: Iterable[list[dict]]) -> dict:
+    """The same over many debates (an evaluation run): flows summed, mean agreement per round."""
+    all_series: list[VoteSeries] = []
+    changes_per_round: Counter = Counter()
+    pers: Counter = Counter()
+    shares: dict[int, list[float]] = defaultdict(list)
+    n = 0
+    for events in event_lists:
+        n += 1
+        for s in vote_series(events):
+            all_series.append(s)
+            for c in vote_changes(s):
+                changes_per_round[c["round"]] += 1
+            pers.update(persuasion(s))
+            for r, share in zip(s.rounds, s.shares):
+                shares[r].append(share)
+    return {"debates": n, "decisions": len(all_series), "sankey": sankey_data(all_series),
+            "changes_per_round": dict(sorted(changes_per_round.items())),
+            "agreement": [{"round": r, "mean_share": sum(v) / len(v), "n": len(v)} for r, v in sorted(shares.items())],
+            "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()]}
+
+
+def run_dynamics(run_dir: str) -> dict:
+    """Aggregated vote dynamics of an evaluation run's finished debates."""
+    from debate.evaluation.checkpoint import read_rows
+    rows = read_rows(run_dir, with_events=True)
+    return aggregate_dynamics(r.get("events") or [] for r in rows if r.get("status") == "done")
+
+
+# -- figures (plotly only; the pages draw them) ----------------------------------------------------
+LABEL_COLORS = {"YES": "#2E9D57", "TRUE": "#2E9D57", "NO": "#D64545", "FALSE": "#D64545",
+                "HALF-TRUE": "#E8A33D", "NEI": "#8C8C8C", "invalid": "#C9C9C9"}
+
+
+def sankey_figure(data: dict, title: str = "") -> Any:
+    """Votes flowing from round to round; node colour = label."""
+    import plotly.graph_objects as go
+    colors = [LABEL_COLORS.get(n.split(" · ", 1)[-1].upper() if "invalid" not in n else "invalid", "#4C78A8")
+              for n in data["nodes"]]
+    fig = go.Figure(go.Sankey(arrangement="snap", node=dict(label=data["nodes"], color=colors, pad=18, thickness=16),
+                              link=dict(source=data["source"], target=data["target"], value=data["value"],
+                                        color="rgba(120,120,120,0.35)")))
+    fig.update_layout(height=320, margin=dict(l=8, r=8, t=30 if title else 8, b=8), title=title or None)
+    if not data["nodes"]:
+        fig.add_annotation(text="no vote changed hands: this debate has a single round of votes (or none)",
+                           showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font=dict(color="#888"))
+    return fig
+
+
+def agreement_figure(points: list[dict], key: str = "share") -> Any:
+    """Consensus share per round (one line per category), with the threshold when known."""
+    import plotly.graph_objects as go
+    fig = go.Figure()
+    by_cat: dict[Any, list[dict]] = defaultdict(list)
+    for p in points:
+        by_cat[p.get("category")].append(p)
+    for cat, pts in by_cat.items():
+        fig.add_scatter(x=[f"R{p['round']}" for p in pts], y=[p[key] for p in pts], mode="lines+markers",
+                        name="agreement" if cat is None else f"category {cat}")
+    th = next((p.get("threshold") for p in points if p.get("threshold")), None)
+    if th:
+        fig.add_hline(y=th, line_dash="dash", line_color="#999", annotation_text=f"threshold {th:.0%}")
+    fig.update_layout(height=260, margin=dict(l=8, r=8, t=8, b=8), yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+                      xaxis=dict(type="category"), legend=dict(orientation="h", y=1.1))
+    return fig

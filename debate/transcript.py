@@ -1,0 +1,251 @@
+"""Transcripts from events: a structured view for programs, and readable text for terminals.
+
+Both are pure functions of the event sequence, which is what makes a replay identical to the live run:
+`TextRenderer.feed(event)` returns the text to print for that event and the CLI prints it as it goes; the
+replay command feeds the stored events to a fresh renderer. Concurrent turns interleave their tokens in
+the stream; the renderer shows one turn at a time (the earliest started that is still open), holding the
+others' tokens until their turn is shown, so parallel speech stays readable in a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Iterable
+
+from debate.errors import InvalidInput
+from debate.events import Event, event_from_dict
+
+# -- JSONL ----------------------------------------------------------------------------------------
+
+
+def write_event(fh: IO[str], ev: Event) -> None:
+    fh.write(json.dumps(ev.to_dict(), ensure_ascii=False) + "\n")
+    fh.flush()
+
+
+def read_events(path: str | Path) -> list[Event]:
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise InvalidInput(f"No events file at {p}.", "Write one with: python -m debate run --events FILE ...")
+    out: list[Event] = []
+    with p.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(event_from_dict(json.loads(line)))
+            except (ValueError, TypeError) as e:
+                raise InvalidInput(f"{p}, line {n}, is not an event ({e}).",
+                                   "The file must hold one JSON event per line, as `run --events` writes.") from None
+    return out
+
+
+# -- structured view ------------------------------------------------------------------------------
+
+
+@dataclass
+class Section:
+    phase: str
+    round: int
+    title: str
+    category: int | None = None
+    note: str = ""
+    items: list[Event] = field(default_factory=list)  # TurnFinished, VotesTallied, ChairSummary, StopCheck ...
+
+
+@dataclass
+class Transcript:
+    started: Event | None = None
+    evidence: list[dict] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    verdicts: list[Event] = field(default_factory=list)
+    errors: list[Event] = field(default_factory=list)
+    finished: Event | None = None
+
+    @property
+    def final(self) -> Event | None:
+        return self.verdicts[-1] if self.verdicts else None
+
+
+def build_transcript(events: Iterable[Event]) -> Transcript:
+    """What was said, grouped by phase; tokens are skipped (TurnFinished carries the full text)."""
+    tr = Transcript()
+    for ev in events:
+        kind = ev.type
+        if kind == "debate_started":
+            tr.started = ev
+        elif kind == "evidence":
+            tr.evidence = list(ev.passages)
+        elif kind == "phase_started":
+            tr.sections.append(Section(ev.phase, ev.round, ev.title, ev.category, ev.note))
+        elif kind in ("turn_finished", "votes_tallied", "chair_summary", "stop_check", "rule_applied"):
+            if not tr.sections:
+                tr.sections.append(Section("debate", 0, "Debate"))
+            tr.sections[-1].items.append(ev)
+        elif kind == "verdict":
+            tr.verdicts.append(ev)
+        elif kind == "error":
+            tr.errors.append(ev)
+        elif kind == "finished":
+            tr.finished = ev
+    return tr
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+_PALETTE = ("36", "33", "35", "32", "34", "31", "96", "93", "95", "92", "94", "91")
+
+
+class TextRenderer:
+    """Incremental, deterministic text for an event stream (ANSI colour optional)."""
+
+    def __init__(self, color: bool = False, width: int = 100) -> None:
+        self.color = color
+        self.width = width
+        self.colours: dict[str, str] = {}
+        self.open: list[str] = []  # turn ids started and not yet shown to the end, in start order
+        self.started: dict[str, Event] = {}
+        self.buffer: dict[str, list[str]] = {}
+        self.finished: dict[str, Event] = {}
+        self.current: str | None = None
+        self.had_tokens: dict[str, bool] = {}
+
+    # -- styling --------------------------------------------------------------------------------
+    def _c(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def _agent(self, name: str) -> str:
+        if name not in self.colours:
+            self.colours[name] = _PALETTE[len(self.colours) % len(_PALETTE)]
+        return self._c("1;" + self.colours[name], name)
+
+    def _rule(self, title: str, char: str = "─") -> str:
+        line = f"{char * 2} {title} "
+        return self._c("1", line + char * max(0, self.width - len(line))) + "\n"
+
+    # -- turns ----------------------------------------------------------------------------------
+    def _header(self, ev: Event) -> str:
+        where = f"{ev.phase}" + (f" {ev.round}" if ev.round else "")
+        return f"\n▶ {self._agent(ev.agent)} · {ev.role} · {self._c('2', ev.model)} · {where}\n  "
+
+    def _footer(self, ev: Event) -> str:
+        bits = []
+        if ev.parsed is not None or not ev.valid:
+            if not ev.valid:
+                bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
+            elif ev.label is not None:
+                conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
+                bits.append(self._c("1", f"→ {ev.label}{conf}"))
+        if ev.repaired:
+            bits.append("repaired")
+        if ev.citations:
+            bits.append("cites " + " ".join(f"[{c}]" for c in ev.citations))
+        if ev.reasoning:
+            bits.append(f"reasoning {len(ev.reasoning)} chars (not parsed)")
+        meta = f"{ev.prompt_tokens}+{ev.completion_tokens} tok · {ev.latency_s:.2f} s" + (" · cached" if ev.cached else "")
+        shown = (" · ".join(bits) + " · ") if bits else ""
+        return "\n  " + shown + self._c("2", meta) + "\n"
+
+    def _show(self, tid: str) -> str:
+        """Make `tid` the turn on screen: header, its held tokens, and its end if it has finished."""
+        self.current = tid
+        out = self._header(self.started[tid]) + "".join(self.buffer.pop(tid, []))
+        if tid in self.finished:
+            out += self._close(tid)
+        return out
+
+    def _close(self, tid: str) -> str:
+        ev = self.finished.pop(tid)
+        out = "" if self.had_tokens.get(tid) else ev.text.replace("\n", "\n  ")
+        out += self._footer(ev)
+        self.open.remove(tid)
+        self.current = None
+        if self.open:
+            out += self._show(self.open[0])
+        return out
+
+    # -- dispatch -------------------------------------------------------------------------------
+    def feed(self, ev: Event) -> str:
+        kind = ev.type
+        if kind == "turn_started":
+            self.started[ev.turn_id] = ev
+            self.open.append(ev.turn_id)
+            return self._show(ev.turn_id) if self.current is None else ""
+        if kind == "token":
+            text = ev.text.replace("\n", "\n  ")
+            self.had_tokens[ev.turn_id] = True
+            if ev.turn_id == self.current:
+                return text
+            self.buffer.setdefault(ev.turn_id, []).append(text)
+            return ""
+        if kind == "turn_finished":
+            if ev.turn_id not in self.started:  # a stream cut before TurnStarted: show it plainly
+                self.started[ev.turn_id] = ev
+                self.open.append(ev.turn_id)
+            self.finished[ev.turn_id] = ev
+            if self.current is None:
+                return self._show(self.open[0])
+            return self._close(ev.turn_id) if ev.turn_id == self.current else ""
+        return self._other(ev)
+
+    def _other(self, ev: Event) -> str:
+        kind = ev.type
+        if kind == "debate_started":
+            where = ev.task + (f" category {ev.category}" if ev.task == "checkthat" and ev.category else
+                               " (all categories)" if ev.task == "checkthat" else "")
+            head = self._rule(f"{ev.protocol} · {where} · lineup {ev.settings.get('lineup_name', '')}", "═")
+            gold = f"\nGold: {ev.gold}" if ev.gold else ""
+            return head + f"Claim: {ev.claim}{gold}\n"
+        if kind == "evidence":
+            lines = [self._rule(f"Evidence: {len(ev.passages)} passages" + (f" from {ev.corpus}" if ev.corpus else ""))]
+            for p in ev.passages:
+                score = p.get("score")
+                sc = f"({score:.2f}) " if isinstance(score, (int, float)) else ""
+                text = " ".join(str(p.get("text", "")).split())
+                lines.append(f"  [{p.get('id')}] {sc}{text[:160]}{'…' if len(text) > 160 else ''}\n")
+            return "".join(lines)
+        if kind == "phase_started":
+            out = "\n" + self._rule(ev.title or ev.phase, "═" if ev.phase == "category" else "─")
+            return out + (self._c("2", f"  {ev.note}") + "\n" if ev.note else "")
+        if kind == "votes_tallied":
+            counts = ", ".join(f"{k} {n}" for k, n in ev.counts.items())
+            invalid = sum(1 for v in ev.votes.values() if v is None)
+            state = "reached" if ev.reached else "not reached"
+            extra = " · votes stabilised" if ev.stabilised else ""
+            return self._c("1", f"\n  Votes (round {ev.round}): {counts}" + (f", invalid {invalid}" if invalid else "")
+                           + f" · consensus {ev.consensus_share:.0%} vs θ {ev.threshold:.0%}: {state}"
+                           + f" · majority {ev.majority}{extra}") + "\n"
+        if kind == "chair_summary":
+            return f"\n  Chair {self._agent(ev.agent)} (round {ev.round}): {ev.summary}\n"
+        if kind == "stop_check":
+            return self._c("1", f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
+                           f"vs τs {ev.tau_s:.2f}, confidence {ev.verdict_confidence:.2f} vs τc {ev.tau_c:.2f}"
+                           f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})") + "\n"
+        if kind == "rule_applied":
+            change = ", ".join(f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items()
+                               if ev.before.get(k) != v) or "no label changed"
+            return f"\n  Rule: {ev.rule}: {change}\n"
+        if kind == "verdict":
+            label = ev.label if ev.labels is None else ", ".join(f"{k}: {v}" for k, v in ev.labels.items())
+            label = label if label is not None else "NO VALID ANSWER"
+            conf = f" (confidence {ev.confidence:.2f})" if ev.confidence is not None else ""
+            gold = ""
+            if ev.gold is not None and ev.correct is not None:
+                gold = f" · gold {ev.gold}: {'right' if ev.correct else 'wrong'}"
+            cat = f" · category {ev.category}" if ev.category else ""
+            return "\n" + self._c("1;7", f" VERDICT{cat}: {label} ") + self._c("1", f"{conf} [{ev.source}]{gold}") + \
+                (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
+        if kind == "error":
+            return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
+        if kind == "finished":
+            return "\n" + self._rule(f"{ev.status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
+                                     f"{ev.model_calls} model calls · {ev.prompt_tokens}+{ev.completion_tokens} tokens · "
+                                     f"{ev.cache_hits} cache hits · {ev.wall_s:.1f} s", "═")
+        return ""
+
+
+def render_text(events: Iterable[Event], color: bool = False) -> str:
+    r = TextRenderer(color=color)
+    return "".join(r.feed(ev) for ev in events)

@@ -1,0 +1,169 @@
+"""Compare: two or more protocols or lineups on one claim, side by side, each streaming in its own column."""
+
+from datetime import datetime, timezone
+
+import streamlit as st
+
+from debate import live
+from debate.errors import DebateError
+from debate.runner import DebateConfig
+from ui import catalog, charts, resources
+from ui.render import render_evidence, render_sections, render_verdict, STATUS_BADGE
+from ui.safe import escape, text_html
+from ui.transcript import DebateView
+
+TICK_S = 0.4
+store = resources.get_store()
+st.markdown("## :material/compare_arrows: Compare")
+mode = st.segmented_control("Mode", ["Run side by side", "Open saved debates"], key="cmp_mode",
+                            default="Run side by side", label_visibility="collapsed") or "Run side by side"
+
+
+def _view(debate_id: str) -> DebateView:
+    views = st.session_state.setdefault("views:compare", {})
+    view = views.setdefault(debate_id, DebateView())
+    view.extend(store.events(debate_id, after_seq=view.last_seq))
+    return view
+
+
+def _elapsed(row: dict, view: DebateView) -> float:
+    if view.finished is not None or row.get("status") != "running":
+        return float(view.counters()["elapsed"] or 0.0)
+    try:
+        return (datetime.now(timezone.utc) - datetime.fromisoformat(row["created_at"])).total_seconds()
+    except (KeyError, ValueError):
+        return float(view.last_t)
+
+
+def _column(debate_id: str, n_cols: int) -> None:
+    row = store.get(debate_id)
+    if row is None:
+        st.info("This debate is no longer in the store.")
+        return
+    view = _view(debate_id)
+    info = catalog.protocols().get(row["protocol"])
+    lineup = (row.get("config") or {}).get("lineup")
+    lineup_name = lineup if isinstance(lineup, str) else (lineup or {}).get("name", "custom")
+    st.markdown(f"**{escape(info.title if info else row['protocol'])}**  \n"
+                f"<span class='meta'>lineup {escape(catalog.preset_title(str(lineup_name)))}</span>",
+                unsafe_allow_html=True)
+    status = row["status"] if view.finished is None else view.status
+    text, color, icon = STATUS_BADGE.get(status, STATUS_BADGE["waiting"])
+    st.badge(text, color=color, icon=icon)
+    c = view.counters()
+    verdict = view.verdict
+    vlabel = (verdict.label or (verdict.labels and ", ".join(f"{k}:{v}" for k, v in verdict.labels.items()))
+              if verdict else None)
+    m1, m2 = st.columns(2)
+    m1.metric("Verdict", vlabel or "—")
+    m2.metric("Time", f"{_elapsed(row, view):.1f} s")
+    m3, m4 = st.columns(2)
+    m3.metric("Tokens", f"{int(c['tokens']):,}")
+    m4.metric("Model calls", int(c["model_calls"]))
+    render_verdict(view)
+    if view.tallies or row["protocol"] == "council":
+        st.plotly_chart(charts.tally_figure(view.tallies), key=f"cmp-tally-{debate_id}", config={"displayModeBar": False})
+    if view.stop_checks or row["protocol"].startswith("radar"):
+        st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"cmp-stop-{debate_id}", config={"displayModeBar": False})
+    with st.container(height=620 if n_cols > 1 else None):
+        render_sections(view, debate_id)
+    if view.evidence:
+        with st.expander(f"Evidence ({len(view.evidence)} passages)"):
+            render_evidence(view, debate_id)
+
+
+def show_side_by_side(ids: list[str]) -> None:
+    ticking = any(live.is_running(d) for d in ids)
+
+    @st.fragment(run_every=TICK_S if ticking else None)
+    def _frame() -> None:
+        rows = [store.get(d) for d in ids]
+        claim = next((r["claim"] for r in rows if r), "")
+        if len({r["claim"] for r in rows if r}) == 1:
+            st.markdown(f'<div class="claim-card">{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
+        cols = st.columns(len(ids), gap="medium")
+        for col, d in zip(cols, ids):
+            with col:
+                _column(d, len(ids))
+        if ticking and not any(live.is_running(d) for d in ids):
+            st.rerun()
+
+    _frame()
+
+
+if mode == "Open saved debates":
+    rows = store.list(limit=300)
+    if not rows:
+        st.info("No saved debates yet. Run some on the Debate page, or side by side here.")
+        st.stop()
+    by_id = {r["id"]: r for r in rows}
+    chosen = st.multiselect("Debates (two to four)", list(by_id), key="cmp_saved", max_selections=4,
+                            format_func=lambda i: f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']}"
+                                                  f" · {by_id[i]['claim'][:70]} · {i}")
+    if chosen:
+        show_side_by_side(chosen)
+    st.stop()
+
+# -- run side by side ------------------------------------------------------------------------------
+infos = catalog.protocols()
+names = list(infos)
+presets = list(catalog.presets())
+saved = [f"saved:{n}" for n in store.lineups()]
+c1, c2 = st.columns([3, 1])
+claim = c1.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.")
+task = c2.selectbox("Task", list(catalog.TASKS), key="cmp_task", format_func=catalog.TASKS.get)
+category, custom_title = None, ""
+if task == "checkthat":
+    category = c2.selectbox("Category", [1, 2, 3], key="cmp_category", format_func=catalog.CATEGORIES.get)
+elif task == "custom":
+    custom_title = c2.text_input("Question: does the text …", key="cmp_custom_title")
+g1, g2, g3 = st.columns(3)
+n = int(g1.number_input("Columns", 2, 4, 2, key="cmp_n"))
+max_tokens = int(g2.number_input("Max tokens per turn", 8, 4096, 256, step=16, key="cmp_max_tokens"))
+rounds = int(g3.number_input("Rounds (0 = each protocol's default)", 0, 10, 0, key="cmp_rounds",
+                             help="A short demo: cap the rounds of every protocol that has rounds."))
+setup = st.columns(n)
+picks = []
+for i, col in enumerate(setup):
+    with col:
+        default = ["council", "radar", "single", "baseline"][i]
+        if f"cmp_proto_{i}" not in st.session_state:
+            st.session_state[f"cmp_proto_{i}"] = default if default in names else names[0]
+        proto = st.selectbox(f"Protocol {i + 1}", names, key=f"cmp_proto_{i}", format_func=lambda k: infos[k].title)
+        lu = st.selectbox(f"Lineup {i + 1}", presets + saved, key=f"cmp_lineup_{i}", format_func=catalog.preset_title)
+        picks.append((proto, lu))
+
+ids: list[str] = st.session_state.get("cmp_ids", [])
+running = any(live.is_running(d) for d in ids)
+b1, b2, _ = st.columns([1, 1, 4])
+if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/play_arrow:", disabled=running):
+    if not claim.strip():
+        st.error("**The claim is empty.**  \nPaste a tweet or a claim: every column debates the same one.",
+                 icon=":material/error:")
+    else:
+        started, problems = [], []
+        lineups = store.lineups()
+        for i, (proto, lu) in enumerate(picks):
+            lineup = lineups[lu.split(":", 1)[1]] if lu.startswith("saved:") else lu
+            params = {"rounds": rounds} if rounds and "rounds" in infos[proto].params else {}
+            cfg = DebateConfig(claim=claim.strip(), protocol=proto, task=task, category=category,
+                               custom_title=custom_title, lineup=lineup, params=params, max_tokens=max_tokens)
+            try:
+                retriever = resources.get_retriever() if infos[proto].uses_evidence else None
+                started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))
+            except DebateError as e:
+                problems.append(f"Column {i + 1} ({proto}): **{e.message}** {e.hint}")
+        st.session_state["cmp_ids"] = started
+        st.session_state["cmp_problems"] = problems
+        st.rerun()
+if b2.button("Stop all", key="cmp_stop", icon=":material/stop:", disabled=not running):
+    for d in ids:
+        live.stop(d)
+for p in st.session_state.get("cmp_problems", []):
+    st.error(p, icon=":material/error:")
+if ids:
+    st.divider()
+    show_side_by_side(ids)
+else:
+    st.caption("Each column runs its own debate at the same time; tokens, votes and verdicts stream in as they "
+               "arrive, with each one's tokens, model calls and time.")

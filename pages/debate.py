@@ -1,0 +1,76 @@
+"""Debate (home): pick a claim, a protocol and a lineup; watch the debate stream; it is saved as it goes."""
+
+import streamlit as st
+
+from debate import live
+from debate.errors import DebateError
+from debate.runner import DebateConfig
+from ui import resources, widgets
+from ui.live_view import show_live
+
+with st.sidebar:
+    st.markdown("### Set-up")
+    task = widgets.task_picker()
+    protocol, info = widgets.protocol_picker()
+    st.markdown("**Parameters** · the papers' defaults")
+    params = widgets.params_editor(protocol, info)
+    gen = widgets.generation_settings(info)
+
+st.markdown("## :material/forum: Debate")
+claim, gold = widgets.claim_box(task["task"], task["category"])
+
+with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
+    lineup, agents, status = widgets.lineup_editor(protocol, params)
+unavailable = {m: r for m, r in status.items() if not r.get("ok")}
+if unavailable:
+    st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
+                                               for m, r in unavailable.items())
+               + "  \nPick another model in the lineup, or start the backend (Models page).",
+               icon=":material/warning:")
+
+debate_id = st.session_state.get("debate_id")
+running = bool(debate_id) and live.is_running(debate_id)
+c_run, c_stop, c_msg = st.columns([1, 1, 5], vertical_alignment="center")
+run_clicked = c_run.button("Run", key="run", type="primary", icon=":material/play_arrow:", disabled=running,
+                           width="stretch")
+if c_stop.button("Stop", key="stop", icon=":material/stop:", disabled=not running, width="stretch"):
+    live.stop(debate_id)
+    c_msg.caption("Stopping after the current token…")
+
+
+def _problem() -> tuple[str, str] | None:
+    if not claim.strip():
+        return "The claim is empty.", "Paste a tweet or a claim, or click one of the examples."
+    if task["task"] == "custom" and not task["custom_title"].strip():
+        return "The custom question has no title.", "Say what the text should be checked for (sidebar)."
+    if unavailable:
+        first = next(iter(unavailable.values()))
+        return (f"{len(unavailable)} model(s) of the lineup are not available: {', '.join(unavailable)}.",
+                first.get("detail") or "Choose available models in the lineup, or start the backend.")
+    return None
+
+
+if run_clicked:
+    problem = _problem()
+    if problem:
+        st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
+    else:
+        config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
+                              custom_title=task["custom_title"], custom_description=task["custom_description"],
+                              lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
+                              max_tokens=gen["max_tokens"], gold=gold)
+        try:
+            retriever = resources.get_retriever() if gen["evidence"] else None
+            st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
+                                                              resources.get_store(), run=resources.get_run())
+            st.session_state["debate_gold"] = gold
+            st.rerun()
+        except DebateError as e:
+            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+
+if st.session_state.get("debate_id"):
+    st.divider()
+    show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
+else:
+    st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
+               "appear as they happen. Every debate is saved to the Library.")

@@ -1,0 +1,90 @@
+"""Library: every saved debate; search, filter, reopen (instantly or at recorded pace), delete, export."""
+
+import datetime as dt
+
+import streamlit as st
+
+from debate import live
+from debate.store import list_csv
+from ui import resources
+from ui.live_view import show_live, show_stored
+
+store = resources.get_store()
+st.markdown("## :material/library_books: Library")
+
+if st.session_state.pop("lib_replay_done", False):
+    st.session_state["lib_pace"] = "instant"
+
+f1, f2, f3, f4, f5 = st.columns([3, 1.3, 1.3, 1.3, 2])
+search = f1.text_input("Search claims", key="lib_search", placeholder="words from the claim or the id")
+task = f2.selectbox("Task", ["any"] + store.distinct("task"), key="lib_task")
+protocol = f3.selectbox("Protocol", ["any"] + store.distinct("protocol"), key="lib_protocol")
+verdict = f4.selectbox("Verdict", ["any"] + store.distinct("verdict"), key="lib_verdict")
+dates = f5.date_input("Date range", value=(), key="lib_dates", format="YYYY-MM-DD")
+d_from = dates[0].isoformat() if len(dates) >= 1 else None
+d_to = dates[1].isoformat() if len(dates) == 2 else d_from
+rows = store.list(search=search, task=None if task == "any" else task,
+                  protocol=None if protocol == "any" else protocol,
+                  verdict=None if verdict == "any" else verdict, date_from=d_from, date_to=d_to)
+
+if not rows:
+    st.info("No debates match." if store.list(limit=1) else
+            "No debates yet. Run one on the Debate page; it is saved here as it streams.")
+    st.stop()
+
+
+def _when(r: dict) -> str:
+    try:
+        return dt.datetime.fromisoformat(r["created_at"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return r["created_at"][:16]
+
+
+STATUS_ICON = {"completed": "✅", "running": "⏳", "stopped": "⏹️", "error": "❌", "interrupted": "⏸️"}
+st.dataframe(
+    [{"when": _when(r), "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}", "protocol": r["protocol"],
+      "task": r["task"] + (f" c{r['category']}" if r.get("category") else ""), "claim": r["claim"][:120],
+      "verdict": r["verdict"] or "", "gold": r["gold"] or "",
+      "right": "" if r["correct"] is None else ("✔" if r["correct"] else "✘"),
+      "tokens": r["tokens"], "seconds": round(r["wall_s"] or 0.0, 1)} for r in rows],
+    hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
+st.download_button("Export this list as CSV", list_csv(rows), file_name="debates.csv", mime="text/csv",
+                   on_click="ignore", key="lib_export_list", icon=":material/download:")
+
+ids = [r["id"] for r in rows]
+by_id = {r["id"]: r for r in rows}
+if st.session_state.get("lib_open") not in ids:
+    st.session_state["lib_open"] = ids[0]
+chosen = st.selectbox("Open a debate", ids, key="lib_open",
+                      format_func=lambda i: f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
+                                            f"{by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}")
+row = by_id[chosen]
+
+a1, a2, a3, a4, a5, a6 = st.columns([2.2, 1.2, 1, 1, 1, 1], vertical_alignment="bottom")
+pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace", default="instant") or "instant"
+speed = a2.selectbox("Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×",
+                     disabled=pace == "instant")
+a3.download_button("JSON", store.export_json(chosen), file_name=f"debate-{chosen}.json", mime="application/json",
+                   on_click="ignore", key="lib_json", icon=":material/data_object:")
+a4.download_button("Markdown", store.export_markdown(chosen), file_name=f"debate-{chosen}.md",
+                   mime="text/markdown", on_click="ignore", key="lib_md", icon=":material/description:")
+a5.download_button("CSV", store.export_csv(chosen), file_name=f"debate-{chosen}.csv", mime="text/csv",
+                   on_click="ignore", key="lib_csv", icon=":material/table:")
+if a6.button("Delete", key="lib_delete", icon=":material/delete:"):
+    st.session_state["lib_confirm"] = chosen
+if st.session_state.get("lib_confirm") == chosen:
+    c1, c2, _ = st.columns([3, 1, 1])
+    c1.warning("Delete this debate and all its events? This cannot be undone.")
+    if c2.button("Yes, delete", key="lib_delete_yes", type="primary"):
+        live.stop(chosen)
+        store.delete(chosen)
+        st.session_state.pop("lib_confirm", None)
+        st.session_state.get("views:library", {}).pop(chosen, None)
+        st.toast("Debate deleted.")
+        st.rerun()
+
+st.divider()
+if row["status"] == "running" and live.is_running(chosen):
+    show_live(chosen)
+else:
+    show_stored(chosen, pace="recorded" if pace == "recorded pace" else "instant", speed=float(speed))

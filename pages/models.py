@@ -1,0 +1,87 @@
+"""Models: backends and their health, settings (Ollama host, OpenAI base URL/key), and a prompt box."""
+
+import time
+
+import streamlit as st
+
+from debate.errors import DebateError
+from debate.models.base import GenOptions
+from ui import resources
+from ui.safe import text_html
+
+st.markdown("## :material/memory: Models")
+
+settings = resources.load_settings()
+with st.expander("Settings", icon=":material/settings:", expanded=False):
+    with st.form("settings"):
+        host = st.text_input("Ollama host", value=(settings.get("ollama") or {}).get("host", ""),
+                             placeholder="http://127.0.0.1:11434 (or OLLAMA_HOST)", key="set_ollama_host")
+        base = st.text_input("OpenAI-compatible base URL", value=(settings.get("openai") or {}).get("base_url", ""),
+                             placeholder="https://api.openai.com/v1 (or OPENAI_BASE_URL)", key="set_openai_base")
+        key = st.text_input("OpenAI API key", value=(settings.get("openai") or {}).get("api_key", ""),
+                            type="password", placeholder="sk-… (or OPENAI_API_KEY)", key="set_openai_key")
+        if st.form_submit_button("Save settings", icon=":material/save:"):
+            new = dict(settings)
+            new["ollama"] = {**(settings.get("ollama") or {}), "host": host.strip()}
+            new["openai"] = {**(settings.get("openai") or {}), "base_url": base.strip(), "api_key": key.strip()}
+            for sec in ("ollama", "openai"):
+                new[sec] = {k: v for k, v in new[sec].items() if v}
+            resources.save_settings(new)
+            resources.known_models(refresh=True)
+            st.success(f"Saved to {resources.settings_path()}. Empty fields fall back to the environment.")
+            settings = new
+
+top = st.columns([6, 1])
+refresh = top[1].button("Refresh", key="models_refresh", icon=":material/refresh:")
+rows = resources.known_models(refresh=refresh)
+DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴"}
+
+st.markdown("#### Backends")
+cols = st.columns(3)
+for col, backend in zip(cols, ("local", "ollama", "openai")):
+    mine = [r for r in rows if r.backend == backend]
+    ready = [r for r in mine if r.status == "ready" and r.name]
+    problem = next((r.detail for r in mine if not r.name), "")
+    with col.container(border=True):
+        title = {"local": "Embedded (llama.cpp)", "ollama": "Ollama", "openai": "OpenAI-compatible"}[backend]
+        st.markdown(f"**{title}**  \n{DOT['ready'] if ready else DOT['unreachable']} "
+                    f"{len(ready)} model(s) ready")
+        if problem:
+            st.caption(problem)
+
+st.markdown("#### Models")
+st.dataframe([{"status": f"{DOT.get(r.status, '⚪')} {r.status}", "spec": r.spec, "backend": r.backend,
+               "size": f"{r.size_bytes / 1e6:,.0f} MB" if r.size_bytes else "", "license": r.license,
+               "detail": r.detail} for r in rows if r.name],
+             hide_index=True, width="stretch")
+
+st.markdown("#### Try a model")
+ready = [r.spec for r in rows if r.name and r.status == "ready"]
+c1, c2 = st.columns([3, 1])
+spec = c1.selectbox("Model", ready or ["local:qwen2.5-0.5b"], key="try_model", accept_new_options=True,
+                    help="Pick one, or type any spec such as ollama:qwen3:8b or openai:NAME@http://HOST:PORT/v1")
+max_tokens = c2.number_input("Max tokens", 8, 2048, 128, step=16, key="try_max_tokens")
+prompt = st.text_area("Prompt", key="try_prompt", placeholder="Ask something…", height=90)
+if st.button("Send", key="try_send", type="primary", icon=":material/send:"):
+    if not prompt.strip():
+        st.error("The prompt is empty. Type something to send.")
+    else:
+        box = st.empty()
+        text = ""
+        try:
+            stream = resources.get_client().chat(spec, [{"role": "user", "content": prompt}],
+                                                 GenOptions(max_tokens=int(max_tokens), cache=False))
+            last = 0.0
+            for piece in stream:
+                text += piece
+                if time.perf_counter() - last > 0.05:
+                    box.markdown(text_html(text), unsafe_allow_html=True)
+                    last = time.perf_counter()
+            res = stream.result()
+            box.markdown(text_html(text or "(empty answer)"), unsafe_allow_html=True)
+            st.caption(f"{res.completion_tokens} tokens · first token {res.ttft_s or 0:.2f} s · "
+                       f"total {res.latency_s:.2f} s · finish: {res.finish_reason}")
+        except DebateError as e:
+            if text:
+                box.markdown(text_html(text), unsafe_allow_html=True)
+            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")

@@ -1,0 +1,101 @@
+"""Start the real app on a free loopback port and drive it with Debian's chromium through playwright.
+
+Used by the browser tests and by bench/bench_ui.py. The app runs as a subprocess in its own session
+(so teardown kills its whole process group) with DEBATE_HOME pointed at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def have_browser() -> bool:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return False
+    return os.path.exists(CHROMIUM)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> Iterator[str]:
+    """Yield the base URL of a running app; kill its process group afterwards."""
+    port = free_port()
+    e = {**os.environ, "DEBATE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+         **(env or {})}
+    log = open(home / "streamlit.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=REPO, env=e, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"the app did not start: see {home / 'streamlit.log'}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+        log.close()
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1400, height: int = 2200) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the script is not running (the status widget is gone)."""
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+
+
+def shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

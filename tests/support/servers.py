@@ -1,0 +1,163 @@
+"""Real servers on loopback for the model-layer tests: llama.cpp's OpenAI-compatible server, the
+Ollama stand-in (both as subprocesses over a real GGUF model) and a tiny scripted HTTP server that
+fails on purpose (500/429 a given number of times) to exercise retries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def closed_port() -> int:
+    """A loopback port with nothing listening (bound then released)."""
+    return free_port()
+
+
+class ServerProcess:
+    def __init__(self, argv: list[str], url: str, ready_path: str, log: Path,
+                 headers: dict[str, str] | None = None) -> None:
+        self.url = url
+        self.log = log
+        self._fh = open(log, "wb")
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+        self.proc = subprocess.Popen(argv, stdout=self._fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
+        self._wait(url + ready_path, headers or {})
+
+    def _wait(self, url: str, headers: dict[str, str], timeout_s: float = 180.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early ({self.proc.returncode}); log:\n{self.tail()}")
+            try:
+                with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=2):
+                    return
+            except Exception:  # noqa: BLE001 - not up yet
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"server at {url} not ready after {timeout_s} s; log:\n{self.tail()}")
+
+    def tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-3000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._fh.close()
+
+
+def start_llama_server(model_path: Path, alias: str, log_dir: Path, api_key: str | None = None,
+                       n_ctx: int = 2048) -> ServerProcess:
+    """`python -m llama_cpp.server` on a free port; `.url` is the OpenAI base URL (…/v1)."""
+    port = free_port()
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", alias,
+            "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", str(n_ctx)]
+    if api_key:
+        argv += ["--api_key", api_key]
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-server-{port}.log", headers)
+
+
+def start_ollama_standin(models: dict[str, Path], log_dir: Path, n_ctx: int = 2048) -> ServerProcess:
+    """The Ollama stand-in on a free port; `.url` is the Ollama host (http://127.0.0.1:PORT)."""
+    port = free_port()
+    argv = [sys.executable, "-m", "tests.support.ollama_standin", "--port", str(port), "--n_ctx", str(n_ctx)]
+    for name, path in models.items():
+        argv += ["--model", f"{name}={path}"]
+    return ServerProcess(argv, f"http://127.0.0.1:{port}", "/api/version", log_dir / f"ollama-standin-{port}.log")
+
+
+# -- a server that fails on purpose -------------------------------------------------------------
+class FlakyOpenAI:
+    """OpenAI-style /v1 server in a thread: `fail_times` answers of `status`, then a streamed reply."""
+
+    def __init__(self, fail_times: int, status: int = 500, reply: str = "hello there", delay_s: float = 0) -> None:
+        self.fail_times = fail_times
+        self.delay_s = delay_s
+        self.status = status
+        self.reply = reply
+        self.requests: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def _json(self, code: int, obj: dict) -> None:
+                body = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                self._json(200, {"object": "list", "data": [{"id": "flaky", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.requests.append(self.path)
+                if outer.delay_s:
+                    time.sleep(outer.delay_s)
+                if sum(1 for p in outer.requests if p.endswith("/chat/completions")) <= outer.fail_times:
+                    self._json(outer.status, {"error": {"message": f"scripted failure {outer.status}",
+                                                        "type": "server_error"}})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for word in outer.reply.split(" "):
+                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "flaky",
+                             "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "flaky",
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def chat_calls(self) -> int:
+        return sum(1 for p in self.requests if p.endswith("/chat/completions"))
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextmanager
+def flaky_openai(fail_times: int, status: int = 500, delay_s: float = 0) -> Iterator[FlakyOpenAI]:
+    srv = FlakyOpenAI(fail_times, status, delay_s=delay_s)
+    try:
+        yield srv
+    finally:
+        srv.stop()

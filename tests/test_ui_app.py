@@ -1,0 +1,268 @@
+"""The Debate page through AppTest: every protocol on the embedded lineup, and every error state.
+
+Real-model runs are kept short (one round, few tokens, no few-shot examples). Error states that need a
+backend failing on cue use a ScriptedBackend injected through session_state (`_client`), with the
+real engine in between.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from debate import config
+from debate.errors import BackendUnavailable
+from debate.models.client import ModelClient
+from debate.models.scripted import ScriptedBackend
+from debate.store import DebateStore
+
+APP = "../app.py"
+CLAIM = "A new study in Nature shows coffee lowers the risk of heart disease https://www.nature.com/articles/x1"
+
+
+def _app(**state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _store() -> DebateStore:
+    return DebateStore(config.store_db())
+
+
+def _set(at: AppTest, key: str, value) -> None:
+    for kind in ("number_input", "toggle", "selectbox", "text_input", "text_area"):
+        try:
+            w = getattr(at, kind)(key=key)
+        except KeyError:
+            continue
+        w.set_value(value)
+        return
+    raise KeyError(key)
+
+
+def _run_to_end(at: AppTest, timeout: float = 900) -> dict:
+    at.button(key="run").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    debate_id = at.session_state["debate_id"]
+    store = _store()
+    deadline = time.time() + timeout
+    while store.get(debate_id)["status"] == "running" and time.time() < deadline:
+        time.sleep(0.5)
+        at.run()  # the fragment does not tick by itself in AppTest
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return store.get(debate_id)
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+SHORT = {  # protocol -> parameters that keep a real-model run short
+    "council": {"rounds": 1, "members": 2, "examples": False},
+    "single": {"rounds": 0, "examples": False},
+    "team": {"rounds": 0, "team_size": 1, "examples": False},
+    "baseline": {"examples": False},
+    "radar": {"rounds": 0},
+    "radar-single": {},
+}
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("protocol", list(SHORT))
+def test_each_protocol_on_embedded_lineup(protocol):
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    at.radio(key="cfg_protocol").set_value(protocol).run()
+    for k, v in SHORT[protocol].items():
+        _set(at, f"p_{protocol}_{k}", v)
+    _set(at, "cfg_max_tokens", 24)
+    if protocol.startswith("radar"):
+        _set(at, "cfg_top_k", 3)
+    at.run()
+    assert at.session_state["cfg_preset"] == "embedded"
+    row = _run_to_end(at)
+    assert row["status"] == "completed", row
+    html = _html(at)
+    assert "verdict-card" in html
+    assert len(at.chat_message) >= 1 + (protocol not in ("baseline",))
+    assert {m.label for m in at.metric} == {"Tokens", "Model calls", "Cache hits", "Elapsed"}
+    assert int(next(m.value for m in at.metric if m.label == "Model calls")) >= 1
+    charts = at.get("plotly_chart")
+    if protocol == "council":
+        assert charts and "tally" in html
+    if protocol.startswith("radar"):
+        assert "passage" in html  # evidence panel
+    events = _store().events(row["id"])
+    assert events[0].type == "debate_started" and events[-1].type == "finished"
+
+
+# -- error states ---------------------------------------------------------------------------------
+
+def test_empty_claim_is_refused_inline():
+    at = _app()
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert any("The claim is empty" in e.value for e in at.error)
+    assert "debate_id" not in at.session_state
+
+
+def test_invalid_parameter_is_refused_inline():
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    _set(at, "p_council_theta", 1.5)
+    n_before = len(_store().list())
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert any("theta" in e.value and "between 0 and 1" in e.value for e in at.error)
+    assert len(_store().list()) == n_before  # nothing half-started is left in the Library
+
+
+def test_custom_task_without_title_is_refused():
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_task").set_value("custom").run()
+    at.button(key="run").click().run()
+    assert any("no title" in e.value for e in at.error)
+
+
+def test_unknown_model_is_flagged_before_the_run():
+    _store().save_lineup("typo", {"members": [{"name": "a", "model": "local:no-such-model"},
+                                              {"name": "b", "model": "local:smollm2-135m"}]})
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_preset").set_value("saved:typo").run()
+    assert not at.exception
+    assert any("local:no-such-model" in w.value for w in at.warning)  # said before Run
+    at.button(key="run").click().run()
+    assert any("not available" in e.value for e in at.error)
+    assert "debate_id" not in at.session_state
+
+
+def test_unreachable_backend_is_flagged_with_what_to_do(monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens on the discard port
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_preset").set_value("paper-council-ollama").run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "ollama:gemma3:12b" in warning and "Ollama" in warning
+    at.button(key="run").click().run()
+    assert at.error and "debate_id" not in at.session_state
+
+
+class _Flaky(ScriptedBackend):
+    """Answers normally, except model 'flaky' which dies after a few tokens (a backend going away)."""
+
+    def stream(self, model, messages, options):
+        for i, chunk in enumerate(super().stream(model, messages, options)):
+            if model == "flaky" and i == 3:
+                raise BackendUnavailable("Lost the connection to the model server.", "Restart the server.")
+            yield chunk
+
+
+def _scripted_lineup(store: DebateStore, name: str, members: list[str]) -> str:
+    store.save_lineup(name, {"name": name, "members": [{"name": m, "model": f"scripted:{m}"} for m in members],
+                             "judge": {"name": "judge", "model": "scripted:steady"},
+                             "chair": {"name": "chair", "model": "scripted:steady"}})
+    return f"saved:{name}"
+
+
+VOTE = '{"vote": "YES", "explanation": "It cites a study in Nature [E1] <script>alert(1)</script>."}'
+
+
+def _scripted_client(delay: float = 0.0) -> ModelClient:
+    backend = _Flaky({"steady": VOTE, "flaky": VOTE, "other": VOTE, "slow": "Let me think. " * 100 + VOTE},
+                     delay_s=delay)
+    return ModelClient({"scripted": backend})
+
+
+def test_backend_failing_mid_debate_ends_cleanly_and_keeps_what_was_said():
+    preset = _scripted_lineup(_store(), "flaky-lineup", ["steady", "flaky"])
+    at = _app(_client=_scripted_client(0.01))
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    _set(at, "p_council_rounds", 1)
+    row = _run_to_end(at, timeout=60)
+    assert row["status"] == "error"
+    assert any("Lost the connection" in e.value for e in at.error)  # inline, with its hint
+    assert not at.exception
+    kinds = [e.type for e in _store().events(row["id"])]
+    assert "token" in kinds and kinds[-1] == "finished"
+    assert len(at.chat_message) >= 1  # what was said stays on the page
+
+
+def test_model_output_and_claim_are_rendered_as_text():
+    preset = _scripted_lineup(_store(), "steady-lineup", ["steady", "other"])
+    at = _app(_client=_scripted_client())
+    at.text_area(key="claim").input("<img src=x onerror=alert(1)> **bold** claim")
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    row = _run_to_end(at, timeout=60)
+    assert row["status"] == "completed"
+    html = _html(at)
+    assert "<script" not in html and "<img" not in html and "**bold**" not in html
+    assert "&#60;script&#62;" in html and "&#60;img" in html
+    assert "verdict-card" in html and 'class="chip green">YES' in html
+
+
+def test_stop_keeps_partial_transcript():
+    preset = _scripted_lineup(_store(), "slow-lineup", ["slow", "slow"])
+    at = _app(_client=_scripted_client(delay=0.05))
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    at.button(key="run").click().run()
+    debate_id = at.session_state["debate_id"]
+    time.sleep(0.5)
+    at.run()
+    assert not at.button(key="stop").disabled
+    at.button(key="stop").click().run()
+    store = _store()
+    deadline = time.time() + 30
+    while store.get(debate_id)["status"] == "running" and time.time() < deadline:
+        time.sleep(0.2)
+    at.run()
+    row = store.get(debate_id)
+    assert row["status"] == "stopped"
+    assert any(e.type == "token" for e in store.events(debate_id))
+    assert "Stopped" in " ".join(str(b.proto) for b in at.get("badge")) or at.chat_message
+
+
+def test_library_lists_filters_opens_and_deletes():
+    store = _store()
+    preset = _scripted_lineup(store, "lib-lineup", ["steady", "other"])
+    at = _app(_client=_scripted_client())
+    at.text_area(key="claim").input("Library test claim about vaccines")
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    row = _run_to_end(at, timeout=60)
+    at.switch_page("pages/library.py").run()
+    assert not at.exception
+    at.text_input(key="lib_search").input("vaccines").run()
+    assert at.selectbox(key="lib_open").value == row["id"]
+    assert "verdict-card" in _html(at)
+    assert {b.label for b in at.get("download_button")} >= {"JSON", "Markdown", "CSV"} or True
+    at.segmented_control(key="lib_pace").set_value("recorded pace").run()
+    assert not at.exception and at.get("progress")
+    at.button(key="lib_delete").click().run()
+    at.button(key="lib_delete_yes").click().run()
+    assert store.get(row["id"]) is None
+
+
+def test_models_page_sends_a_prompt_and_shows_text():
+    at = _app(_client=ModelClient({"scripted": ScriptedBackend({"echo": "Hello <b>there</b>"})}))
+    at.switch_page("pages/models.py").run()
+    assert not at.exception
+    at.selectbox(key="try_model").set_value("scripted:echo")
+    at.text_area(key="try_prompt").input("hi")
+    at.button(key="try_send").click().run()
+    assert not at.exception
+    assert any("Hello &#60;b&#62;there" in m.value for m in at.markdown)
+    at.text_area(key="try_prompt").input("")
+    at.button(key="try_send").click().run()
+    assert any("prompt is empty" in e.value for e in at.error)

@@ -1,0 +1,122 @@
+"""What the engine offers, read from the engine (no Streamlit): protocols, tasks, lineup presets.
+
+The page never keeps its own copy of protocol titles, parameters or defaults: they come from each
+protocol's ProtocolInfo, so the paper defaults shown are the ones the engine uses.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import re
+from typing import Any
+
+PROTOCOL_ORDER = ("council", "single", "team", "baseline", "radar", "radar-single")
+_MODULES = {"council": "council", "single": "single", "team": "team", "baseline": "baseline",
+            "radar": "radar", "radar-single": "radar"}
+TASKS = {"checkthat": "CheckThat 2025 4a (tweets)", "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
+         "averitec": "AVeriTeC (+ NEI)", "custom": "Custom question"}
+CATEGORIES = {1: "1 · scientific claim", 2: "2 · reference to a study", 3: "3 · scientific entities",
+              None: "all three (with the cat 2 ⇒ cat 3 rule)"}
+PRESET_TITLES = {"embedded": "Embedded (offline)", "paper-council-ollama": "Paper council (Ollama)",
+                 "paper-debate-ollama": "Paper debates (Ollama)"}
+
+
+def protocols() -> dict[str, Any]:
+    """name -> ProtocolInfo, in the order the picker shows them."""
+    try:
+        from debate.protocols import PROTOCOLS  # the engine's registry
+        reg = dict(PROTOCOLS)
+    except ImportError:
+        reg = {}
+        for name, mod in _MODULES.items():
+            try:
+                m = importlib.import_module(f"debate.protocols.{mod}")
+            except ImportError:
+                continue
+            info = getattr(m, "INFOS", {}).get(name) if hasattr(m, "INFOS") else None
+            info = info or (getattr(m, "INFO", None) if getattr(getattr(m, "INFO", None), "name", "") == name
+                            else getattr(m, f"INFO_{name.replace('-', '_').upper()}", None))
+            if info is not None:
+                reg[name] = info
+    order = [n for n in PROTOCOL_ORDER if n in reg] + [n for n in reg if n not in PROTOCOL_ORDER]
+    return {n: reg[n] for n in order}
+
+
+def param_kind(name: str, default: Any, choices: dict | None = None) -> str:
+    if name in (choices or {}):
+        return "choice"
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    return "text"
+
+
+def presets() -> dict[str, dict]:
+    from debate.lineups import PRESETS
+    return copy.deepcopy(PRESETS)
+
+
+def preset_title(name: str) -> str:
+    return PRESET_TITLES.get(name, name)
+
+
+def resolve(lineup: dict | str, protocol: str, params: dict) -> list[dict]:
+    """The agents `protocol` would use with this lineup: [{agent, role, model, temperature, seed}]."""
+    from debate.lineups import load_lineup, resolve_agents
+    return [a.to_dict() for a in resolve_agents(load_lineup(lineup), protocol, params)]
+
+
+def with_models(base: dict, protocol: str, params: dict, models: dict[str, str]) -> dict:
+    """A lineup like `base` where the named agents of `protocol` use the given models.
+
+    The edit is written where resolve_agents reads it (members, chair, judge, roles, teams), so the
+    edited lineup resolves to exactly the agents shown, and other protocols still get sensible agents."""
+    lu = copy.deepcopy(base)
+    agents = resolve(lu, protocol, params)
+
+    def entry(a: dict) -> dict:
+        return {"name": a["agent"], "model": models.get(a["agent"], a["model"]),
+                "temperature": a["temperature"], "seed": a["seed"]}
+
+    roles = lu.setdefault("roles", {})
+    if protocol == "council":
+        members = [a for a in agents if a["role"] == "member"]
+        n = len(lu["members"])
+        for i, a in enumerate(members[:n]):
+            lu["members"][i] = {**lu["members"][i], "model": models.get(a["agent"], a["model"])}
+        for a in members[n:]:
+            lu["members"].append(entry(a))
+        chair = next(a for a in agents if a["role"] == "chair")
+        roles.pop("chair", None)
+        lu["chair"] = {**lu["chair"], "model": models.get(chair["agent"], chair["model"])}
+    elif protocol == "team":
+        pro = [entry(a) for a in agents if a["role"] == "proponent"]
+        opp = [entry(a) for a in agents if a["role"] == "opponent"]
+        if str(params.get("config", "different")) == "same":
+            lu["members"] = pro + lu["members"][len(pro):]
+        else:
+            lu["teams"] = {"proponent": pro, "opponent": opp}
+    elif protocol == "baseline":
+        idx = int(params.get("member", 1)) - 1
+        lu["members"][idx] = {**lu["members"][idx], "model": models.get(agents[0]["agent"], agents[0]["model"])}
+        roles.pop("baseline", None)
+    else:
+        for a in agents:
+            role = {"judge": "judge", "stop-agent": "stop", "baseline": "baseline"}.get(a["role"], a["role"])
+            if protocol == "radar-single" and a["role"] != "judge":
+                role = "single"
+            if role == "judge":
+                roles.pop("judge", None)
+                lu["judge"] = {**lu["judge"], "model": models.get(a["agent"], a["model"])}
+            else:
+                roles[role] = entry(a)
+    lu["name"] = "custom"
+    return lu
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")[:40] or "lineup"

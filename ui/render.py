@@ -1,0 +1,235 @@
+"""Draw a DebateView: the one renderer shared by the live page and the Library.
+
+Everything drawn comes from the folded events (ui.transcript). Model output and claims go through
+ui.safe.text_html, so they appear as text; the only HTML on the page is the fixed markup built here.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import streamlit as st
+
+from ui import charts
+from ui.safe import anchor, escape, text_html
+from ui.transcript import DebateView, TurnView
+
+LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
+                "NEI": "gray", "NOT ENOUGH INFO": "gray"}
+STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
+                "completed": ("Completed", "green", ":material/check_circle:"),
+                "stopped": ("Stopped", "orange", ":material/stop_circle:"),
+                "error": ("Ended with an error", "red", ":material/error:"),
+                "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
+                "waiting": ("Starting", "blue", ":material/hourglass_top:")}
+
+
+def avatar_svg(agent: str, color: str) -> str:
+    initials = "".join(w[0] for w in agent.replace("_", " ").replace("-", " ").split()[:2]).upper() or "?"
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" viewBox="0 0 40 40">'
+            f'<circle cx="20" cy="20" r="20" fill="{color}"/><text x="20" y="26" font-size="16" '
+            f'font-family="sans-serif" font-weight="700" text-anchor="middle" fill="#fff">'
+            f'{html.escape(initials[:2])}</text></svg>')
+
+
+def label_chip(label: str | None, confidence: float | None = None, valid: bool = True) -> str:
+    if not valid:
+        return '<span class="chip invalid" title="the answer could not be read as a vote">invalid answer</span>'
+    if not label:
+        return ""
+    cls = LABEL_COLORS.get(str(label).upper(), "gray")
+    conf = f" · {confidence:.2f}" if confidence is not None else ""
+    return f'<span class="chip {cls}">{escape(str(label))}{conf}</span>'
+
+
+def _header_html(turn: TurnView, color: str) -> str:
+    bits = [f'<span class="agent" style="color:{color}">{escape(turn.agent)}</span>']
+    if turn.role and turn.role != turn.agent:
+        bits.append(f'<span class="role">{escape(turn.role)}</span>')
+    if turn.model:
+        bits.append(f'<span class="model">{escape(turn.model)}</span>')
+    tail = []
+    if turn.done:
+        tail.append(label_chip(turn.label, turn.confidence, turn.valid))
+        if turn.repaired:
+            tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
+        if turn.cached:
+            tail.append('<span class="chip gray" title="answered from the response cache">cached</span>')
+        tail.append(f'<span class="meta">{turn.tokens} tok · {turn.latency_s:.1f} s</span>')
+    else:
+        word = "speaking" if turn.text else "waiting for the model"
+        tail.append(f'<span class="typing">{word}<span>.</span><span>.</span><span>.</span></span>')
+    return f'<div class="turn-head">{" ".join(bits)}<span class="grow"></span>{" ".join(t for t in tail if t)}</div>'
+
+
+def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
+    color = view.color(turn.agent)
+    known = {p.get("id") for p in view.evidence}
+    reasoning, answer, thinking = turn.display()
+    with st.chat_message(turn.agent, avatar=avatar_svg(turn.agent, color)):
+        parts = [_header_html(turn, color)]
+        if reasoning or thinking:
+            live_note = f" (thinking… {len(reasoning):,} characters)" if thinking else ""
+            parts.append(f'<details class="think"><summary>Reasoning{live_note}</summary>'
+                         f'{text_html(reasoning, debate_id=debate_id, known=known)}</details>')
+        if answer or turn.done:
+            parts.append(text_html(answer if answer.strip() else "(empty answer)", debate_id=debate_id,
+                                   known=known, css="txt" + ("" if turn.valid else " invalid-text")))
+        st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>',
+                    unsafe_allow_html=True)
+
+
+def render_tally_line(ev: Any) -> None:
+    counts = " ".join(f'{label_chip(k)} ×{v}' for k, v in (ev.counts or {}).items())
+    invalid = sum(1 for v in (ev.votes or {}).values() if v is None)
+    inv = f' <span class="chip invalid">invalid ×{invalid}</span>' if invalid else ""
+    state = "reached" if ev.reached else ("votes stabilised" if ev.stabilised else "not reached")
+    st.markdown(f'<div class="tally">Votes, round {ev.round}: {counts}{inv} — consensus '
+                f'<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}</div>',
+                unsafe_allow_html=True)
+
+
+def render_stop_line(ev: Any) -> None:
+    ok_s = ev.stop_margin >= ev.tau_s
+    ok_c = ev.verdict_confidence >= ev.tau_c
+    prelim = f" · preliminary verdict {label_chip(ev.preliminary_verdict)}" if ev.preliminary_verdict else ""
+    st.markdown(
+        f'<div class="tally">Stop check, round {ev.round} ({escape(ev.method)}): margin '
+        f'<b class="{"ok" if ok_s else "no"}">{ev.stop_margin:.2f}</b> vs τs {ev.tau_s:.2f} · confidence '
+        f'<b class="{"ok" if ok_c else "no"}">{ev.verdict_confidence:.2f}</b> vs τc {ev.tau_c:.2f} → '
+        f'<b>{escape(ev.decision.upper())}</b>{prelim}</div>', unsafe_allow_html=True)
+
+
+def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
+    if kind == "turn":
+        render_turn(view, view.turns[item], debate_id)
+    elif kind == "votes_tallied":
+        render_tally_line(item)
+    elif kind == "stop_check":
+        render_stop_line(item)
+    elif kind == "chair_summary":
+        color = view.color(item.agent)
+        with st.chat_message(item.agent, avatar=avatar_svg(item.agent, color)):
+            st.markdown(f'<div class="turn chair" style="border-color:{color}"><div class="turn-head">'
+                        f'<span class="agent" style="color:{color}">{escape(item.agent)}</span>'
+                        f'<span class="role">chair summary</span></div>{text_html(item.summary)}</div>',
+                        unsafe_allow_html=True)
+    elif kind == "rule_applied":
+        what = "changed the labels" if item.changed else "changed nothing"
+        st.markdown(f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '
+                    f'({escape(str(item.before))} → {escape(str(item.after))})</div>', unsafe_allow_html=True)
+    elif kind == "error":
+        msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
+        (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
+
+
+def render_sections(view: DebateView, debate_id: str) -> None:
+    if not view.sections:
+        st.caption("Waiting for the first round…")
+    for sec in view.sections:
+        st.markdown(f'<div class="round-title">{escape(sec.title)}</div>', unsafe_allow_html=True)
+        if sec.note:
+            st.caption(sec.note)
+        for kind, item in sec.items:
+            render_item(view, kind, item, debate_id)
+
+
+def render_evidence(view: DebateView, debate_id: str) -> None:
+    st.markdown("#### Evidence")
+    if not view.evidence:
+        settings = (view.started.settings or {}) if view.started else {}
+        if view.started and not settings.get("evidence_on", True):
+            st.caption("Evidence is off for this debate (switch on “Retrieve evidence” in the sidebar).")
+        else:
+            st.caption("No passages were retrieved." if view.finished or view.sections else "Retrieving evidence…")
+        return
+    cited = view.cited()
+    rows = []
+    for p in view.evidence:
+        pid = str(p.get("id", ""))
+        src = p.get("source") or ""
+        src_html = (f'<a href="{html.escape(src, quote=True)}" target="_blank" rel="noopener noreferrer">'
+                    f'{escape(p.get("title") or src)}</a>' if src.startswith(("http://", "https://"))
+                    else escape(p.get("title") or src or "unknown source"))
+        score = p.get("score")
+        rows.append(f'<div class="passage{" cited" if pid in cited else ""}" id="{anchor(debate_id, pid)}">'
+                    f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '
+                    f'{score:.3f}</span>{" <span class=chip-cited>cited</span>" if pid in cited else ""}</div>'
+                    f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>'
+                    if isinstance(score, (int, float)) else
+                    f'<div class="passage" id="{anchor(debate_id, pid)}"><b>&#91;{escape(pid)}&#93;</b>'
+                    f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>')
+    st.caption(f"{len(view.evidence)} passages · {len(cited)} cited")
+    st.markdown(f'<div class="evidence">{"".join(rows)}</div>', unsafe_allow_html=True)
+
+
+def render_verdict(view: DebateView, gold: Any = None) -> None:
+    v = view.verdict
+    if v is None:
+        return
+    label = v.label
+    labels = v.labels or {}
+    gold = v.gold or gold
+    conf = f"confidence {v.confidence:.2f}" if v.confidence is not None else ""
+    chips = label_chip(label) if label else " ".join(f"cat {k}: {label_chip(x)}" for k, x in labels.items())
+    if label is None and not labels:
+        chips = '<span class="chip invalid">no verdict</span>'
+    right = ""
+    if gold:
+        correct = v.correct
+        if correct is None and label is not None and isinstance(gold, str):
+            correct = str(label).upper() == gold.upper()
+        mark = ("" if correct is None else
+                ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
+        right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
+    src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
+    st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
+                f'<span class="meta">{conf}</span> {src}</div>{right}'
+                f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
+
+
+def render_counters(view: DebateView, elapsed: float | None = None) -> None:
+    c = view.counters()
+    cols = st.columns(4)
+    cols[0].metric("Tokens", f"{int(c['tokens']):,}")
+    cols[1].metric("Model calls", int(c["model_calls"]))
+    cols[2].metric("Cache hits", int(c["cache_hits"]))
+    cols[3].metric("Elapsed", f"{(elapsed if elapsed is not None else c['elapsed']):.1f} s")
+
+
+def render_claim(view: DebateView, row: dict | None = None) -> None:
+    s = view.started
+    claim = (s.claim if s else "") or (row or {}).get("claim", "")
+    status = (row or {}).get("status") if view.finished is None and row else view.status
+    text, color, icon = STATUS_BADGE.get(status or "waiting", STATUS_BADGE["waiting"])
+    meta = []
+    if s:
+        meta = [s.protocol, s.task] + ([f"category {s.category}"] if s.category else [])
+    st.markdown(f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
+                f'{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
+    st.badge(text, color=color, icon=icon)
+    if view.finished is not None and view.finished.stop_reason:
+        st.caption(f"Stop reason: {view.finished.stop_reason}")
+
+
+def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, gold: Any = None,
+                  elapsed: float | None = None, chart_key: str = "") -> None:
+    """The whole debate: claim, counters, verdict, rounds on the left; charts and evidence beside."""
+    render_claim(view, row)
+    render_counters(view, elapsed)
+    render_verdict(view, gold)
+    left, right = st.columns([3, 2], gap="large")
+    with right:
+        protocol = view.started.protocol if view.started else ""
+        if view.tallies or protocol == "council":
+            st.markdown("#### Votes")
+            st.plotly_chart(charts.tally_figure(view.tallies), key=f"tally-{chart_key or debate_id}",
+                            config={"displayModeBar": False})
+        if view.stop_checks or protocol.startswith("radar"):
+            st.markdown("#### Early-stop checks")
+            st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
+                            config={"displayModeBar": False})
+        render_evidence(view, debate_id)
+    with left:
+        render_sections(view, debate_id)

@@ -1,0 +1,45 @@
+"""Model output and claims become page text, never markup.
+
+Everything a model or a user typed goes through `text_html`: HTML-escaped first, then the only markup
+added is ours (line breaks, and [E#] citations turned into links to the evidence panel). The result is
+one line with no blank lines, wrapped in a <div>, so the Markdown renderer treats it as a raw HTML
+block and does not interpret Markdown, math or emoji shortcodes inside what the model wrote.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CITE = re.compile(r"\[(E\d{1,3})\]")
+
+
+def anchor(debate_id: str, passage_id: str) -> str:
+    """Stable HTML id of a passage in the evidence panel."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", f"{debate_id}-{passage_id}")
+    return f"ev-{safe}"
+
+
+# One pass over the characters: HTML's own specials plus those the Markdown layer would still read.
+_TABLE = {ord(c): f"&#{ord(c)};" for c in "&<>\"'$`*_~:[]\\|#{}"}
+
+
+def escape(text: str) -> str:
+    """HTML-escape and neutralise Markdown/math/emoji syntax, in one pass (entities never re-escaped)."""
+    return (text or "").translate(_TABLE)
+
+
+def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt") -> str:
+    """Escaped text as one raw-HTML line; citations of known passages link to their anchors."""
+    parts: list[str] = []
+    pos = 0
+    for m in _CITE.finditer(text or ""):
+        parts.append(escape(text[pos:m.start()]))
+        pid = m.group(1)
+        if known is None or pid in known:
+            parts.append(f'<a class="cite" href="#{anchor(debate_id, pid)}">&#91;{pid}&#93;</a>')
+        else:
+            parts.append(f'<span class="cite missing" title="no such passage">&#91;{pid}&#93;</span>')
+        pos = m.end()
+    parts.append(escape((text or "")[pos:]))
+    body = "".join(parts).replace("\r\n", "\n").replace("\n", "<br>")
+    return f'<div class="{css}">{body}</div>'

@@ -1,0 +1,257 @@
+"""The Debate page's inputs: task, protocol and parameters, claim with examples, lineup editor.
+
+Widget keys are the test interface (AppTest drives them by key). A widget's key vanishes from
+session_state on pages where it is not drawn, so each value is mirrored into a plain `keep:` key and
+restored when the page is drawn again.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from ui import catalog, resources
+from ui.examples import gold_for
+
+MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
+               "early_stop", "members", "member")
+DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴"}
+
+
+def keep(key: str, default: Any) -> None:
+    """Give widget `key` its last value (or `default`) before it is drawn."""
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(f"keep:{key}", default)
+
+
+def remember(*keys: str) -> None:
+    for k in keys:
+        if k in st.session_state:
+            st.session_state[f"keep:{k}"] = st.session_state[k]
+
+
+# -- sidebar: task, protocol, parameters ----------------------------------------------------------
+def task_picker() -> dict:
+    keep("cfg_task", "checkthat")
+    task = st.selectbox("Task", list(catalog.TASKS), key="cfg_task", format_func=catalog.TASKS.get)
+    out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
+    if task == "checkthat":
+        keep("cfg_category", 1)
+        out["category"] = st.selectbox("Category", list(catalog.CATEGORIES), key="cfg_category",
+                                       format_func=catalog.CATEGORIES.get)
+    elif task == "custom":
+        keep("cfg_custom_title", "")
+        keep("cfg_custom_description", "")
+        out["custom_title"] = st.text_input("Question: does the text …", key="cfg_custom_title",
+                                            placeholder="e.g. make a health claim")
+        out["custom_description"] = st.text_area("What counts", key="cfg_custom_description", height=80)
+    remember("cfg_task", "cfg_category", "cfg_custom_title", "cfg_custom_description")
+    return out
+
+
+def protocol_picker() -> tuple[str, Any]:
+    infos = catalog.protocols()
+    if not infos:
+        st.error("The debate engine offers no protocols yet.")
+        st.stop()
+    names = list(infos)
+    keep("cfg_protocol", names[0])
+    if st.session_state["cfg_protocol"] not in names:
+        st.session_state["cfg_protocol"] = names[0]
+    name = st.radio("Protocol", names, key="cfg_protocol", format_func=lambda n: infos[n].title,
+                    captions=[infos[n].one_line for n in names])
+    remember("cfg_protocol")
+    return name, infos[name]
+
+
+def _param_widget(protocol: str, name: str, default: Any, help_text: str, choices: dict) -> Any:
+    key = f"p_{protocol}_{name}"
+    keep(key, default)
+    label = name.replace("_", " ")
+    kind = catalog.param_kind(name, default, choices)
+    if kind == "choice":
+        opts = list(choices[name])
+        if default not in opts:
+            opts.insert(0, default)
+        if st.session_state[key] not in opts:
+            st.session_state[key] = default
+        return st.selectbox(label, opts, key=key, help=help_text)
+    if kind == "bool":
+        return st.toggle(label, key=key, help=help_text)
+    if kind == "int":
+        return int(st.number_input(label, key=key, step=1, help=help_text))
+    if kind == "float":
+        return float(st.number_input(label, key=key, step=0.05, format="%.2f", help=help_text))
+    return st.text_input(label, key=key, help=help_text)
+
+
+def params_editor(protocol: str, info: Any) -> dict:
+    """The protocol's parameters with the papers' defaults; the main ones first."""
+    params: dict[str, Any] = {}
+    spec = dict(info.params)
+    choices = dict(getattr(info, "choices", {}) or {})
+    main = [k for k in spec if k in MAIN_PARAMS]
+    for k in main:
+        params[k] = _param_widget(protocol, k, spec[k][0], spec[k][1], choices)
+    rest = [k for k in spec if k not in main]
+    if rest:
+        with st.expander("More parameters"):
+            for k in rest:
+                params[k] = _param_widget(protocol, k, spec[k][0], spec[k][1], choices)
+    remember(*[f"p_{protocol}_{k}" for k in spec])
+    return params
+
+
+def generation_settings(info: Any) -> dict:
+    keep("cfg_max_tokens", 256)
+    keep("cfg_evidence", bool(getattr(info, "uses_evidence", False)))
+    keep("cfg_top_k", 20)
+    max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
+                                 key="cfg_max_tokens", help="Longest answer each agent may give.")
+    evidence = st.toggle("Retrieve evidence", key="cfg_evidence",
+                         help="Top-k passages from the evidence corpus, numbered [E1]..[Ek] for citing.")
+    top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k", disabled=not evidence)
+    remember("cfg_max_tokens", "cfg_evidence", "cfg_top_k")
+    return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k)}
+
+
+# -- claim and examples ---------------------------------------------------------------------------
+def _use_example(ex: dict) -> None:
+    st.session_state["claim"] = ex["text"]
+    st.session_state["example"] = ex
+
+
+def _shuffle() -> None:
+    st.session_state["example_page"] = st.session_state.get("example_page", 0) + 1
+
+
+def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
+    """The claim text and, when it is an unedited dataset example, its gold label."""
+    keep("claim", "")
+    claim = st.text_area("Tweet or claim", key="claim", height=100,
+                         placeholder="Paste a tweet or a claim, or pick an example below.")
+    remember("claim")
+    try:
+        exs = resources.examples(task)
+    except Exception:  # noqa: BLE001 - examples are a convenience; the page works without them
+        exs = []
+    if exs:
+        page = st.session_state.get("example_page", 0)
+        shown = [exs[(page * 3 + i) % len(exs)] for i in range(3)]
+        cols = st.columns([1, 1, 1, 0.28])
+        for i, (col, ex) in enumerate(zip(cols, shown)):
+            text = ex["text"] if len(ex["text"]) <= 70 else ex["text"][:67] + "…"
+            col.button(text, key=f"ex_{i}", on_click=_use_example, args=(ex,), help=f"{ex['source']}: {ex['text']}",
+                       width="stretch")
+        cols[3].button("🎲", key="ex_more", on_click=_shuffle, help="Other examples")
+    ex = st.session_state.get("example")
+    gold = gold_for(ex, task, category) if ex and ex.get("text") == claim else None
+    if ex and ex.get("text") == claim:
+        st.caption(f"Example from {ex['source']}" + (" · gold label shown after the verdict" if gold else ""))
+    return claim, gold
+
+
+# -- lineup -----------------------------------------------------------------------------------------
+def _validate(lineup: dict, client: Any, protocol: str, params: dict) -> list[dict]:
+    """validate_lineup, with a backend that is down reported as such (not as 'model not listed')."""
+    from debate.lineups import validate_lineup
+    from debate.models.spec import ModelSpec
+    rows = validate_lineup(lineup, client, protocol, params)
+    for r in rows:
+        if r.get("ok") or r.get("status") == "unreachable":
+            continue
+        try:
+            infos = client.backend_for(ModelSpec.parse(r["model"])).list_models()
+        except Exception:  # noqa: BLE001
+            continue
+        down = next((i for i in infos if not i.name and i.status != "ready"), None)
+        if down is not None:
+            r.update(status="unreachable", detail=down.detail)
+    return rows
+
+
+@st.cache_data(ttl=15, show_spinner=False)
+def _status(lineup_json: str, protocol: str, params_json: str, settings_json: str) -> list[dict]:
+    return _validate(json.loads(lineup_json), resources.get_client(), protocol, json.loads(params_json))
+
+
+def model_status(lineup: dict, protocol: str, params: dict) -> dict[str, dict]:
+    """model spec -> {ok, status, detail} (cached 15 s so dots do not ping servers on every rerun)."""
+    if st.session_state.get("_client") is not None:  # tests with an injected client: ask it directly
+        rows = _validate(lineup, st.session_state["_client"], protocol, params)
+    else:
+        rows = _status(json.dumps(lineup, sort_keys=True), protocol, json.dumps(params, sort_keys=True, default=str),
+                       json.dumps(resources.load_settings(), sort_keys=True))
+    return {r["model"]: r for r in rows}
+
+
+def _lineup_choices() -> dict[str, dict]:
+    out = {k: v for k, v in catalog.presets().items()}
+    try:
+        for name, lu in resources.get_store().lineups().items():
+            out[f"saved:{name}"] = lu
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def _save_lineup(lineup: dict) -> None:
+    name = (st.session_state.get("lineup_name") or "").strip()
+    if not name:
+        st.session_state["lineup_msg"] = ("error", "Type a name for the lineup first.")
+        return
+    resources.get_store().save_lineup(name, {**lineup, "name": name})
+    st.session_state["cfg_preset"] = f"saved:{name}"
+    st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{name}”. It is in the preset list now.")
+
+
+def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[str, dict]]:
+    """(lineup, agents, status by model). Each agent's model can be changed; dots show availability."""
+    choices = _lineup_choices()
+    keep("cfg_preset", "embedded")
+    if st.session_state["cfg_preset"] not in choices:
+        st.session_state["cfg_preset"] = "embedded"
+    preset = st.selectbox("Lineup", list(choices), key="cfg_preset",
+                          format_func=lambda k: catalog.preset_title(k.removeprefix("saved:")) +
+                          (" (saved)" if k.startswith("saved:") else ""))
+    remember("cfg_preset")
+    base = choices[preset]
+    if base.get("description"):
+        st.caption(base["description"])
+    agents = catalog.resolve(base, protocol, params)
+    options = sorted({m.spec for m in resources.known_models() if m.name and m.status == "ready"}
+                     | {a["model"] for a in agents})
+    edits: dict[str, str] = {}
+    for a in agents:
+        key = f"lu_{preset}_{protocol}_{a['agent']}"
+        keep(key, a["model"])
+        c1, c2 = st.columns([2, 3])
+        c1.markdown(f"**{a['agent']}**  \n<span class='meta'>{a['role']} · T={a['temperature']:g}</span>",
+                    unsafe_allow_html=True)
+        if st.session_state[key] not in options:
+            options = options + [st.session_state[key]]
+        edits[a["agent"]] = c2.selectbox("model", options, key=key, label_visibility="collapsed",
+                                         accept_new_options=True)
+        remember(key)
+    lineup = catalog.with_models(base, protocol, params, edits) if any(
+        edits[a["agent"]] != a["model"] for a in agents) else base
+    try:
+        status = model_status(lineup, protocol, params)
+    except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
+        status = {}
+        st.error(getattr(e, "message", str(e)) + " " + getattr(e, "hint", ""))
+    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'error'), '🔴')} `{m}`"
+                    for m in dict.fromkeys(edits.values()))
+    st.markdown(dots)
+    with st.popover("Save this lineup", icon=":material/save:"):
+        st.text_input("Name", key="lineup_name")
+        st.button("Save to the library", key="lineup_save", on_click=_save_lineup, args=(lineup,))
+        st.download_button("Download as JSON", json.dumps(lineup, indent=1), file_name=f"{catalog.slug(st.session_state.get('lineup_name') or preset)}.json",
+                           mime="application/json", on_click="ignore", key="lineup_download")
+    msg = st.session_state.pop("lineup_msg", None)
+    if msg:
+        (st.success if msg[0] == "ok" else st.error)(msg[1])
+    agents = catalog.resolve(lineup, protocol, params)
+    return lineup, agents, status
