@@ -71,8 +71,8 @@ def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: A
             if ev.type == "finished":
                 finished = True
     except BaseException as e:  # noqa: BLE001 - the worker is the last place an error can be kept
-        with live.lock:
-            keep_for_caller = not live.handed_over
+        with live.lock:  # before the first event, and while start_debate still waits: the caller's error
+            keep_for_caller = not live.started.is_set() and not live.handed_over
             if keep_for_caller:
                 live.error = e
         if not keep_for_caller:
@@ -118,7 +118,7 @@ def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: R
     live.thread.start()
     live.started.wait(wait_first_s)
     with live.lock:
-        live.handed_over = live.error is None
+        live.handed_over = True
     if live.error is not None:
         with _LOCK:
             _REGISTRY.pop(debate_id, None)

@@ -97,8 +97,19 @@ def test_council_invalid_vote_is_repaired_once_then_marked_invalid():
     assert len(backend.calls) == 7 and finished(ev).model_calls == 7  # 5 votes + 2 repairs
     tally = by_type(ev, "votes_tallied")[0]
     assert tally.votes["m2"] is None and tally.consensus_share == pytest.approx(0.8)
-    repair = [c for c in backend.calls if "could not be read" in c["messages"][-1]["content"]][0]["messages"]
-    assert repair[-2]["role"] == "assistant" and '{"vote": "YES" or "NO"' in repair[-1]["content"]
+    repair = [c for c in backend.calls if "could not be read" in c["messages"][-1]["content"]][0]
+    assert repair["messages"][-2]["role"] == "assistant" and '{"vote": "YES" or "NO"' in repair["messages"][-1]["content"]
+    assert repair["options"].json_schema is None  # this backend cannot constrain output
+
+
+def test_repair_is_constrained_to_json_where_the_backend_can():
+    client, backend = scripted({"judge": "Mark the category as 1.", "repair": '{"category": 1, "explanation": "e"}'})
+    backend.supports_json_schema = True
+    ev = run(client, "baseline")
+    rep = backend.calls[-1]["options"].json_schema
+    assert rep["properties"]["category"]["enum"] == [1, 0] and rep["required"] == ["category", "explanation"]
+    t = by_type(ev, "turn_finished")[0]
+    assert t.repaired and t.label == "YES" and t.text == "Mark the category as 1."
 
 
 def test_council_prompts_carry_the_papers_wording():

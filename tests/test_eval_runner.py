@@ -122,17 +122,15 @@ def test_run_scores_every_item_and_resume_is_a_no_op(tmp_path):
 
 
 def test_items_run_concurrently(tmp_path):
-    client, _ = scripted_client(delay_s=0.02)
-    t = time.perf_counter()
-    run_eval(_opts(tmp_path, concurrency=1, limit=6, out=str(tmp_path / "a"), category=1), client=client,
-             debate_fn=fake_run_debate)
-    serial = time.perf_counter() - t
-    client, _ = scripted_client(delay_s=0.02)
-    t = time.perf_counter()
-    run_eval(_opts(tmp_path, concurrency=6, limit=6, out=str(tmp_path / "b"), category=1), client=client,
-             debate_fn=fake_run_debate)
-    parallel = time.perf_counter() - t
-    assert parallel < serial * 0.7, (serial, parallel)
+    def timed(concurrency: int) -> float:
+        client, _ = scripted_client(delay_s=0.1)  # ~0.6 s per item (6 words)
+        t = time.perf_counter()
+        run_eval(_opts(tmp_path, concurrency=concurrency, limit=4, out=str(tmp_path / f"c{concurrency}"),
+                       category=1), client=client, debate_fn=fake_run_debate)
+        return time.perf_counter() - t
+
+    serial, parallel = timed(1), timed(4)
+    assert serial > 2.0 and parallel < serial * 0.6, (serial, parallel)
 
 
 def test_failing_item_is_retried_recorded_and_does_not_abort(tmp_path):
@@ -336,3 +334,22 @@ def test_unknown_protocol_or_param_fails_before_a_run_folder_exists(tmp_path):
     with pytest.raises(InvalidInput) as e:
         run_eval(_opts(tmp_path, protocol="council", params={"no_such_param": 1}))
     assert "no_such_param" in e.value.message and not (tmp_path / "run").exists()
+
+
+def test_smaller_limit_on_resume_narrows_the_report(tmp_path):
+    client, _ = scripted_client()
+    run_eval(_opts(tmp_path, limit=6, category=1), client=client, debate_fn=fake_run_debate)
+    s = run_eval(_opts(tmp_path, limit=4, category=1), client=client, debate_fn=fake_run_debate)
+    assert (s.total, s.done, s.ran) == (4, 4, 0)
+    m = load_metrics(tmp_path / "run")
+    assert m["categories"]["1"]["n"] == 4 and m["coverage"]["items"] == 4
+
+
+def test_unlabelled_test_split_writes_the_submission_file(tmp_path):
+    client, _ = scripted_client()
+    s = run_eval(_opts(tmp_path, dataset="checkthat-test", limit=5), client=client, debate_fn=fake_run_debate)
+    assert s.done == 5 and s.metrics["macro_f1"] is None
+    lines = (tmp_path / "run" / "predictions.csv").read_text().splitlines()
+    assert lines[0] == "index,cat1_pred,cat2_pred,cat3_pred" and len(lines) == 6
+    idx, *vals = lines[1].split(",")
+    assert idx == "t_0" and all(v in ("0", "1") for v in vals)

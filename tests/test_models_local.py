@@ -130,3 +130,18 @@ def test_label_helper_multi_label_and_none():
     assert probs == pytest.approx({"TRUE": 0.3, "FALSE": 0.1, "HALF-TRUE": 0.5, "NEI": 0.1})
     assert label_probs_from_positions([{"hello": 0.0}], ("YES", "NO")) is None
     assert label_probs_from_positions([], ("YES", "NO")) is None
+
+
+@pytest.mark.parametrize("messages, options, needle", [
+    ([], GenOptions(), "No messages"),
+    ([{"role": "robot", "content": "hi"}], GenOptions(), "not a chat message"),
+    ([{"role": "user"}], GenOptions(), "not a chat message"),
+    (ASK, GenOptions(max_tokens=0), "max_tokens"),
+    (ASK, GenOptions(temperature=-1), "temperature"),
+])
+def test_malformed_requests_are_refused_before_the_model(client, messages, options, needle):
+    from debate.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match=needle) as err:
+        client.chat("local:smollm2-135m", messages, options).result()
+    assert err.value.hint

@@ -143,3 +143,21 @@ def test_flow_graph_and_dot_from_traces():
     dot = flow_dot(g, "Council", {"theta": 0.8, "rounds": 5})
     assert dot.startswith("digraph") and '"tally" -> "chair" [label="not reached"]' in dot
     assert "theta=0.8" in dot and "shape=diamond" in dot
+
+
+@pytest.mark.timeout(120)
+def test_protocol_diagrams_are_traced_from_the_engine():
+    """Every registered protocol yields a diagram by running it (real runner, scripted backend)."""
+    from debate.protocols import PROTOCOLS
+    from debate.teaching_flow import protocol_dot, trace_protocol
+
+    for name in PROTOCOLS:
+        dot = protocol_dot(name)
+        assert dot.startswith("digraph") and '"start"' in dot and '"verdict" -> "end"' in dot, name
+        assert all(t[-1]["type"] == "finished" and t[-1]["status"] == "completed" for t in trace_protocol(name)), name
+    council = protocol_dot("council")
+    assert '"tally" -> "verdict" [label="reached"]' in council and '"tally" -> "phase:discussion"' in council
+    radar = protocol_dot("radar")
+    assert '"stop_check" -> "verdict" [label="stop"]' in radar and '"start" -> "evidence"' in radar
+    with pytest.raises(Exception, match="Unknown protocol"):
+        protocol_dot("nonsense")

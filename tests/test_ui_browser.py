@@ -49,11 +49,22 @@ def _fill_claim(page, text: str) -> None:
     wait_idle(page)
 
 
-def _run_and_watch(page, name: str, chart_title: str, timeout_s: float = 900) -> dict:
+STATE_JS = """() => { const live = (sel) => [...document.querySelectorAll(sel)]
+      .filter(el => !el.closest('[data-stale="true"]'));
+    const meta = live('.claim-card .meta').map(el => el.textContent.toLowerCase()).join(' ');
+    return {meta: meta, verdict: live('.verdict-card').length}; }"""
+
+
+def _run_and_watch(page, name: str, chart_title: str, protocol: str, timeout_s: float = 1500) -> dict:
     """Click Run; catch a mid-stream frame; wait for the verdict; return what was observed."""
     page.locator(".st-key-run button").click()
     seen = {"mid": False, "lengths": []}
     deadline = time.time() + timeout_s
+    while time.time() < deadline:  # until this debate (not the previous one) is on the page
+        state = page.evaluate(STATE_JS)
+        if state["meta"].startswith(protocol) and not state["verdict"]:
+            break
+        time.sleep(0.1)
     while time.time() < deadline:
         # a bubble still 'speaking' that already shows text: tokens are arriving
         length = page.evaluate(SPEAKING_JS)
@@ -62,7 +73,7 @@ def _run_and_watch(page, name: str, chart_title: str, timeout_s: float = 900) ->
             if not seen["mid"] and length > 20:
                 seen["mid"] = True
                 shot(page, f"{name}-mid")
-        if page.locator(".verdict-card").count():
+        if page.evaluate(STATE_JS)["verdict"]:
             break
         time.sleep(0.25)
     page.locator(".verdict-card").wait_for(timeout=30_000)
@@ -84,8 +95,9 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         # -- a council debate on the embedded lineup, kept short -----------------------------------
         _fill_claim(page, CLAIM)
         _set_number(page, "p_council_rounds", 1)
+        _set_number(page, "p_council_members", 2)
         _set_number(page, "cfg_max_tokens", 40)
-        seen = _run_and_watch(page, "council", "Votes")
+        seen = _run_and_watch(page, "council", "Votes", "council")
         assert seen["mid"], "no intermediate streaming state was observed"
         assert page.locator('[data-testid="stChatMessage"]').count() >= 3
         assert page.locator(".tally").count() >= 1
@@ -98,10 +110,10 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         # -- a RADAR debate -----------------------------------------------------------------------
         page.get_by_text("RADAR (role-anchored debate over evidence)").click()
         wait_idle(page)
-        _set_number(page, "p_radar_rounds", 1)
+        _set_number(page, "p_radar_rounds", 0)
         _set_number(page, "cfg_max_tokens", 40)
         _set_number(page, "cfg_top_k", 5)
-        seen = _run_and_watch(page, "radar", "Early-stop checks")
+        seen = _run_and_watch(page, "radar", "Early-stop checks", "radar")
         assert seen["mid"]
         assert page.locator(".passage").count() == 5  # the evidence panel beside the debate
         assert page.locator(".tally").count() >= 1  # at least one stop check line

@@ -81,7 +81,7 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
 
 
 def render_tally_line(ev: Any) -> None:
-    counts = " ".join(f'{label_chip(k)} ×{v}' for k, v in (ev.counts or {}).items())
+    counts = " ".join(f'{label_chip(k)} ×{v}' for k, v in (ev.counts or {}).items() if v)
     invalid = sum(1 for v in (ev.votes or {}).values() if v is None)
     inv = f' <span class="chip invalid">invalid ×{invalid}</span>' if invalid else ""
     state = "reached" if ev.reached else ("votes stabilised" if ev.stabilised else "not reached")
@@ -110,11 +110,9 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         render_stop_line(item)
     elif kind == "chair_summary":
         color = view.color(item.agent)
-        with st.chat_message(item.agent, avatar=avatar_svg(item.agent, color)):
-            st.markdown(f'<div class="turn chair" style="border-color:{color}"><div class="turn-head">'
-                        f'<span class="agent" style="color:{color}">{escape(item.agent)}</span>'
-                        f'<span class="role">chair summary</span></div>{text_html(item.summary)}</div>',
-                        unsafe_allow_html=True)
+        st.markdown(f'<div class="tally chair-note" style="border-left:3px solid {color}"><b>Chair\'s guidance</b> '
+                    f'({escape(item.agent)}): {text_html(item.summary, css="txt inline")}</div>',
+                    unsafe_allow_html=True)
     elif kind == "rule_applied":
         what = "changed the labels" if item.changed else "changed nothing"
         st.markdown(f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '

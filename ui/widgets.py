@@ -105,15 +105,16 @@ def params_editor(protocol: str, info: Any) -> dict:
 
 
 def generation_settings(info: Any) -> dict:
+    ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
     keep("cfg_max_tokens", 256)
-    keep("cfg_evidence", bool(getattr(info, "uses_evidence", False)))
+    keep(ev_key, bool(getattr(info, "uses_evidence", False)))
     keep("cfg_top_k", 20)
     max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
                                  key="cfg_max_tokens", help="Longest answer each agent may give.")
-    evidence = st.toggle("Retrieve evidence", key="cfg_evidence",
+    evidence = st.toggle("Retrieve evidence", key=ev_key,
                          help="Top-k passages from the evidence corpus, numbered [E1]..[Ek] for citing.")
     top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k", disabled=not evidence)
-    remember("cfg_max_tokens", "cfg_evidence", "cfg_top_k")
+    remember("cfg_max_tokens", ev_key, "cfg_top_k")
     return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k)}
 
 

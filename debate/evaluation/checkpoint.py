@@ -115,16 +115,20 @@ class Checkpoint:
              float(stats.get("wall_s", 0.0)), time.time(), item_id))
 
     def counts(self) -> dict[str, int]:
-        return {s: n for s, n in self.conn.execute("SELECT status, COUNT(*) FROM items GROUP BY status")}
+        selected = self.get_meta("selected")
+        return {s: n for s, n in self.conn.execute("SELECT status, COUNT(*) FROM items WHERE pos < ? GROUP BY status",
+                                                   (selected if selected is not None else 1 << 62,))}
 
     def rows(self, ids: list[str] | None = None, *, with_events: bool = False) -> list[dict]:
         cols = ("item_id, pos, text, gold, status, attempts, prediction, error, stats, prompt_tokens, "
                 "completion_tokens, wall_s" + (", events" if with_events else ""))
-        q = f"SELECT {cols} FROM items"
-        args: tuple = ()
+        q = f"SELECT {cols} FROM items WHERE pos < ?"
+        # a later run with a smaller --limit narrows what the run reports (rows beyond it are kept)
+        selected = self.get_meta("selected")
+        args: tuple = (selected if selected is not None else 1 << 62,)
         if ids is not None:
-            q += f" WHERE item_id IN ({','.join('?' * len(ids))})"
-            args = tuple(ids)
+            q += f" AND item_id IN ({','.join('?' * len(ids))})"
+            args += tuple(ids)
         out = []
         for r in self.conn.execute(q + " ORDER BY pos", args):
             d = dict(zip([c.strip() for c in cols.split(",")], r))

@@ -213,6 +213,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                                 "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path})
         items = ds.items[: opts.limit] if opts.limit else ds.items
         cp.add_items((it.id, n, it.text, it.gold) for n, it in enumerate(items))
+        cp.set_meta("selected", len(items))
         interrupted = cp.reset_interrupted()
         ids = [it.id for it in items]
         todo = cp.todo(ids)

@@ -89,8 +89,8 @@ class ResponseCache:
         return result
 
     def put(self, spec: str, messages: list[Message], options: GenOptions, result: ModelResult) -> None:
-        if not enabled_by_env() or result.cached:
-            return
+        if not enabled_by_env() or result.cached or result.finish_reason == "incomplete":
+            return  # a cut-off stream is not the answer to this request
         data = result.to_dict()
         data["cached"] = False
         try:

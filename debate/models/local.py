@@ -3,8 +3,9 @@
 A model loads once per process (loading 500 MB per request would dwarf generation) and is shared by
 every client; one lock per loaded model because a llama.cpp context is not thread-safe. `llm.reset()`
 before each request drops the prompt cache, which otherwise makes temperature-0 answers drift between
-identical requests. Label probabilities come from the top-k next-token distribution that a logits
-processor records while generating, so no `logits_all` buffer (n_ctx x vocab floats) is needed.
+identical requests. Label probabilities come from the next-token distribution, which a logits
+processor reads while generating (the log-probability of every token that can begin a label), so no
+`logits_all` buffer (n_ctx x vocab floats, what llama-cpp-python's own `logprobs` requires) is needed.
 """
 
 from __future__ import annotations
@@ -19,24 +20,41 @@ from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileEr
 from debate.models import packaged
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
 
-TOP_K = 20  # alternatives recorded per generated position (OpenAI's maximum too)
-LABEL_SCAN_STEPS = 96  # label positions searched among the first N generated tokens
+TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
+LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
 _STRIP = " \t\r\n\"'`*_:[({<>-.,"
+_ROLES = ("system", "user", "assistant")
 
 
-# -- label probabilities from top-k alternatives (shared with the openai/ollama backends) ---------
+def check_request(messages: list[Message], options: GenOptions) -> None:
+    """Refuse malformed requests before any backend sees them (shared by all backends)."""
+    if not messages:
+        raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or m.get("role") not in _ROLES or not isinstance(m.get("content"), str):
+            raise InvalidInput(f"Message {i} is not a chat message: {str(m)[:80]!r}.",
+                               'Write each as {"role": "system"|"user"|"assistant", "content": "text"}.')
+    if int(options.max_tokens) < 1:
+        raise InvalidInput(f"max_tokens must be at least 1, got {options.max_tokens}.", "Use e.g. 256.")
+    if not 0 <= float(options.temperature) <= 2:
+        raise InvalidInput(f"temperature must be between 0 and 2, got {options.temperature}.",
+                           "Use 0 for repeatable answers.")
+
+
+# -- label probabilities from token alternatives (shared with the openai/ollama backends) ---------
 def _matches(token: str, label: str) -> bool:
+    """A token can begin `label`: "YES", " Yes", "Y" → YES; "Note", "Nothing" do not count as NO."""
     t = token.strip(_STRIP).upper()
-    return bool(t) and (label.startswith(t) or t.startswith(label))
+    return bool(t) and label.startswith(t)
 
 
 def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
                                labels: Sequence[str]) -> dict[str, float] | None:
     """Probability per label at the generated position whose alternatives best cover the labels.
 
-    `positions` holds, per generated token, {token_text: logprob} of its top alternatives. A token
+    `positions` holds, per generated token, {token_text: logprob} of its alternatives. A token
     counts for a label when, stripped of spaces/quotes/markup and upper-cased, it is a prefix of the
-    label (or starts with it): "YES", " Yes", "Y" → YES. Mass of a token that fits several labels
+    label: "YES", " Yes", "Y" → YES. Mass of a token that fits several labels
     is split between them. The chosen position is the one with the most label mass (the earliest
     on ties), which skips JSON scaffolding such as `{"vote": "` and free text that merely contains
     "no". Returns None when no position offers any label.
@@ -94,12 +112,33 @@ def unload_all() -> None:
         _loaded.clear()
 
 
-class _StepRecorder:
-    """Logits processor: counts prompt/completion tokens; records top-k alternatives if asked."""
+_vocab_texts: dict[str, list[str]] = {}
+_label_ids: dict[tuple[str, tuple[str, ...]], tuple[Any, list[str]]] = {}
 
-    def __init__(self, llm: Any, top_k: int) -> None:
-        self.llm = llm
-        self.top_k = top_k
+
+def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, list[str]]:
+    """Ids and texts of every vocabulary token that can begin one of `labels` (cached per model)."""
+    import numpy as np
+
+    labs = tuple(lab.upper() for lab in labels)
+    with _load_lock:
+        if (key, labs) not in _label_ids:
+            if key not in _vocab_texts:  # ~1 s once per model for a 150k vocabulary
+                _vocab_texts[key] = [llm.detokenize([i]).decode("utf-8", errors="ignore")
+                                     for i in range(llm.n_vocab())]
+            ids = [i for i, t in enumerate(_vocab_texts[key]) if any(_matches(t, lab) for lab in labs)]
+            _label_ids[(key, labs)] = (np.array(ids, dtype=np.int64), [_vocab_texts[key][i] for i in ids])
+        return _label_ids[(key, labs)]
+
+
+class _StepRecorder:
+    """Logits processor: counts prompt/completion tokens and, when labels are asked for, records the
+    log-probability of every label-starting token at each step. Exact over the whole vocabulary and
+    cheap (a max, a threshold and a gather), unlike a top-k over 150k logits per token."""
+
+    def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None) -> None:
+        self.ids = label_ids
+        self.texts = label_texts or []
         self.prompt_tokens = 0
         self.steps = 0
         self.positions: list[dict[str, float]] = []
@@ -108,17 +147,16 @@ class _StepRecorder:
         if self.steps == 0:
             self.prompt_tokens = len(input_ids)
         self.steps += 1
-        if self.top_k and len(self.positions) < LABEL_SCAN_STEPS:
+        if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
 
-            idx = np.argpartition(scores, -self.top_k)[-self.top_k:]
-            top = scores[idx].astype(np.float64)
             m = float(scores.max())
-            logz = m + math.log(float(np.exp(scores.astype(np.float64) - m).sum()))
+            near = scores[scores > m - 20.0]  # terms below e^-20 do not change log Z
+            logz = m + math.log(float(np.exp(near - m, dtype=np.float64).sum()))
+            lps = scores[self.ids] - logz
             pos: dict[str, float] = {}
-            for i, s in zip(idx.tolist(), top.tolist()):
-                tok = self.llm.detokenize([i]).decode("utf-8", errors="ignore")
-                lp = s - logz  # two ids with the same text: add their probabilities
+            for j in np.flatnonzero(lps > -16.0).tolist():
+                tok, lp = self.texts[j], float(lps[j])  # same text from two ids: add probabilities
                 pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
             self.positions.append(pos)
         return scores
@@ -167,8 +205,7 @@ class LocalBackend:
         return rows
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
-        if not messages:
-            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        check_request(messages, options)
         return self._generate(model, messages, options)
 
     def _generate(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
@@ -179,7 +216,8 @@ class LocalBackend:
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
         with lock:
             llm.reset()
-            rec = _StepRecorder(llm, TOP_K if options.labels else 0)
+            rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
+                else _StepRecorder()
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
                                           max_tokens=options.max_tokens, stop=list(options.stop) or None,
                                           stream=True, logits_processor=LogitsProcessorList([rec]))
@@ -201,7 +239,8 @@ class LocalBackend:
                     raise ContextTooLong(f"The prompt is too long for {path.name}: {e}.",
                                          f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
                                          "set DEBATE_N_CTX or settings local.n_ctx).") from e
-                raise DebateError(f"llama.cpp failed on {path.name}: {e}.", "See the message above.") from e
+                raise DebateError(f"llama.cpp failed on {path.name}: {e}.",
+                                 "Try a shorter prompt, other options, or another model.") from e
             probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
                         label_probs=probs, model_id=path.name)

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 from debate.errors import (BackendTimeout, BackendUnavailable, ContextTooLong, DebateError, InvalidInput,
                            ModelNotFound, RateLimited, ServerError)
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.local import TOP_K, label_probs_from_positions
+from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -25,7 +25,8 @@ class OllamaBackend:
     supports_json_schema = True
 
     def __init__(self, host: str | None = None, *, max_parallel: int = 2, timeout_s: float = 300.0,
-                 retries: int | None = None) -> None:
+                 retries: int | None = None, url_in_spec: bool = False) -> None:
+        self.url_in_spec = url_in_spec  # listed specs carry `@host` (made for a spec naming it)
         host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
         if not host.startswith(("http://", "https://")):
             host = "http://" + host  # OLLAMA_HOST is often written as 127.0.0.1:11434
@@ -88,7 +89,7 @@ class OllamaBackend:
             raise self.translate(e) from e
 
     def list_models(self) -> list[ModelInfo]:
-        suffix = "" if self.host == (os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).rstrip("/") else f"@{self.host}"
+        suffix = f"@{self.host}" if self.url_in_spec else ""
         try:
             models = self.client.list().models
         except Exception as e:  # noqa: BLE001 - reported as a row, never raised
@@ -121,8 +122,7 @@ class OllamaBackend:
         return first, it
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
-        if not messages:
-            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        check_request(messages, options)
         return self._read(model, messages, options)
 
     def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
                            InvalidInput, ModelNotFound, RateLimited, ServerError)
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.local import TOP_K, label_probs_from_positions
+from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -54,7 +54,9 @@ class OpenAIBackend:
     supports_json_schema = True
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
-                 timeout_s: float = 120.0, retries: int | None = None) -> None:
+                 timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False) -> None:
+        """`url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it)."""
+        self.url_in_spec = url_in_spec
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
         self.configured = bool(key) or self.base_url != DEFAULT_BASE_URL
@@ -132,8 +134,7 @@ class OpenAIBackend:
         if not self.configured:
             return [ModelInfo(spec="openai:", backend="openai", name="", status="unreachable",
                               detail="not configured: set OPENAI_API_KEY or OPENAI_BASE_URL")]
-        suffix = "" if self.base_url == (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/") \
-            else f"@{self.base_url}"
+        suffix = f"@{self.base_url}" if self.url_in_spec else ""
         try:
             names = self.model_names()
         except DebateError as e:
@@ -189,8 +190,7 @@ class OpenAIBackend:
             raise err from e
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
-        if not messages:
-            raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
+        check_request(messages, options)
         return self._read(model, messages, options)
 
     def _recover(self, model: str, messages: list[Message], options: GenOptions):

@@ -42,14 +42,15 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
 
         s = _section(settings, "ollama")
         return OllamaBackend(spec.base_url or s.get("host"), max_parallel=int(s.get("max_parallel", 2)),
-                             timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"))
+                             timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
+                             url_in_spec=bool(spec.base_url))
     if spec.backend == "openai":
         from debate.models.openai_backend import OpenAIBackend
 
         s = _section(settings, "openai")
         return OpenAIBackend(spec.base_url or s.get("base_url"), s.get("api_key"),
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
-                             retries=s.get("retries"))
+                             retries=s.get("retries"), url_in_spec=bool(spec.base_url))
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
 

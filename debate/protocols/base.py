@@ -22,6 +22,7 @@ from debate.errors import Cancelled
 from debate.events import Event, PhaseStarted, TokenDelta, TurnFinished, TurnStarted, Verdict
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
+from debate.models.spec import ModelSpec
 from debate.parsing import ParseResult, parse_citations, split_think
 from debate.tasks import TaskView
 
@@ -57,6 +58,8 @@ class TurnSpec:
     seed: int | None | str = "agent"  # "agent" = the agent's own seed
     max_tokens: int | None = None
     repair: bool = True  # False for sampled answers: an unreadable sample simply counts as invalid
+    schema: dict | None = None  # JSON schema the repair call is constrained to, where the backend can
+    schema_format: str = ""  # the answer format shown in a constrained repair prompt
     turn_id: str = ""
 
 
@@ -229,12 +232,12 @@ class DebateContext:
                 t.join(timeout=2.0)
         return results
 
-    def _chat(self, spec: TurnSpec, messages: list[Message]) -> ChatStream:
+    def _chat(self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None) -> ChatStream:
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
         opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
                           seed=seed, max_tokens=int(spec.max_tokens or self.config.max_tokens),
-                          labels=tuple(spec.labels))
+                          labels=tuple(spec.labels), json_schema=json_schema)
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
             self.model_calls += 1
@@ -267,10 +270,14 @@ class DebateContext:
         if spec.parse is not None:
             pr = spec.parse(res.text)
             if not pr.ok and spec.repair and self.params.get("repair", True):
+                backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
+                constrained = spec.schema is not None and bool(getattr(backend, "supports_json_schema", False))
+                fmt = spec.schema_format if constrained else spec.answer_format
                 msgs = list(spec.messages) + [
                     {"role": "assistant", "content": answer or res.text or "(empty answer)"},
-                    {"role": "user", "content": prompts.render("engine.repair", answer_format=spec.answer_format)}]
-                rep = yield from self._drain(self._chat(spec, msgs), spec, emit_tokens=False)
+                    {"role": "user", "content": prompts.render("engine.repair", answer_format=fmt)}]
+                rep = yield from self._drain(self._chat(spec, msgs, spec.schema if constrained else None), spec,
+                                             emit_tokens=False)
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 cached, probs = cached and rep.cached, rep.label_probs
                 pr2 = spec.parse(rep.text)
@@ -316,3 +323,18 @@ COMMON_PARAMS: dict[str, Param] = {
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
     return {**own, **COMMON_PARAMS}
+
+
+def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation",
+                numeric: bool = False) -> dict:
+    """TurnSpec fields for a constrained repair: a schema with `key` in `labels` (0/1 for the paper's
+    yes/no judge JSON) and a short free-text field, plus the format line shown to the model."""
+    values: list = [1, 0] if numeric else list(labels)
+    props: dict = {key: {"type": "integer" if numeric else "string", "enum": values}}
+    shown = " or ".join(str(v) if numeric else f'"{v}"' for v in values)
+    example = f'{{"{key}": {shown}'
+    if text_key:
+        props[text_key] = {"type": "string", "maxLength": 300}
+        example += f', "{text_key}": "..."'
+    schema = {"type": "object", "properties": props, "required": list(props)}
+    return {"schema": schema, "schema_format": example + "}"}

@@ -11,7 +11,7 @@ from typing import Iterator
 from debate import prompts
 from debate.events import Event
 from debate.parsing import parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -22,7 +22,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     msgs = prompts.messages(None, "turquaz.baseline", ctx.task_values())
     turn = yield from ctx.turn(TurnSpec(agent, "answer", 0, msgs, "turquaz.baseline",
                                         parse=lambda s: parse_label(s, t.labels), labels=t.labels,
-                                        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}'))
+                                        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+                                        **json_answer("category", t.labels, numeric=t.binary)))
     yield ctx.verdict(turn.label, (turn.parsed or {}).get("explanation", "") if turn.valid else
                       "The answer could not be read.", "baseline", turn.confidence)
 

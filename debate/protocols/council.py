@@ -16,7 +16,7 @@ from debate import prompts
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.parsing import ParseResult, parse_chair, parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 
 
 def _chair_parse(text: str) -> ParseResult:
@@ -43,7 +43,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         msgs = prompts.messages(None, "turquaz.council.member", vals)
         return [TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                          parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
-                         labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}')
+                         labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
+                         **json_answer("vote", t.labels))
                 for m in members]
 
     def tallied(rnd: int, votes: dict) -> VotesTallied:
@@ -74,7 +75,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, prompts.messages(None, "turquaz.council.chair", vals), "turquaz.council.chair",
                 parse=_chair_parse,
-                answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}'))
+                answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
+                **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary")))
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)

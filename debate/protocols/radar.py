@@ -29,8 +29,8 @@ from debate.decisions import majority, normalise_probs, shares, should_stop, sto
 from debate.events import Event, StopCheck, TurnFinished
 from debate.lineups import Agent
 from debate.models.spec import ModelSpec
-from debate.parsing import ParseResult, parse_domain, parse_stop, parse_verdict
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+from debate.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 EVIDENCE_ABOVE = " (the same evidence as given above)"
@@ -143,7 +143,8 @@ class Debate:
         uid = f"radar.{kind}.judge"
         msgs = prompts.messages(f"radar.{kind}.system.judge", uid, vals)
         return TurnSpec(judge, phase, rnd, msgs, uid, parse=lambda s: parse_verdict(s, t.labels), labels=t.labels,
-                        answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}")
+                        answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
+                        **json_answer("verdict", t.labels, "reason"))
 
     def summary(self) -> str:
         out = []
@@ -178,7 +179,8 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
     def stop_spec(temp=None, seed="agent", repair=True):
         return TurnSpec(stop_agent, "stop-check", rnd, stop_msgs, "radar.stop_agent", parse=parse_stop,
                         labels=("STOP", "CONTINUE"), answer_format="DECISION: CONTINUE or STOP",
-                        temperature=temp, seed=seed, repair=repair)
+                        temperature=temp, seed=seed, repair=repair,
+                        **json_answer("decision", ("CONTINUE", "STOP"), None))
 
     def judge_spec(temp=None, seed="agent", repair=True):
         s = d.judge_spec(judge, "round-judge", rnd, partial=True)
@@ -226,12 +228,14 @@ def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event
     agent = Agent("domain-inference", "domain-inference", expert.model, 0.0, expert.seed)
 
     def parse(s: str) -> ParseResult:
-        dom = parse_domain(s)
+        dom = parse_domain(s) or str((parse_json_object(s) or {}).get("domain", "")).strip() or None
         return ParseResult(dom, {"domain": dom}, "line") if dom else ParseResult(None)
 
     msgs = prompts.messages(None, "radar.domain.inference", {"claim": ctx.claim})
     t = yield from ctx.turn(TurnSpec(agent, "domain", 0, msgs, "radar.domain.inference", parse=parse,
-                                     answer_format="DOMAIN: <one word>"))
+                                     answer_format="DOMAIN: <one word>", schema_format='{"domain": "..."}',
+                                     schema={"type": "object", "required": ["domain"],
+                                             "properties": {"domain": {"type": "string", "maxLength": 40}}}))
     d.domain = t.label if t.valid else "general knowledge"
 
 

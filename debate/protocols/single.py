@@ -13,7 +13,7 @@ from typing import Iterator
 from debate import prompts
 from debate.events import Event, TurnFinished
 from debate.parsing import parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
 
@@ -43,7 +43,8 @@ def judge_spec(ctx: DebateContext, user_id: str, transcript: str) -> TurnSpec:
     values = {**ctx.task_values(), "transcript": transcript}
     return TurnSpec(ctx.role("judge"), "judge", ctx.rounds, prompts.messages("turquaz.system.judge", user_id, values),
                     user_id, parse=lambda s: parse_label(s, t.labels), labels=t.labels,
-                    answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}')
+                    answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+                    **json_answer("category", t.labels, numeric=t.binary))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:

@@ -75,7 +75,14 @@ def make_faiss_index(vectors, limit: int | None = None):
         index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
         index.hnsw.efSearch = HNSW_EF_SEARCH
     if len(vectors):
-        index.add(vectors)
+        if index_kind(index) == "hnsw":  # a rare, long build: worth all cores, unlike a single query
+            faiss.omp_set_num_threads(os.cpu_count() or 1)
+            try:
+                index.add(vectors)
+            finally:
+                faiss.omp_set_num_threads(max(1, int(os.environ.get("DEBATE_FAISS_THREADS", "1"))))
+        else:
+            index.add(vectors)
     return index
 
 
