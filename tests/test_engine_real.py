@@ -41,8 +41,8 @@ CASES = [
     ("council", "checkthat", 2, {**SHORT, "rounds": 1}, 40),
     ("single", "checkthat", 1, {**SHORT, "rounds": 1}, 24),
     ("team", "checkthat", 2, {**SHORT, "rounds": 0, "team_size": 1}, 24),
-    ("radar", "halftruth", None, {"rounds": 1, "max_context_chars": 1200}, 32),
-    ("radar-single", "halftruth", None, {}, 32),
+    ("radar", "halftruth", None, {"rounds": 1, "max_context_chars": 1200}, 24),
+    ("radar-single", "halftruth", None, {}, 24),
 ]
 
 

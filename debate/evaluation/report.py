@@ -85,7 +85,8 @@ def _figures(m: dict, rows: list[dict]) -> list:
         figs.append(go.Figure(go.Heatmap(z=cm["matrix"], x=cm["pred_labels"], y=cm["gold_labels"],
                                          text=cm["matrix"], texttemplate="%{text}", colorscale="Blues"),
                               layout={"title": f"Confusion matrix{' - category ' + cat if cat else ''}",
-                                      "xaxis_title": "predicted", "yaxis_title": "gold", "height": 360}))
+                                      "xaxis_title": "predicted", "yaxis_title": "gold", "height": 360,
+                                      "yaxis": {"autorange": "reversed"}}))  # gold rows top-down, as in tables
     if blocks:
         fig = go.Figure(layout={"title": "F1 per class", "barmode": "group", "height": 360})
         for cat, s in blocks.items():
@@ -121,7 +122,8 @@ def render_html(m: dict, rows: list[dict]) -> str:
     run = m.get("run", {})
     parts = [f"<h1>Evaluation: {html.escape(str(run.get('name')))}</h1>",
              "<p>" + html.escape(f"dataset {m.get('dataset')} · protocol {run.get('protocol')} · lineup "
-                                 f"{json.dumps(run.get('lineup'))} · category {run.get('category') or 'all'} · "
+                                 f"{json.dumps(run.get('lineup'))} · "
+                                 f"{'category ' + str(run.get('category') or 'all') + ' · ' if m.get('categories') else ''}"
                                  f"max_tokens {run.get('max_tokens')} · seed {run.get('seed')}") + "</p>"]
     cov = m.get("coverage", {})
     parts.append("<h2>Scores</h2>")

@@ -60,7 +60,13 @@ class Final:
     model_id: str = ""  # the backend's own name for the model, if it differs from the spec
 
 
-Chunk = Union[Delta, Final]
+@dataclass
+class Started:
+    """Emitted by the client once the model's concurrency slot is held: latency and time to first
+    token are measured from here, so waiting for a busy local model is not counted as model time."""
+
+
+Chunk = Union[Delta, Final, Started]
 
 
 @dataclass
@@ -138,6 +144,9 @@ class ChatStream:
             return
         final = Final()
         for chunk in self._chunks:
+            if isinstance(chunk, Started):
+                self._t0 = time.perf_counter()
+                continue
             if isinstance(chunk, Delta):
                 if not chunk.text:
                     continue
@@ -156,6 +165,23 @@ class ChatStream:
         )
         for cb in self._on_done:
             cb(self._result)
+
+    @property
+    def cached(self) -> bool:
+        """True when the answer comes from the response cache (known before iterating)."""
+        return self._cached
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def close(self) -> None:
+        """Abandon an unfinished generation now (e.g. on Stop), releasing the model's lock at once
+        instead of when the generator is garbage-collected."""
+        if self._result is None:
+            close = getattr(self._chunks, "close", None)
+            if close:
+                close()
 
     def result(self) -> ModelResult:
         if self._result is None:

@@ -12,7 +12,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from debate.errors import InvalidInput
-from debate.models.base import Backend, ChatStream, Chunk, GenOptions, Message, ModelInfo
+from debate.models.base import Backend, ChatStream, Chunk, GenOptions, Message, ModelInfo, Started
 from debate.models.spec import ModelSpec
 
 
@@ -70,6 +70,7 @@ class ModelClient:
     @staticmethod
     def _guarded(sem: threading.BoundedSemaphore, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
         with sem:
+            yield Started()
             yield from chunks
 
     def list_models(self) -> list[ModelInfo]:

@@ -173,7 +173,7 @@ class DebateContext:
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
                               phase=s.phase, round=s.round, prompt_id=s.prompt_id)
-        if all(st._cached for st in streams):
+        if all(st.cached for st in streams):
             out = []
             for s, st in zip(specs, streams):
                 out.append((yield from self._execute(s, st)))
@@ -241,7 +241,7 @@ class DebateContext:
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
             self.model_calls += 1
-            self.cache_hits += int(bool(stream._cached))
+            self.cache_hits += int(stream.cached)
         return stream
 
     def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Iterator[Event]:
@@ -253,11 +253,9 @@ class DebateContext:
                 if emit_tokens:
                     yield TokenDelta(turn_id=spec.turn_id, agent=spec.agent.agent, text=piece)
         finally:
-            if stream._result is None:  # stopped early: release the model lock now, not at GC
+            if not stream.done:  # stopped early: release the model lock now, not at GC
                 it.close()
-                close = getattr(stream._chunks, "close", None)
-                if close:
-                    close()
+                stream.close()
         return stream.result()
 
     def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
