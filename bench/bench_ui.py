@@ -22,9 +22,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E402
+from tests.support.browser import app_server, browser_page, wait_idle, wait_settled  # noqa: E402
 
 CLAIM = "Researchers at MIT found that sleeping less than six hours doubles the risk of a cold, says a new study"
+THIS_DEBATE_JS = """(marker) => [...document.querySelectorAll('.claim-card')]
+    .some(el => !el.closest('[data-stale="true"]') && el.textContent.includes(marker))"""
+VERDICT_JS = """() => [...document.querySelectorAll('.verdict-card')].some(el => !el.closest('[data-stale="true"]'))"""
 FIRST_TEXT_JS = """() => { for (const el of document.querySelectorAll('.turn > .txt')) {
     if (el.closest('[data-stale="true"]')) continue;
     if (el.innerText.trim().length) return true; } return false; }"""
@@ -44,11 +47,12 @@ def one_run(page, claim: str) -> float:
     wait_idle(page)
     t0 = time.perf_counter()
     page.locator(".st-key-run button").click()
+    # the previous debate's bubbles stay in the DOM until this one is drawn: wait for this claim first
+    page.wait_for_function(THIS_DEBATE_JS, arg=claim[-12:], polling="raf", timeout=600_000)
     page.wait_for_function(FIRST_TEXT_JS, polling="raf", timeout=600_000)
     t1 = time.perf_counter()
-    page.locator(".verdict-card").wait_for(timeout=600_000)
-    time.sleep(0.5)
-    wait_idle(page)
+    page.wait_for_function(VERDICT_JS, polling=200, timeout=900_000)
+    wait_settled(page)
     return t1 - t0
 
 
@@ -72,11 +76,11 @@ def main() -> int:
             wait_idle(page)
             _set_number(page, "cfg_max_tokens", args.max_tokens)
             print("warm-up run (loads the model)…", flush=True)
-            one_run(page, CLAIM + " (warm-up)")
+            one_run(page, CLAIM + " (warm-up run)")
             ui, backend, engine = [], [], []
             store = DebateStore(home / "debates.sqlite")
             for i in range(args.runs):
-                ui.append(one_run(page, f"{CLAIM} #{i}"))
+                ui.append(one_run(page, f"{CLAIM} (timed run #{i})"))
                 row = store.list(limit=1)[0]
                 evs = store.events(row["id"])
                 first_tok = next(e for e in evs if e.type == "token")

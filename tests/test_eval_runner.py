@@ -123,14 +123,14 @@ def test_run_scores_every_item_and_resume_is_a_no_op(tmp_path):
 
 def test_items_run_concurrently(tmp_path):
     def timed(concurrency: int) -> float:
-        client, _ = scripted_client(delay_s=0.1)  # ~0.6 s per item (6 words)
+        client, _ = scripted_client(delay_s=0.1)  # >= 0.4 s per item (4+ words)
         t = time.perf_counter()
         run_eval(_opts(tmp_path, concurrency=concurrency, limit=4, out=str(tmp_path / f"c{concurrency}"),
                        category=1), client=client, debate_fn=fake_run_debate)
         return time.perf_counter() - t
 
     serial, parallel = timed(1), timed(4)
-    assert serial > 2.0 and parallel < serial * 0.6, (serial, parallel)
+    assert serial > 1.5 and parallel < serial * 0.6, (serial, parallel)  # 4 items x >=0.4 s serially
 
 
 def test_failing_item_is_retried_recorded_and_does_not_abort(tmp_path):

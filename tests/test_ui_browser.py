@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.support.browser import app_server, browser_page, have_browser, shot, wait_idle
+from tests.support.browser import app_server, browser_page, have_browser, shot, wait_idle, wait_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model,
               pytest.mark.skipif(not have_browser(), reason="needs /usr/bin/chromium and playwright")]
@@ -77,10 +77,10 @@ def _run_and_watch(page, name: str, chart_title: str, protocol: str, timeout_s: 
             break
         time.sleep(0.25)
     page.locator(".verdict-card").wait_for(timeout=30_000)
-    time.sleep(1.0)  # let the final rerun settle
-    wait_idle(page, timeout=60_000)
+    wait_settled(page)
     page.locator(f"text={chart_title}").first.wait_for()
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    wait_settled(page)
     shot(page, f"{name}-done")
     return seen
 
@@ -124,11 +124,17 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         table = page.locator('[data-testid="stDataFrame"]')
         table.wait_for()
         page.locator(".verdict-card").wait_for(timeout=30_000)  # newest (RADAR) opens at once
+        wait_settled(page)
+        assert page.evaluate(STATE_JS)["meta"].startswith("radar")
         assert page.locator(".passage").count() == 5
         shot(page, "library-radar")
         page.locator(".st-key-lib_open").click()
         page.get_by_role("option").filter(has_text="council").first.click()
-        wait_idle(page)
+        deadline = time.time() + 60
+        while not page.evaluate(STATE_JS)["meta"].startswith("council") and time.time() < deadline:
+            time.sleep(0.1)
+        wait_settled(page)
         page.locator(".verdict-card").wait_for(timeout=30_000)
-        assert "council" in page.locator(".claim-card").inner_text().lower()
+        assert page.evaluate(STATE_JS)["meta"].startswith("council")
+        assert page.locator(".passage").count() == 0 and page.locator(".tally").count() >= 1
         shot(page, "library-council")

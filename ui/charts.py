@@ -65,7 +65,7 @@ def stop_figure(checks: list[Any]) -> go.Figure:
         fig.add_scatter(x=rounds, y=[c.tau_c for c in checks], name="τc", mode="lines+markers",
                         line=dict(color="#F58518", dash="dash"))
     else:
-        fig.add_annotation(text="the first stop check comes after round 1", showarrow=False, x=0.5, y=0.5,
+        fig.add_annotation(text="the first stop check comes after the opening round", showarrow=False, x=0.5, y=0.5,
                            xref="paper", yref="paper", font=dict(color="#888"))
     fig.update_layout(yaxis=dict(range=[0, 1.05]), xaxis=dict(type="category"))
     _layout(fig)

@@ -94,6 +94,26 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
 
 
+SETTLED_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-stale="true"]')"""
+
+
+def wait_settled(page, timeout: float = 120.0, quiet_s: float = 1.0) -> None:
+    """Wait until no rerun is in progress and no stale element is left, for `quiet_s` in a row
+    (the status widget appears only a moment after a rerun starts, so one look is not enough)."""
+    deadline = time.time() + timeout
+    calm_since = None
+    while time.time() < deadline:
+        if page.evaluate(SETTLED_JS):
+            calm_since = calm_since or time.time()
+            if time.time() - calm_since >= quiet_s:
+                return
+        else:
+            calm_since = None
+        time.sleep(0.1)
+    raise TimeoutError("the page did not settle")
+
+
 def shot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
