@@ -255,8 +255,11 @@ def validate_lineup(lineup: str | dict, client, protocol: str | None = None,
                 ok = Path(spec.model).expanduser().is_file()
                 row.update(ok=ok, status="ready" if ok else "missing",
                            detail="" if ok else f"no file at {spec.model}")
+            elif match is None and (down := next((i for i in infos if not i.name and i.status != "ready"), None)):
+                # the backend listed itself as down (one row, no model name): say so, not "not listed"
+                row.update(status="unreachable", detail=down.detail)
             elif match is None:
-                known = ", ".join(sorted(i.name for i in infos)[:12]) or "none"
+                known = ", ".join(sorted(i.name for i in infos if i.name)[:12]) or "none"
                 row["detail"] = f"{spec.backend} does not list {spec.model!r} (it has: {known})."
             else:
                 row.update(ok=match.status == "ready", status=match.status, detail=match.detail)

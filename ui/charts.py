@@ -67,7 +67,9 @@ def stop_figure(checks: list[Any]) -> go.Figure:
     else:
         fig.add_annotation(text="the first stop check comes after the opening round", showarrow=False, x=0.5, y=0.5,
                            xref="paper", yref="paper", font=dict(color="#888"))
-    fig.update_layout(yaxis=dict(range=[0, 1.05]), xaxis=dict(type="category"))
+    low = min([0.0] + [c.stop_margin for c in checks])  # P(STOP) - P(CONTINUE) can be negative
+    fig.update_layout(yaxis=dict(range=[min(-0.05, low - 0.05) if low < 0 else 0, 1.05]),
+                      xaxis=dict(type="category"))
     _layout(fig)
     fig.update_layout(barmode="group")
     return fig

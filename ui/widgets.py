@@ -156,21 +156,8 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
 
 # -- lineup -----------------------------------------------------------------------------------------
 def _validate(lineup: dict, client: Any, protocol: str, params: dict) -> list[dict]:
-    """validate_lineup, with a backend that is down reported as such (not as 'model not listed')."""
     from debate.lineups import validate_lineup
-    from debate.models.spec import ModelSpec
-    rows = validate_lineup(lineup, client, protocol, params)
-    for r in rows:
-        if r.get("ok") or r.get("status") == "unreachable":
-            continue
-        try:
-            infos = client.backend_for(ModelSpec.parse(r["model"])).list_models()
-        except Exception:  # noqa: BLE001
-            continue
-        down = next((i for i in infos if not i.name and i.status != "ready"), None)
-        if down is not None:
-            r.update(status="unreachable", detail=down.detail)
-    return rows
+    return validate_lineup(lineup, client, protocol, params)
 
 
 @st.cache_data(ttl=15, show_spinner=False)
