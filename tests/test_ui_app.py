@@ -17,9 +17,9 @@ from debate.errors import BackendUnavailable
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.store import DebateStore
+from tests.support.real_cases import CASES, CLAIM, MAX_TOKENS, TOP_K
 
 APP = "../app.py"
-CLAIM = "A new study in Nature shows coffee lowers the risk of heart disease https://www.nature.com/articles/x1"
 
 
 def _app(**state) -> AppTest:
@@ -64,28 +64,22 @@ def _html(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-SHORT = {  # protocol -> parameters that keep a real-model run short
-    "council": {"rounds": 1, "members": 2, "examples": False},
-    "single": {"rounds": 0, "examples": False},
-    "team": {"rounds": 0, "team_size": 1, "examples": False},
-    "baseline": {"examples": False},
-    "radar": {"rounds": 0},
-    "radar-single": {},
-}
-
-
 @pytest.mark.real_model
 @pytest.mark.timeout(1200)
-@pytest.mark.parametrize("protocol", list(SHORT))
+@pytest.mark.parametrize("protocol", list(CASES))
 def test_each_protocol_on_embedded_lineup(protocol):
+    case = CASES[protocol]
     at = _app()
     at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_task").set_value(case["task"]).run()
+    if case["task"] == "checkthat":
+        at.selectbox(key="cfg_category").set_value(case["category"])
     at.radio(key="cfg_protocol").set_value(protocol).run()
-    for k, v in SHORT[protocol].items():
+    for k, v in case["params"].items():
         _set(at, f"p_{protocol}_{k}", v)
-    _set(at, "cfg_max_tokens", 24)
+    _set(at, "cfg_max_tokens", MAX_TOKENS)
     if protocol.startswith("radar"):
-        _set(at, "cfg_top_k", 3)
+        _set(at, "cfg_top_k", TOP_K)
     at.run()
     assert at.session_state["cfg_preset"] == "embedded"
     row = _run_to_end(at)
@@ -102,6 +96,12 @@ def test_each_protocol_on_embedded_lineup(protocol):
         assert "passage" in html  # evidence panel
     events = _store().events(row["id"])
     assert events[0].type == "debate_started" and events[-1].type == "finished"
+    # the page built the configuration its widgets show
+    started = events[0]
+    assert (started.protocol, started.task, started.claim) == (protocol, case["task"], CLAIM)
+    assert started.category == case["category"]
+    assert all(started.settings.get("params", started.settings).get(k) == v for k, v in case["params"].items()), \
+        started.settings
 
 
 # -- error states ---------------------------------------------------------------------------------

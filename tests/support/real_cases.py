@@ -1,0 +1,28 @@
+"""The short real-model debates shared by the engine tests and the Debate-page AppTests.
+
+Both run the same configurations on the `embedded` lineup (fixed seeds, so every request is
+deterministic). The engine tests (tests/test_engine_real.py, which run first) call the real models;
+the AppTests then drive the same debates through the page, and the product's own response cache
+(shared within the test session) answers the identical model calls with the real answers recorded
+moments earlier. The browser tests use a separate DEBATE_HOME, so they stream from the models live.
+"""
+
+from __future__ import annotations
+
+CLAIM = "A new study in Nature shows coffee lowers the risk of heart disease https://www.nature.com/articles/x1"
+MAX_TOKENS = 24
+TOP_K = 3
+
+# protocol -> task, category and the parameters that keep a real-model run short
+CASES: dict[str, dict] = {
+    "baseline": {"task": "checkthat", "category": 2, "params": {"examples": False}},
+    "council": {"task": "checkthat", "category": 2, "params": {"rounds": 1, "members": 2, "examples": False}},
+    "single": {"task": "checkthat", "category": 1, "params": {"rounds": 0, "examples": False}},
+    "team": {"task": "checkthat", "category": 2, "params": {"rounds": 0, "team_size": 1, "examples": False}},
+    "radar": {"task": "halftruth", "category": None, "params": {"rounds": 0}},
+    "radar-single": {"task": "halftruth", "category": None, "params": {}},
+}
+
+
+def labels_for(task: str) -> tuple[str, ...]:
+    return ("YES", "NO") if task == "checkthat" else ("TRUE", "FALSE", "HALF-TRUE")
