@@ -66,6 +66,7 @@ class EvidenceRetrieved(Event):
     query: str = ""
     passages: list[dict] = field(default_factory=list)
     corpus: str = ""
+    in_prompts: bool = True  # False: retrieved for the viewer only; the agents did not see it
 
 
 @_register

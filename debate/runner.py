@@ -201,15 +201,21 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         model_calls=ctx.model_calls, cache_hits=ctx.cache_hits, wall_s=round(time.perf_counter() - t0, 4)))
 
 
-def _evidence(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
+def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = True) -> Iterator[Event]:
+    """Retrieve the passages. With `for_prompts` False they are only shown beside the debate (the
+    viewer shows evidence for every claim) and the agents' prompts stay exactly as without evidence."""
     cfg = pp.config
     if retriever is None:
         ctx.evidence_on = False
         yield PhaseStarted(phase="evidence", title="Evidence",
                            note="No retriever is configured: the debate runs without evidence.")
         return
+    query = cfg.claim
+    if cfg.task == "checkthat":  # tweets: the words of URL paths carry the topic of a bare link
+        from debate.retrieval import tweet_query
+        query = tweet_query(cfg.claim) or cfg.claim
     try:
-        found = retriever.search(cfg.claim, k=cfg.top_k)
+        found = retriever.search(query, k=cfg.top_k)
     except DebateError as e:
         yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
         yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
@@ -221,8 +227,9 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
             d.setdefault("orig_id", d["id"])
         d["id"] = f"E{i}"  # numbered as cited in prompts, whatever the retriever called them
         passages.append(d)
-    ctx.passages = passages
-    yield EvidenceRetrieved(query=cfg.claim, passages=passages,
+    if for_prompts:
+        ctx.passages = passages
+    yield EvidenceRetrieved(query=query, passages=passages, in_prompts=for_prompts,
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
 
 
@@ -230,6 +237,8 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     cfg = pp.config
     if ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
+    elif retriever is not None:
+        yield from _evidence(pp, ctx, retriever, for_prompts=False)
     multi = len(pp.categories) > 1
     labels: dict[str, str | None] = {}
     rounds = 0

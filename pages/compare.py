@@ -149,7 +149,7 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
             cfg = DebateConfig(claim=claim.strip(), protocol=proto, task=task, category=category,
                                custom_title=custom_title, lineup=lineup, params=params, max_tokens=max_tokens)
             try:
-                retriever = resources.get_retriever() if infos[proto].uses_evidence else None
+                retriever = resources.get_retriever()  # shown beside each debate; in prompts per protocol
                 started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))
             except DebateError as e:
                 problems.append(f"Column {i + 1} ({proto}): **{e.message}** {e.hint}")

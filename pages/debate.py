@@ -60,7 +60,7 @@ if run_clicked:
                               lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
                               max_tokens=gen["max_tokens"], gold=gold)
         try:
-            retriever = resources.get_retriever() if gen["evidence"] else None
+            retriever = resources.get_retriever()  # evidence is always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run())
             st.session_state["debate_gold"] = gold

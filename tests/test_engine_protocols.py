@@ -383,4 +383,10 @@ def test_evidence_for_turquaz_protocols_on_request():
     assert by_type(ev, "evidence") and "[E2] (Doc 2 — src)" in backend.calls[0]["messages"][-1]["content"]
     client, backend = scripted()
     ev = run(client, "council", retriever=FakeRetriever(2), params={"rounds": 0})
-    assert not by_type(ev, "evidence") and "[E1]" not in backend.calls[0]["messages"][-1]["content"]
+    # off: still retrieved and shown beside the debate, but never put into a prompt
+    (shown,) = by_type(ev, "evidence")
+    assert not shown.in_prompts and len(shown.passages) == 2
+    assert all("[E1]" not in c["messages"][-1]["content"] for c in backend.calls)
+    client, backend = scripted()
+    ev = run(client, "council", params={"rounds": 0})  # no retriever at all: no evidence event
+    assert not by_type(ev, "evidence")

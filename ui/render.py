@@ -138,7 +138,7 @@ def render_evidence(view: DebateView, debate_id: str) -> None:
     if not view.evidence:
         settings = (view.started.settings or {}) if view.started else {}
         if view.started and not settings.get("evidence_on", True):
-            st.caption("Evidence is off for this debate (switch on “Retrieve evidence” in the sidebar).")
+            st.caption("No evidence was retrieved for this debate.")
         else:
             st.caption("No passages were retrieved." if view.finished or view.sections else "Retrieving evidence…")
         return
@@ -158,7 +158,11 @@ def render_evidence(view: DebateView, debate_id: str) -> None:
                     if isinstance(score, (int, float)) else
                     f'<div class="passage" id="{anchor(debate_id, pid)}"><b>&#91;{escape(pid)}&#93;</b>'
                     f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>')
-    st.caption(f"{len(view.evidence)} passages · {len(cited)} cited")
+    if view.evidence_in_prompts:
+        st.caption(f"{len(view.evidence)} passages · {len(cited)} cited")
+    else:
+        st.caption(f"{len(view.evidence)} passages, shown for reference: the agents did not see them "
+                   "(switch on “Give evidence to the agents” to ground the debate in them).")
     st.markdown(f'<div class="evidence">{"".join(rows)}</div>', unsafe_allow_html=True)
 
 

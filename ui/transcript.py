@@ -76,6 +76,7 @@ class Section:
 class DebateView:
     started: Any = None
     evidence: list[dict] = field(default_factory=list)
+    evidence_in_prompts: bool = True
     sections: list[Section] = field(default_factory=list)
     turns: dict[str, TurnView] = field(default_factory=dict)
     tallies: list[Any] = field(default_factory=list)
@@ -118,6 +119,7 @@ class DebateView:
                     self.color(member["agent"])
         elif t == "evidence":
             self.evidence = list(ev.passages or [])
+            self.evidence_in_prompts = bool(getattr(ev, "in_prompts", True))
         elif t == "phase_started":
             title = ev.title or f"{ev.phase.replace('_', ' ').title()} · round {ev.round}"
             self.sections.append(Section(ev.phase, ev.round, title, ev.note, ev.category))

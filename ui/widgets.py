@@ -111,9 +111,10 @@ def generation_settings(info: Any) -> dict:
     keep("cfg_top_k", 20)
     max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
                                  key="cfg_max_tokens", help="Longest answer each agent may give.")
-    evidence = st.toggle("Retrieve evidence", key=ev_key,
-                         help="Top-k passages from the evidence corpus, numbered [E1]..[Ek] for citing.")
-    top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k", disabled=not evidence)
+    evidence = st.toggle("Give evidence to the agents", key=ev_key,
+                         help="Put the top-k passages into the agents' prompts, numbered [E1]..[Ek] for citing. "
+                              "Off: the passages are still retrieved and shown beside the debate, for you only.")
+    top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k")
     remember("cfg_max_tokens", ev_key, "cfg_top_k")
     return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k)}
 
