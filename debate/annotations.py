@@ -17,15 +17,14 @@ import csv
 import io
 import json
 import sqlite3
-import threading
 import uuid
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from debate import config as _config
 from debate.agreement import majority_label
+from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.hardcases import HardCase, QueueSpec
 
@@ -81,42 +80,8 @@ def _annotator(name: str) -> str:
     return name[:80]
 
 
-class AnnotationStore:
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else _config.store_db()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.Error as e:
-            raise StoreError(f"Cannot open the annotation store at {self.path}: {e}.",
-                             "Check that DEBATE_HOME points to a writable folder.") from e
-        self._lock = threading.RLock()
-        self.migrate()
-
-    def _tx(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    out = fn(self._db)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-                return out
-            except sqlite3.Error as e:
-                raise StoreError(f"The annotation store could not be written: {e}.",
-                                 f"Check free disk space and permissions of {self.path}.") from e
-
-    def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, tuple(args)).fetchall()
-            except sqlite3.Error as e:
-                raise StoreError(f"The annotation store could not be read: {e}.", f"Check {self.path}.") from e
+class AnnotationStore(SqliteStore):
+    what = "annotation store"
 
     def migrate(self) -> list[int]:
         def run(db: sqlite3.Connection) -> list[int]:

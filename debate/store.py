@@ -16,12 +16,11 @@ import io
 import json
 import os
 import sqlite3
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from debate import config as _config
+from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
 
@@ -94,46 +93,8 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-class DebateStore:
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else _config.store_db()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30,
-                                       isolation_level=None)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.Error as e:
-            raise StoreError(f"Cannot open the debate store at {self.path}: {e}.",
-                             "Check that DEBATE_HOME points to a writable folder.") from e
-        self._lock = threading.RLock()
-        self.migrate()
-
-    # -- plumbing ---------------------------------------------------------------------------
-    def _tx(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    out = fn(self._db)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-                return out
-            except sqlite3.Error as e:
-                raise StoreError(f"The debate store could not be written: {e}.",
-                                 f"Check free disk space and permissions of {self.path}.") from e
-
-    def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, tuple(args)).fetchall()
-            except sqlite3.Error as e:
-                raise StoreError(f"The debate store could not be read: {e}.",
-                                 f"Check {self.path}.") from e
+class DebateStore(SqliteStore):
+    what = "debate store"
 
     def migrate(self) -> list[int]:
         """Apply the migrations not yet recorded; returns the numbers applied."""

@@ -1,0 +1,57 @@
+"""The SQLite plumbing the debate store and the annotation store share: one WAL connection per store
+object, a lock around it (Streamlit sessions and the debate worker write from several threads), and
+sqlite3 errors turned into StoreErrors that say which store failed and what to check."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from debate import config as _config
+from debate.errors import StoreError
+
+
+class SqliteStore:
+    what = "store"  # named in error messages, e.g. "debate store"
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else _config.store_db()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as e:
+            raise StoreError(f"Cannot open the {self.what} at {self.path}: {e}.",
+                             "Check that DEBATE_HOME points to a writable folder.") from e
+        self._lock = threading.RLock()
+        self.migrate()
+
+    def migrate(self) -> None:  # subclasses create their tables
+        pass
+
+    def _tx(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(self._db)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+                return out
+            except sqlite3.Error as e:
+                raise StoreError(f"The {self.what} could not be written: {e}.",
+                                 f"Check free disk space and permissions of {self.path}.") from e
+
+    def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, tuple(args)).fetchall()
+            except sqlite3.Error as e:
+                raise StoreError(f"The {self.what} could not be read: {e}.", f"Check {self.path}.") from e
