@@ -266,3 +266,26 @@ def test_models_page_sends_a_prompt_and_shows_text():
     at.text_area(key="try_prompt").input("")
     at.button(key="try_send").click().run()
     assert any("prompt is empty" in e.value for e in at.error)
+
+
+def test_cited_evidence_is_highlighted_and_linked_to_its_passage():
+    """Agents' [E#] citations point at the retrieved passages (real evidence index, scripted voters)."""
+    from ui.safe import anchor
+    preset = _scripted_lineup(_store(), "cite-lineup", ["steady", "other"])
+    at = _app(_client=_scripted_client())
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    _set(at, "cfg_evidence_council", True)  # the agents see the passages
+    _set(at, "cfg_top_k", 3)
+    row = _run_to_end(at, timeout=300)
+    assert row["status"] == "completed", row
+    events = _store().events(row["id"])
+    (ev,) = [e for e in events if e.type == "evidence"]
+    assert ev.in_prompts and [p["id"] for p in ev.passages] == ["E1", "E2", "E3"]
+    assert all(p["source"] and p["score"] > 0 for p in ev.passages)
+    assert any(e.type == "turn_finished" and e.citations == ["E1"] for e in events)
+    html = _html(at)
+    link = anchor(row["id"], "E1")
+    assert f'href="#{link}"' in html  # the citation in the turn links ...
+    assert f'class="passage cited" id="{link}"' in html  # ... to its highlighted passage
+    assert f'class="passage" id="{anchor(row["id"], "E2")}"' in html  # uncited ones are not highlighted
