@@ -83,26 +83,8 @@ def _annotator(name: str) -> str:
 class AnnotationStore(SqliteStore):
     what = "annotation store"
 
-    def migrate(self) -> list[int]:
-        def run(db: sqlite3.Connection) -> list[int]:
-            db.execute("CREATE TABLE IF NOT EXISTS annotation_migrations "
-                       "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-            done = {r[0] for r in db.execute("SELECT id FROM annotation_migrations")}
-            applied = []
-            for num, name, sql in MIGRATIONS:
-                if num in done:
-                    continue
-                for stmt in (s.strip() for s in sql.split(";")):
-                    if stmt:
-                        db.execute(stmt)
-                db.execute("INSERT INTO annotation_migrations VALUES (?,?,?)", (num, name, _now()))
-                applied.append(num)
-            return applied
-        return self._tx(run)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    migrations_table = "annotation_migrations"
+    migrations = MIGRATIONS
 
     # -- queues -------------------------------------------------------------------------------
     def create_queue(self, spec: QueueSpec) -> str:

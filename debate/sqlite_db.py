@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -15,6 +16,8 @@ from debate.errors import StoreError
 
 class SqliteStore:
     what = "store"  # named in error messages, e.g. "debate store"
+    migrations_table = "schema_migrations"  # records which numbered migrations ran
+    migrations: tuple[tuple[int, str, str], ...] = ()  # (number, name, SQL), append-only
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else _config.store_db()
@@ -31,8 +34,30 @@ class SqliteStore:
         self._lock = threading.RLock()
         self.migrate()
 
-    def migrate(self) -> None:  # subclasses create their tables
-        pass
+    def migrate(self) -> list[int]:
+        """Apply the numbered migrations not yet recorded; returns the numbers applied."""
+        table = self.migrations_table
+
+        def run(db: sqlite3.Connection) -> list[int]:
+            db.execute(f"CREATE TABLE IF NOT EXISTS {table} "
+                       "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            done = {r[0] for r in db.execute(f"SELECT id FROM {table}")}
+            applied = []
+            for num, name, sql in self.migrations:
+                if num in done:
+                    continue
+                for stmt in (s.strip() for s in sql.split(";")):
+                    if stmt:
+                        db.execute(stmt)
+                db.execute(f"INSERT INTO {table} VALUES (?,?,?)",
+                           (num, name, datetime.now(timezone.utc).isoformat(timespec="seconds")))
+                applied.append(num)
+            return applied
+        return self._tx(run)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
 
     def _tx(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
         with self._lock:

@@ -96,27 +96,8 @@ def _jsonable(obj: Any) -> Any:
 class DebateStore(SqliteStore):
     what = "debate store"
 
-    def migrate(self) -> list[int]:
-        """Apply the migrations not yet recorded; returns the numbers applied."""
-        def run(db: sqlite3.Connection) -> list[int]:
-            db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                       "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-            done = {r[0] for r in db.execute("SELECT id FROM schema_migrations")}
-            applied = []
-            for num, name, sql in MIGRATIONS:
-                if num in done:
-                    continue
-                for stmt in (s.strip() for s in sql.split(";")):
-                    if stmt:
-                        db.execute(stmt)
-                db.execute("INSERT INTO schema_migrations VALUES (?,?,?)", (num, name, _now()))
-                applied.append(num)
-            return applied
-        return self._tx(run)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    migrations_table = "schema_migrations"
+    migrations = MIGRATIONS
 
     # -- writing ----------------------------------------------------------------------------
     def create_debate(self, config: Any, debate_id: str) -> str:
