@@ -36,7 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
     p.add_argument("--task", help="engine task for a custom file (checkthat|halftruth|averitec|custom)")
     p.add_argument("--category", type=int, choices=(1, 2, 3), help="CheckThat category (default: all three)")
-    p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--limit", type=int, help="only the first N items (of the sample, with --sample)")
+    p.add_argument("--sample", type=int, help="a seeded stratified sample of N items: each label keeps its "
+                   "share of the split, and the same --sample-seed picks the same items for every protocol")
+    p.add_argument("--sample-seed", type=int, default=0)
     p.add_argument("--concurrency", type=int, default=2, help="items in flight at once (default 2)")
     p.add_argument("--param", action="append", type=_kv, default=[], metavar="K=V",
                    help="protocol parameter, repeatable (e.g. --param rounds=1 --param tau_s=0.9)")
@@ -81,7 +84,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     opts = EvalOptions(
         dataset=args.dataset, out=args.out, protocol=args.protocol, lineup=args.lineup, category=args.category,
-        limit=args.limit, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
+        limit=args.limit, sample=args.sample, sample_seed=args.sample_seed, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
         retries=args.retries, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,

@@ -25,7 +25,8 @@ def run_metrics(run_dir: str | Path) -> dict:
     opts = read_meta(run_dir, "options") or {}
     m = compute_metrics(rows, dataset)
     m["run"] = {"name": Path(run_dir).name, "protocol": opts.get("protocol"), "lineup": opts.get("lineup"),
-                "category": opts.get("category"), "limit": opts.get("limit"), "params": opts.get("params"),
+                "category": opts.get("category"), "limit": opts.get("limit"),
+                "sample": opts.get("sample"), "sample_seed": opts.get("sample_seed"), "params": opts.get("params"),
                 "max_tokens": opts.get("max_tokens"), "seed": opts.get("seed")}
     if any((r.get("stats") or {}).get("stop_checks") for r in rows):
         m["calibration"] = jsonable(calibrate(rows, list(dataset.get("labels") or [])))

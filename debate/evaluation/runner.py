@@ -27,6 +27,7 @@ from debate.evaluation.checkpoint import Checkpoint
 from debate.evaluation.datasets import Dataset, Item, load_dataset
 from debate.evaluation.extract import debate_stats, extract_prediction
 from debate.evaluation.fleet import expand_lineup
+from debate.evaluation.sampling import select_items
 
 HOOK_ENV = "DEBATE_EVAL_HOOK"  # "module:function" called with the ModelClient (tests, custom backends)
 _FATAL = (InvalidInput, ModelNotFound, BackendUnavailable, AuthError, ModelFileError)
@@ -45,6 +46,8 @@ class EvalOptions:
     lineup: str | dict = "embedded"
     category: int | None = None  # CheckThat: 1..3, None = all three in one debate per item
     limit: int | None = None
+    sample: int | None = None  # a seeded stratified sample of this many items (debate/evaluation/sampling.py)
+    sample_seed: int = 0
     concurrency: int = 2
     params: dict[str, Any] = field(default_factory=dict)
     max_tokens: int = 256
@@ -162,6 +165,8 @@ def _debate_fn() -> Callable:
 
 def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
     d = {k: getattr(opts, k) for k in _IDENTITY}
+    if opts.sample:  # only when set, so folders made before --sample existed still resume
+        d.update(sample=opts.sample, sample_seed=opts.sample_seed)
     d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
     return json.loads(json.dumps(d, sort_keys=True, default=str))
 
@@ -200,8 +205,8 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
     if opts.category is not None and (not ds.categories or str(opts.category) not in ds.categories):
         raise InvalidInput(f"--category {opts.category} does not apply to dataset {ds.name}.",
                            "Categories 1-3 exist only for the CheckThat datasets; omit --category otherwise.")
-    if opts.concurrency < 1 or (opts.limit is not None and opts.limit < 1):
-        raise InvalidInput("--concurrency and --limit must be at least 1.", "Use positive numbers.")
+    if opts.concurrency < 1 or any(v is not None and v < 1 for v in (opts.limit, opts.sample)):
+        raise InvalidInput("--concurrency, --limit and --sample must be at least 1.", "Use positive numbers.")
     lineup = _resolve_lineup(opts.lineup)
     _preflight(opts, ds, lineup)
     out = Path(opts.out)
@@ -211,7 +216,8 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
         cp.set_meta("options", {**asdict(opts), "lineup": lineup})
         cp.set_meta("dataset", {"name": ds.name, "task": opts.task or ds.task, "labels": list(ds.labels),
                                 "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path})
-        items = ds.items[: opts.limit] if opts.limit else ds.items
+        items = select_items(ds.items, limit=opts.limit, sample=opts.sample, sample_seed=opts.sample_seed,
+                             category=opts.category)
         cp.add_items((it.id, n, it.text, it.gold) for n, it in enumerate(items))
         cp.set_meta("selected", len(items))
         interrupted = cp.reset_interrupted()

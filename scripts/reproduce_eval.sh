@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The evaluation runs quoted in the README, in order of priority. Every step resumes: re-running this script
+# after a stop (even kill -9) finishes what is left, and finished runs cost ~0.1 s each.
+# Usage: scripts/reproduce_eval.sh [LINEUP]   (default: embedded; e.g. paper-council-ollama on a GPU host)
+# Debates use seeded stratified samples (--sample, same items for every protocol, so runs pair up);
+# raise N_CT / N_LIAR to cover more of the split — the runs extend in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+LINEUP=${1:-embedded}
+N_CT=${N_CT:-32}          # CheckThat dev items per debate run (of a 40-item stratified sample)
+N_LIAR=${N_LIAR:-18}      # LIAR valid items per RADAR-multi run (of a 24-item stratified sample)
+N_LIAR_SINGLE=${N_LIAR_SINGLE:-24}
+SUFFIX=${SUFFIX:-}        # e.g. SUFFIX=-ollama to keep runs of another lineup apart
+E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP"
+CT="--dataset checkthat-dev --category 2"
+LIAR="--dataset liar-valid --top-k 5 --sample 24"
+
+# 1. CheckThat dev, category 2, the whole split: the few-shot baseline of each lineup member
+$E $CT --protocol baseline --param member=1 --out runs/ct2-dev-baseline-m1$SUFFIX
+$E $CT --protocol baseline --param member=2 --out runs/ct2-dev-baseline-m2$SUFFIX
+# 2. The same category, one stratified sample: council (2 rounds max) and single debate (1 rebuttal round)
+$E $CT --sample 40 --limit "$N_CT" --protocol council --param rounds=2 --out runs/ct2-s40-council$SUFFIX
+# 3. LIAR valid: RADAR-single, then RADAR multi recorded without early stopping (tau_s=2: the stop agent
+#    and round judge still score every round, nothing stops), then the same with early stopping (defaults;
+#    the shared prefix of every debate comes from the response cache)
+$E $LIAR --protocol radar-single --limit "$N_LIAR_SINGLE" --out runs/liar-s24-radar-single$SUFFIX
+$E $LIAR --protocol radar --limit "$N_LIAR" --param rounds=1 --param tau_s=2 --out runs/liar-s24-radar-nostop$SUFFIX
+$E $LIAR --protocol radar --limit "$N_LIAR" --param rounds=1 --out runs/liar-s24-radar-stop$SUFFIX
+$E $CT --sample 40 --limit "$N_CT" --protocol single --param rounds=1 --out runs/ct2-s40-single$SUFFIX
+
+# 4. Paired comparisons and the early-stop calibration (no model calls)
+$PY -m debate eval-compare runs/ct2-s40-council$SUFFIX runs/ct2-dev-baseline-m1$SUFFIX
+$PY -m debate eval-compare runs/ct2-s40-council$SUFFIX runs/ct2-s40-single$SUFFIX
+$PY -m debate eval-compare runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-single$SUFFIX
+$PY -m debate eval-compare runs/liar-s24-radar-stop$SUFFIX runs/liar-s24-radar-nostop$SUFFIX
+$PY -m debate eval-calibrate runs/liar-s24-radar-nostop$SUFFIX
