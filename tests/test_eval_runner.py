@@ -18,7 +18,6 @@ import pytest
 from debate.errors import DebateError, InvalidInput
 from debate.events import (DebateFinished, DebateStarted, ErrorEvent, StopCheck, TurnFinished, Verdict,
                            VotesTallied)
-from debate.evaluation.checkpoint import read_rows
 from debate.evaluation.browse import confusion_items, item_events, list_runs, load_metrics
 from debate.evaluation.fleet import FleetBackend, expand_lineup
 from debate.evaluation.runner import EvalOptions, run_eval, should_abort
@@ -142,16 +141,15 @@ def test_failing_item_is_retried_recorded_and_does_not_abort(tmp_path):
     s = run_eval(_opts(tmp_path, dataset=str(data), task="halftruth", limit=None, retries=2), client=client,
                  debate_fn=fake_run_debate)
     assert (s.done, s.failed) == (4, 1)
-    items = {r["item_id"]: r for r in read_rows(tmp_path / "run")}
+    items = {r["item_id"]: r for r in load_metrics_rows(tmp_path / "run")}
     assert items["c2"]["status"] == "failed" and items["c2"]["attempts"] == 3
     assert "scripted failure" in items["c2"]["error"]
     m = load_metrics(tmp_path / "run")
     assert m["coverage"] == {"items": 5, "done": 4, "failed": 1, "pending": 0}
 
 
-def read_rows(run_dir):
-    from debate.evaluation.checkpoint import read_rows
-from debate.evaluation.browse import load_items
+def load_metrics_rows(run_dir):
+    from debate.evaluation.browse import load_items
     return load_items(run_dir)
 
 
@@ -160,7 +158,7 @@ def test_first_attempts_failing_the_same_way_stop_the_batch(tmp_path):
     with pytest.raises(DebateError) as e:
         run_eval(_opts(tmp_path, retries=0, concurrency=1), client=client, debate_fn=fake_run_debate)
     assert "ModelNotFound" in e.value.message
-    rows = read_rows(tmp_path / "run")
+    rows = load_metrics_rows(tmp_path / "run")
     assert sum(r["status"] == "failed" for r in rows) == 3 and sum(r["status"] == "pending" for r in rows) == 9
     assert should_abort([("ModelNotFound", "x")] * 3, 0, 10)
     assert not should_abort([("ModelNotFound", "x")] * 3, 1, 10)
@@ -363,10 +361,10 @@ def test_sample_selects_the_same_items_for_every_protocol_and_grows_in_place(tmp
                  client=client, debate_fn=fake_run_debate)
     b = run_eval(_opts(tmp_path, out=str(tmp_path / "b"), limit=10, sample=20, category=2, protocol="council",
                        params={"rounds": 1}), client=client, debate_fn=fake_run_debate)
-    ids_a = [r["item_id"] for r in read_rows(tmp_path / "a")]
-    ids_b = [r["item_id"] for r in read_rows(tmp_path / "b")]
+    ids_a = [r["item_id"] for r in load_metrics_rows(tmp_path / "a")]
+    ids_b = [r["item_id"] for r in load_metrics_rows(tmp_path / "b")]
     assert (a.total, b.total) == (20, 10) and ids_b == ids_a[:10]
-    assert sum(r["gold"]["2"] == "YES" for r in read_rows(tmp_path / "a")) == 4  # 26/137 of 20
+    assert sum(r["gold"]["2"] == "YES" for r in load_metrics_rows(tmp_path / "a")) == 4  # 26/137 of 20
     grown = run_eval(_opts(tmp_path, out=str(tmp_path / "b"), limit=None, sample=20, category=2,
                            protocol="council", params={"rounds": 1}), client=client, debate_fn=fake_run_debate)
     assert (grown.ran, grown.skipped, grown.total) == (10, 10, 20)
