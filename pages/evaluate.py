@@ -171,7 +171,7 @@ for path, r in runs.items():
         m = {}
     d, c = m.get("debate") or {}, r["counts"]
     table.append({"run": r["name"], "dataset": r["dataset"], "protocol": r["protocol"], "lineup": _lineup(r["lineup"]),
-                  "category": str(r["category"] or ""), "done": f"{c.get('done', 0)}/{r['items']}",
+                  "category": str(r["category"] or ""), "items": r.get("selection", ""), "done": f"{c.get('done', 0)}/{r['items']}",
                   "failed": c.get("failed", 0), "macro-F1": m.get("macro_f1"), "accuracy": m.get("accuracy"),
                   "tokens": d.get("tokens_total"), "time (s)": d.get("wall_s_total"),
                   "state": "running/unfinished" if c.get("running") or c.get("pending") else "finished"})

@@ -189,7 +189,7 @@ def test_browse_drill_down(tmp_path):
     client, _ = scripted_client()
     run_eval(_opts(tmp_path, category=2), client=client, debate_fn=fake_run_debate)
     runs = list_runs(tmp_path)
-    assert runs[0]["name"] == "run" and runs[0]["counts"] == {"done": 12}
+    assert runs[0]["name"] == "run" and runs[0]["counts"] == {"done": 12} and runs[0]["selection"] == "first 12"
     m = load_metrics(tmp_path / "run")
     cm = m["categories"]["2"]["confusion"]
     total = 0
@@ -368,6 +368,7 @@ def test_sample_selects_the_same_items_for_every_protocol_and_grows_in_place(tmp
     grown = run_eval(_opts(tmp_path, out=str(tmp_path / "b"), limit=None, sample=20, category=2,
                            protocol="council", params={"rounds": 1}), client=client, debate_fn=fake_run_debate)
     assert (grown.ran, grown.skipped, grown.total) == (10, 10, 20)
+    assert {r["name"]: r["selection"] for r in list_runs(tmp_path)}["b"] == "stratified sample of 20 (seed 0)"
     with pytest.raises(InvalidInput):  # another sample is another experiment: a new folder, not a resume
         run_eval(_opts(tmp_path, out=str(tmp_path / "a"), limit=None, sample=20, sample_seed=1, category=2),
                  client=client, debate_fn=fake_run_debate)

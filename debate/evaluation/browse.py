@@ -44,10 +44,19 @@ def list_runs(root: str | Path | None = None) -> list[dict]:
             counts[r["status"]] = counts.get(r["status"], 0) + 1
         out.append({"name": run_dir.name, "path": str(run_dir), "dataset": ds.get("name"), "task": ds.get("task"),
                     "protocol": opts.get("protocol"), "lineup": opts.get("lineup"), "category": opts.get("category"),
-                    "items": len(rows), "counts": counts, "macro_f1": m.get("macro_f1"),
+                    "items": len(rows), "selection": selection(opts), "counts": counts, "macro_f1": m.get("macro_f1"),
                     "accuracy": m.get("accuracy"), "created_at": created,
                     "report": str(run_dir / "report.html") if (run_dir / "report.html").exists() else None})
     return sorted(out, key=lambda r: r.get("created_at") or 0, reverse=True)
+
+
+def selection(opts: dict) -> str:
+    """How a run chose its items, in words: which part of the split its numbers describe."""
+    sample, limit = opts.get("sample"), opts.get("limit")
+    if sample:
+        head = f"stratified sample of {sample} (seed {opts.get('sample_seed', 0)})"
+        return head + (f", first {limit}" if limit and limit < sample else "")
+    return f"first {limit}" if limit else "all"
 
 
 def load_metrics(run_dir: str | Path, *, fresh: bool = False) -> dict:
