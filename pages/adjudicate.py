@@ -16,6 +16,9 @@ from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
 from ui.safe import escape, text_html
 from ui.transcript import build_view
+from ui.entry import through_app
+
+through_app()
 
 st.markdown("## :material/gavel: Adjudicate")
 

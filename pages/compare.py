@@ -11,6 +11,9 @@ from ui import catalog, charts, resources
 from ui.render import render_evidence, render_sections, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
+from ui.entry import through_app
+
+through_app()
 
 TICK_S = 0.4
 store = resources.get_store()

@@ -7,6 +7,9 @@ from debate.errors import DebateError
 from debate.runner import DebateConfig
 from ui import resources, widgets
 from ui.live_view import show_live
+from ui.entry import through_app
+
+through_app()
 
 with st.sidebar:
     st.markdown("### Set-up")

@@ -15,6 +15,9 @@ from debate.evaluation.checkpoint import DB_NAME
 from debate.evaluation.metrics import INVALID
 from ui.render import render_debate
 from ui.transcript import build_view
+from ui.entry import through_app
+
+through_app()
 
 EVAL_CMD = ("python -m debate eval --dataset checkthat-dev --protocol council --lineup embedded "
             "--category 2 --limit 20 --out runs/ct-dev-council-cat2")

@@ -14,6 +14,9 @@ from ui import catalog, resources
 from ui.render import render_evidence, render_sections, render_verdict
 from ui.safe import escape, text_html
 from ui.transcript import build_view
+from ui.entry import through_app
+
+through_app()
 
 store = resources.get_store()
 st.markdown("## :material/school: Learn")

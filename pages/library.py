@@ -8,6 +8,9 @@ from debate import live
 from debate.store import list_csv
 from ui import resources
 from ui.live_view import show_live, show_stored
+from ui.entry import through_app
+
+through_app()
 
 store = resources.get_store()
 st.markdown("## :material/library_books: Library")

@@ -8,6 +8,9 @@ from debate.errors import DebateError
 from debate.models.base import GenOptions
 from ui import resources
 from ui.safe import text_html
+from ui.entry import through_app
+
+through_app()
 
 st.markdown("## :material/memory: Models")
 

@@ -94,11 +94,17 @@ def browser():
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm(app, browser):
-    """Open the home page once: a fresh Streamlit server whose first session is a deep link (/learn) runs
-    the pages/ files directly (old multipage mode, no app.py, no stylesheet) until app.py has run once."""
+    """The first request of the fresh server is a deep link. Without ui/entry.py Streamlit runs the page file
+    alone in its old pages/ mode (tab title "learn", menu "app | adjudicate | ..." from file names, no
+    stylesheet); with it the page reruns through app.py's navigation."""
     page = browser.new_page()
-    page.goto(app["url"])
+    page.goto(f"{app['url']}/learn")
     idle(page)
+    page.get_by_text("Learn", exact=True).first.wait_for(timeout=30_000)
+    nav = page.locator('[data-testid="stSidebarNav"]').inner_text().split()
+    assert "Debate" in nav and "Adjudicate" in nav and "app" not in nav, nav
+    assert page.title() == "Debate viewer" and page.url.endswith("/learn")
+    assert page.evaluate("[...document.querySelectorAll('style')].some(s => s.textContent.includes('claim-card'))")
     page.close()
 
 
