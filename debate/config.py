@@ -38,3 +38,28 @@ def index_dir() -> Path:
     p = Path(os.environ.get("DEBATE_INDEX_DIR", home() / "indexes"))
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+def settings_path() -> Path:
+    """Backend settings saved from the Models page; the CLI and batch runs read the same file."""
+    return home() / "settings.json"
+
+
+def load_settings() -> dict:
+    """The saved backend settings ({} when none); environment variables fill the gaps."""
+    import json
+
+    from debate.errors import InvalidInput
+
+    p = settings_path()
+    if not p.exists():
+        return {}
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise InvalidInput(f"Cannot read the backend settings in {p}: {e}.",
+                           "Fix or delete the file (the Models page writes it again on Save).") from e
+    if not isinstance(data, dict):
+        raise InvalidInput(f"The backend settings in {p} are not a JSON object.",
+                           "Fix or delete the file (the Models page writes it again on Save).")
+    return data

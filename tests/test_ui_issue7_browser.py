@@ -104,7 +104,8 @@ def _warm(app, browser):
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text().split()
     assert "Debate" in nav and "Adjudicate" in nav and "app" not in nav, nav
     assert page.title() == "Debate viewer" and page.url.endswith("/learn")
-    assert page.evaluate("[...document.querySelectorAll('style')].some(s => s.textContent.includes('claim-card'))")
+    page.wait_for_function("[...document.querySelectorAll('style')].some(s => s.textContent.includes('claim-card'))",
+                           timeout=20_000)  # the app's stylesheet (assets/style.css) is on the page
     page.close()
 
 

@@ -15,22 +15,19 @@ from typing import Any
 import streamlit as st
 
 from debate import config
+from debate.errors import DebateError
 from debate.store import DebateStore
-
-SETTINGS_FILE = "settings.json"
 
 
 # -- settings (Models page) ---------------------------------------------------------------------
-def settings_path():
-    return config.home() / SETTINGS_FILE
+settings_path = config.settings_path
 
 
 def load_settings() -> dict:
-    """Backend settings saved from the Models page (environment variables fill the gaps)."""
-    p = settings_path()
+    """Backend settings saved from the Models page; a broken file counts as none (the page offers Save)."""
     try:
-        return json.loads(p.read_text()) if p.exists() else {}
-    except (OSError, json.JSONDecodeError):
+        return config.load_settings()
+    except DebateError:
         return {}
 
 
@@ -54,7 +51,7 @@ def get_store() -> DebateStore:
 @st.cache_resource(show_spinner=False)
 def _client(settings_json: str, cache_db: str) -> Any:
     from debate.models.registry import default_client
-    return default_client(json.loads(settings_json) or None)
+    return default_client(json.loads(settings_json))
 
 
 def get_client() -> Any:
@@ -91,7 +88,7 @@ def get_run() -> Any:
 @st.cache_resource(show_spinner=False, ttl=15)
 def _known_models(settings_json: str) -> list:
     from debate.models.registry import known_models
-    return known_models(json.loads(settings_json) or None)
+    return known_models(json.loads(settings_json))
 
 
 def known_models(refresh: bool = False) -> list:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate import config
 from debate.errors import DebateError, InvalidInput
 from debate.models.base import Backend, ModelInfo
 from debate.models.client import ModelClient
@@ -59,8 +60,14 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
 
 
 def default_client(settings: dict | None = None, cache: bool = True) -> ModelClient:
-    """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0)."""
+    """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0).
+
+    Without explicit settings it reads the ones saved from the Models page, so a host or key set there
+    also serves `python -m debate run|eval|models`."""
     from debate.models.cache import ResponseCache, enabled_by_env
+
+    if settings is None:
+        settings = config.load_settings()
 
     store = ResponseCache() if cache and enabled_by_env() else None
     client = ModelClient(backend_factory=lambda spec: make_backend(spec, settings), cache=store)
@@ -75,7 +82,7 @@ def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
         settings = getattr(source, "settings", {}) or {}
         get = lambda name: source.backend_for(ModelSpec(name, "-"))  # noqa: E731
     else:
-        settings = source or {}
+        settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)  # noqa: E731
     rows: list[ModelInfo] = []
     for name in ("local", "ollama", "openai"):
