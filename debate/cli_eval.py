@@ -75,6 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--tolerance", type=float, default=0.0, help="accept this much less quality for fewer tokens")
     k.set_defaults(func=cmd_calibrate)
 
+    t = sub.add_parser("eval-table", help="markdown tables of runs, and of runs beside the papers' numbers")
+    t.add_argument("runs", nargs="+")
+    t.set_defaults(func=cmd_table)
+
     d = sub.add_parser("datasets", help="list the named evaluation datasets")
     d.set_defaults(func=cmd_datasets)
 
@@ -156,6 +160,20 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"chosen: τs={c['tau_s']} τc={c['tau_c']}  accuracy {c['accuracy']:.4f}  macro-F1 {c['macro_f1']:.4f}  "
           f"tokens/item {c['tokens_mean']:.0f}  stops per round {stop_rounds_table(rows, c['tau_s'], c['tau_c'])}")
     print(f"wrote {out}")
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from debate.evaluation.browse import load_metrics
+    from debate.evaluation.summary import beside_papers, runs_table
+
+    missing = [r for r in args.runs if not (Path(r) / "checkpoint.sqlite").exists()]
+    if missing:
+        raise InvalidInput(f"Not a run folder: {', '.join(missing)}.", "Give folders made by `python -m debate eval`.")
+    ms = [load_metrics(r, fresh=True) for r in args.runs]
+    print(runs_table(ms))
+    print()
+    print(beside_papers(ms))
     return 0
 
 

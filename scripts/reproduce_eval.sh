@@ -35,3 +35,5 @@ $PY -m debate eval-compare runs/ct2-s40-council$SUFFIX runs/ct2-s40-single$SUFFI
 $PY -m debate eval-compare runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-single$SUFFIX
 $PY -m debate eval-compare runs/liar-s24-radar-stop$SUFFIX runs/liar-s24-radar-nostop$SUFFIX
 $PY -m debate eval-calibrate runs/liar-s24-radar-nostop$SUFFIX
+$PY -m debate eval-table runs/ct2-dev-baseline-m1$SUFFIX runs/ct2-dev-baseline-m2$SUFFIX runs/ct2-s40-council$SUFFIX \
+  runs/ct2-s40-single$SUFFIX runs/liar-s24-radar-single$SUFFIX runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-stop$SUFFIX
