@@ -6,6 +6,7 @@ import streamlit as st
 
 from debate.errors import DebateError
 from debate.models.base import GenOptions
+from debate.models.openai_backend import JSON_FORMS
 from ui import resources
 from ui.safe import text_html
 from ui.entry import through_app
@@ -23,10 +24,16 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
                              placeholder="https://api.openai.com/v1 (or OPENAI_BASE_URL)", key="set_openai_base")
         key = st.text_input("OpenAI API key", value=(settings.get("openai") or {}).get("api_key", ""),
                             type="password", placeholder="sk-… (or OPENAI_API_KEY)", key="set_openai_key")
+        forms = ["auto", *JSON_FORMS]
+        fmt = st.selectbox("How to ask the OpenAI-compatible server for JSON", forms, key="set_openai_json",
+                           index=forms.index((settings.get("openai") or {}).get("json_format", "auto")),
+                           help="auto tries OpenAI's json_schema, then llama.cpp's form, then plain JSON mode, then "
+                                "none (prompt + repair), and keeps the first the server accepts.")
         if st.form_submit_button("Save settings", icon=":material/save:"):
             new = dict(settings)
             new["ollama"] = {**(settings.get("ollama") or {}), "host": host.strip()}
-            new["openai"] = {**(settings.get("openai") or {}), "base_url": base.strip(), "api_key": key.strip()}
+            new["openai"] = {**(settings.get("openai") or {}), "base_url": base.strip(), "api_key": key.strip(),
+                             "json_format": "" if fmt == "auto" else fmt}
             for sec in ("ollama", "openai"):
                 new[sec] = {k: v for k, v in new[sec].items() if v}
             resources.save_settings(new)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from debate.errors import AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, ModelNotFound, \
-    RateLimited, ServerError
+from debate.errors import AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, InvalidInput, \
+    ModelNotFound, RateLimited, ServerError
 from debate.models import packaged
 from debate.models.base import GenOptions
 from debate.models.client import ModelClient
@@ -66,6 +66,25 @@ def test_json_schema_output(client, server):
                       GenOptions(max_tokens=60, json_schema=SCHEMA)).result()
     data = json.loads(res.text)
     assert data["vote"] in ("YES", "NO") and len(data["why"]) <= 40
+
+
+@pytest.mark.timeout(300)
+def test_json_form_falls_back_to_what_the_server_accepts_and_sticks(server):
+    """llama.cpp answers HTTP 500 to OpenAI's json_schema form (what vLLM/LM Studio want): auto moves on."""
+    backend = OpenAIBackend(server.url)
+    assert backend._json_forms[0] == "json_schema"
+    client = ModelClient({"openai": backend})
+    opts = GenOptions(max_tokens=40, json_schema=SCHEMA)
+    res = client.chat("openai:smollm2", ASK + [{"role": "user", "content": "Answer in JSON."}], opts).result()
+    assert json.loads(res.text)["vote"] in ("YES", "NO")
+    assert backend._json_forms[0] == "llama.cpp"  # kept for the next calls: no second refusal
+    fixed = ModelClient({"openai": OpenAIBackend(server.url, json_format="json_schema", retries=0)})
+    with pytest.raises(ServerError) as e:  # a fixed form is not second-guessed: the refusal is reported
+        fixed.chat("openai:smollm2", ASK, opts).result()
+    assert "HTTP 500" in e.value.message
+    with pytest.raises(InvalidInput) as e:
+        OpenAIBackend(server.url, json_format="xml")
+    assert "json_format" in e.value.hint
 
 
 @pytest.mark.timeout(300)

@@ -289,3 +289,19 @@ def test_cited_evidence_is_highlighted_and_linked_to_its_passage():
     assert f'href="#{link}"' in html  # the citation in the turn links ...
     assert f'class="passage cited" id="{link}"' in html  # ... to its highlighted passage
     assert f'class="passage" id="{anchor(row["id"], "E2")}"' in html  # uncited ones are not highlighted
+
+
+def test_models_page_saves_settings_the_cli_then_reads(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEBATE_HOME", str(tmp_path))
+    at = _app()
+    at.switch_page("pages/models.py").run()
+    at.text_input(key="set_ollama_host").input("http://127.0.0.1:9")
+    at.selectbox(key="set_openai_json").set_value("json_object")
+    next(b for b in at.button if "Save" in b.label).click().run()
+    assert not at.exception
+    saved = config.load_settings()
+    assert saved["ollama"] == {"host": "http://127.0.0.1:9"} and saved["openai"] == {"json_format": "json_object"}
+    from debate.models.registry import default_client
+    from debate.models.spec import ModelSpec
+    backend = default_client(cache=False).backend_for(ModelSpec("openai", "-"))
+    assert backend.json_format == "json_object"

@@ -4,8 +4,11 @@ Studio, OpenRouter).
 The SDK's own retries are off (max_retries=0) so that `retry.call_with_retries` is the one bounded
 policy, and every SDK exception is translated into a DebateError whose hint says what to do.
 Servers differ: llama.cpp accepts `{"type": "json_object", "schema": ...}` but answers HTTP 500 to
-OpenAI's `json_schema` form, and serves any model name with its one model, so the model name is
-checked once against `/models` to report an unknown model instead of silently using another.
+OpenAI's `json_schema` form, which vLLM, LM Studio and OpenRouter expect; so with `json_format` "auto"
+(settings openai.json_format or OPENAI_JSON_FORMAT) a server that refuses one form gets the next
+(`JSON_FORMS`), once per backend, and the form that worked is kept. llama.cpp also serves any model
+name with its one model, so the model name is checked once against `/models` to report an unknown model
+instead of silently using another.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# How a JSON schema is asked for, most standard first; "none" leaves it to the prompt and the parser's repair.
+JSON_FORMS = ("json_schema", "llama.cpp", "json_object", "none")
 START_HINT = ("Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llama_cpp.server --model "
               "MODEL.gguf --host 127.0.0.1 --port 8000`, or fix the base URL (settings openai.base_url "
               "or OPENAI_BASE_URL).")
@@ -54,8 +59,10 @@ class OpenAIBackend:
     supports_json_schema = True
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
-                 timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False) -> None:
-        """`url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it)."""
+                 timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False,
+                 json_format: str | None = None) -> None:
+        """`url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
+        `json_format`: "auto" (default) or one of JSON_FORMS to always use that form."""
         self.url_in_spec = url_in_spec
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
@@ -65,6 +72,13 @@ class OpenAIBackend:
         self.timeout_s = timeout_s
         self.retries = retries
         self.is_openai = urlparse(self.base_url).hostname == "api.openai.com"
+        fmt = (json_format or os.environ.get("OPENAI_JSON_FORMAT") or "auto").strip().lower()
+        if fmt != "auto" and fmt not in JSON_FORMS:
+            raise InvalidInput(f"Unknown JSON format {fmt!r} for the openai backend.",
+                               f"Use auto or one of {', '.join(JSON_FORMS)} (settings openai.json_format).")
+        self.json_format = fmt
+        # forms still to try: OpenAI itself speaks json_schema; other servers fall back on refusal
+        self._json_forms = list(JSON_FORMS[:1] if self.is_openai else JSON_FORMS) if fmt == "auto" else [fmt]
         self._client: Any = None
         self._known: set[str] = set()
         self._stream_usage = True  # cleared if the server rejects stream_options
@@ -167,12 +181,13 @@ class OpenAIBackend:
             kw["stop"] = list(options.stop)
         if options.labels:
             kw.update(logprobs=True, top_logprobs=TOP_K)
-        if options.json_schema:
-            if self.is_openai:
-                kw["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": "answer", "schema": options.json_schema, "strict": False}}
-            else:
-                kw["response_format"] = {"type": "json_object", "schema": options.json_schema}
+        form = self._json_forms[0]
+        if options.json_schema and form != "none":
+            kw["response_format"] = {
+                "json_schema": {"type": "json_schema", "json_schema": {
+                    "name": "answer", "schema": options.json_schema, "strict": False}},
+                "llama.cpp": {"type": "json_object", "schema": options.json_schema},
+                "json_object": {"type": "json_object"}}[form]
         if self._stream_usage:
             kw["stream_options"] = {"include_usage": True}
         return kw
@@ -187,7 +202,22 @@ class OpenAIBackend:
             if isinstance(err, InvalidInput) and "stream_options" in err.message and self._stream_usage:
                 self._stream_usage = False  # older servers: count tokens ourselves
                 return self._open(model, messages, options)
+            if "response_format" in kw and isinstance(err, (InvalidInput, ServerError)) and len(self._json_forms) > 1:
+                return self._next_json_form(model, messages, options, err)
             raise err from e
+
+    def _next_json_form(self, model: str, messages: list[Message], options: GenOptions, err: DebateError):
+        """The server refused this way of asking for JSON: try the next forms; keep the first that works.
+        If none does, the refusal was about something else: report the first error, change nothing."""
+        forms = self._json_forms
+        for i in range(1, len(forms)):
+            self._json_forms = forms[i:]
+            try:
+                return self.client.chat.completions.create(**self._request(model, messages, options))
+            except Exception:  # noqa: BLE001 - the original error is the one to report
+                continue
+        self._json_forms = forms
+        raise err
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)

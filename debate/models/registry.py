@@ -51,7 +51,8 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         s = _section(settings, "openai")
         return OpenAIBackend(spec.base_url or s.get("base_url"), s.get("api_key"),
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
-                             retries=s.get("retries"), url_in_spec=bool(spec.base_url))
+                             retries=s.get("retries"), url_in_spec=bool(spec.base_url),
+                             json_format=s.get("json_format"))
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
 
