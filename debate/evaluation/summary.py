@@ -27,10 +27,23 @@ def _score(m: dict) -> tuple[float | None, float | None, dict]:
     return m.get("accuracy"), m.get("macro_f1"), m.get("f1") or {}
 
 
+def constant_label_f1(m: dict) -> float | None:
+    """Macro-F1 of always answering the best single label on the run's items: the floor a classifier
+    must clear (on CheckThat cat 2, always NO scores 0.448 while the classes are 111 NO / 26 YES)."""
+    cats = m.get("categories") or {}
+    conf = (next(iter(cats.values())) if len(cats) == 1 else m).get("confusion") or {}
+    golds, matrix = conf.get("gold_labels") or [], conf.get("matrix") or []
+    counts = [sum(row) for row in matrix]
+    n = sum(counts)
+    if not n or len(golds) < 2:
+        return None
+    return max(2 * c / (c + n) for c in counts) / len(golds)
+
+
 def runs_table(metrics: Sequence[dict]) -> str:
     """One row per run: what was run, on which items, and its scores and costs."""
     head = ("| run | data | protocol, params | items | accuracy | macro-F1 | F1 per class | invalid | "
-            "rounds | early stop | tokens/item | s/item |")
+            "rounds | early stop | tokens/item | s/item | const. label |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for m in metrics:
         run, d = m.get("run") or {}, m.get("debate") or {}
@@ -44,7 +57,8 @@ def runs_table(metrics: Sequence[dict]) -> str:
         lines.append(f"| `{run.get('name')}` | {data} | {run.get('protocol')} {params} | "
                      f"{(m.get('coverage') or {}).get('done', '–')} | {_f(acc)} | {_f(mf1)} | {per_class} | {invalid} | "
                      f"{_f(d.get('rounds_mean'), 2)} | {_f(d.get('early_stop_rate'), 2)} | "
-                     f"{d.get('tokens_mean') or 0:,.0f} | {d.get('wall_s_mean') or 0:.0f} |")
+                     f"{d.get('tokens_mean') or 0:,.0f} | {d.get('wall_s_mean') or 0:.0f} | "
+                     f"{_f(constant_label_f1(m))} |")
     return "\n".join(lines)
 
 
