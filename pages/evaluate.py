@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from debate.errors import DebateError
-from debate.evaluation import browse
+from debate.evaluation import browse, summary
 from debate.evaluation.checkpoint import DB_NAME
 from debate.evaluation.metrics import INVALID
 from ui.render import render_debate
@@ -182,6 +182,11 @@ st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(t
              column_config={"macro-F1": st.column_config.NumberColumn(format="%.3f"),
                             "accuracy": st.column_config.NumberColumn(format="%.3f"),
                             "time (s)": st.column_config.NumberColumn(format="%.0f", help="summed over items")})
+with st.expander("These runs as Markdown tables (for a README or a report)", icon=":material/content_copy:"):
+    done_metrics = [metrics[p] for p in runs if metrics.get(p)]
+    st.code(summary.runs_table(done_metrics) + "\n\n" + summary.beside_papers(done_metrics), language="markdown")
+    st.caption("The same as `python -m debate eval-table RUN ...`; *const. label* is the macro-F1 of always "
+               "answering the best single label on the run's items, the floor to clear.")
 
 tab_run, tab_cmp = st.tabs(["Run", "Compare two runs"])
 paths = list(runs)

@@ -103,6 +103,9 @@ def test_runs_table_metrics_papers_charts_and_report(runs_root):
     assert row["macro-F1"] == pytest.approx(council["macro_f1"])
     assert row["tokens"] == council["debate"]["tokens_total"] > 0
     assert any("broken" in w.value and "cannot be read" in w.value for w in at.warning)  # and no stack trace
+    md = next(c.value for c in at.code if c.value.startswith("| run |"))
+    assert "| `council` |" in md and f"| {council['categories']['2']['macro_f1']:.3f} |" in md
+    assert "Council Debate 0.8634" in md  # beside TurQUaz Table 2's category-2 column
 
     at.selectbox(key="ev_run").set_value(str(runs_root / "council")).run()
     assert not at.exception, [e.message for e in at.exception]
