@@ -146,3 +146,22 @@ def test_extraction_from_events():
     assert s["first_vote_consensus"] is False and s["vote_changes"] == 1 and s["early_stopped"]
     assert s["stop_checks"][0]["tokens_so_far"] == 15 and s["stop_checks"][0]["preliminary_verdict"] == "HALF-TRUE"
     assert (s["tokens"], s["rounds"], s["invalid_turns"], s["wall_s"]) == (15, 2, 1, 1.5)
+
+
+def _council(last_round: int, reached: bool, max_rounds: int = 2) -> list[dict]:
+    start = {"type": "debate_started", "settings": {"params": {"rounds": max_rounds}}}
+    tallies = [{"type": "votes_tallied", "round": r, "votes": {"a": "YES", "b": "NO"}, "reached": False,
+                "stabilised": False} for r in range(last_round)]
+    last = {"type": "votes_tallied", "round": last_round, "votes": {"a": "YES", "b": "YES"}, "reached": reached,
+            "stabilised": False}
+    return [start, *tallies, last, {"type": "finished", "status": "completed", "rounds": last_round}]
+
+
+def test_council_early_exit_is_consensus_before_the_round_limit():
+    assert debate_stats(_council(0, True))["early_stopped"]  # consensus at the first vote: the paper's exit
+    assert debate_stats(_council(1, True))["early_stopped"]  # consensus in round 1 of 2
+    assert not debate_stats(_council(2, True))["early_stopped"]  # reached only in the last allowed round
+    assert not debate_stats(_council(1, False))["early_stopped"]
+    no_limit = _council(0, True)
+    no_limit[0] = {"type": "debate_started"}
+    assert not debate_stats(no_limit)["early_stopped"]

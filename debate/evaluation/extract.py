@@ -53,6 +53,20 @@ def extract_prediction(events: list[dict], categories: tuple[str, ...] = (),
     return out
 
 
+def _vote_exit(events: list[dict], tallies: dict[str, list[dict]]) -> bool:
+    """A voting debate (council) exited early: in every category its last tally reached consensus or
+    stable votes before the round limit (round 0 = consensus at the first vote, the paper's early exit)."""
+    if not tallies or not events:
+        return False
+    started = events[0] if events[0].get("type") == "debate_started" else {}
+    max_rounds = ((started.get("settings") or {}).get("params") or {}).get("rounds")
+    if max_rounds is None:
+        return False
+    lasts = [ts[-1] for ts in tallies.values() if ts]
+    return bool(lasts) and all((t.get("reached") or t.get("stabilised")) and int(t.get("round", 0)) < int(max_rounds)
+                               for t in lasts)
+
+
 def debate_stats(events: list[dict]) -> dict:
     """Rounds, early stop, first-vote consensus, vote changes, per-round stop scores, tokens, time."""
     fin = next((e for e in reversed(events) if e.get("type") == "finished"), {})
@@ -93,7 +107,7 @@ def debate_stats(events: list[dict]) -> dict:
                 vote_changes += sum(1 for agent in vb if agent in va and va[agent] != vb[agent])
     stop_reason = fin.get("stop_reason", "") or ""
     early = any(s["decision"] == "stop" for s in stop_checks) or any(
-        w in stop_reason.lower() for w in ("early", "consensus", "stabil"))
+        w in stop_reason.lower() for w in ("early", "consensus", "stabil")) or _vote_exit(events, tallies)
     prompt_tokens = int(fin.get("prompt_tokens") or 0)
     completion_tokens = int(fin.get("completion_tokens") or 0)
     return {

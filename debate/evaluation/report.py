@@ -14,13 +14,25 @@ from pathlib import Path
 
 from debate.evaluation.calibrate import calibrate, jsonable
 from debate.evaluation.checkpoint import read_meta, read_rows
+from debate.evaluation.extract import debate_stats
 from debate.evaluation.metrics import compute_metrics
 from debate.evaluation.papers import comparable
 
 
+def _rows(run_dir: str | Path) -> list[dict]:
+    """The run's items, their statistics recomputed from the stored events: metrics follow the current
+    definitions (e.g. what counts as an early exit), also for runs recorded before a definition changed."""
+    rows = read_rows(run_dir, with_events=True)
+    for r in rows:
+        events = r.pop("events", None)
+        if r["status"] == "done" and events:
+            r["stats"] = {**(r.get("stats") or {}), **debate_stats(events)}
+    return rows
+
+
 def run_metrics(run_dir: str | Path) -> dict:
     """Metrics of a run, computed from its checkpoint (also used when metrics.json is stale)."""
-    rows = read_rows(run_dir)
+    rows = _rows(run_dir)
     dataset = read_meta(run_dir, "dataset") or {}
     opts = read_meta(run_dir, "options") or {}
     m = compute_metrics(rows, dataset)
@@ -38,7 +50,7 @@ def write_reports(run_dir: str | Path) -> dict:
     run_dir = Path(run_dir)
     m = run_metrics(run_dir)
     (run_dir / "metrics.json").write_text(json.dumps(m, indent=2), encoding="utf-8")
-    rows = read_rows(run_dir)
+    rows = _rows(run_dir)
     dataset = read_meta(run_dir, "dataset") or {}
     _write_predictions(run_dir, rows, dataset)
     (run_dir / "report.html").write_text(render_html(m, rows), encoding="utf-8")
