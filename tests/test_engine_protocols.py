@@ -107,7 +107,9 @@ def test_repair_is_constrained_to_json_where_the_backend_can():
     backend.supports_json_schema = True
     ev = run(client, "baseline")
     rep = backend.calls[-1]["options"].json_schema
-    assert rep["properties"]["category"]["enum"] == [1, 0] and rep["required"] == ["category", "explanation"]
+    assert rep["properties"]["category"]["enum"] == [1, 0] and rep["required"] == ["explanation", "category"]
+    shown = backend.calls[-1]["messages"][-1]["content"]  # the reason first; the options not as an answer
+    assert '{"explanation": "<your reason in one short sentence>", "category": <1 for yes, 0 for no>}' in shown
     t = by_type(ev, "turn_finished")[0]
     assert t.repaired and t.label == "YES" and t.text == "Mark the category as 1."
 

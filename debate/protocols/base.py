@@ -319,20 +319,31 @@ COMMON_PARAMS: dict[str, Param] = {
 }
 
 
+REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
+
+
 def params(own: dict[str, Param]) -> dict[str, Param]:
     return {**own, **COMMON_PARAMS}
 
 
 def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation",
                 numeric: bool = False) -> dict:
-    """TurnSpec fields for a constrained repair: a schema with `key` in `labels` (0/1 for the paper's
-    yes/no judge JSON) and a short free-text field, plus the format line shown to the model."""
+    """TurnSpec fields for a constrained repair: a schema with a short free-text field first and then
+    `key` in `labels` (0/1 for the paper's yes/no judge JSON), plus the format line shown to the model.
+
+    Why this shape: measured on CheckThat dev with 64-token answers, a repair shown as
+    `{"category": 1 or 0, "explanation": "..."}` was answered with the first option almost every time
+    (118 of 122 repaired Qwen2.5-0.5B verdicts were YES, every direct one NO). The reason now comes first,
+    so the label is decoded after the model has restated its argument; it is short so the label still
+    fits in the token budget; and the options are shown as a placeholder, not as an answer to copy."""
     values: list = [1, 0] if numeric else list(labels)
-    props: dict = {key: {"type": "integer" if numeric else "string", "enum": values}}
-    shown = " or ".join(str(v) if numeric else f'"{v}"' for v in values)
-    example = f'{{"{key}": {shown}'
+    props: dict = {}
+    shown = "<1 for yes, 0 for no>" if numeric else "<one of " + ", ".join(f'"{v}"' for v in values) + ">"
+    example = "{"
     if text_key:
-        props[text_key] = {"type": "string", "maxLength": 300}
-        example += f', "{text_key}": "..."'
+        props[text_key] = {"type": "string", "maxLength": REPAIR_TEXT_CHARS}
+        example += f'"{text_key}": "<your reason in one short sentence>", '
+    props[key] = {"type": "integer" if numeric else "string", "enum": values}
+    example += f'"{key}": {shown}' + "}"
     schema = {"type": "object", "properties": props, "required": list(props)}
-    return {"schema": schema, "schema_format": example + "}"}
+    return {"schema": schema, "schema_format": example}
