@@ -280,8 +280,15 @@ with tab_run:
     with right:
         st.markdown("#### Debate statistics")
         d = m.get("debate") or {}
-        st.dataframe([{"measure": label, "value": _fmt(d.get(key), pct=key.endswith("rate"))}
-                      for key, label in DEBATE_KEYS], hide_index=True, key="ev_debate_stats")
+        rows = [{"measure": label, "value": _fmt(d.get(key), pct=key.endswith("rate"))} for key, label in DEBATE_KEYS]
+        for key, label in (("labels_direct", "labels as answered"), ("labels_repaired", "labels from a repair")):
+            if d.get(key) is not None:
+                rows.append({"measure": label, "value": ", ".join(f"{k} {v}" for k, v in d[key].items()) or "none"})
+        st.dataframe(rows, hide_index=True, key="ev_debate_stats")
+        if sum((d.get("labels_repaired") or {}).values()) > sum((d.get("labels_direct") or {}).values()):
+            st.warning("Most labels came from the repair prompt (the first answer could not be read, often cut "
+                       "by max tokens): they say more about the repair format than about the model. Raise "
+                       "--max-tokens or look at the items.", icon=":material/warning:")
 
     pap = m.get("papers") or {}
     if pap.get("rows"):

@@ -146,6 +146,11 @@ def test_extraction_from_events():
     assert s["first_vote_consensus"] is False and s["vote_changes"] == 1 and s["early_stopped"]
     assert s["stop_checks"][0]["tokens_so_far"] == 15 and s["stop_checks"][0]["preliminary_verdict"] == "HALF-TRUE"
     assert (s["tokens"], s["rounds"], s["invalid_turns"], s["wall_s"]) == (15, 2, 1, 1.5)
+    labelled = [{"type": "turn_finished", "label": "YES", "repaired": True},
+                {"type": "turn_finished", "label": "YES", "repaired": True},
+                {"type": "turn_finished", "label": "NO"}, {"type": "turn_finished", "label": None, "valid": False}]
+    s = debate_stats(labelled)
+    assert (s["labels_repaired"], s["labels_direct"]) == ({"YES": 2}, {"NO": 1})
 
 
 def _council(last_round: int, reached: bool, max_rounds: int = 2) -> list[dict]:

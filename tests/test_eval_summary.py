@@ -11,7 +11,8 @@ def _ct(name: str, protocol: str, f1: float) -> dict:
                                  "invalid": 1, "confusion": {"gold_labels": ["YES", "NO"],
                                                              "matrix": [[4, 2], [6, 20]]}}},
             "coverage": {"done": 32},
-            "debate": {"rounds_mean": 1.25, "early_stop_rate": 0.0, "tokens_mean": 5123.4, "wall_s_mean": 41.6},
+            "debate": {"rounds_mean": 1.25, "early_stop_rate": 0.0, "tokens_mean": 5123.4, "wall_s_mean": 41.6,
+                       "labels_direct": {"NO": 20}, "labels_repaired": {"YES": 11, "NO": 1}},
             "run": {"name": name, "protocol": protocol, "lineup": "embedded", "category": 2, "sample": 40,
                     "sample_seed": 0, "limit": 32, "params": {"rounds": 2}}}
 
@@ -24,9 +25,10 @@ def test_runs_table_rows():
     lines = runs_table([_ct("ct-c", "council", 0.6543), liar]).splitlines()
     assert lines[0].count("|") == lines[1].count("|") == lines[2].count("|") == lines[3].count("|")
     assert ("| `ct-c` | checkthat-dev cat 2, stratified sample of 40 (seed 0), first 32 | council "
-            '{"rounds": 2} | 32 | 0.750 | 0.654 | YES 0.50 / NO 0.80 | 1 | 1.25 | 0.00 | 5,123 | 42 | 0.448 |') == lines[2]
+            '{"rounds": 2} | 32 | 0.750 | 0.654 | YES 0.50 / NO 0.80 | 1 | 12/32: YES 11, NO 1 | 1.25 | 0.00 | 5,123 | 42 | '
+            '0.448 |') == lines[2]
     # always NO on 6 YES / 26 NO: F1(NO) = 2*26/(26+32) = 0.897, F1(YES) = 0, macro 0.448
-    assert "| `liar-x` | liar-valid, all | radar {} | 18 | 0.500 | 0.400 |" in lines[3] and lines[3].endswith("| – |")
+    assert "| `liar-x` | liar-valid, all | radar {} | 18 | 0.500 | 0.400 |" in lines[3] and "| – |" in lines[3] and lines[3].endswith("| – |")
 
 
 def test_beside_papers_uses_the_category_column_and_same_protocol_rows():

@@ -115,6 +115,9 @@ def test_runs_table_metrics_papers_charts_and_report(runs_root):
     assert scores.iloc[0]["macro-F1"] == pytest.approx(council["categories"]["2"]["macro_f1"])
     stats = _frame(at, "measure")
     consensus = stats[stats["measure"] == "consensus at first vote"].iloc[0]["value"]
+    answered = stats[stats["measure"] == "labels as answered"].iloc[0]["value"]
+    direct = council["debate"]["labels_direct"]
+    assert answered == ", ".join(f"{k} {v}" for k, v in direct.items()) and sum(direct.values()) > 0
     assert consensus == f"{council['debate']['first_vote_consensus_rate']:.1%}"
     papers = _frame(at, "cat 2")
     assert papers.iloc[0]["method"] == "▶ this run" and "Council Debate" in set(papers["method"])

@@ -77,6 +77,8 @@ def debate_stats(events: list[dict]) -> dict:
     errors: list[str] = []
     invalid_turns = 0
     turns = 0
+    labels_direct: dict[str, int] = {}
+    labels_repaired: dict[str, int] = {}
     for e in events:
         t = e.get("type")
         if t == "phase_started" and e.get("category") is not None:
@@ -85,6 +87,9 @@ def debate_stats(events: list[dict]) -> dict:
             turns += 1
             tokens_so_far += int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
             invalid_turns += 0 if e.get("valid", True) else 1
+            if e.get("label") is not None:  # which labels came straight from the model, which from a repair
+                bucket = labels_repaired if e.get("repaired") else labels_direct
+                bucket[str(e["label"])] = bucket.get(str(e["label"]), 0) + 1
         elif t == "votes_tallied":
             tallies.setdefault(current_cat, []).append(e)
         elif t == "stop_check":
@@ -124,6 +129,8 @@ def debate_stats(events: list[dict]) -> dict:
         "model_calls": int(fin.get("model_calls") or turns),
         "cache_hits": int(fin.get("cache_hits") or 0),
         "invalid_turns": invalid_turns,
+        "labels_direct": labels_direct,
+        "labels_repaired": labels_repaired,
         "wall_s": float(fin.get("wall_s") or (events[-1].get("t", 0.0) if events else 0.0)),
         "errors": errors,
     }

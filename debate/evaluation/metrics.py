@@ -110,7 +110,18 @@ def debate_summary(done: list[dict]) -> dict:
         "cache_hit_rate": (sum(int(s.get("cache_hits") or 0) for s in st)
                            / max(1, sum(int(s.get("model_calls") or 0) for s in st))),
         "invalid_turns_total": int(sum(int(s.get("invalid_turns") or 0) for s in st)),
+        # a repair that mostly yields one label is a format artefact, not the model's judgement
+        "labels_direct": _sum_counts(s.get("labels_direct") for s in st),
+        "labels_repaired": _sum_counts(s.get("labels_repaired") for s in st),
     }
+
+
+def _sum_counts(dicts) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for d in dicts:
+        for k, v in (d or {}).items():
+            out[k] = out.get(k, 0) + int(v)
+    return dict(sorted(out.items()))
 
 
 # -- paired comparison -----------------------------------------------------------------------------

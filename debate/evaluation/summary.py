@@ -40,10 +40,19 @@ def constant_label_f1(m: dict) -> float | None:
     return max(2 * c / (c + n) for c in counts) / len(golds)
 
 
+def _repaired(d: dict) -> str:
+    """Labelled turns that needed a repair, and what the repairs answered (e.g. "122/137: YES 118, NO 4")."""
+    rep, direct = d.get("labels_repaired") or {}, d.get("labels_direct") or {}
+    n_rep, n = sum(rep.values()), sum(rep.values()) + sum(direct.values())
+    if not n:
+        return "–"
+    return f"{n_rep}/{n}" + (": " + ", ".join(f"{k} {v}" for k, v in rep.items()) if rep else "")
+
+
 def runs_table(metrics: Sequence[dict]) -> str:
     """One row per run: what was run, on which items, and its scores and costs."""
     head = ("| run | data | protocol, params | items | accuracy | macro-F1 | F1 per class | invalid | "
-            "rounds | early stop | tokens/item | s/item | const. label |")
+            "repaired → labels | rounds | early stop | tokens/item | s/item | const. label |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for m in metrics:
         run, d = m.get("run") or {}, m.get("debate") or {}
@@ -55,7 +64,7 @@ def runs_table(metrics: Sequence[dict]) -> str:
         params = json.dumps(run.get("params") or {}, sort_keys=True)
         per_class = " / ".join(f"{k} {v:.2f}" for k, v in f1.items())
         lines.append(f"| `{run.get('name')}` | {data} | {run.get('protocol')} {params} | "
-                     f"{(m.get('coverage') or {}).get('done', '–')} | {_f(acc)} | {_f(mf1)} | {per_class} | {invalid} | "
+                     f"{(m.get('coverage') or {}).get('done', '–')} | {_f(acc)} | {_f(mf1)} | {per_class} | {invalid} | {_repaired(d)} | "
                      f"{_f(d.get('rounds_mean'), 2)} | {_f(d.get('early_stop_rate'), 2)} | "
                      f"{d.get('tokens_mean') or 0:,.0f} | {d.get('wall_s_mean') or 0:.0f} | "
                      f"{_f(constant_label_f1(m))} |")
