@@ -35,5 +35,18 @@ $PY -m debate eval-compare runs/ct2-s40-council$SUFFIX runs/ct2-s40-single$SUFFI
 $PY -m debate eval-compare runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-single$SUFFIX
 $PY -m debate eval-compare runs/liar-s24-radar-stop$SUFFIX runs/liar-s24-radar-nostop$SUFFIX
 $PY -m debate eval-calibrate runs/liar-s24-radar-nostop$SUFFIX
+# 5. RADAR multi with the calibrated thresholds, for real (answers come from the response cache: the
+#    numbers must equal the calibration's replay of the recorded scores)
+read -r TS TC < <($PY -c "import json; c = json.load(open('runs/liar-s24-radar-nostop$SUFFIX/calibration.json'))['chosen']; print(c['tau_s'], c['tau_c'])")
+$E $LIAR --protocol radar --limit "$N_LIAR" --param rounds=1 --param tau_s="$TS" --param tau_c="$TC" \
+  --out runs/liar-s24-radar-stop-cal$SUFFIX
+# 6. The baselines again on the 40-tweet sample, with the reason-first repair (commit "Repair asks for a
+#    short reason before the label"): paired with the label-first runs above on the same tweets
+$E $CT --sample 40 --protocol baseline --param member=1 --out runs/ct2-s40-baseline-m1$SUFFIX
+$E $CT --sample 40 --protocol baseline --param member=2 --out runs/ct2-s40-baseline-m2$SUFFIX
+$PY -m debate eval-compare runs/ct2-s40-baseline-m1$SUFFIX runs/ct2-dev-baseline-m1$SUFFIX
+$PY -m debate eval-compare runs/ct2-s40-baseline-m2$SUFFIX runs/ct2-dev-baseline-m2$SUFFIX
 $PY -m debate eval-table runs/ct2-dev-baseline-m1$SUFFIX runs/ct2-dev-baseline-m2$SUFFIX runs/ct2-s40-council$SUFFIX \
-  runs/ct2-s40-single$SUFFIX runs/liar-s24-radar-single$SUFFIX runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-stop$SUFFIX
+  runs/ct2-s40-single$SUFFIX runs/ct2-s40-baseline-m1$SUFFIX runs/ct2-s40-baseline-m2$SUFFIX \
+  runs/liar-s24-radar-single$SUFFIX runs/liar-s24-radar-nostop$SUFFIX runs/liar-s24-radar-stop$SUFFIX \
+  runs/liar-s24-radar-stop-cal$SUFFIX
