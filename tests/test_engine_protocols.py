@@ -108,6 +108,8 @@ def test_repair_is_constrained_to_json_where_the_backend_can():
     ev = run(client, "baseline")
     rep = backend.calls[-1]["options"].json_schema
     assert rep["properties"]["category"]["enum"] == [1, 0] and rep["required"] == ["explanation", "category"]
+    first, repair = backend.calls[0]["options"].max_tokens, backend.calls[-1]["options"].max_tokens
+    assert repair == max(64, first)  # room for the reason and the label even under a small answer budget
     shown = backend.calls[-1]["messages"][-1]["content"]  # the reason first; the options not as an answer
     assert '{"explanation": "<your reason in one short sentence>", "category": <1 for yes, 0 for no>}' in shown
     t = by_type(ev, "turn_finished")[0]

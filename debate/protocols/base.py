@@ -232,11 +232,12 @@ class DebateContext:
                 t.join(timeout=2.0)
         return results
 
-    def _chat(self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None) -> ChatStream:
+    def _chat(self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None,
+              min_tokens: int = 0) -> ChatStream:
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
         opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
-                          seed=seed, max_tokens=int(spec.max_tokens or self.config.max_tokens),
+                          seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
                           labels=tuple(spec.labels), json_schema=json_schema)
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
@@ -274,8 +275,10 @@ class DebateContext:
                 msgs = list(spec.messages) + [
                     {"role": "assistant", "content": answer or res.text or "(empty answer)"},
                     {"role": "user", "content": prompts.render("engine.repair", answer_format=fmt)}]
-                rep = yield from self._drain(self._chat(spec, msgs, spec.schema if constrained else None), spec,
-                                             emit_tokens=False)
+                # a constrained repair writes its short reason before the label: give it room for both
+                rep = yield from self._drain(self._chat(spec, msgs, spec.schema if constrained else None,
+                                                        REPAIR_MIN_TOKENS if constrained else 0),
+                                             spec, emit_tokens=False)
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 cached, probs = cached and rep.cached, rep.label_probs
                 pr2 = spec.parse(rep.text)
@@ -320,6 +323,7 @@ COMMON_PARAMS: dict[str, Param] = {
 
 
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
+REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
 
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
