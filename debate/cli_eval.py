@@ -167,9 +167,6 @@ def cmd_table(args: argparse.Namespace) -> int:
     from debate.evaluation.browse import load_metrics
     from debate.evaluation.summary import beside_papers, runs_table
 
-    missing = [r for r in args.runs if not (Path(r) / "checkpoint.sqlite").exists()]
-    if missing:
-        raise InvalidInput(f"Not a run folder: {', '.join(missing)}.", "Give folders made by `python -m debate eval`.")
     ms = [load_metrics(r, fresh=True) for r in args.runs]
     print(runs_table(ms))
     print()

@@ -12,7 +12,7 @@ import streamlit as st
 from debate.errors import DebateError
 from debate.evaluation import browse, summary
 from debate.evaluation.checkpoint import DB_NAME
-from debate.evaluation.metrics import INVALID
+from debate.evaluation.metrics import INVALID, repair_share
 from ui.render import render_debate
 from ui.transcript import build_view
 from ui.entry import through_app
@@ -285,7 +285,8 @@ with tab_run:
             if d.get(key) is not None:
                 rows.append({"measure": label, "value": ", ".join(f"{k} {v}" for k, v in d[key].items()) or "none"})
         st.dataframe(rows, hide_index=True, key="ev_debate_stats")
-        if sum((d.get("labels_repaired") or {}).values()) > sum((d.get("labels_direct") or {}).values()):
+        n_repaired, n_labels = repair_share(d)
+        if n_repaired > n_labels - n_repaired:
             st.warning("Most labels came from the repair prompt (the first answer could not be read, often cut "
                        "by max tokens): they say more about the repair format than about the model. Raise "
                        "--max-tokens or look at the items.", icon=":material/warning:")

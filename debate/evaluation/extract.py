@@ -6,6 +6,7 @@ a checkpoint at any time without a model call.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 _LABEL_ALIASES = {"HALF TRUE": "HALF-TRUE", "HALFTRUE": "HALF-TRUE", "HALF_TRUE": "HALF-TRUE",
@@ -77,8 +78,8 @@ def debate_stats(events: list[dict]) -> dict:
     errors: list[str] = []
     invalid_turns = 0
     turns = 0
-    labels_direct: dict[str, int] = {}
-    labels_repaired: dict[str, int] = {}
+    labels_direct: Counter[str] = Counter()
+    labels_repaired: Counter[str] = Counter()
     for e in events:
         t = e.get("type")
         if t == "phase_started" and e.get("category") is not None:
@@ -88,8 +89,7 @@ def debate_stats(events: list[dict]) -> dict:
             tokens_so_far += int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
             invalid_turns += 0 if e.get("valid", True) else 1
             if e.get("label") is not None:  # which labels came straight from the model, which from a repair
-                bucket = labels_repaired if e.get("repaired") else labels_direct
-                bucket[str(e["label"])] = bucket.get(str(e["label"]), 0) + 1
+                (labels_repaired if e.get("repaired") else labels_direct)[str(e["label"])] += 1
         elif t == "votes_tallied":
             tallies.setdefault(current_cat, []).append(e)
         elif t == "stop_check":
@@ -129,8 +129,8 @@ def debate_stats(events: list[dict]) -> dict:
         "model_calls": int(fin.get("model_calls") or turns),
         "cache_hits": int(fin.get("cache_hits") or 0),
         "invalid_turns": invalid_turns,
-        "labels_direct": labels_direct,
-        "labels_repaired": labels_repaired,
+        "labels_direct": dict(labels_direct),
+        "labels_repaired": dict(labels_repaired),
         "wall_s": float(fin.get("wall_s") or (events[-1].get("t", 0.0) if events else 0.0)),
         "errors": errors,
     }

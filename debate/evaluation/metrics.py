@@ -11,6 +11,7 @@ Conventions (stated because papers differ):
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -117,11 +118,13 @@ def debate_summary(done: list[dict]) -> dict:
 
 
 def _sum_counts(dicts) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for d in dicts:
-        for k, v in (d or {}).items():
-            out[k] = out.get(k, 0) + int(v)
-    return dict(sorted(out.items()))
+    return dict(sorted(sum((Counter(d or {}) for d in dicts), Counter()).items()))
+
+
+def repair_share(debate: dict) -> tuple[int, int]:
+    """(labels that came from a repair, all labels) of a run's debate summary."""
+    rep = sum((debate.get("labels_repaired") or {}).values())
+    return rep, rep + sum((debate.get("labels_direct") or {}).values())
 
 
 # -- paired comparison -----------------------------------------------------------------------------

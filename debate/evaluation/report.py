@@ -30,9 +30,9 @@ def _rows(run_dir: str | Path) -> list[dict]:
     return rows
 
 
-def run_metrics(run_dir: str | Path) -> dict:
+def run_metrics(run_dir: str | Path, rows: list[dict] | None = None) -> dict:
     """Metrics of a run, computed from its checkpoint (also used when metrics.json is stale)."""
-    rows = _rows(run_dir)
+    rows = _rows(run_dir) if rows is None else rows
     dataset = read_meta(run_dir, "dataset") or {}
     opts = read_meta(run_dir, "options") or {}
     m = compute_metrics(rows, dataset)
@@ -48,9 +48,9 @@ def run_metrics(run_dir: str | Path) -> dict:
 
 def write_reports(run_dir: str | Path) -> dict:
     run_dir = Path(run_dir)
-    m = run_metrics(run_dir)
-    (run_dir / "metrics.json").write_text(json.dumps(m, indent=2), encoding="utf-8")
     rows = _rows(run_dir)
+    m = run_metrics(run_dir, rows)
+    (run_dir / "metrics.json").write_text(json.dumps(m, indent=2), encoding="utf-8")
     dataset = read_meta(run_dir, "dataset") or {}
     _write_predictions(run_dir, rows, dataset)
     (run_dir / "report.html").write_text(render_html(m, rows), encoding="utf-8")

@@ -11,6 +11,7 @@ import json
 from typing import Any, Sequence
 
 from debate.evaluation.browse import selection
+from debate.evaluation.metrics import repair_share
 from debate.evaluation.papers import RADAR_RESULTS, TURQUAZ_TABLE2
 
 
@@ -42,8 +43,8 @@ def constant_label_f1(m: dict) -> float | None:
 
 def _repaired(d: dict) -> str:
     """Labelled turns that needed a repair, and what the repairs answered (e.g. "122/137: YES 118, NO 4")."""
-    rep, direct = d.get("labels_repaired") or {}, d.get("labels_direct") or {}
-    n_rep, n = sum(rep.values()), sum(rep.values()) + sum(direct.values())
+    rep = d.get("labels_repaired") or {}
+    n_rep, n = repair_share(d)
     if not n:
         return "–"
     return f"{n_rep}/{n}" + (": " + ", ".join(f"{k} {v}" for k, v in rep.items()) if rep else "")
