@@ -284,7 +284,7 @@ with tab_run:
         for key, label in (("labels_direct", "labels as answered"), ("labels_repaired", "labels from a repair")):
             if d.get(key) is not None:
                 rows.append({"measure": label, "value": ", ".join(f"{k} {v}" for k, v in d[key].items()) or "none"})
-        st.dataframe(rows, hide_index=True, key="ev_debate_stats")
+        st.dataframe(rows, hide_index=True, key="ev_debate_stats", height=38 + 35 * len(rows))  # every row shown
         n_repaired, n_labels = repair_share(d)
         if n_repaired > n_labels - n_repaired:
             st.warning("Most labels came from the repair prompt (the first answer could not be read, often cut "
