@@ -55,3 +55,60 @@ def variants(store: Any, debate_id: str) -> list[str]:
     """Ids of the robustness variants run for `debate_id`, oldest first."""
     rel = relations(store)
     return sorted(k for k, r in rel.items() if (r.get("variant_of") or {}).get("debate_id") == debate_id)
+
+
+def _by_round(events: list) -> dict[int, dict]:
+    ds = [e.to_dict() if hasattr(e, "to_dict") else dict(e) for e in events]
+    out: dict[int, dict] = {}
+    for e in ds:
+        kind = e.get("type")
+        if kind == "turn_finished":
+            r = out.setdefault(int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None,
+                                                          "replayed": 0})
+            r["turns"] += 1
+            r["replayed"] += int(bool(e.get("replayed")))
+            r["tokens"] += int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
+            if e.get("label") is not None:
+                r["labels"][e.get("agent", "")] = e["label"]
+        elif kind == "votes_tallied":
+            r = out.setdefault(int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None,
+                                                          "replayed": 0})
+            r["votes"] = dict(e.get("counts") or {})
+    return out
+
+
+def _fmt(d: dict | None) -> str:
+    return ", ".join(f"{k} {v}" for k, v in d.items()) if d else ""
+
+
+def align_rounds(parent: list, fork: list) -> list[dict]:
+    """Parent and fork side by side, one row per round, then the verdict and the totals: what changed.
+
+    Rounds up to the fork point are the same turns (replayed), so `changed` marks where they part."""
+    from debate.robustness import verdict_of
+
+    a, b = _by_round(parent), _by_round(fork)
+    rows = []
+    for r in sorted(set(a) | set(b)):
+        x, y = a.get(r, {}), b.get(r, {})
+        px = _fmt(x.get("votes")) or _fmt(_count(x.get("labels")))
+        py = _fmt(y.get("votes")) or _fmt(_count(y.get("labels")))
+        rows.append({"round": str(r), "parent": px or "—", "fork": py or "—",
+                     "parent tokens": x.get("tokens", 0), "fork tokens": y.get("tokens", 0),
+                     "replayed in fork": y.get("replayed", 0), "changed": px != py})
+    (pl, ps), (fl, fs) = verdict_of(parent), verdict_of(fork)
+    rows.append({"round": "verdict", "parent": f"{pl} ({ps})", "fork": f"{fl} ({fs})", "parent tokens": None,
+                 "fork tokens": None, "replayed in fork": None, "changed": pl != fl})
+    pt, ft = (sum(v.get("tokens", 0) for v in m.values()) for m in (a, b))
+    new = sum(v.get("tokens", 0) for v in b.values()) - sum(
+        v.get("tokens", 0) for k, v in b.items() if v.get("replayed") == v.get("turns") and v.get("turns"))
+    rows.append({"round": "tokens", "parent": str(pt), "fork": f"{ft} ({new} new)", "parent tokens": pt,
+                 "fork tokens": ft, "replayed in fork": None, "changed": pt != ft})
+    return rows
+
+
+def _count(labels: dict | None) -> dict:
+    out: dict[str, int] = {}
+    for v in (labels or {}).values():
+        out[v] = out.get(v, 0) + 1
+    return out

@@ -98,8 +98,11 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
     settings = started.get("settings") or {}
     evidence = next((e for e in ds[:cut] if e.get("type") == "evidence"), None)
     new_params = {**(settings.get("params") or {}), **(params or {})}
-    fork = Fork(parent_id=started.get("debate_id", ""), round=n,
-                turns=[e for e in ds[:cut] if e.get("type") == "turn_finished"], evidence=evidence, notes=notes)
+    # concurrent turns finish in any order; the protocol asks for them in the order they were started
+    order = {e.get("turn_id"): i for i, e in enumerate(ds[:cut]) if e.get("type") == "turn_started"}
+    turns = sorted((e for e in ds[:cut] if e.get("type") == "turn_finished"),
+                   key=lambda e: order.get(e.get("turn_id"), len(order)))
+    fork = Fork(parent_id=started.get("debate_id", ""), round=n, turns=turns, evidence=evidence, notes=notes)
     cfg = DebateConfig(claim=started.get("claim", ""), protocol=protocol, task=started.get("task", "checkthat"),
                        category=started.get("category"), custom_title=settings.get("custom_title", ""),
                        custom_description=settings.get("custom_description", ""),
