@@ -167,3 +167,22 @@ def test_html_export_escapes_model_text_and_loads_nothing_external():
     assert "<svg" in page and "Votes per round" in page and "Verdict" in page
     for p in by_type(ev, "evidence")[0].passages:
         assert html.escape(str(p.get("source") or ""), quote=True) in page
+
+
+def test_family_and_round_alignment_of_a_fork(tmp_path):
+    from debate.family import align_rounds, family
+    from debate.store import DebateStore
+
+    parent, _ = _council_parent()
+    fork_ev = list(run_debate(fork_config(parent, 0, say=NOTE, debate_id="child"), scripted({"vote": _split})[0]))
+    store = DebateStore(tmp_path / "s.sqlite")
+    for ev in (parent, fork_ev):
+        store.create_debate({"claim": ev[0].claim}, ev[0].debate_id)
+        for e in ev:
+            store.append_event(ev[0].debate_id, e)
+    fam = family(store, "child")
+    assert [(f["id"], f["kind"], f["round"]) for f in fam] == [("parent", "original", None), ("child", "fork", 0)]
+    rows = align_rounds(parent, fork_ev)
+    by = {r["round"]: r for r in rows}
+    assert not by["0"]["changed"] and by["0"]["replayed in fork"] == 3  # the initial votes are the parent's
+    assert by["1"]["fork tokens"] >= 0 and [r["round"] for r in rows][-2:] == ["verdict", "tokens"]
