@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 from tests.support.real_cases import CLAIM, MAX_TOKENS
 
@@ -27,6 +29,7 @@ def _events(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.timeout(1800)  # ~1 min on an idle machine; the parents' answers are usually cached
 def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     parent = tmp_path / "parent.jsonl"
     r = _cli("run", "--protocol", "single", "--rounds", "0", "--param", "examples=false", "--category", "1",

@@ -54,6 +54,7 @@ def _wait_text(page, text: str, timeout: float = 900.0) -> None:
     page.get_by_text(text).first.wait_for(timeout=timeout * 1000)
 
 
+@pytest.mark.timeout(2400)  # a few minutes on an idle machine: 7 real model calls stream in the browser
 def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
     from playwright.sync_api import sync_playwright
     from debate.models import packaged
@@ -73,7 +74,8 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            with app_server(home) as url:
+            own_cache = {"DEBATE_CACHE_DB": str(home / "response-cache.sqlite")}  # the fork's models answer live
+            with app_server(home, own_cache) as url:
                 # -- a shared link opens the stored debate at round 0 on a fresh server -----------------
                 page.goto(f"{url}/library?debate={pid}&round=0")
                 _wait_text(page, "as it stood after round 0", 120)
@@ -116,7 +118,7 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
                 dl.value.save_as(html_path)
 
             # -- a fresh server: the fork's link at round 2 (through the app's root) ------------------
-            with app_server(home) as url:
+            with app_server(home, own_cache) as url:
                 page.goto(f"{url}/?debate={fork_id}&round=2")
                 _wait_text(page, "as it stood after round 2", 120)
                 wait_settled(page)
