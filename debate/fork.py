@@ -41,10 +41,10 @@ def rounds_of(events: list[Event | dict]) -> list[int]:
     ds = [_d(e) for e in events]
     out = sorted({int(e.get("round", 0)) for e in ds if e.get("type") == "phase_started"
                   and e.get("phase") not in NOT_ROUNDS})
-    return [r for r in out if _cut(ds, r)[0] is not None]
+    return [r for r in out if cut_after_round(ds, r)[0] is not None]
 
 
-def _cut(ds: list[dict], n: int) -> tuple[int | None, str]:
+def cut_after_round(ds: list[dict], n: int) -> tuple[int | None, str]:
     """Index of the first event after round n (None, reason when round n is not complete)."""
     seen = False
     for i, e in enumerate(ds):
@@ -87,7 +87,7 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
         n = int(round)
     except (TypeError, ValueError):
         raise InvalidInput(f"Round {round!r} is not a whole number.", "Give the round to fork after, e.g. 1.") from None
-    cut, why = _cut(ds, n)
+    cut, why = cut_after_round(ds, n)
     if cut is None:
         have = rounds_of(ds)
         raise InvalidInput(f"Cannot fork after round {n}: {why}.",

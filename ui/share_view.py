@@ -16,7 +16,7 @@ from debate import live, moderation
 from debate.errors import DebateError, InvalidInput
 from debate.events import event_from_dict
 from debate.family import align_rounds, family, variants
-from debate.fork import _cut, fork_config, rounds_of
+from debate.fork import cut_after_round, fork_config, rounds_of
 from debate.lineups import PRESETS
 from debate.robustness import table, variant_configs, verdict_of
 from debate.share import to_html
@@ -72,7 +72,7 @@ def deep_link() -> tuple[str | None, int | None]:
 
 def events_until_round(events: list[dict], rnd: int) -> list[dict]:
     """The stored events up to the state after round `rnd` (everything when that round is not found)."""
-    cut, _ = _cut(events, rnd)
+    cut, _ = cut_after_round(events, rnd)
     return events if cut is None else events[:cut]
 
 
