@@ -89,7 +89,7 @@ def show_at_round(debate_id: str, rnd: int) -> None:
         shown = events
     else:
         shown = events_until_round(events, rnd)
-        st.info(f"Shown as it stood after round {rnd} (shared link). Pick another round or “all”.",
+        st.info(f"Shown as it stood after round {rnd} (shared link); “Show the whole debate” shows all of it.",
                 icon=":material/link:")
     view = build_view([event_from_dict(e) for e in shown])
     render_debate(view, debate_id, row=store.get(debate_id), chart_key=f"at{rnd}")
