@@ -202,6 +202,28 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
         s.export(q3, "native")
 
 
+def test_an_older_annotation_file_migrates_without_loss(tmp_path):
+    import sqlite3
+
+    from debate.annotations import MIGRATIONS
+
+    db = tmp_path / "old.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE annotation_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    con.executescript(MIGRATIONS[0][2])
+    con.execute("INSERT INTO annotation_migrations VALUES (1, 'annotations', 'then')")
+    con.execute("INSERT INTO annotation_queues VALUES ('q1', 'old', 'halftruth', '[\"TRUE\", \"FALSE\"]', '', '{}', 'then')")
+    con.execute("INSERT INTO annotation_items VALUES ('q1', 'c1', 0, 'c1', NULL, 'a claim', NULL, "
+                "'{\"item_id\": \"c1\", \"text\": \"a claim\"}')")
+    con.execute("INSERT INTO annotations VALUES ('q1', 'c1', 'ann', 'TRUE', 'old note', 0, 0, 'then')")
+    con.commit()
+    con.close()
+    s = AnnotationStore(db)
+    assert s.queue("q1")["settings"]["blind"] is False and s.guideline("q1")["version"] == 0
+    assert s.mine("q1", "ann")["c1"]["label"] == "TRUE" and s.mine("q1", "ann")["c1"]["guideline_version"] is None
+    assert s.set_guideline("q1", "Be careful.") == 1
+
+
 # -- blind queues, reviewer, guidelines --------------------------------------------------------------------
 def test_visibility_rules():
     assert all(visibility({"blind": False}, False).values())
@@ -284,3 +306,9 @@ def test_cli_eval_on_own_checkthat_file_with_category(tmp_path):
     m = json.loads((out / "metrics.json").read_text())
     assert m["categories"]["2"]["n"] == 2 and m["split_excluded"] == 1
     assert set(m["categories"]) == {"2"} and m["coverage"]["done"] == 3
+    assert "annotators split" in (out / "report.html").read_text()
+    # the split tweet makes a hard case of the run, with no gold to be "wrong" against
+    from debate.hardcases import from_runs
+    spec = from_runs([out], criteria=["annotators split"])
+    (case,) = spec.cases
+    assert case.gold_split and case.gold is None and case.category == 2 and spec.format == "checkthat"
