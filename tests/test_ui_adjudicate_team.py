@@ -99,3 +99,36 @@ def test_blind_queue_two_annotators_and_a_reviewer(tmp_path):
     assert rows[keys[0]]["final"] == "FALSE" and rows[keys[0]]["final_source"] == "reviewer"
     assert rows[keys[0]]["label:alice"] and rows[keys[0]]["rationale:bob"] == "the numbers are made up"
     assert rows[keys[0]]["judge"] == store.cases(qid)[0].verdicts[0]["label"] and rows[keys[0]]["judge"]
+
+
+@pytest.mark.timeout(180)
+def test_upload_own_checkthat_file_one_case_per_tweet_and_category(tmp_path):
+    from tests.test_adjudication_team import checkthat_file
+
+    f = checkthat_file(tmp_path / "our_tweets.tsv")
+    at = AppTest.from_file("../pages/adjudicate.py", default_timeout=T)
+    at.query_params.update({"who": "ann"})
+    at.run()
+    at.segmented_control(key="adj_view").set_value("New queue").run()
+    at.radio(key="adj_src").set_value("Uploaded file").run()
+    at.toggle(key="adj_new_blind").set_value(False).run()
+    at.text_area(key="adj_new_guide").input("Count only peer-reviewed studies as references.").run()
+    at.file_uploader(key="adj_up").upload("our_tweets.tsv", f.read_bytes(), "text/tab-separated-values").run()
+    at.button(key="adj_build_up").click().run()
+    assert not _errors(at)
+    q = next(q for q in AnnotationStore().queues() if q["source"].get("file") == "our_tweets.tsv")
+    assert q["n_items"] == 12 and q["settings"]["format"] == "checkthat" and not q["settings"]["blind"]
+    text = _page_text(at)
+    assert "Case 1 of 12" in text and "category 2" in text and "annotators split" in text
+    guide = next(e for e in at.expander if e.label.startswith("Guidelines"))
+    guide_text = " ".join(m.value for m in guide.markdown) + " ".join(t.value for t in guide.text)
+    from debate.tasks import resolve_task
+    for cat in (1, 2, 3):  # the task's own category definitions
+        assert f"Category {cat}" in guide_text and resolve_task("checkthat", cat).description[:60] in guide_text
+    assert "peer-reviewed" in guide_text
+    at.toggle(key="adj_show_gold").set_value(True).run()
+    assert any("annotators split" in m.value for m in at.markdown if "Gold label" in m.value)
+    at.button(key="adj_lab_0").click().run()  # YES on the split category
+    at.segmented_control(key="adj_view").set_value("Export").run()
+    assert "Download as checkthat file" in [b.label for b in at.get("download_button")]
+    assert not _errors(at)
