@@ -53,6 +53,9 @@ with st.sidebar:
     else:
         qid = None
     advance = st.toggle("Next case after labelling", value=True, key="adj_advance")
+    reviewing = st.toggle("I review this queue", key="adj_reviewer",
+                          help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
+                               "to a reviewer, so an annotator does not see them by accident.")
 qp["who"] = annotator.strip()
 if qid:
     qp["q"] = qid
@@ -142,6 +145,11 @@ def _guidelines_panel(expanded: bool = False) -> None:
 
 
 # -- agreement, disagreements, export --------------------------------------------------------------
+if settings.get("blind") and view in ("Review", "Agreement", "Disagreements", "Export") and not reviewing:
+    st.info("This queue is blind: this view shows every annotator's labels. Turn on **I review this queue** in the "
+            "sidebar if you are reviewing, not labelling.", icon=":material/visibility_off:")
+    st.stop()
+
 def _fmt(x) -> str:
     return "—" if x is None else f"{x:.3f}"
 

@@ -62,6 +62,8 @@ def test_blind_queue_two_annotators_and_a_reviewer(tmp_path):
     # the reviewer: every label with its rationale, the debate's verdicts, a final label with a reason
     at.sidebar.text_input(key="adj_annotator").input("rita").run()
     at.segmented_control(key="adj_view").set_value("Review").run()
+    assert any("This queue is blind" in i.value for i in at.info) and not at.expander  # not by accident
+    at.sidebar.toggle(key="adj_reviewer").set_value(True).run()
     assert not _errors(at)
     text = _page_text(at)
     assert "the numbers are made up" in text and "annotators disagree" in " ".join(e.label for e in at.expander)

@@ -96,6 +96,9 @@ def test_two_annotators_and_a_reviewer_on_a_blind_queue(tmp_path):
         wait_settled(page)
         page.locator(".st-key-adj_view").get_by_text("Review", exact=True).click()
         wait_settled(page)
+        assert "This queue is blind" in page.content()  # an annotator does not land here by accident
+        page.locator(".st-key-adj_reviewer label").click()
+        wait_settled(page)
         page.get_by_text("The record shows the opposite.").first.wait_for(state="attached", timeout=20_000)  # a grid cell
         case = page.locator('[data-testid="stExpander"]').filter(has_text=f"{keys[1]} ·")
         box = case.get_by_label("Reason")
