@@ -290,7 +290,8 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
                                    "Quote fields that contain a comma.")
             rows.append((reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k}))
     else:
-        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r}.", "Upload a .csv, .tsv or .jsonl file.")
+        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r} (or a .json that is not "
+                           "AVeriTeC's list of claims).", "Upload a .csv, .tsv or .jsonl file, or AVeriTeC JSON.")
     if not rows:
         raise InvalidInput(f"{filename}: no rows.", "Upload a file with a header and at least one row.")
     return rows

@@ -223,7 +223,7 @@ if view == "Review":
                 icon=":material/badge:")
     for r in todo:
         c, res = r["case"], r["resolution"]
-        title = (f"{'✅' if res else '⚖️'} {c.key} · {', '.join(r['why']) or 'agreed'}"
+        title = (f"{'✅' if res else '⚖️'} {escape(c.key)} · {', '.join(r['why']) or 'agreed'}"
                  f"{' · final ' + res['label'] if res else ''}")
         with st.expander(title, expanded=not res):
             cat = f" · category {c.category}" if c.category else ""
@@ -242,7 +242,7 @@ if view == "Review":
                                "confidence": v.get("confidence")} for v in c.votes], hide_index=True, width="stretch")
             gold = SPLIT_TEXT if c.gold_split else (c.gold or "none")
             st.caption(f"Majority: {r['majority'] or 'tie'} · judge: {r['judge'] or 'no verdict'} · dataset: {gold}"
-                       + (f" · resolved by {res['reviewer']}: {res['reason']}" if res else ""))
+                       + (f" · resolved by {escape(res['reviewer'])}: {escape(res['reason'])}" if res else ""))
             k = c.key
             f1, f2, f3 = st.columns([1, 3, 1], vertical_alignment="bottom")
             pick = f1.selectbox("Final label", labels, key=f"adj_rev_lab:{qid}:{k}",
@@ -414,7 +414,7 @@ with right:
     others = {a["annotator"]: a["label"] for a in store.annotations(qid) if a["key"] == case.key and a["label"]
               and a["annotator"] != annotator.strip()}
     if others and vis["others"]:
-        st.caption("Others: " + ", ".join(f"{a}: {lab}" for a, lab in others.items()))
+        st.caption("Others: " + ", ".join(f"{escape(a)}: {lab}" for a, lab in others.items()))
 
 # keyboard shortcuts: a listener in the page clicks the button whose key is mapped (buttons carry st-key-<key>)
 keymap = {str(i + 1): f"adj_lab_{i}" for i in range(min(len(labels), 9))}
