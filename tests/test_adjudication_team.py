@@ -307,6 +307,8 @@ def test_cli_eval_on_own_checkthat_file_with_category(tmp_path):
     assert m["categories"]["2"]["n"] == 2 and m["split_excluded"] == 1
     assert set(m["categories"]) == {"2"} and m["coverage"]["done"] == 3
     assert "annotators split" in (out / "report.html").read_text()
+    preds = list(csv.DictReader(io.StringIO((out / "predictions.csv").read_text())))  # the task's submission format
+    assert len(preds) == 3 and set(preds[0]) == {"index", "cat1_pred", "cat2_pred", "cat3_pred"}
     # the split tweet makes a hard case of the run, with no gold to be "wrong" against
     from debate.hardcases import from_runs
     spec = from_runs([out], criteria=["annotators split"])
