@@ -45,6 +45,30 @@ def settings_path() -> Path:
     return home() / "settings.json"
 
 
+def save_settings(settings: dict) -> Path:
+    """Write the settings atomically, readable by the owner only (they may hold API keys).
+
+    A temporary file in the same folder, created with mode 0600, is written, flushed to disk and renamed
+    over settings.json: a crash mid-write leaves the old file whole, and no other user can read the key
+    at any moment (an older file with wider permissions is replaced, not rewritten in place)."""
+    import json
+    import tempfile
+
+    p = settings_path()
+    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)  # mkstemp: mode 0600
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(settings, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
 def load_settings() -> dict:
     """The saved backend settings ({} when none); environment variables fill the gaps."""
     import json

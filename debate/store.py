@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from debate.sanitize import csv_row, md_text
 from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
@@ -263,11 +264,15 @@ class DebateStore(SqliteStore):
         w.writeheader()
         for e in self.event_dicts(debate_id):
             if e.get("type") == "turn_finished":
-                w.writerow({**e, "citations": " ".join(e.get("citations") or [])})
+                w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or [])}))
         return buf.getvalue()
 
     def export_markdown(self, debate_id: str) -> str:
         return to_markdown(self._require(debate_id), self.event_dicts(debate_id))
+
+
+# fields that go through _quote (escaped there), so they are not escaped twice
+_QUOTED = ("text", "summary", "explanation")
 
 
 def list_csv(rows: list[dict]) -> str:
@@ -277,16 +282,22 @@ def list_csv(rows: list[dict]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
-    w.writerows(rows)
+    w.writerows(csv_row(r) for r in rows)  # claims and verdicts may start like a formula
     return buf.getvalue()
 
 
 def _quote(text: str) -> str:
-    return "\n".join("> " + line for line in (text or "").strip().splitlines()) or "> (nothing)"
+    return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
 
 
 def to_markdown(row: dict, events: list[dict]) -> str:
-    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict."""
+    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict.
+
+    Every value that came from a model, a dataset or a person is HTML-escaped (md_text): a Markdown
+    viewer renders raw HTML, so an answer containing `<img src=x onerror=...>` must arrive as text."""
+    row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
+    events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
+              for e in events]
     out = [f"# Debate {row['id']}", "",
            f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
@@ -296,8 +307,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         t = e.get("type")
         if t == "evidence" and e.get("passages"):
             out += ["## Evidence", ""]
-            out += [f"- **[{p.get('id')}]** ({p.get('score', 0):.3f}, {p.get('source') or 'unknown source'}) "
-                    f"{(p.get('text') or '').strip()}" for p in e["passages"]]
+            out += [f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
+                    f"{md_text(p.get('text') or '').strip()}" for p in e["passages"]]
             out.append("")
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
@@ -309,7 +320,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "chair_summary":
             out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
         elif t == "votes_tallied":
-            counts = ", ".join(f"{k}: {v}" for k, v in (e.get("counts") or {}).items())
+            counts = ", ".join(f"{md_text(k)}: {v}" for k, v in (e.get("counts") or {}).items())
             out += [f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
                     f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})", ""]
         elif t == "stop_check":
@@ -319,7 +330,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "rule_applied":
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":
-            label = e.get("label") or json.dumps(e.get("labels"))
+            label = e.get("label") or md_text(json.dumps(e.get("labels")))
             out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
                                                           if e.get("confidence") is not None else "")]
             if e.get("gold"):

@@ -32,7 +32,7 @@ def load_settings() -> dict:
 
 
 def save_settings(settings: dict) -> None:
-    settings_path().write_text(json.dumps(settings, indent=1))
+    config.save_settings(settings)  # atomic, mode 0600
     _client.clear()
 
 

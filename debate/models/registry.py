@@ -4,7 +4,10 @@ Settings (all optional; environment variables fill the gaps):
 
     {"local":  {"n_ctx": 4096, "n_threads": 2, "models": {"my-model": "/path/file.gguf"}},
      "ollama": {"host": "http://127.0.0.1:11434", "max_parallel": 2, "timeout_s": 300},
-     "openai": {"base_url": "...", "api_key": "...", "max_parallel": 4, "timeout_s": 120, "retries": 3}}
+     "openai": {"base_url": "...", "api_key": "...", "keys": {"http://host:8000/v1": "..."},
+                "max_parallel": 4, "timeout_s": 120, "retries": 3}}
+
+A key goes only to the base URL it was saved for (openai_backend.key_for).
 
 Backends are created on first use from the spec, so `openai:qwen@http://127.0.0.1:8000/v1` and
 `ollama:llama3.1:8b@http://10.0.0.5:11434` work without any settings. Listing never raises: a backend
@@ -13,6 +16,7 @@ that is down becomes a row saying why.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from debate import config
@@ -46,10 +50,11 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
                              timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
                              url_in_spec=bool(spec.base_url))
     if spec.backend == "openai":
-        from debate.models.openai_backend import OpenAIBackend
+        from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
         s = _section(settings, "openai")
-        return OpenAIBackend(spec.base_url or s.get("base_url"), s.get("api_key"),
+        url = spec.base_url or s.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        return OpenAIBackend(url, key_for(url, s),  # a key only for the URL it was saved for
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
                              retries=s.get("retries"), url_in_spec=bool(spec.base_url),
                              json_format=s.get("json_format"))
