@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 import streamlit as st
@@ -44,8 +45,24 @@ def _store(path: str) -> DebateStore:
     return store
 
 
+_last_sweep: dict[str, float] = {}
+
+
 def get_store() -> DebateStore:
-    return _store(str(config.store_db()))
+    """The shared store; at most once per heartbeat it marks debates whose process died (a restarted app
+    sees its killed debate turn "interrupted" within a few seconds, not only at start-up)."""
+    path = str(config.store_db())
+    store = _store(path)
+    from debate.store import heartbeat_s
+
+    now = time.monotonic()
+    if now - _last_sweep.get(path, 0.0) >= heartbeat_s():
+        _last_sweep[path] = now
+        try:
+            store.mark_interrupted()
+        except DebateError:  # a busy database: the next page load sweeps again
+            pass
+    return store
 
 
 @st.cache_resource(show_spinner=False)
