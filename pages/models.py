@@ -51,7 +51,7 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
 top = st.columns([6, 1])
 refresh = top[1].button("Refresh", key="models_refresh", icon=":material/refresh:")
 rows = resources.known_models(refresh=refresh)
-DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴"}
+DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
 
 st.markdown("#### Backends")
 cols = st.columns(3)

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
                            InvalidInput, ModelNotFound, RateLimited, ServerError)
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
@@ -110,7 +110,7 @@ class OpenAIBackend:
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
                  timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False,
-                 json_format: str | None = None) -> None:
+                 json_format: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S) -> None:
         """`api_key`: sent as given (the registry passes `key_for(base_url, settings)`); without one, only
         OPENAI_API_KEY, and only when `base_url` is OPENAI_BASE_URL or OpenAI's own.
         `url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
@@ -122,6 +122,7 @@ class OpenAIBackend:
         self.api_key = key or ("sk-no-key" if self.base_url != DEFAULT_BASE_URL else "")
         self.max_parallel = max(1, int(max_parallel))
         self.timeout_s = timeout_s
+        self.health_timeout_s = health_timeout_s  # model lists and checks, not generations
         self.retries = retries
         self.is_openai = urlparse(self.base_url).hostname == "api.openai.com"
         fmt = (json_format or os.environ.get("OPENAI_JSON_FORMAT") or "auto").strip().lower()
@@ -191,8 +192,16 @@ class OpenAIBackend:
 
     # -- models ---------------------------------------------------------------------------------
     def model_names(self) -> list[str]:
+        """The server's models, asked with the short health timeout: a server that accepts the
+        connection and never answers must not hold a page (or a run's check) for the generation timeout."""
+        import openai
+
         try:
-            return sorted(m.id for m in self.client.models.list())
+            return sorted(m.id for m in self.client.with_options(timeout=self.health_timeout_s).models.list())
+        except openai.APITimeoutError as e:
+            raise BackendTimeout(f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",
+                                 "Check that the server is running and not stuck (settings openai.health_timeout_s "
+                                 "raises this limit).") from e
         except Exception as e:  # noqa: BLE001 - translated
             raise self.translate(e) from e
 

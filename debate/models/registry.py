@@ -21,7 +21,7 @@ from typing import Any
 
 from debate import config
 from debate.errors import DebateError, InvalidInput
-from debate.models.base import Backend, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Backend, ModelInfo
 from debate.models.client import ModelClient
 from debate.models.spec import ModelSpec
 
@@ -48,7 +48,8 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         s = _section(settings, "ollama")
         return OllamaBackend(spec.base_url or s.get("host"), max_parallel=int(s.get("max_parallel", 2)),
                              timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
-                             url_in_spec=bool(spec.base_url))
+                             url_in_spec=bool(spec.base_url),
+                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
     if spec.backend == "openai":
         from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
@@ -57,7 +58,8 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         return OpenAIBackend(url, key_for(url, s),  # a key only for the URL it was saved for
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
                              retries=s.get("retries"), url_in_spec=bool(spec.base_url),
-                             json_format=s.get("json_format"))
+                             json_format=s.get("json_format"),
+                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
 
@@ -81,9 +83,13 @@ def default_client(settings: dict | None = None, cache: bool = True) -> ModelCli
     return client
 
 
-def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
+BACKENDS = ("local", "ollama", "openai")
+
+
+def known_models(source: ModelClient | dict | None = None, backends: tuple[str, ...] = BACKENDS) -> list[ModelInfo]:
     """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
-    installed models, the OpenAI-compatible server's /models; a down backend is one row saying why."""
+    installed models, the OpenAI-compatible server's /models; a down backend is one row saying why.
+    `backends` limits the listing (the app lists each backend in its own background thread)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
         get = lambda name: source.backend_for(ModelSpec(name, "-"))  # noqa: E731
@@ -91,7 +97,7 @@ def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
         settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)  # noqa: E731
     rows: list[ModelInfo] = []
-    for name in ("local", "ollama", "openai"):
+    for name in backends:
         try:
             rows.extend(get(name).list_models())
         except DebateError as e:
