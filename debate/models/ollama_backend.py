@@ -13,6 +13,7 @@ from typing import Any, Iterator
 from debate.errors import (BackendTimeout, BackendUnavailable, ContextTooLong, DebateError, InvalidInput,
                            ModelNotFound, RateLimited, ServerError)
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
@@ -145,7 +146,8 @@ class OllamaBackend:
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
-        return self._read(model, messages, options)
+        return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s,
+                      where=f"Ollama at {self.host}")
 
     def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
@@ -172,8 +174,10 @@ class OllamaBackend:
         except Exception as e:  # noqa: BLE001 - translated
             raise self.translate(e, model) from e
         reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
+        if last is None or not getattr(last, "done", False):
+            reason = "incomplete"  # the stream ended without its `done` line: not the whole answer, never cached
         probs = label_probs_from_positions(positions, options.labels) if options.labels and positions else None
         yield Final(prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
                     completion_tokens=getattr(last, "eval_count", 0) or pieces,
-                    finish_reason="length" if reason == "length" else "stop",
+                    finish_reason=reason if reason in ("length", "incomplete") else "stop",
                     label_probs=probs, model_id=getattr(last, "model", "") or model)

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
                            InvalidInput, ModelNotFound, RateLimited, ServerError)
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
@@ -282,7 +283,7 @@ class OpenAIBackend:
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
-        return self._read(model, messages, options)
+        return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s, where=self.base_url)
 
     def _recover(self, model: str, messages: list[Message], options: GenOptions):
         """The stream ended before any token or finish reason: llama.cpp's server does this when the

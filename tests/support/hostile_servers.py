@@ -9,6 +9,8 @@ headers, and can be told to:
 - `flood`: stream words without end, ignoring max_tokens (a server that does not honour it);
 - `no_done`: (Ollama) stream the words, then close without the final `done: true` line.
 
+`delay_s` paces the words (a slow server).
+
 Each runs in a thread of the test process on 127.0.0.1 with a port of its own.
 """
 
@@ -26,8 +28,9 @@ from tests.support.servers import send_json
 
 class Recorder:
     def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
-                 model: str = "scripted") -> None:
+                 model: str = "scripted", delay_s: float = 0.0) -> None:
         self.mode = mode
+        self.delay_s = delay_s
         self.reply = reply
         self.model = model
         self.requests: list[dict] = []  # {"method", "path", "headers"}
@@ -94,9 +97,11 @@ class Recorder:
             def _words(self) -> Iterator[str]:
                 if outer.mode == "flood":
                     while not outer._stop.is_set():
+                        outer._stop.wait(outer.delay_s)
                         yield "flood "
                     return
                 for w in outer.reply.split(" "):
+                    outer._stop.wait(outer.delay_s)
                     yield w + " "
 
             def _send(self, data: bytes) -> bool:
