@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.agreement import majority_label
-from debate.evaluation.datasets import AVERITEC_MAP, LIAR_MAP, SPLIT, ct_value
+from debate.evaluation.datasets import LIAR_MAP, SPLIT, ct_value
 from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.hardcases import HardCase, QueueSpec

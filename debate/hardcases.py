@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import SPLIT, ct_label, read_format, sniff_text
+from debate.evaluation.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
 REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict", "annotators split")
