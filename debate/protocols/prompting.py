@@ -25,7 +25,8 @@ CHARS_PER_TOKEN = 3.5  # conservative: a TurQUaz judge prompt measured 4.75 (Qwe
 # (scripts/measure_chars_per_token.py); the margin covers chat-template tokens and less common text
 ANSWER_MARGIN_TOKENS = 32  # chat-template tokens around the messages
 HEAD_CHARS = 240  # a condensed turn keeps about its first two sentences
-KEEP_RECENT = 2  # the newest turns of a prompt are never condensed
+KEEP_RECENT = 2  # the newest turns of a prompt are condensed only when leaving out all older ones is not enough
+MIN_KEEP = 80  # and then keep at least their first words
 CONDENSED_MARK = " […]"
 OMITTED_TEXT = "(omitted: the debate was too long for this model's context window)"
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
@@ -117,7 +118,8 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
     """`build(slots) -> messages`; shorten the slots' oldest entries until the messages fit `budget`.
 
     Steps, oldest turn first, never touching the newest KEEP_RECENT turns until the last step:
-    1. cut a turn to its opening sentences (`head`); 2. leave a turn out; 3. cut the newest turns too.
+    1. cut a turn to its opening sentences (`head`); 2. leave a turn out; 3. cut the newest turns too
+    (down to MIN_KEEP characters). What is left over is the template itself: the backend's error then says so.
     Returns the messages and a report, or None when nothing had to change."""
     msgs = build(slots)
     total = size(msgs)
@@ -154,7 +156,7 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
         if excess <= 0:
             break
         e = entries[ref[1]][ref[2]]
-        keep = max(HEAD_CHARS, len(e.text) - excess)
+        keep = max(MIN_KEEP, len(e.text) - excess)
         if keep < len(e.text):
             excess -= shrink(ref, head(e.text, keep))
     for name, s in slots.items():
