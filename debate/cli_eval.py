@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run a protocol over a dataset with a checkpoint per item; "
                                    "re-run the same command to resume after a stop or a crash.")
     p.add_argument("--dataset", required=True, help="checkthat-train|checkthat-dev|checkthat-test|averitec-dev|"
-                   "averitec-dev-3|liar-valid|liar-train, or a .csv/.tsv/.jsonl file")
+                   "averitec-dev-3|liar-valid|liar-train, or your own file: a CheckThat 4a TSV, AVeriTeC JSON or LIAR "
+                   "TSV (recognised by content, used like the named splits) or any .csv/.tsv/.jsonl")
     p.add_argument("--data-path", help="your own copy of a named dataset's file")
     p.add_argument("--protocol", default="council", help="single|team|council|baseline|radar|radar-single")
     p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
@@ -51,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
     p.add_argument("--no-cat2-rule", action="store_true", help="do not apply cat2 positive => cat3 positive")
     p.add_argument("--retries", type=int, default=2, help="extra attempts for a failing item (default 2)")
+    p.add_argument("--item-timeout", type=float, default=1800.0,
+                   help="seconds one item may run before it is stopped and counted failed (default 1800)")
     p.add_argument("--fleet-policy", default="least-busy", choices=("least-busy", "round-robin"))
     p.add_argument("--text-col", default="text")
     p.add_argument("--label-col", default="label")
@@ -91,7 +94,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         limit=args.limit, sample=args.sample, sample_seed=args.sample_seed, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
-        retries=args.retries, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
+        retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
         progress=not args.no_progress)
     s = run_eval(opts)
     _print_summary(s.to_dict())
@@ -105,10 +108,14 @@ def _print_summary(s: dict) -> None:
           f"{s['wall_s']:.1f}s, {s['tokens']} tokens")
     if m.get("categories"):
         for c, sc in m["categories"].items():
+            split = (f"  ({sc['split_excluded']} with annotators split, left out of F1)"
+                     if sc.get("split_excluded") else "")
             print(f"  category {c}: macro-F1 {sc['macro_f1']:.4f}  F1(YES) {sc['f1_positive']:.4f}  "
-                  f"acc {sc['accuracy']:.4f}  n={sc['n']}")
+                  f"acc {sc['accuracy']:.4f}  n={sc['n']}{split}")
     if m.get("macro_f1") is not None:
         print(f"  macro-F1 {m['macro_f1']:.4f}  accuracy {m['accuracy']:.4f}")
+    if m.get("split_excluded") and not m.get("categories"):
+        print(f"  {m['split_excluded']} decisions with annotators split, left out of F1")
     d = m.get("debate") or {}
     if d.get("items"):
         print(f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "

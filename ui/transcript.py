@@ -149,7 +149,8 @@ class DebateView:
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
-        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "moderator"):
+        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
+                   "moderator"):
             self._section().items.append((t, ev))
             {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(
                 t, []).append(ev)
