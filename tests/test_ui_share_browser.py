@@ -113,7 +113,7 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
 
                 # -- the HTML export, downloaded from the Library -------------------------------------------
                 with page.expect_download() as dl:
-                    page.locator(".st-key-lib_html button").click()
+                    page.locator(".st-key-lib_html button").first.click()
                 html_path = tmp_path / "fork.html"
                 dl.value.save_as(html_path)
 
