@@ -54,7 +54,7 @@ def _wait_text(page, text: str, timeout: float = 900.0) -> None:
     page.get_by_text(text).first.wait_for(timeout=timeout * 1000)
 
 
-@pytest.mark.timeout(2400)  # a few minutes on an idle machine: 7 real model calls stream in the browser
+@pytest.mark.timeout(2400)  # 5 real model calls stream in the browser (minutes on an idle machine)
 def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
     from playwright.sync_api import sync_playwright
     from debate.models import packaged
@@ -87,7 +87,7 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
                 page.get_by_text("Fork, check, present").click()
                 page.locator(".st-key-lib_fork_lineup").click()
                 page.get_by_role("option", name="standin").click()
-                page.locator(".st-key-lib_fork_params input").fill("rounds=2")
+                page.locator(".st-key-lib_fork_params input").fill("rounds=1")
                 page.get_by_role("button", name="Fork", exact=True).click()
                 # the fork streams here; interject while its first rebuttal round runs
                 _wait_text(page, "Rebuttal round 1", 600)
@@ -117,13 +117,13 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
                 html_path = tmp_path / "fork.html"
                 dl.value.save_as(html_path)
 
-            # -- a fresh server: the fork's link at round 2 (through the app's root) ------------------
+            # -- a fresh server: the fork's link at round 1 (through the app's root) ------------------
             with app_server(home, own_cache) as url:
-                page.goto(f"{url}/?debate={fork_id}&round=2")
-                _wait_text(page, "as it stood after round 2", 120)
+                page.goto(f"{url}/?debate={fork_id}&round=1")
+                _wait_text(page, "as it stood after round 1", 120)
                 wait_settled(page)
                 assert page.locator(".moderator-note").count() >= 1
-                shot(page, "share-deeplink-fork-round2")
+                shot(page, "share-deeplink-fork-round1")
 
             # -- the exported file from disk, with networking off ---------------------------------------------
             ctx = browser.new_context(offline=True)
