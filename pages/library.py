@@ -111,6 +111,7 @@ with st.expander("Fork, check, present", icon=":material/call_split:"):
     with t1:
         new_id = share_view.fork_form(chosen, "lib")
         if new_id:  # open the fork (it streams here), through the same path as a shared link
+            st.query_params.pop("round", None)
             st.query_params.update(debate=new_id)
             st.rerun()
     with t2:

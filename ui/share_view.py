@@ -149,6 +149,7 @@ def family_panel(debate_id: str, key: str) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     pick = c1.selectbox("Open a relative", ids, index=ids.index(debate_id), key=f"{key}_fam_pick")
     if pick != debate_id and c2.button("Open", key=f"{key}_fam_open"):
+        st.query_params.pop("round", None)
         st.query_params.update(debate=pick)  # the Library opens it as it opens a shared link
         st.rerun()
     me = next(f for f in fam if f["id"] == debate_id)
