@@ -205,3 +205,56 @@ def test_real_model_calibrated_baseline_with_similar_demos():
     assert v.confidence == pytest.approx(v.probs[v.label], abs=1e-6) and v.confidence >= 0.5
     assert cal.disagreement(v.label, v.confidence, v.probs) is None
     assert "most similar CheckThat train tweets" in by_type(events, "phase_started")[0].note
+
+
+def test_reason_first_asks_for_the_reason_before_the_label():
+    client, backend = scripted({"argue": '{"explanation": "It cites a study in Nature.", "category": "YES"}'},
+                               label_probs=lambda t, o: {"YES": 0.8, "NO": 0.2})
+    v = by_type(run(client, protocol="baseline", params={"answer": "reason-first"}), "verdict")[-1]
+    prompt = backend.calls[0]["messages"][-1]["content"]
+    assert prompt.index('"explanation"') < prompt.index('"category"')
+    assert v.label == "YES" and v.explanation.startswith("It cites a study") and v.confidence == pytest.approx(0.8)
+
+
+def test_constant_floor_rows_pair_with_the_run():
+    from debate.evaluation.fit import constant_rows
+    from debate.evaluation.metrics import compare_runs
+
+    rows = [{"item_id": str(i), "status": "done", "gold": {"2": "YES" if i < 3 else "NO"},
+             "prediction": {"2": "YES" if i < 4 else "NO"}} for i in range(10)]
+    const = constant_rows(rows, ["1", "2", "3"])
+    assert {r["prediction"]["2"] for r in const} == {"NO"} and len(const) == 10
+    res = compare_runs(rows, const, {"categories": ["1", "2", "3"], "labels": ["YES", "NO"]}, n_boot=200)
+    # run: 9/10 right, macro-F1 (6/7 + 12/13)/2; constant NO: F1(NO) = 14/17, F1(YES) = 0
+    assert res["macro_f1_diff"] == pytest.approx((6 / 7 + 12 / 13) / 2 - (14 / 17) / 2)
+    assert res["mcnemar"]["a_only_correct"] == 3 and res["mcnemar"]["b_only_correct"] == 1
+
+
+# -- the verdict card (Streamlit AppTest, real rendering code) -------------------------------------------
+
+
+def _card_script():
+    from debate.events import Verdict
+    from ui.render import render_verdict
+    from ui.transcript import build_view
+    import streamlit as st
+
+    render_verdict(build_view([Verdict(seq=1, label=st.session_state["label"], confidence=st.session_state["conf"],
+                                       probs=st.session_state["probs"], source="baseline",
+                                       explanation="<b>model text</b>")]))
+
+
+@pytest.mark.parametrize("label,conf,probs,warned", [
+    ("YES", 0.04, None, True), ("YES", 0.96, None, False),
+    ("FALSE", 0.4, {"TRUE": 0.5, "FALSE": 0.4, "HALF-TRUE": 0.1}, True),
+    ("NO", 0.7, {"YES": 0.3, "NO": 0.7}, False)])
+def test_verdict_card_says_when_the_label_is_not_the_most_probable(label, conf, probs, warned):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_card_script, default_timeout=30)
+    at.session_state["label"], at.session_state["conf"], at.session_state["probs"] = label, conf, probs
+    at.run()
+    assert not at.exception
+    html = "\n".join(m.value for m in at.markdown)
+    assert "verdict-card" in html and "<b>model text" not in html
+    assert ("was more probable" in html or "is below that of" in html) == warned
