@@ -258,3 +258,13 @@ def test_verdict_card_says_when_the_label_is_not_the_most_probable(label, conf, 
     html = "\n".join(m.value for m in at.markdown)
     assert "verdict-card" in html and "<b>model text" not in html
     assert ("was more probable" in html or "is below that of" in html) == warned
+
+
+def test_council_can_vote_by_the_members_own_probabilities():
+    """Members write YES but their probabilities favour NO: vote_from=probs follows the probabilities."""
+    client, _ = scripted({"vote": '{"vote": "YES", "explanation": "e"}'}, label_probs=lambda t, o: {"YES": 0.3, "NO": 0.7})
+    written = by_type(run(client, protocol="council", n=3, params={"rounds": 0}), "verdict")[-1]
+    probs = by_type(run(client, protocol="council", n=3, params={"rounds": 0, "vote_from": "probs"}), "verdict")[-1]
+    assert written.label == "YES" and probs.label == "NO"
+    tallies = by_type(run(client, protocol="council", n=3, params={"rounds": 0, "vote_from": "probs"}), "votes_tallied")
+    assert set(tallies[0].votes.values()) == {"NO"}

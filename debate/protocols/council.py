@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from debate import prompts
+from debate.calibration import normalised
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.parsing import ParseResult, parse_chair, parse_label
@@ -22,6 +23,18 @@ from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_an
 def _chair_parse(text: str) -> ParseResult:
     d = parse_chair(text)
     return ParseResult(d["status"] or "SUMMARY", d, "json") if d else ParseResult(None)
+
+
+def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str) -> str | None:
+    """A member's vote: its written label (the paper), or with vote_from=probs the label its own
+    probabilities favour (issue 12: small models sampled at temperature often write the label they
+    find less probable; the probabilities are read anyway). Falls back to the written label when the
+    backend gave none."""
+    if source == "probs":
+        p = normalised(turn.label_probs, labels)
+        if p is not None and turn.valid:
+            return max(p, key=lambda k: p[k])
+    return turn.label
 
 
 def discussion_text(turns: list[TurnFinished]) -> str:
@@ -59,7 +72,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     "Alg. 3 line 4: every council member assesses the tweet and votes, all at once.")
     turns = yield from ctx.turns(member_specs(0, ""))
     said += turns
-    votes = {x.agent: x.label for x in turns}
+    votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
     history.append(votes)
     tally_ev = tallied(0, votes)
     yield tally_ev
@@ -82,7 +95,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
             turns = yield from ctx.turns(member_specs(r, summary))
             said += turns
-            votes = {x.agent: x.label for x in turns}
+            votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
             history.append(votes)
             tally_ev = tallied(r, votes)
             yield tally_ev
@@ -116,7 +129,9 @@ INFO = ProtocolInfo(
                                  "label (NO / HALF-TRUE); 'default' = the tie label directly."),
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+        "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
+                                 "own label probabilities favour (for small models sampled at temperature)."),
     }),
     run=run,
-    choices={"tie_rule": ("previous", "default")},
+    choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs")},
 )
