@@ -21,8 +21,9 @@ E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LI
 #    stratified DEV sample of N_DEV. calibration=none on the same prompts (all from the response cache)
 #    pairs each calibrated run with its uncalibrated self; `eval-compare RUN constant` pairs it with the
 #    constant-label floor on the same items. PART=small runs only this part.
-N_TRAIN=${N_TRAIN:-100}
-N_DEV=${N_DEV:-100}
+N_TRAIN=${N_TRAIN:-40}    # train tweets the threshold is fitted on (stratified sample, seed 0)
+N_DEV=${N_DEV:-100}       # dev sample (stratified, seed 0) ...
+DEV_LIMIT=${DEV_LIMIT:-$N_DEV}  # ... of which the first DEV_LIMIT are scored (the README's runs: see there)
 S="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --lineup $LINEUP --protocol baseline \
    --param answer=label-first --param demos=similar --param k_demos=4"
 SMALL_RUNS=()
@@ -31,7 +32,7 @@ for M in ${MEMBERS:-1 2}; do
     $S --dataset checkthat-train --category $C --sample "$N_TRAIN" --param member=$M --out runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX
     $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX --write
     for CAL in none threshold; do
-      $S --dataset checkthat-dev --category $C --sample "$N_DEV" --param member=$M --param calibration=$CAL \
+      $S --dataset checkthat-dev --category $C --sample "$N_DEV" --limit "$DEV_LIMIT" --param member=$M --param calibration=$CAL \
         --out runs/ct$C-dev-s$N_DEV-lf-sim-$CAL-m$M$SUFFIX
     done
     $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX constant
