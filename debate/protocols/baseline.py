@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from debate import calibration as cal
-from debate import prompts
 from debate.demos import format_demos, similar_demos
 from debate.errors import InvalidInput
 from debate.events import Event
@@ -31,19 +30,21 @@ ANSWERS = ("paper", "reason-first", "label-first")
 DEMOS = ("paper", "similar")
 
 
-def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> TurnSpec:
-    """The one answer turn (or its content-free twin) in the chosen answer format."""
+def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Iterator[Event]:
+    """`spec = yield from _spec(...)`: the one answer turn (or its content-free twin) in the chosen
+    answer format, its prompt built by ctx.prompt like every other turn's."""
     t = ctx.task
     agent = ctx.role("baseline")
     answer = ctx.p("answer")
     parse = lambda s: parse_label(s, t.labels)  # noqa: E731
     if answer == "paper":
-        msgs = prompts.messages(None, "turquaz.baseline", values)
+        msgs = yield from ctx.prompt(agent, None, "turquaz.baseline", values, phase=phase, round=round)
         return TurnSpec(agent, phase, round, msgs, "turquaz.baseline", parse=parse, labels=t.labels,
                         answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
                         **json_answer("category", t.labels, numeric=t.binary))
     fields = json_answer("category", t.labels, text_key="explanation" if answer == "reason-first" else None)
-    msgs = prompts.messages(None, "small.baseline", {**values, "response_format": fields["schema_format"]})
+    msgs = yield from ctx.prompt(agent, None, "small.baseline", {**values, "response_format": fields["schema_format"]},
+                                 phase=phase, round=round)
     return TurnSpec(agent, phase, round, msgs, "small.baseline", parse=parse, labels=t.labels,
                     answer_format=fields["schema_format"], constrain=True, **fields)
 
@@ -81,7 +82,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
                 "labels as examples.")
     yield ctx.phase("answer", 0, "Few-shot answer", note)
-    turn = yield from ctx.turn(_spec(ctx, values, "answer"))
+    turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."
     raw = cal.normalised(turn.label_probs, t.labels) if answer != "paper" else None
     label, probs, notes = turn.label, raw, []
@@ -93,7 +94,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         yield ctx.phase("calibrate", 0, "Content-free answer",
                         f'The same prompt with the tweet replaced by "{cal.CONTENT_FREE}": its label '
                         "probabilities are the prompt's own bias, divided out of the answer's.")
-        cf_turn = yield from ctx.turn(_spec(ctx, {**values, "tweet": cal.CONTENT_FREE}, "calibrate"))
+        cf_turn = yield from ctx.turn((yield from _spec(ctx, {**values, "tweet": cal.CONTENT_FREE}, "calibrate")))
         probs = cal.contextual(raw, cf_turn.label_probs, t.labels)
         notes.append("Contextually calibrated (content-free prior "
                      + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels)
