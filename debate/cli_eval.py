@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     c = sub.add_parser("eval-compare", help="paired comparison of two runs (bootstrap CI, McNemar)")
     c.add_argument("run_a")
-    c.add_argument("run_b")
+    c.add_argument("run_b", help="another run, or `constant`: the constant-label floor on run A's items")
     c.add_argument("--n-boot", type=int, default=2000)
     c.set_defaults(func=cmd_compare)
 
@@ -77,6 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--objective", default="accuracy", choices=("accuracy", "macro_f1"))
     k.add_argument("--tolerance", type=float, default=0.0, help="accept this much less quality for fewer tokens")
     k.set_defaults(func=cmd_calibrate)
+
+    f = sub.add_parser("eval-fit-threshold", help="fit the baseline's P(YES) threshold on a CheckThat train run")
+    f.add_argument("runs", nargs="+", help="baseline runs on --dataset checkthat-train, one category each")
+    f.add_argument("--write", action="store_true", help="store in debate/fitted_thresholds.json (used by "
+                   "--param calibration=threshold)")
+    f.set_defaults(func=cmd_fit_threshold)
 
     t = sub.add_parser("eval-table", help="markdown tables of runs, and of runs beside the papers' numbers")
     t.add_argument("runs", nargs="+")
@@ -135,7 +141,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from debate.evaluation.browse import compare
 
-    res = compare(args.run_a, args.run_b, n_boot=args.n_boot)
+    if args.run_b == "constant":
+        from debate.evaluation.checkpoint import read_meta, read_rows
+        from debate.evaluation.fit import constant_rows
+        from debate.evaluation.metrics import compare_runs
+
+        ds = read_meta(args.run_a, "dataset") or {}
+        rows = read_rows(args.run_a)
+        res = compare_runs(rows, constant_rows(rows, list(ds.get("categories") or [])), ds, n_boot=args.n_boot)
+    else:
+        res = compare(args.run_a, args.run_b, n_boot=args.n_boot)
     if not res.get("n_items"):
         raise InvalidInput(f"{args.run_a} and {args.run_b} share no finished items.", "Run both on the same items.")
     lo, hi = res["ci"]
@@ -167,6 +182,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"chosen: τs={c['tau_s']} τc={c['tau_c']}  accuracy {c['accuracy']:.4f}  macro-F1 {c['macro_f1']:.4f}  "
           f"tokens/item {c['tokens_mean']:.0f}  stops per round {stop_rounds_table(rows, c['tau_s'], c['tau_c'])}")
     print(f"wrote {out}")
+    return 0
+
+
+def cmd_fit_threshold(args: argparse.Namespace) -> int:
+    from debate.calibration import save_fitted
+    from debate.evaluation.fit import fit_run
+
+    for run in args.runs:
+        key, entry = fit_run(run)
+        print(f"{key}: threshold {entry['threshold']}  train macro-F1 {entry['train_macro_f1']}  n={entry['n']} "
+              f"({entry['positives']} YES)")
+        if args.write:
+            save_fitted(key, entry)
+    if args.write:
+        print("wrote debate/fitted_thresholds.json")
     return 0
 
 

@@ -196,6 +196,7 @@ class Verdict(Event):
     labels: dict | None = None  # all categories at once, e.g. {"1": "YES", "2": "NO", "3": "YES"}
     gold: str | None = None
     correct: bool | None = None
+    probs: dict | None = None  # the label distribution behind `confidence`, where one was read (issue 12)
 
 
 @_register

@@ -13,6 +13,35 @@ N_LIAR=${N_LIAR:-18}      # LIAR valid items per RADAR-multi run (of a 24-item s
 N_LIAR_SINGLE=${N_LIAR_SINGLE:-24}
 SUFFIX=${SUFFIX:-}        # e.g. SUFFIX=-ollama to keep runs of another lineup apart
 E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP"
+
+# 0. Small-model options (issue 12), first because they are the cheapest: CheckThat categories 1 and 2,
+#    the few-shot baseline of each member with the label decoded under a JSON schema (answer=label-first),
+#    the 4 most similar CheckThat TRAIN tweets as examples, and its P(YES) against a threshold fitted on a
+#    stratified TRAIN sample (eval-fit-threshold writes debate/fitted_thresholds.json); scored on a
+#    stratified DEV sample of N_DEV. calibration=none on the same prompts (all from the response cache)
+#    pairs each calibrated run with its uncalibrated self; `eval-compare RUN constant` pairs it with the
+#    constant-label floor on the same items. PART=small runs only this part.
+N_TRAIN=${N_TRAIN:-40}    # train tweets the threshold is fitted on (stratified sample, seed 0)
+N_DEV=${N_DEV:-100}       # dev sample (stratified, seed 0) ...
+DEV_LIMIT=${DEV_LIMIT:-$N_DEV}  # ... of which the first DEV_LIMIT are scored (the README's runs: see there)
+S="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --lineup $LINEUP --protocol baseline \
+   --param answer=label-first --param demos=similar --param k_demos=4"
+SMALL_RUNS=()
+for M in ${MEMBERS:-1 2}; do
+  for C in ${CATS:-2 1}; do
+    $S --dataset checkthat-train --category $C --sample "$N_TRAIN" --param member=$M --out runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX
+    $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX --write
+    for CAL in none threshold; do
+      $S --dataset checkthat-dev --category $C --sample "$N_DEV" --limit "$DEV_LIMIT" --param member=$M --param calibration=$CAL \
+        --out runs/ct$C-dev-s$N_DEV-lf-sim-$CAL-m$M$SUFFIX
+    done
+    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX constant
+    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX runs/ct$C-dev-s$N_DEV-lf-sim-none-m$M$SUFFIX
+    SMALL_RUNS+=(runs/ct$C-dev-s$N_DEV-lf-sim-none-m$M$SUFFIX runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX)
+  done
+done
+$PY -m debate eval-table "${SMALL_RUNS[@]}"
+if [ "${PART:-all}" = small ]; then exit 0; fi
 CT="--dataset checkthat-dev --category 2"
 LIAR="--dataset liar-valid --top-k 5 --sample 24"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from debate.errors import InvalidInput
 
 _VAR = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-_FILES = ("turquaz.toml", "radar.toml", "engine.toml")
+_FILES = ("turquaz.toml", "radar.toml", "engine.toml", "small.toml")
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ class TurnSpec:
     repair: bool = True  # False for sampled answers: an unreadable sample simply counts as invalid
     schema: dict | None = None  # JSON schema the repair call is constrained to, where the backend can
     schema_format: str = ""  # the answer format shown in a constrained repair prompt
+    constrain: bool = False  # also constrain the first answer to `schema` (where the backend can)
     turn_id: str = ""
 
 
@@ -178,11 +179,11 @@ class DebateContext:
                             category=self.task.category if self.task else None, note=note)
 
     def verdict(self, label: str | None, explanation: str, source: str,
-                confidence: float | None = None) -> Verdict:
+                confidence: float | None = None, probs: dict | None = None) -> Verdict:
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
         return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
-                       category=self.task.category if self.task else None, gold=gold,
+                       category=self.task.category if self.task else None, gold=gold, probs=probs,
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
 
     def _categories(self) -> list:
@@ -208,7 +209,7 @@ class DebateContext:
         if self.replay:
             return (yield from self._replayed(specs))
         specs = [replace(s, messages=with_moderator(s.messages, self.moderator_notes)) for s in specs]
-        streams = [self._chat(s, s.messages) for s in specs]
+        streams = [self._chat(s, s.messages, self._first_schema(s)) for s in specs]
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
                               phase=s.phase, round=s.round, prompt_id=s.prompt_id)
@@ -306,6 +307,14 @@ class DebateContext:
             self.model_calls += 1
             self.cache_hits += int(stream.cached)
         return stream
+
+    def _first_schema(self, spec: TurnSpec) -> dict | None:
+        """A TurnSpec with constrain=True is decoded under its JSON schema from the first token (small
+        models then always give a readable label, and its probability is read at a forced position)."""
+        if not (spec.constrain and spec.schema is not None):
+            return None
+        backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
+        return spec.schema if getattr(backend, "supports_json_schema", False) else None
 
     def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Iterator[Event]:
         it = iter(stream)

@@ -2,29 +2,117 @@
 
 The paper gives no prompt text for the baselines, only that they use the App. A.2 descriptions with
 examples; template turquaz.baseline composes that with the A.3 judge's answer format.
+
+Options for small models (issue 12), each a parameter whose default is the paper's setting:
+- `answer`: `paper` (`{"category": 0 or 1, "explanation": ...}`), `reason-first` (a one-sentence reason,
+  then "YES"/"NO") or `label-first` (only the label): the last two are decoded under a JSON schema, so the
+  label is always readable and its probability is read where the schema forces it.
+- `demos`: `paper` (the App. A.2 examples) or `similar` (the `k_demos` most similar CheckThat train
+  tweets with their gold labels; debate/demos.py; never from the split being scored).
+- `calibration`: `none`, `contextual` (the same prompt with the content-free tweet "N/A"; Zhao et al.
+  2021) or `threshold` (a threshold on P(YES) fitted on CheckThat train, debate/fitted_thresholds.json).
+  A threshold t is applied as contextual calibration with the prior (t, 1 − t), so the shown confidence
+  is the calibrated probability of the shown label and never contradicts it.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
+from debate import calibration as cal
+from debate.demos import format_demos, similar_demos
+from debate.errors import InvalidInput
 from debate.events import Event
 from debate.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 
+ANSWERS = ("paper", "reason-first", "label-first")
+DEMOS = ("paper", "similar")
+
+
+def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Iterator[Event]:
+    """`spec = yield from _spec(...)`: the one answer turn (or its content-free twin) in the chosen
+    answer format, its prompt built by ctx.prompt like every other turn's."""
+    t = ctx.task
+    agent = ctx.role("baseline")
+    answer = ctx.p("answer")
+    parse = lambda s: parse_label(s, t.labels)  # noqa: E731
+    if answer == "paper":
+        msgs = yield from ctx.prompt(agent, None, "turquaz.baseline", values, phase=phase, round=round)
+        return TurnSpec(agent, phase, round, msgs, "turquaz.baseline", parse=parse, labels=t.labels,
+                        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+                        **json_answer("category", t.labels, numeric=t.binary))
+    fields = json_answer("category", t.labels, text_key="explanation" if answer == "reason-first" else None)
+    msgs = yield from ctx.prompt(agent, None, "small.baseline", {**values, "response_format": fields["schema_format"]},
+                                 phase=phase, round=round)
+    return TurnSpec(agent, phase, round, msgs, "small.baseline", parse=parse, labels=t.labels,
+                    answer_format=fields["schema_format"], constrain=True, **fields)
+
+
+def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
+    """The threshold on P(YES) to use and where it came from ('' when none is known)."""
+    given = float(ctx.p("threshold") or 0)
+    if given > 0:
+        return given, f"threshold {given:g} (given)"
+    t = ctx.task
+    key = cal.setting_key(ctx.role("baseline").model, t.task, t.category, ctx.p("answer"), ctx.p("demos"),
+                          int(ctx.p("k_demos")))
+    entry = cal.fitted_threshold(key)
+    if entry is None:
+        return None, f"no threshold fitted on CheckThat train for {key}"
+    return float(entry["threshold"]), (f"threshold {entry['threshold']:g} fitted on {entry.get('fitted_on', 'train')}"
+                                       f" (train macro-F1 {entry.get('train_macro_f1', '?')})")
+
 
 def run(ctx: DebateContext) -> Iterator[Event]:
     t = ctx.task
-    agent = ctx.role("baseline")
-    yield ctx.phase("answer", 0, "Few-shot answer",
-                    "One model reads the category description with its examples and answers in JSON.")
-    msgs = yield from ctx.prompt(agent, None, "turquaz.baseline", ctx.task_values(), phase="answer")
-    turn = yield from ctx.turn(TurnSpec(agent, "answer", 0, msgs, "turquaz.baseline",
-                                        parse=lambda s: parse_label(s, t.labels), labels=t.labels,
-                                        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
-                                        **json_answer("category", t.labels, numeric=t.binary)))
-    yield ctx.verdict(turn.label, (turn.parsed or {}).get("explanation", "") if turn.valid else
-                      "The answer could not be read.", "baseline", turn.confidence)
+    answer, demos, how = ctx.p("answer"), ctx.p("demos"), ctx.p("calibration")
+    if answer not in ANSWERS or demos not in DEMOS or how not in cal.CALIBRATIONS:
+        raise InvalidInput(f"baseline: answer={answer!r}, demos={demos!r}, calibration={how!r} is not a known "
+                           "setting.", f"Use answer in {ANSWERS}, demos in {DEMOS}, calibration in "
+                           f"{cal.CALIBRATIONS}.")
+    if how == "threshold" and not t.binary:
+        raise InvalidInput("calibration=threshold needs a YES/NO task.", "Use calibration=contextual.")
+    values = ctx.task_values()
+    note = "One model reads the category description with its examples and answers in JSON."
+    if demos == "similar":
+        shown = similar_demos(ctx.claim, t.task, t.category, int(ctx.p("k_demos")))
+        values["category_description_and_guidelines"] = "\n\n".join(
+            x for x in (t.description_and_guidelines(examples=False), format_demos(shown)) if x)
+        note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
+                "labels as examples.")
+    yield ctx.phase("answer", 0, "Few-shot answer", note)
+    turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
+    written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."
+    raw = cal.normalised(turn.label_probs, t.labels) if answer != "paper" else None
+    label, probs, notes = turn.label, raw, []
+    if how != "none" and raw is None:
+        notes.append("No label probabilities could be read, so the written label stands uncalibrated"
+                     + (" (answer=paper gives 0/1, not a label: use reason-first or label-first)."
+                        if answer == "paper" else "."))
+    elif how == "contextual":
+        yield ctx.phase("calibrate", 0, "Content-free answer",
+                        f'The same prompt with the tweet replaced by "{cal.CONTENT_FREE}": its label '
+                        "probabilities are the prompt's own bias, divided out of the answer's.")
+        cf_turn = yield from ctx.turn((yield from _spec(ctx, {**values, "tweet": cal.CONTENT_FREE}, "calibrate")))
+        probs = cal.contextual(raw, cf_turn.label_probs, t.labels)
+        notes.append("Contextually calibrated (content-free prior "
+                     + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels)
+                                                               or {}).items()) + ").")
+    elif how == "threshold":
+        thr, where = _threshold(ctx)
+        if thr is None:
+            notes.append(f"Uncalibrated: {where}.")
+        else:
+            probs = cal.contextual(raw, {t.labels[0]: thr, t.labels[1]: 1 - thr}, t.labels)
+            notes.append(f"P({t.labels[0]}) = {raw[t.labels[0]]:.2f} against a {where}.")
+    if how != "none" and probs is not None:
+        label = max(probs, key=lambda k: probs[k])
+        if turn.label is not None and label != turn.label:
+            notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
+    confidence = round(probs[label], 6) if probs is not None and label in probs else turn.confidence
+    yield ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "baseline", confidence,
+                      probs={k: round(v, 6) for k, v in probs.items()} if probs else None)
 
 
 INFO = ProtocolInfo(
@@ -34,6 +122,18 @@ INFO = ProtocolInfo(
     params=params({
         "member": (1, "Which lineup member answers (1-based)."),
         "examples": (True, "Include the App. A.2 examples (few-shot)."),
+        "answer": ("paper", "Answer format: paper = {category: 0 or 1, explanation} as in the paper; "
+                            "reason-first = a short reason, then YES/NO; label-first = only YES/NO (the "
+                            "last two are schema-constrained and give a readable label probability)."),
+        "demos": ("paper", "Examples: paper = the App. A.2 ones; similar = the k_demos most similar "
+                           "CheckThat train tweets with their labels (never from the scored split)."),
+        "k_demos": (4, "How many similar train tweets to show with demos=similar."),
+        "calibration": ("none", "none = the written label; contextual = divide out a content-free "
+                                "input's label probabilities; threshold = P(YES) against a threshold "
+                                "fitted on CheckThat train (needs answer reason-first or label-first)."),
+        "threshold": (0.0, "Threshold on P(YES) for calibration=threshold; 0 = the one fitted on "
+                           "CheckThat train for this model and setting."),
     }),
+    choices={"answer": ANSWERS, "demos": DEMOS, "calibration": cal.CALIBRATIONS},
     run=run,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from debate.calibration import normalised
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.parsing import ParseResult, parse_chair, parse_label
@@ -23,6 +24,18 @@ from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, e
 def _chair_parse(text: str) -> ParseResult:
     d = parse_chair(text)
     return ParseResult(d["status"] or "SUMMARY", d, "json") if d else ParseResult(None)
+
+
+def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str) -> str | None:
+    """A member's vote: its written label (the paper), or with vote_from=probs the label its own
+    probabilities favour (issue 12: small models sampled at temperature often write the label they
+    find less probable; the probabilities are read anyway). Falls back to the written label when the
+    backend gave none."""
+    if source == "probs":
+        p = normalised(turn.label_probs, labels)
+        if p is not None and turn.valid:
+            return max(p, key=lambda k: p[k])
+    return turn.label
 
 
 def discussion(turns: list[TurnFinished]) -> Slot:
@@ -63,7 +76,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     "Alg. 3 line 4: every council member assesses the tweet and votes, all at once.")
     turns = yield from ctx.turns((yield from member_specs(0, "")))
     said += turns
-    votes = {x.agent: x.label for x in turns}
+    votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
     history.append(votes)
     tally_ev = tallied(0, votes)
     yield tally_ev
@@ -87,7 +100,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
             turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
-            votes = {x.agent: x.label for x in turns}
+            votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
             history.append(votes)
             tally_ev = tallied(r, votes)
             yield tally_ev
@@ -121,7 +134,9 @@ INFO = ProtocolInfo(
                                  "label (NO / HALF-TRUE); 'default' = the tie label directly."),
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+        "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
+                                 "own label probabilities favour (for small models sampled at temperature)."),
     }),
     run=run,
-    choices={"tie_rule": ("previous", "default")},
+    choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs")},
 )

@@ -1,0 +1,128 @@
+"""Demonstrations chosen per tweet by similarity (KATE: Liu et al., "What Makes Good In-Context Examples
+for GPT-3?", DeeLIO 2022) from the CheckThat! 2025 **train** split.
+
+Why: the paper's few-shot baseline shows the same 3–5 hand-written App. A.2 examples for every tweet.
+A small model imitates its demonstrations more than it follows a description, so showing it the train
+tweets most like the one being judged (with their gold labels) gives it the most useful pattern to copy.
+
+Leakage rule: the pool is always the train split, so a dev or test tweet never sees its own split; when
+train itself is being scored (to fit a threshold), the tweet's own text is excluded from its demos
+(leave-one-out). `select` is pure; the pool's MiniLM embeddings are computed once and cached under
+DEBATE_HOME/indexes, keyed by the train file's fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+from debate import config
+from debate.errors import InvalidInput
+
+POOL_DATASET = "checkthat-train"
+
+
+@dataclass(frozen=True)
+class Demo:
+    text: str
+    label: str  # "YES" | "NO"
+    similarity: float
+
+
+def norm_text(text: str) -> str:
+    """Texts compared for the leave-one-out rule: case and whitespace do not make a tweet new."""
+    return " ".join(str(text).split()).casefold()
+
+
+def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], pool_labels: Sequence[str],
+           k: int, exclude_text: str = "") -> list[Demo]:
+    """The k pool items most similar to the query (cosine on L2-normalised vectors), most similar last
+    (nearest to the tweet in the prompt, as KATE orders them), never an item whose text is the query's."""
+    import numpy as np
+
+    if k <= 0 or len(pool_texts) == 0:
+        return []
+    sims = np.asarray(pool_vecs, dtype="float32") @ np.asarray(query_vec, dtype="float32")
+    banned = norm_text(exclude_text) if exclude_text else None
+    order = np.argsort(-sims, kind="stable")
+    out: list[Demo] = []
+    for i in order:
+        if banned is not None and norm_text(pool_texts[i]) == banned:
+            continue
+        out.append(Demo(str(pool_texts[i]), str(pool_labels[i]), round(float(sims[i]), 4)))
+        if len(out) == k:
+            break
+    return list(reversed(out))
+
+
+def format_demos(demos: Sequence[Demo]) -> str:
+    """The examples block in the App. A.2 layout, marking where the examples come from."""
+    if not demos:
+        return ""
+    lines = ["Examples: the most similar tweets of the labelled training data, with their correct answers."]
+    for i, d in enumerate(demos, 1):
+        kind = "Positive" if d.label == "YES" else "Negative"
+        lines.append(f"• Example {i} ({kind}): \"{d.text.strip()}\"")
+    return "\n".join(lines)
+
+
+class Pool:
+    """CheckThat train tweets with their labels per category and their embeddings."""
+
+    def __init__(self) -> None:
+        from debate.evaluation.datasets import load_dataset
+
+        ds = load_dataset(POOL_DATASET)
+        self.texts = [it.text for it in ds.items]
+        self.golds = [it.gold if isinstance(it.gold, dict) else {} for it in ds.items]
+        self.fingerprint = ds.fingerprint
+        self._vecs = None
+        self._lock = threading.Lock()
+
+    def labels(self, category: int) -> list[str]:
+        return [str(g.get(str(category), "NO")) for g in self.golds]
+
+    def vectors(self):
+        import numpy as np
+
+        with self._lock:
+            if self._vecs is None:
+                key = hashlib.sha256(f"{self.fingerprint}|minilm".encode()).hexdigest()[:16]
+                path = config.index_dir() / f"demos-{POOL_DATASET}-{key}.npy"
+                if path.exists():
+                    self._vecs = np.load(path)
+                else:
+                    from debate.retrieval.embed import embed
+
+                    self._vecs = embed(self.texts)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    np.save(path, self._vecs)
+            return self._vecs
+
+    def demos_for(self, text: str, category: int, k: int) -> list[Demo]:
+        from debate.retrieval.embed import embed
+
+        q = embed([text])[0]
+        return select(q, self.vectors(), self.texts, self.labels(category), k, exclude_text=text)
+
+
+_pool: Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def pool() -> Pool:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = Pool()
+        return _pool
+
+
+def similar_demos(text: str, task: str, category: int | None, k: int) -> list[Demo]:
+    """Demonstrations for one tweet; only CheckThat has a labelled train split to draw them from."""
+    if task != "checkthat" or category is None:
+        raise InvalidInput("Similar demonstrations exist only for CheckThat categories (from its train split).",
+                           "Choose demos=paper for this task.")
+    return pool().demos_for(text, category, k)
