@@ -233,12 +233,30 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
 
 
+def _ready(retriever) -> bool:
+    """Can the retriever answer at once (index and embedder loaded)? Objects without the notion are."""
+    return bool(getattr(retriever, "searchable", True))
+
+
 def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     cfg = pp.config
+    shown_later = False
     if ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
+        # Shown beside the debate only: it must not delay the first model call (issue 11). A retriever
+        # still loading its index or embedder answers after the verdict instead of before the debate.
+        if _ready(retriever):
+            yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        else:
+            shown_later = True
+    yield from _protocol_body(pp, ctx)
+    if shown_later and not ctx.stopping():
         yield from _evidence(pp, ctx, retriever, for_prompts=False)
+
+
+def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
+    cfg = pp.config
     multi = len(pp.categories) > 1
     labels: dict[str, str | None] = {}
     rounds = 0

@@ -10,6 +10,7 @@ from ui.live_view import show_live
 from ui.entry import through_app
 
 through_app()
+resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
     st.markdown("### Set-up")
