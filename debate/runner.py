@@ -245,14 +245,19 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
         # Shown beside the debate only: it must not delay the first model call (issue 11). A retriever
-        # still loading its index or embedder answers after the verdict instead of before the debate.
+        # still loading its index or embedder is asked after the verdict instead, if it is ready by then.
         if _ready(retriever):
             yield from _evidence(pp, ctx, retriever, for_prompts=False)
         else:
             shown_later = True
     yield from _protocol_body(pp, ctx)
     if shown_later and not ctx.stopping():
-        yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        if _ready(retriever):
+            yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        else:  # never hold a finished debate for passages nobody argued from
+            yield PhaseStarted(phase="evidence", title="Evidence",
+                               note="The evidence index was still loading: no passages are shown for this "
+                                    "debate (the next one will have them).")
 
 
 def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:

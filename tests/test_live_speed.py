@@ -118,8 +118,9 @@ def test_tokens_streamed_before_a_crash_are_kept(tmp_path):
 class SlowRetriever:
     """Answers like a retriever whose index/embedder are still loading (searchable False)."""
 
-    def __init__(self, searchable: bool) -> None:
+    def __init__(self, searchable: bool, ready_after_protocol: bool = True) -> None:
         self.searchable = searchable
+        self.ready_after_protocol = ready_after_protocol
         self.calls = 0
 
     def search(self, query, k=20):
@@ -133,18 +134,36 @@ def test_display_only_evidence_never_delays_the_first_model_call(searchable):
     from tests.support.engine import lineup, scripted
 
     retriever = SlowRetriever(searchable)
-    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline",
-                       lineup=lineup(1), max_tokens=16)
-    events = list(run_debate(cfg, scripted()[0], retriever=retriever))
+    client, backend = scripted()
+    real_stream = backend.stream
+
+    def stream(*a, **kw):  # the index finishes loading while the model answers
+        retriever.searchable = True
+        return real_stream(*a, **kw)
+
+    backend.stream = stream
+    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
+    events = list(run_debate(cfg, client, retriever=retriever))
     types = [e.type for e in events]
     assert retriever.calls == 1 and "evidence" in types and types[-1] == "finished"
     first_turn, evidence = types.index("turn_started"), types.index("evidence")
-    ev = events[evidence]
-    assert ev.in_prompts is False
+    assert events[evidence].in_prompts is False
     if searchable:
         assert evidence < first_turn  # ready: shown before the debate, as before
     else:
         assert evidence > types.index("verdict")  # still loading: shown after the verdict, not waited for
+
+
+def test_evidence_still_loading_after_the_verdict_is_not_waited_for():
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import lineup, scripted
+
+    retriever = SlowRetriever(False)
+    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
+    events = list(run_debate(cfg, scripted()[0], retriever=retriever))
+    assert retriever.calls == 0 and events[-1].status == "completed"
+    note = [e for e in events if e.type == "phase_started" and e.phase == "evidence"]
+    assert note and "still loading" in note[0].note
 
 
 # -- the real embedded model -----------------------------------------------------------------------
@@ -158,7 +177,7 @@ def _member(discussion: str) -> list[dict]:
 
 
 @pytest.mark.real_model
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)
 def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
     """A council's calls share long prefixes; reusing llama.cpp's state for them must not change a
     single temperature-0 answer (nor a seeded sampled one) against resetting before every request."""
@@ -188,7 +207,7 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
 
 
 @pytest.mark.real_model
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)
 def test_json_answer_stops_when_its_object_closes():
     from debate.models.client import ModelClient
     from debate.models.local import LocalBackend
@@ -197,8 +216,8 @@ def test_json_answer_stops_when_its_object_closes():
     msgs = [{"role": "user", "content": 'Does "Harvard study: coffee drinkers live longer" cite a study? Answer '
                                         'with the JSON {"vote": "YES" or "NO", "explanation": "..."} and then '
                                         'explain your reasoning in a second paragraph.'}]
-    free = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=80)).result()
-    stopped = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=80, stop_after_json=True)).result()
+    free = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=40)).result()
+    stopped = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=40, stop_after_json=True)).result()
     start = stopped.text.index("{")
     assert stopped.text.rstrip().endswith("}") and stopped.finish_reason == "stop"
     assert free.text.startswith(stopped.text.rstrip())  # the same answer, cut where its JSON closed
