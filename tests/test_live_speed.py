@@ -224,3 +224,13 @@ def test_json_answer_stops_when_its_object_closes():
     assert stopped.completion_tokens < free.completion_tokens
     import json_repair
     assert json_repair.loads(stopped.text[start:]).get("vote") in ("YES", "NO")
+
+
+def test_the_page_says_what_run_will_ask_of_the_models():
+    from debate.protocols import PROTOCOLS
+    from ui.catalog import resolve, run_summary
+
+    params = PROTOCOLS["council"].defaults()
+    line = run_summary(resolve("embedded", "council", params), params, 256)
+    assert "4 agents" in line and "smollm2-135m" in line and "up to 5 rounds" in line
+    assert "consensus or stable votes" in line and "at most 256 tokens" in line
