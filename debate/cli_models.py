@@ -12,6 +12,8 @@ import json
 import sys
 import time
 
+from debate.sanitize import strip_terminal
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("models", help="list every model per backend with its status; prepare embedded models")
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             current = r.backend
             print(f"\n[{current}]")
         label = r.spec if r.name else f"{r.backend}: (backend)"
-        print(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}")
+        print(strip_terminal(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
     print("\nUse a spec as shown, e.g. local:qwen2.5-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
           file=sys.stdout)
     return 0

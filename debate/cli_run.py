@@ -94,6 +94,16 @@ def _retriever(index: str | None):
     return Retriever(index) if index else default_retriever()
 
 
+def _for_terminal(ev):
+    """The event with every text field stripped of terminal control sequences (model text is hostile:
+    an answer could move the cursor, rewrite earlier lines or retitle the window). The renderer adds its
+    own colours afterwards."""
+    from debate.events import event_from_dict
+    from debate.sanitize import clean_for_terminal
+
+    return event_from_dict(clean_for_terminal(ev.to_dict()))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from debate.lineups import validate_lineup
     from debate.models.registry import default_client
@@ -126,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             for ev in run_debate(cfg, client, retriever=retriever, cancel=cancel):
                 if fh is not None:
                     write_event(fh, ev)
-                sys.stdout.write(renderer.feed(ev))
+                sys.stdout.write(renderer.feed(_for_terminal(ev)))
                 sys.stdout.flush()
                 if ev.type == "finished":
                     status = ev.status
@@ -156,6 +166,6 @@ def cmd_protocols(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     renderer = TextRenderer(color=_use_color(args.color))
     for ev in read_events(args.events):
-        sys.stdout.write(renderer.feed(ev))
+        sys.stdout.write(renderer.feed(_for_terminal(ev)))
     sys.stdout.flush()
     return 0

@@ -40,9 +40,59 @@ def index_dir() -> Path:
     return p
 
 
+def model_packages_dir() -> Path:
+    """Where the Makefile installs the model packages: outside site-packages (`pip install --target`), so
+    none of their code is importable and no .pth file of theirs is processed (DEBATE_MODEL_PACKAGES
+    overrides; default: the environment's own folder, .venv/model-packages)."""
+    import sys
+
+    return Path(os.environ.get("DEBATE_MODEL_PACKAGES", Path(sys.prefix) / "model-packages")).expanduser()
+
+
+def package_data_dir(module: str) -> Path | None:
+    """The folder of a model package's data, found without running any of its code: in
+    model_packages_dir(), else (set-ups that installed into site-packages) by importlib's finder, which
+    locates a top-level package without executing it."""
+    import importlib.util
+
+    own = model_packages_dir() / module
+    if own.is_dir():
+        return own
+    spec = importlib.util.find_spec(module)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    return Path(spec.origin).parent if spec.origin else None
+
+
 def settings_path() -> Path:
     """Backend settings saved from the Models page; the CLI and batch runs read the same file."""
     return home() / "settings.json"
+
+
+def save_settings(settings: dict) -> Path:
+    """Write the settings atomically, readable by the owner only (they may hold API keys).
+
+    A temporary file in the same folder, created with mode 0600, is written, flushed to disk and renamed
+    over settings.json: a crash mid-write leaves the old file whole, and no other user can read the key
+    at any moment (an older file with wider permissions is replaced, not rewritten in place)."""
+    import json
+    import tempfile
+
+    p = settings_path()
+    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)  # mkstemp: mode 0600
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(settings, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
 
 
 def load_settings() -> dict:

@@ -111,7 +111,7 @@ def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: A
     except BaseException as e:  # noqa: BLE001 - the worker is the last place an error can be kept
         try:
             writer.flush()
-        except DebateError:
+        except Exception:  # noqa: BLE001 - the store failed: the error is still recorded below if it can be
             pass
         with live.lock:  # before the first event, and while start_debate still waits: the caller's error
             keep_for_caller = not live.started.is_set() and not live.handed_over
@@ -127,17 +127,32 @@ def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: A
                                                                   t=time.perf_counter() - live.t_start,
                                                                   wall_s=time.perf_counter() - live.t_start))
                 finished = True
-            except DebateError:
+            except Exception:  # noqa: BLE001 - the store itself failed: the finally below still ends the debate
                 pass
     finally:
         try:
-            writer.flush()
-        except DebateError:
+            writer.flush()  # tokens streamed before the end are kept, whatever ended the debate
+        except Exception:  # noqa: BLE001 - the store failed: _end still frees the page
             pass
+        _end(live, store, finished)
+
+
+def _end(live: LiveDebate, store: Any, finished: bool) -> None:
+    """Every exit path of a worker comes here: the row gets a final status if it can, and whatever
+    happens the page is freed (done is set, so Run is enabled and the live view stops ticking) and
+    the store stops the debate's heartbeat, so a row the failing store left "running" is marked
+    interrupted by the next mark_interrupted instead of staying "running" forever."""
+    try:
         if not finished and live.error is None:
             # the engine ended without its closing event: keep the row honest
             store.set_status(live.debate_id, "stopped" if live.cancel.is_set() else "error",
                              "the engine ended without a closing event")
+    except Exception:  # noqa: BLE001 - nothing more can be written; the heartbeat's end tells the rest
+        pass
+    finally:
+        release = getattr(store, "release", None)
+        if release is not None:
+            release(live.debate_id)
         live.started.set()
         live.done.set()
 
@@ -169,6 +184,8 @@ def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: R
         with _LOCK:
             _REGISTRY.pop(debate_id, None)
         store.delete(debate_id)
+        if hasattr(store, "release"):
+            store.release(debate_id)
         err = live.error
         if isinstance(err, DebateError):
             raise err

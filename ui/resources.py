@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -32,7 +36,7 @@ def load_settings() -> dict:
 
 
 def save_settings(settings: dict) -> None:
-    settings_path().write_text(json.dumps(settings, indent=1))
+    config.save_settings(settings)  # atomic, mode 0600
     _client.clear()
 
 
@@ -44,8 +48,24 @@ def _store(path: str) -> DebateStore:
     return store
 
 
+_last_sweep: dict[str, float] = {}
+
+
 def get_store() -> DebateStore:
-    return _store(str(config.store_db()))
+    """The shared store; at most once per heartbeat it marks debates whose process died (a restarted app
+    sees its killed debate turn "interrupted" within a few seconds, not only at start-up)."""
+    path = str(config.store_db())
+    store = _store(path)
+    from debate.store import heartbeat_s
+
+    now = time.monotonic()
+    if now - _last_sweep.get(path, 0.0) >= heartbeat_s():
+        _last_sweep[path] = now
+        try:
+            store.mark_interrupted()
+        except DebateError:  # a busy database: the next page load sweeps again
+            pass
+    return store
 
 
 @st.cache_resource(show_spinner=False)
@@ -85,24 +105,81 @@ def get_run() -> Any:
     return run_debate
 
 
-@st.cache_resource(show_spinner=False, ttl=15)
-def _known_models(settings_json: str) -> list:
-    from debate.models.registry import known_models
-    return known_models(json.loads(settings_json))
+# -- health checks, off the render path ------------------------------------------------------------
+# Listing a backend's models asks a server, which may hang for the whole health timeout. A page never
+# waits for that: each check runs in a worker thread, the page waits at most CHECK_WAIT_S, then shows the
+# previous answer (or "checking…") and the next rerun picks up the result. Results are reused CHECK_TTL_S.
+CHECK_TTL_S = 15.0
+CHECK_WAIT_S = 2.0
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="health-check")
+_CHECKS: dict[str, dict] = {}  # key -> {"value", "at", "future"}
+_CHECKS_LOCK = threading.Lock()
+
+
+def _env_key(key: str) -> str:
+    """The environment fills what settings leave empty, so it is part of what a check depends on."""
+    return key + json.dumps([os.environ.get(v) for v in ("OLLAMA_HOST", "OPENAI_BASE_URL")]
+                            + [bool(os.environ.get("OPENAI_API_KEY"))])
+
+
+def _submit(key: str, fn: Callable[[], Any], refresh: bool = False) -> Future | None:
+    """Start `fn` for `key` unless a fresh value or a running check exists; the running/new future."""
+    with _CHECKS_LOCK:
+        entry = _CHECKS.setdefault(key, {})
+        fresh = "value" in entry and time.monotonic() - entry["at"] < CHECK_TTL_S and not refresh
+        fut = entry.get("future")
+        if fut is not None and not fut.done():
+            return fut
+        if fresh:
+            return None
+
+        def run() -> Any:
+            try:
+                value = fn()
+            except Exception as e:  # noqa: BLE001 - handed to the page that asks, which says what failed
+                value = e
+            with _CHECKS_LOCK:
+                entry.update(value=value, at=time.monotonic())
+            return value
+
+        entry["future"] = fut = _POOL.submit(run)
+        return fut
+
+
+def off_render(checks: dict[str, Callable[[], Any]], refresh: bool = False,
+               wait_s: float = CHECK_WAIT_S) -> dict[str, Any]:
+    """key -> the latest value of each check (None if none has finished yet), waiting at most `wait_s`
+    in all for the checks that are running. A check that raised gives its exception as the value."""
+    futures = [f for f in (_submit(_env_key(k), fn, refresh) for k, fn in checks.items()) if f is not None]
+    if futures:
+        wait_futures(futures, timeout=wait_s)
+    with _CHECKS_LOCK:
+        return {k: _CHECKS.get(_env_key(k), {}).get("value") for k in checks}
 
 
 def known_models(refresh: bool = False) -> list:
-    """Every model with its status; cached 15 s so status dots do not ping servers on every rerun."""
+    """Every model with its status; each backend listed in its own background check (see off_render),
+    so a hung server shows as "checking…" and then as timed out, and never holds the page."""
     injected = st.session_state.get("_client")
     if injected is not None:
         return injected.list_models()
-    if refresh:
-        _known_models.clear()
-    key = json.dumps(load_settings(), sort_keys=True)
-    try:
-        return _known_models(key)
-    except Exception:  # noqa: BLE001 - status dots must never take the page down
-        return []
+    from debate.models.base import ModelInfo
+    from debate.models.registry import BACKENDS
+    from debate.models.registry import known_models as list_backend
+
+    settings = load_settings()
+    key = json.dumps(settings, sort_keys=True)
+    values = off_render({f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in BACKENDS},
+                        refresh=refresh)
+    rows: list = []
+    for b in BACKENDS:
+        got = values[f"models:{b}:{key}"]
+        if isinstance(got, list):
+            rows.extend(got)
+        else:  # still running, or failed outside the backend's own error handling
+            rows.append(ModelInfo(spec=f"{b}:", backend=b, name="", status="checking" if got is None else "error",
+                                  detail="checking… (refresh in a moment)" if got is None else str(got)))
+    return rows
 
 
 @st.cache_data(show_spinner=False)

@@ -17,7 +17,7 @@ from ui.examples import gold_for
 
 MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
                "early_stop", "members", "member")
-DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴"}
+DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
 
 
 def keep(key: str, default: Any) -> None:
@@ -161,18 +161,20 @@ def _validate(lineup: dict, client: Any, protocol: str, params: dict) -> list[di
     return validate_lineup(lineup, client, protocol, params)
 
 
-@st.cache_data(ttl=15, show_spinner=False)
-def _status(lineup_json: str, protocol: str, params_json: str, settings_json: str) -> list[dict]:
-    return _validate(json.loads(lineup_json), resources.get_client(), protocol, json.loads(params_json))
-
-
 def model_status(lineup: dict, protocol: str, params: dict) -> dict[str, dict]:
-    """model spec -> {ok, status, detail} (cached 15 s so dots do not ping servers on every rerun)."""
+    """model spec -> {ok, status, detail}. Checked in the background (resources.off_render): until the
+    check answers, the models are "checking" and Run is not held back (the run itself reports a down
+    backend); an unparseable spec is reported at once, since that check fails without a network call."""
     if st.session_state.get("_client") is not None:  # tests with an injected client: ask it directly
         rows = _validate(lineup, st.session_state["_client"], protocol, params)
     else:
-        rows = _status(json.dumps(lineup, sort_keys=True), protocol, json.dumps(params, sort_keys=True, default=str),
-                       json.dumps(resources.load_settings(), sort_keys=True))
+        key = "status:" + json.dumps([lineup, protocol, params, resources.load_settings()], sort_keys=True, default=str)
+        client = resources.get_client()
+        rows = resources.off_render({key: lambda: _validate(lineup, client, protocol, params)})[key]
+        if isinstance(rows, Exception):
+            raise rows
+        if rows is None:
+            return {}
     return {r["model"]: r for r in rows}
 
 
@@ -231,7 +233,7 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
         status = {}
         st.error(getattr(e, "message", str(e)) + " " + getattr(e, "hint", ""))
-    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'error'), '🔴')} `{m}`"
+    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} `{m}`"
                     for m in dict.fromkeys(edits.values()))
     st.markdown(dots)
     with st.popover("Save this lineup", icon=":material/save:"):

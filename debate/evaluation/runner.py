@@ -60,6 +60,7 @@ class EvalOptions:
     label_col: str | None = "label"
     id_col: str | None = "id"
     retries: int = 2
+    item_timeout_s: float | None = 1800.0  # an item still running after this is stopped and counted failed
     fleet_policy: str = "least-busy"
     apply_cat2_rule: bool = True
     progress: bool = True
@@ -180,6 +181,24 @@ def should_abort(failures: list[tuple[str, str]], successes: int, todo: int) -> 
     return all(kind in _FATAL_NAMES for kind, _ in head) and len({m for _, m in head}) == 1
 
 
+class _Deadline:
+    """One item's cancel flag: set when the batch is cancelled or when the item's time is up. The engine
+    only asks `is_set()` between tokens, so a debate past its deadline stops like a stopped one."""
+
+    def __init__(self, batch: threading.Event, seconds: float | None) -> None:
+        self.batch = batch
+        self.until = None if seconds is None else time.monotonic() + float(seconds)
+
+    def passed(self) -> bool:
+        return self.until is not None and time.monotonic() > self.until
+
+    def is_set(self) -> bool:
+        return self.batch.is_set() or self.passed()
+
+    def set(self) -> None:
+        self.batch.set()
+
+
 class _ItemFailed(Exception):
     def __init__(self, kind: str, message: str, hint: str = "", events: list[dict] | None = None) -> None:
         super().__init__(message)
@@ -251,8 +270,9 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
                 apply_cat2_rule=opts.apply_cat2_rule)
             events: list[dict] = []
+            deadline = _Deadline(cancel, opts.item_timeout_s)
             try:
-                for ev in debate_fn(cfg, client, retriever, cancel):
+                for ev in debate_fn(cfg, client, retriever, deadline):
                     if ev.type != "token":  # deltas are rebuilt from turn_finished; keep the store small
                         events.append(ev.to_dict())
             except DebateError as e:
@@ -260,6 +280,10 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
             except Exception as e:  # noqa: BLE001 - one broken item must not end the batch
                 raise _ItemFailed(type(e).__name__, str(e) or repr(e), "", events) from e
             stats = debate_stats(events)
+            if deadline.passed() and not cancel.is_set():
+                raise _ItemFailed("ItemDeadline", f"the item was still running after {opts.item_timeout_s:g} s "
+                                  "and was stopped", "Lower --max-tokens or the rounds, or raise --item-timeout.",
+                                  events)
             if stats["status"] != "completed":
                 err = next((e for e in reversed(events) if e.get("type") == "error"), {})
                 raise _ItemFailed(err.get("error") or "DebateNotCompleted",

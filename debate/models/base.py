@@ -16,6 +16,11 @@ from typing import Any, Iterator, Protocol, Union
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 
 
+# Model lists and availability checks use this short timeout (settings <backend>.health_timeout_s), not the
+# generation timeout: a server that accepts a connection and never answers must not hold a page for minutes.
+HEALTH_TIMEOUT_S = 3.0
+
+
 @dataclass(frozen=True)
 class GenOptions:
     """Per-request generation options. Frozen and JSON-able so they can key the cache."""

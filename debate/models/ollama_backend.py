@@ -12,7 +12,8 @@ from typing import Any, Iterator
 
 from debate.errors import (BackendTimeout, BackendUnavailable, ContextTooLong, DebateError, InvalidInput,
                            ModelNotFound, RateLimited, ServerError)
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
@@ -25,7 +26,8 @@ class OllamaBackend:
     supports_json_schema = True
 
     def __init__(self, host: str | None = None, *, max_parallel: int = 2, timeout_s: float = 300.0,
-                 retries: int | None = None, url_in_spec: bool = False) -> None:
+                 retries: int | None = None, url_in_spec: bool = False,
+                 health_timeout_s: float = HEALTH_TIMEOUT_S) -> None:
         self.url_in_spec = url_in_spec  # listed specs carry `@host` (made for a spec naming it)
         host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
         if not host.startswith(("http://", "https://")):
@@ -33,8 +35,10 @@ class OllamaBackend:
         self.host = host.rstrip("/")
         self.max_parallel = max(1, int(max_parallel))
         self.timeout_s = timeout_s
+        self.health_timeout_s = health_timeout_s  # model lists and checks, not generations
         self.retries = retries
         self._client: Any = None
+        self._health_client: Any = None
         self._logprobs_ok = True
 
     @property
@@ -44,6 +48,25 @@ class OllamaBackend:
 
             self._client = Client(host=self.host, timeout=self.timeout_s)
         return self._client
+
+    @property
+    def health_client(self):
+        """A client with the short timeout, for listing: a hung server answers nothing for minutes."""
+        if self._health_client is None:
+            from ollama import Client
+
+            self._health_client = Client(host=self.host, timeout=self.health_timeout_s)
+        return self._health_client
+
+    def _list(self):
+        import httpx
+
+        try:
+            return self.health_client.list().models
+        except httpx.TimeoutException as e:
+            raise BackendTimeout(f"Ollama at {self.host} did not answer a model list within {self.health_timeout_s:g} s.",
+                                 "Check that `ollama serve` is running and not stuck (settings "
+                                 "ollama.health_timeout_s raises this limit).") from e
 
     def translate(self, e: Exception, model: str = "") -> DebateError:
         import httpx
@@ -84,14 +107,14 @@ class OllamaBackend:
 
     def model_names(self) -> list[str]:
         try:
-            return sorted(m.model for m in self.client.list().models)
+            return sorted(m.model for m in self._list())
         except Exception as e:  # noqa: BLE001 - translated
             raise self.translate(e) from e
 
     def list_models(self) -> list[ModelInfo]:
         suffix = f"@{self.host}" if self.url_in_spec else ""
         try:
-            models = self.client.list().models
+            models = self._list()
         except Exception as e:  # noqa: BLE001 - reported as a row, never raised
             err = self.translate(e)
             return [ModelInfo(spec=f"ollama:{suffix}", backend="ollama", name="", status="unreachable",
@@ -123,7 +146,8 @@ class OllamaBackend:
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
-        return self._read(model, messages, options)
+        return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s,
+                      where=f"Ollama at {self.host}")
 
     def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
@@ -150,8 +174,10 @@ class OllamaBackend:
         except Exception as e:  # noqa: BLE001 - translated
             raise self.translate(e, model) from e
         reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
+        if last is None or not getattr(last, "done", False):
+            reason = "incomplete"  # the stream ended without its `done` line: not the whole answer, never cached
         probs = label_probs_from_positions(positions, options.labels) if options.labels and positions else None
         yield Final(prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
                     completion_tokens=getattr(last, "eval_count", 0) or pieces,
-                    finish_reason="length" if reason == "length" else "stop",
+                    finish_reason=reason if reason in ("length", "incomplete") else "stop",
                     label_probs=probs, model_id=getattr(last, "model", "") or model)

@@ -20,7 +20,8 @@ from urllib.parse import urlparse
 
 from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
                            InvalidInput, ModelNotFound, RateLimited, ServerError)
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
 
@@ -32,9 +33,59 @@ START_HINT = ("Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llam
               "or OPENAI_BASE_URL).")
 
 
-def _is_loopback(url: str) -> bool:
-    host = (urlparse(url).hostname or "").lower()
-    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+def normalise_url(url: str) -> str:
+    """A base URL in the form keys are matched by: scheme and host lower-cased, no trailing slash."""
+    p = urlparse((url or "").strip())
+    return f"{p.scheme.lower()}://{p.netloc.lower()}{p.path.rstrip('/')}" if p.scheme else (url or "").strip().rstrip("/")
+
+
+def key_for(base_url: str, settings: dict | None = None, env: dict | None = None) -> str | None:
+    """The API key that may be sent to `base_url`, or None.
+
+    A key belongs to the base URL it was configured for, so that a lineup file naming
+    `openai:x@http://elsewhere/v1` cannot collect it: a key saved for that very URL (settings
+    `openai.keys`, written by the Models page), else the saved `openai.api_key` when `base_url` is the
+    saved base URL (or, with none saved, OPENAI_BASE_URL or api.openai.com), else OPENAI_API_KEY when
+    `base_url` is OPENAI_BASE_URL (or api.openai.com when that is unset). Every other URL gets no key."""
+    s = settings or {}
+    env = os.environ if env is None else env
+    url = normalise_url(base_url)
+    for saved_url, key in (s.get("keys") or {}).items():
+        if key and normalise_url(saved_url) == url:
+            return str(key)
+    env_url = normalise_url(env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+    if s.get("api_key") and url == normalise_url(s.get("base_url") or env_url):
+        return str(s["api_key"])
+    if env.get("OPENAI_API_KEY") and url == env_url:
+        return env["OPENAI_API_KEY"]
+    return None
+
+
+def mask_key(key: str | None) -> str:
+    """What a page may show of a key: its last four characters."""
+    return f"…{key[-4:]}" if key else ""
+
+
+def with_saved_key(section: dict, base_url: str, key: str = "", forget: bool = False) -> dict:
+    """The `openai` settings section after saving (or forgetting) the key for `base_url`.
+
+    Keys are kept per URL in `keys`; an older single `api_key` moves there under the URL it served. An
+    empty `key` keeps what is saved, so a form that never shows the key can be saved again."""
+    out = {k: v for k, v in (section or {}).items() if k != "api_key"}
+    keys = dict(out.get("keys") or {})
+    if section.get("api_key"):
+        old_url = section.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        keys.setdefault(normalise_url(old_url), section["api_key"])
+    url = normalise_url(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+    if key.strip():
+        keys[url] = key.strip()
+    elif forget:
+        keys.pop(url, None)
+    if keys:
+        out["keys"] = keys
+    else:
+        out.pop("keys", None)
+    return out
 
 
 def _detail(e: Exception) -> str:
@@ -60,16 +111,19 @@ class OpenAIBackend:
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
                  timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False,
-                 json_format: str | None = None) -> None:
-        """`url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
+                 json_format: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S) -> None:
+        """`api_key`: sent as given (the registry passes `key_for(base_url, settings)`); without one, only
+        OPENAI_API_KEY, and only when `base_url` is OPENAI_BASE_URL or OpenAI's own.
+        `url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
         `json_format`: "auto" (default) or one of JSON_FORMS to always use that form."""
         self.url_in_spec = url_in_spec
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        key = api_key or key_for(self.base_url)  # the environment's key only for the environment's URL
         self.configured = bool(key) or self.base_url != DEFAULT_BASE_URL
         self.api_key = key or ("sk-no-key" if self.base_url != DEFAULT_BASE_URL else "")
         self.max_parallel = max(1, int(max_parallel))
         self.timeout_s = timeout_s
+        self.health_timeout_s = health_timeout_s  # model lists and checks, not generations
         self.retries = retries
         self.is_openai = urlparse(self.base_url).hostname == "api.openai.com"
         fmt = (json_format or os.environ.get("OPENAI_JSON_FORMAT") or "auto").strip().lower()
@@ -139,8 +193,16 @@ class OpenAIBackend:
 
     # -- models ---------------------------------------------------------------------------------
     def model_names(self) -> list[str]:
+        """The server's models, asked with the short health timeout: a server that accepts the
+        connection and never answers must not hold a page (or a run's check) for the generation timeout."""
+        import openai
+
         try:
-            return sorted(m.id for m in self.client.models.list())
+            return sorted(m.id for m in self.client.with_options(timeout=self.health_timeout_s).models.list())
+        except openai.APITimeoutError as e:
+            raise BackendTimeout(f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",
+                                 "Check that the server is running and not stuck (settings openai.health_timeout_s "
+                                 "raises this limit).") from e
         except Exception as e:  # noqa: BLE001 - translated
             raise self.translate(e) from e
 
@@ -221,7 +283,7 @@ class OpenAIBackend:
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
-        return self._read(model, messages, options)
+        return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s, where=self.base_url)
 
     def _recover(self, model: str, messages: list[Message], options: GenOptions):
         """The stream ended before any token or finish reason: llama.cpp's server does this when the

