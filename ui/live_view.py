@@ -82,8 +82,6 @@ def show_live(debate_id: str, gold: Any = None) -> None:
     with right:
         render_side(view, debate_id, chart_key="live")
     with left:
-        if not view.sections:
-            st.caption("Waiting for the first round…")
         for sec in view.sections[:frozen]:
             render_section(view, sec, debate_id)
 
@@ -92,6 +90,8 @@ def show_live(debate_id: str, gold: Any = None) -> None:
             now = _view(debate_id, "live")
             if _shape(now)[1:] != shape[1:] or len(now.sections) > frozen + 1 or not live.is_running(debate_id):
                 st.rerun()  # the static part changed: one full run redraws it
+            if not now.sections:
+                st.caption("Waiting for the first round…")
             for sec in now.sections[frozen:]:
                 render_section(now, sec, debate_id)
 
