@@ -9,6 +9,13 @@ Conventions (stated because tools differ):
   agreement is then perfect but uninformative, and 0/0 must not be shown as a number.
 - The human label of an item, when several people labelled it, is the strict majority of their labels;
   a tie has no human label (it is a disagreement to settle, not a coin flip).
+- Krippendorff's alpha comes from the `krippendorff` package (checked against Krippendorff's own worked
+  examples in the tests). Nominal alpha treats labels as unordered; ordinal alpha uses FALSE < HALF-TRUE
+  < TRUE (and NO < YES) and is undefined (None) when a label outside that order (NEI) was used. Unlike
+  kappa, alpha handles missing ratings and any number of raters natively; it is None when undefined
+  (fewer than two pairable ratings, or a single value used throughout).
+- Per label, agreement is one label against the rest (binary Fleiss' kappa and nominal alpha): which
+  label people agree on, and which they do not.
 """
 
 from __future__ import annotations
@@ -20,6 +27,48 @@ from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
 Ratings = Mapping[str, Mapping[str, str]]  # item -> annotator -> label
+ORDINAL = {"FALSE": 0, "HALF-TRUE": 1, "TRUE": 2, "NO": 0, "YES": 1}  # the order ordinal alpha uses
+
+
+def krippendorff_alpha(ratings: Ratings, level: str = "nominal", order: Mapping[str, int] | None = None) -> float | None:
+    """Krippendorff's alpha of {item: {annotator: label}} at the `nominal` or `ordinal` level."""
+    import numpy as np
+
+    annotators = sorted({a for labels in ratings.values() for a in labels})
+    items = [i for i, labels in ratings.items() if labels]
+    if len(annotators) < 2 or not items:
+        return None
+    if level == "ordinal":
+        order = dict(order or ORDINAL)
+        if any(lab not in order for labels in ratings.values() for lab in labels.values()):
+            return None
+        codes = order
+    elif level == "nominal":
+        codes = {lab: n for n, lab in enumerate(sorted({lab for labels in ratings.values() for lab in labels.values()}))}
+    else:
+        raise ValueError(f"level must be nominal or ordinal, not {level!r}")
+    data = np.full((len(annotators), len(items)), np.nan)
+    for j, item in enumerate(items):
+        for i, who in enumerate(annotators):
+            if who in ratings[item]:
+                data[i, j] = codes[ratings[item][who]]
+    return alpha_matrix(data, level)
+
+
+def alpha_matrix(data, level: str = "nominal") -> float | None:
+    """Krippendorff's alpha of a raters x units matrix (NaN = missing) from the `krippendorff` package."""
+    import numpy as np
+    import krippendorff
+
+    data = np.asarray(data, dtype=float)
+    pairable = (np.sum(~np.isnan(data), axis=0) >= 2)
+    values = set(data[:, pairable][~np.isnan(data[:, pairable])].tolist())
+    if not pairable.any() or len(values) < 2:
+        return None  # no pairable unit, or one value only: alpha is 0/0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    return None if math.isnan(a) else a
 
 
 def by_item(annotations: Iterable[Mapping]) -> dict[str, dict[str, str]]:
@@ -80,16 +129,33 @@ def majority_label(labels: Iterable[str]) -> str | None:
     return c[0][0]
 
 
+def per_label(ratings: Ratings, labels: Sequence[str] | None = None) -> list[dict]:
+    """For each label, one-vs-rest agreement over items with at least two ratings: how often it was used,
+    Fleiss' kappa and nominal Krippendorff's alpha of the binary "this label or not" ratings."""
+    labels = list(labels or sorted({lab for ls in ratings.values() for lab in ls.values()}))
+    multi = {i: ls for i, ls in ratings.items() if len(ls) >= 2}
+    out = []
+    for lab in labels:
+        binary = {i: {a: ("1" if v == lab else "0") for a, v in ls.items()} for i, ls in multi.items()}
+        out.append({"label": lab, "used": sum(v == lab for ls in ratings.values() for v in ls.values()),
+                    "fleiss": fleiss_kappa([list(ls.values()) for ls in binary.values()]),
+                    "alpha": krippendorff_alpha(binary, "nominal")})
+    return out
+
+
 def pairwise_cohen(ratings: Ratings) -> list[dict]:
-    """Cohen's kappa and raw agreement for every pair of annotators on the items both labelled."""
+    """Cohen's kappa, raw agreement and Krippendorff's alpha (nominal, ordinal) for every pair of
+    annotators on the items both labelled."""
     annotators = sorted({a for labels in ratings.values() for a in labels})
     out = []
     for x, y in combinations(annotators, 2):
         common = [i for i, labels in ratings.items() if x in labels and y in labels]
         a = [ratings[i][x] for i in common]
         b = [ratings[i][y] for i in common]
+        pair = {i: {x: ratings[i][x], y: ratings[i][y]} for i in common}
         out.append({"a": x, "b": y, "n": len(common), "kappa": cohen_kappa(a, b),
-                    "agreement": percent_agreement(a, b)})
+                    "agreement": percent_agreement(a, b), "alpha_nominal": krippendorff_alpha(pair, "nominal"),
+                    "alpha_ordinal": krippendorff_alpha(pair, "ordinal")})
     return out
 
 
@@ -110,8 +176,10 @@ def human_vs_judge(ratings: Ratings, judge: Mapping[str, str | None]) -> list[di
     return rows
 
 
-def summary(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None) -> dict:
-    """All statistics the Adjudicate page shows: counts, Cohen (pairs), Fleiss (all), human vs judge."""
+def summary(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None,
+            labels: Sequence[str] | None = None) -> dict:
+    """All statistics the Adjudicate page shows: counts, Cohen and alpha (pairs), Fleiss and alpha (all),
+    per-label agreement, human vs judge."""
     ratings = by_item(annotations)
     annotators = sorted({a for labels in ratings.values() for a in labels})
     multi = [list(labels.values()) for labels in ratings.values() if len(labels) >= 2]
@@ -121,8 +189,50 @@ def summary(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | No
         "items_multi": len(multi),
         "cohen": pairwise_cohen(ratings),
         "fleiss": fleiss_kappa(multi) if len(annotators) >= 2 else None,
+        "alpha_nominal": krippendorff_alpha(ratings, "nominal"),
+        "alpha_ordinal": krippendorff_alpha(ratings, "ordinal"),
+        "per_label": per_label(ratings, labels),
         "vs_judge": human_vs_judge(ratings, judge or {}),
     }
+
+
+def judge_vs_gold(pairs: Iterable[tuple[str | None, str | None, float | None]], labels: Sequence[str],
+                  n_bins: int = 5) -> dict:
+    """The judge against the adjudicated gold, from (gold, judge label, judge confidence) per case.
+
+    Confusion matrix (rows gold, columns judge; a case without a judge verdict is column NONE) and a
+    calibration curve: cases binned by the judge's confidence (equal-width bins, sklearn's binning),
+    each bin's mean confidence against its share of correct verdicts, with counts, Brier score and the
+    expected calibration error (count-weighted gap). Cases without gold are left out."""
+    import numpy as np
+    from sklearn.calibration import calibration_curve
+    from sklearn.metrics import brier_score_loss, confusion_matrix
+
+    rows = [(g, j, c) for g, j, c in pairs if g is not None]
+    cols = list(labels) + (["NONE"] if any(j not in labels for _, j, _ in rows) else [])
+    gold = [g for g, _, _ in rows]
+    pred = [j if j in labels else "NONE" for _, j, _ in rows]
+    cm = confusion_matrix(gold, pred, labels=cols)[: len(labels)].tolist() if rows else []
+    conf = [(float(c), float(j == g)) for g, j, c in rows if c is not None and j is not None]
+    cal: dict = {"n": len(conf), "bins": [], "brier": None, "ece": None}
+    if conf:
+        prob, correct = np.array([c for c, _ in conf]).clip(0, 1), np.array([y for _, y in conf])
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        ids = np.searchsorted(edges[1:-1], prob)  # the bins calibration_curve uses
+        counts = np.bincount(ids, minlength=n_bins)
+        if len(set(correct.tolist())) > 1:
+            frac, mean = calibration_curve(correct, prob, n_bins=n_bins, strategy="uniform")
+        else:  # one class only: sklearn refuses; the fractions are that class in every bin
+            mean = np.array([prob[ids == b].mean() for b in range(n_bins) if counts[b]])
+            frac = np.array([correct[ids == b].mean() for b in range(n_bins) if counts[b]])
+        nz = [b for b in range(n_bins) if counts[b]]
+        cal["bins"] = [{"lo": float(edges[b]), "hi": float(edges[b + 1]), "n": int(counts[b]),
+                        "confidence": float(m), "accuracy": float(f)} for b, m, f in zip(nz, mean, frac)]
+        cal["brier"] = float(brier_score_loss(correct, prob)) if len(conf) else None
+        cal["ece"] = float(sum(b["n"] * abs(b["confidence"] - b["accuracy"]) for b in cal["bins"]) / len(conf))
+    return {"n": len(rows), "labels": list(labels), "columns": cols, "matrix": cm,
+            "accuracy": (sum(g == j for g, j in zip(gold, pred)) / len(rows)) if rows else None,
+            "calibration": cal}
 
 
 def disagreements(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None,

@@ -5,10 +5,15 @@ migrated here, recorded in their own `annotation_migrations` table, so neither m
 other's schema. Each label is one UPSERT committed at once: a page reload, a crash or a closed tab
 loses nothing. One row per (queue, case, annotator): several people can label the same case.
 
-Export writes the adjudicated label of each case (the strict majority of its annotators, or one
-annotator's labels) in the dataset's own format: CheckThat `index,cat1,cat2,cat3` with 1/0,
-AVeriTeC `id,label` with its original label names, LIAR `id,label` in LIAR's lower-case names, any
-other dataset `id,label`.
+Export writes the final label of each case (the reviewer's resolution, else the strict majority of
+its annotators, or one annotator's labels) in the dataset's own format: CheckThat `index,cat1,cat2,cat3`
+with 1/0, AVeriTeC `id,label` with its original label names, LIAR `id,label` in LIAR's lower-case
+names, any other dataset `id,label`. `native` writes the very file format the cases came in
+(CheckThat 4a TSV with soft labels, AVeriTeC JSON, LIAR TSV); `cases` is one CSV row per case with the
+final label and its reason, every annotator's label and rationale, the judge's verdict and the gold.
+
+A queue has settings (blind labelling, transcript shown while blind) and versioned guidelines; each
+label records the guideline version it was made under, so a change of guidelines can be audited.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.agreement import majority_label
+from debate.evaluation.datasets import LIAR_MAP, SPLIT, ct_value
 from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.hardcases import HardCase, QueueSpec
@@ -63,7 +69,57 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         CREATE INDEX IF NOT EXISTS annotations_queue ON annotations(queue_id)
     """),
+    (2, "blind queues, guidelines, resolutions", """
+        ALTER TABLE annotation_queues ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+        ALTER TABLE annotations ADD COLUMN guideline_version INTEGER;
+        CREATE TABLE IF NOT EXISTS annotation_guidelines (
+            queue_id TEXT NOT NULL REFERENCES annotation_queues(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            text TEXT NOT NULL DEFAULT '',
+            author TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (queue_id, version)
+        );
+        CREATE TABLE IF NOT EXISTS annotation_resolutions (
+            queue_id TEXT NOT NULL REFERENCES annotation_queues(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            label TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            reviewer TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (queue_id, key)
+        )
+    """),
 ]
+
+DEFAULT_SETTINGS = {"blind": False, "show_transcript": False, "format": ""}
+# events that carry the debate's own decision: hidden from a blind annotator who has not labelled yet
+DECISION_EVENTS = ("verdict", "votes_tallied", "stop_check", "rule_applied")
+
+
+def visibility(settings: dict, labelled: bool) -> dict[str, bool]:
+    """What an annotator may see of a case. Blind queues reveal other annotators' labels, the debate's
+    verdict and votes, and the gold label only once this annotator has labelled the case (a skip does not
+    count: skipping must not become a way to peek); the transcript while blind is a queue setting."""
+    revealed = not settings.get("blind") or labelled
+    return {"others": revealed, "verdict": revealed, "gold": revealed,
+            "transcript": revealed or bool(settings.get("show_transcript"))}
+
+
+def blind_events(events: list) -> list:
+    """The debate without its decision (verdicts, tallies, stop checks, the final label): what a blind
+    annotator sees of the transcript before labelling. Works on typed events or their dicts."""
+    import dataclasses
+
+    out = []
+    for e in events:
+        kind = e.get("type") if isinstance(e, dict) else e.type
+        if kind in DECISION_EVENTS:
+            continue
+        if kind == "finished":
+            e = {**e, "label": None} if isinstance(e, dict) else dataclasses.replace(e, label=None)
+        out.append(e)
+    return out
 
 AVERITEC_NAMES = {"TRUE": "Supported", "FALSE": "Refuted", "HALF-TRUE": "Conflicting Evidence/Cherrypicking",
                   "NEI": "Not Enough Evidence"}
@@ -87,18 +143,23 @@ class AnnotationStore(SqliteStore):
     migrations = MIGRATIONS
 
     # -- queues -------------------------------------------------------------------------------
-    def create_queue(self, spec: QueueSpec) -> str:
+    def create_queue(self, spec: QueueSpec, settings: dict | None = None, guideline: str = "") -> str:
+        """A new queue with its settings (see DEFAULT_SETTINGS) and guideline version 1."""
         if not spec.cases:
             raise InvalidInput("No hard cases match these settings: the queue would be empty.",
                                "Loosen the thresholds, tick more criteria or pick more runs.")
         if not spec.labels:
             raise InvalidInput("The queue has no label set.", "Choose the task whose labels annotators pick from.")
         qid = uuid.uuid4().hex[:10]
+        settings = {**DEFAULT_SETTINGS, "format": spec.format, **(settings or {})}
 
         def run(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO annotation_queues VALUES (?,?,?,?,?,?,?)",
+            db.execute("INSERT INTO annotation_queues (id, name, task, labels, dataset, source, created_at, settings) "
+                       "VALUES (?,?,?,?,?,?,?,?)",
                        (qid, spec.name, spec.task, json.dumps(list(spec.labels)), spec.dataset or "",
-                        json.dumps(spec.source, default=str), _now()))
+                        json.dumps(spec.source, default=str), _now(), json.dumps(settings)))
+            db.execute("INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)", (qid, 1, (guideline or "")[:20000],
+                                                                                "", _now()))
             db.executemany("INSERT INTO annotation_items VALUES (?,?,?,?,?,?,?,?)",
                            [(qid, c.key, pos, c.item_id, c.category, c.text, c.gold, json.dumps(c.to_dict(), default=str))
                             for pos, c in enumerate(spec.cases)])
@@ -115,7 +176,43 @@ class AnnotationStore(SqliteStore):
         d = dict(r)
         d["labels"] = json.loads(d["labels"])
         d["source"] = json.loads(d["source"])
+        d["settings"] = {**DEFAULT_SETTINGS, **json.loads(d.get("settings") or "{}")}
         return d
+
+    def update_settings(self, queue_id: str, **changes: Any) -> dict:
+        """Change blind / show_transcript of a queue; returns the new settings."""
+        unknown = set(changes) - {"blind", "show_transcript"}
+        if unknown:
+            raise InvalidInput(f"Unknown queue settings {sorted(unknown)}.", "Use blind or show_transcript.")
+        new = {**self.queue(queue_id)["settings"], **{k: bool(v) for k, v in changes.items()}}
+        self._tx(lambda db: db.execute("UPDATE annotation_queues SET settings=? WHERE id=?",
+                                       (json.dumps(new), queue_id)))
+        return new
+
+    # -- guidelines ---------------------------------------------------------------------------
+    def guidelines(self, queue_id: str) -> list[dict]:
+        """Every guideline version of a queue, newest first."""
+        return [dict(r) for r in self._q("SELECT * FROM annotation_guidelines WHERE queue_id=? ORDER BY version DESC",
+                                         (queue_id,))]
+
+    def guideline(self, queue_id: str) -> dict:
+        """The current guideline ({version, text, author, created_at}); version 0 for queues made before
+        guidelines existed."""
+        rows = self.guidelines(queue_id)
+        return rows[0] if rows else {"queue_id": queue_id, "version": 0, "text": "", "author": "", "created_at": ""}
+
+    def set_guideline(self, queue_id: str, text: str, author: str = "") -> int:
+        """Save the guideline as a new version (labels made from now on record it); unchanged text keeps
+        the current version. Returns the current version number."""
+        self.queue(queue_id)
+        text = (text or "").strip()[:20000]
+        cur = self.guideline(queue_id)
+        if cur["version"] and cur["text"] == text:
+            return cur["version"]
+        version = cur["version"] + 1
+        self._tx(lambda db: db.execute("INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)",
+                                       (queue_id, version, text, (author or "").strip()[:80], _now())))
+        return version
 
     def queue(self, queue_id: str) -> dict:
         rows = self._q("SELECT q.*, (SELECT COUNT(*) FROM annotation_items i WHERE i.queue_id=q.id) AS n_items "
@@ -161,7 +258,8 @@ class AnnotationStore(SqliteStore):
         labels = self.queue(queue_id)["labels"]
         if label not in labels:
             raise InvalidInput(f"{label!r} is not a label of this queue.", f"Use one of {', '.join(labels)}.")
-        self._upsert(queue_id, key, annotator, label=label, skipped=0)
+        self._upsert(queue_id, key, annotator, label=label, skipped=0,
+                     guideline_version=self.guideline(queue_id)["version"])
 
     def skip(self, queue_id: str, key: str, annotator: str) -> None:
         self._upsert(queue_id, key, annotator, label=None, skipped=1)
@@ -190,6 +288,63 @@ class AnnotationStore(SqliteStore):
         return {"total": total, "labelled": len(labelled), "skipped": len(skipped), "flagged": len(flagged),
                 "done": len(labelled | skipped), "annotators": sorted({a["annotator"] for a in rows})}
 
+    # -- review -------------------------------------------------------------------------------
+    def resolve(self, queue_id: str, key: str, reviewer: str, label: str, reason: str) -> None:
+        """The reviewer's final label for a case, with the reason (required: the next reviewer must see why)."""
+        reviewer = _annotator(reviewer)
+        labels = self.queue(queue_id)["labels"]
+        if label not in labels:
+            raise InvalidInput(f"{label!r} is not a label of this queue.", f"Use one of {', '.join(labels)}.")
+        reason = (reason or "").strip()
+        if not reason:
+            raise InvalidInput("The final label needs a reason.", "Write in a sentence why this label is right.")
+        if not self._q("SELECT 1 FROM annotation_items WHERE queue_id=? AND key=?", (queue_id, key)):
+            raise InvalidInput(f"No case {key!r} in queue {queue_id!r}.", "Reload the queue.")
+        self._tx(lambda db: db.execute(
+            "INSERT INTO annotation_resolutions VALUES (?,?,?,?,?,?) ON CONFLICT(queue_id, key) DO UPDATE SET "
+            "label=excluded.label, reason=excluded.reason, reviewer=excluded.reviewer, updated_at=excluded.updated_at",
+            (queue_id, key, label, reason[:4000], reviewer, _now())))
+
+    def resolutions(self, queue_id: str) -> dict[str, dict]:
+        return {r["key"]: dict(r) for r in self._q("SELECT * FROM annotation_resolutions WHERE queue_id=?", (queue_id,))}
+
+    def review(self, queue_id: str, include_agreed: bool = False) -> list[dict]:
+        """The reviewer's list: cases where annotators disagree, the human majority differs from the judge,
+        or the dataset's own annotators split — each with every label and rationale, the debate's votes
+        and verdicts, and the resolution so far. Cases nobody labelled are left out."""
+        res = self.resolutions(queue_id)
+        by_key: dict[str, list[dict]] = defaultdict(list)
+        for a in self.annotations(queue_id):
+            if a["label"]:
+                by_key[a["key"]].append(a)
+        out = []
+        for c in self.cases(queue_id):
+            anns = by_key.get(c.key, [])
+            if not anns:
+                continue
+            labels = [a["label"] for a in anns]
+            majority = majority_label(labels)
+            judge = c.verdicts[0]["label"] if c.verdicts else None
+            why = []
+            if len(set(labels)) > 1:
+                why.append("annotators disagree")
+            if judge is not None and majority is not None and judge != majority:
+                why.append("annotators ≠ judge")
+            if c.gold_split:
+                why.append("annotators split in the dataset")
+            if why or include_agreed:
+                out.append({"key": c.key, "case": c, "annotations": anns, "majority": majority, "judge": judge,
+                            "why": why, "resolution": res.get(c.key)})
+        return out
+
+    def judge_pairs(self, queue_id: str) -> list[tuple[str | None, str | None, float | None]]:
+        """(final label, judge's label, judge's confidence) per case: the input of agreement.judge_vs_gold."""
+        out = []
+        for r in self.adjudicated(queue_id):
+            v = r["case"].verdicts[0] if r["case"].verdicts else {}
+            out.append((r["label"], v.get("label"), v.get("confidence")))
+        return out
+
     def judge_labels(self, queue_id: str) -> dict[str, str | None]:
         """The judge's verdict per case (the first run's), for human-vs-judge agreement."""
         return {c.key: (c.verdicts[0]["label"] if c.verdicts else None) for c in self.cases(queue_id)}
@@ -199,27 +354,41 @@ class AnnotationStore(SqliteStore):
 
     # -- export -------------------------------------------------------------------------------
     def adjudicated(self, queue_id: str, annotator: str | None = None) -> list[dict]:
-        """One row per case: the majority (or one annotator's) label, with who said what."""
+        """One row per case: the final label (reviewer's resolution, else the annotators' strict majority;
+        or one annotator's label), where it came from, who said what, the judge and the gold."""
         by_key: dict[str, list[dict]] = defaultdict(list)
         for a in self.annotations(queue_id, annotator):
             by_key[a["key"]].append(a)
+        res = {} if annotator else self.resolutions(queue_id)
         out = []
         for c in self.cases(queue_id):
             anns = by_key.get(c.key, [])
             labels = [a["label"] for a in anns if a["label"]]
+            r = res.get(c.key)
+            label = r["label"] if r else majority_label(labels)
+            source = ("reviewer" if r else "annotator" if annotator else "majority" if label
+                      else "tie" if labels else "")
             out.append({"key": c.key, "item_id": c.item_id, "category": c.category, "text": c.text,
-                        "label": majority_label(labels), "n": len(labels),
+                        "label": label, "n": len(labels), "final_source": source,
+                        "reason": r["reason"] if r else "", "reviewer": r["reviewer"] if r else "",
+                        "judge": c.verdicts[0]["label"] if c.verdicts else None,
+                        "gold": SPLIT if c.gold_split else c.gold, "case": c,
                         "annotations": {a["annotator"]: {"label": a["label"], "note": a["note"],
-                                                         "skipped": a["skipped"], "flagged": a["flagged"]}
+                                                         "skipped": a["skipped"], "flagged": a["flagged"],
+                                                         "guideline_version": a.get("guideline_version")}
                                         for a in anns}})
         return out
 
     def export(self, queue_id: str, fmt: str = "csv", annotator: str | None = None) -> str:
         """The adjudicated labels as CSV or JSONL in the dataset's own format (unlabelled cases left empty)."""
-        if fmt not in ("csv", "jsonl"):
-            raise InvalidInput(f"Unknown export format {fmt!r}.", "Use csv or jsonl.")
+        if fmt not in ("csv", "jsonl", "native", "cases"):
+            raise InvalidInput(f"Unknown export format {fmt!r}.", "Use csv, jsonl, native or cases.")
         q = self.queue(queue_id)
         rows = self.adjudicated(queue_id, annotator)
+        if fmt == "native":
+            return export_native(q["settings"].get("format") or "", rows)
+        if fmt == "cases":
+            return export_cases(rows)
         dataset, task = (q["dataset"] or "").lower(), q["task"]
         if task == "checkthat" or dataset.startswith("checkthat"):
             cols = ["index", "cat1", "cat2", "cat3"]
@@ -238,10 +407,82 @@ class AnnotationStore(SqliteStore):
             per_item: dict[str, dict] = defaultdict(dict)
             for r in rows:
                 per_item[r["item_id"]][r["key"]] = r["annotations"]
-            return "".join(json.dumps(rec if annotator else {**rec, "annotations": per_item[rec[cols[0]]]},
+            extra: dict[str, dict] = defaultdict(dict)
+            for r in rows:
+                extra[r["item_id"]][r["key"]] = {"final": r["label"], "final_source": r["final_source"],
+                                                 "reason": r["reason"], "judge": r["judge"], "gold": r["gold"]}
+            return "".join(json.dumps(rec if annotator else {**rec, "annotations": per_item[rec[cols[0]]],
+                                                             "decisions": extra[rec[cols[0]]]},
                                       ensure_ascii=False) + "\n" for rec in records)
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
         w.writeheader()
         w.writerows([{k: ("" if v is None else v) for k, v in rec.items()} for rec in records])
         return buf.getvalue()
+
+
+# -- exports beside the dataset format ----------------------------------------------------------------
+def export_cases(rows: list[dict]) -> str:
+    """One CSV row per case: final label, its source and reason, judge, gold, then each annotator's label,
+    rationale and guideline version (columns `label:NAME`, `rationale:NAME`, `guideline:NAME`)."""
+    people = sorted({a for r in rows for a in r["annotations"]})
+    cols = ["key", "id", "category", "text", "final", "final_source", "reason", "reviewer", "judge", "gold"]
+    cols += [f"{k}:{p}" for p in people for k in ("label", "rationale", "guideline")]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        rec = {"key": r["key"], "id": r["item_id"], "category": r["category"], "text": r["text"], "final": r["label"],
+               "final_source": r["final_source"], "reason": r["reason"], "reviewer": r["reviewer"],
+               "judge": r["judge"], "gold": r["gold"]}
+        for p, a in r["annotations"].items():
+            rec.update({f"label:{p}": a["label"], f"rationale:{p}": a["note"], f"guideline:{p}": a["guideline_version"]})
+        w.writerow({k: ("" if rec.get(k) is None else rec[k]) for k in cols})
+    return buf.getvalue()
+
+
+def export_native(fmt: str, rows: list[dict]) -> str:
+    """The cases written back in the file format they came in, with the final label where there is one.
+
+    CheckThat: `index, text, labels` TSV; a category's value is the final label (1.0 / 0.0), else the
+    original value (0.5 stays 0.5), and 0.5 when annotators tied with no reviewer's resolution (they
+    split); a category nobody labelled and without an original label is written as None.
+    AVeriTeC: the original JSON records with `label` replaced (its own label names). LIAR: the original
+    14-column rows with the label replaced; the six-way label is kept when it maps to the final label.
+    Cases from evaluation runs (no original record kept) get the fields we know: claim/statement, id, label.
+    """
+    if fmt == "checkthat":
+        tweets: dict[str, dict] = {}
+        for r in rows:
+            t = tweets.setdefault(r["item_id"], {"text": r["text"], "values": {}})
+            label = r["label"] or (SPLIT if r["final_source"] == "tie" else r["gold"])
+            t["values"][str(r["category"])] = ct_value(label)
+        buf = io.StringIO()
+        w = csv.writer(buf, delimiter="\t", lineterminator="\n")
+        w.writerow(["index", "text", "labels"])
+        for iid, t in tweets.items():
+            vals = [t["values"].get(c) for c in ("1", "2", "3")]
+            w.writerow([iid, t["text"], "[" + ", ".join("None" if v is None else repr(v) for v in vals) + "]"])
+        return buf.getvalue()
+    if fmt == "averitec":
+        out = []
+        for r in rows:
+            rec = dict(r["case"].source.get("record") or {"claim": r["text"]})
+            if r["label"]:
+                rec["label"] = AVERITEC_NAMES[r["label"]]
+            out.append(rec)
+        return json.dumps(out, ensure_ascii=False, indent=1) + "\n"
+    if fmt == "liar":
+        lines = []
+        for r in rows:
+            # a case from an evaluation run has no original row: the columns we know, the rest empty
+            row = list(r["case"].source.get("row") or [r["item_id"], "", r["text"]] + [""] * 11)
+            if not row[1]:
+                row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}.get(r["label"] or r["gold"] or "",
+                                                                                          "")
+            if r["label"] and LIAR_MAP.get(row[1].strip().lower()) != r["label"]:
+                row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}[r["label"]]
+            lines.append("\t".join(row))
+        return "\n".join(lines) + "\n"
+    raise InvalidInput("This queue's cases did not come in a dataset's own file format.",
+                       "Upload a CheckThat TSV, AVeriTeC JSON or LIAR TSV, or use the CSV/JSONL export.")

@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run a protocol over a dataset with a checkpoint per item; "
                                    "re-run the same command to resume after a stop or a crash.")
     p.add_argument("--dataset", required=True, help="checkthat-train|checkthat-dev|checkthat-test|averitec-dev|"
-                   "averitec-dev-3|liar-valid|liar-train, or a .csv/.tsv/.jsonl file")
+                   "averitec-dev-3|liar-valid|liar-train, or your own file: a CheckThat 4a TSV, AVeriTeC JSON or LIAR "
+                   "TSV (recognised by content, used like the named splits) or any .csv/.tsv/.jsonl")
     p.add_argument("--data-path", help="your own copy of a named dataset's file")
     p.add_argument("--protocol", default="council", help="single|team|council|baseline|radar|radar-single")
     p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
@@ -107,10 +108,14 @@ def _print_summary(s: dict) -> None:
           f"{s['wall_s']:.1f}s, {s['tokens']} tokens")
     if m.get("categories"):
         for c, sc in m["categories"].items():
+            split = (f"  ({sc['split_excluded']} with annotators split, left out of F1)"
+                     if sc.get("split_excluded") else "")
             print(f"  category {c}: macro-F1 {sc['macro_f1']:.4f}  F1(YES) {sc['f1_positive']:.4f}  "
-                  f"acc {sc['accuracy']:.4f}  n={sc['n']}")
+                  f"acc {sc['accuracy']:.4f}  n={sc['n']}{split}")
     if m.get("macro_f1") is not None:
         print(f"  macro-F1 {m['macro_f1']:.4f}  accuracy {m['accuracy']:.4f}")
+    if m.get("split_excluded") and not m.get("categories"):
+        print(f"  {m['split_excluded']} decisions with annotators split, left out of F1")
     d = m.get("debate") or {}
     if d.get("items"):
         print(f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "

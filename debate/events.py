@@ -222,4 +222,25 @@ class DebateFinished(Event):
     wall_s: float = 0.0
 
 
+
+@_register
+@dataclass
+class TranscriptShortened(Event):
+    """An agent's prompt could not hold the whole debate: the oldest turns were condensed (issue 14).
+
+    Observed, not said: the viewer shows it where it happened so a reader knows that this agent read
+    a shortened transcript, and how much of it."""
+    type: ClassVar[str] = "transcript_shortened"
+    agent: str = ""
+    phase: str = ""
+    round: int = 0
+    prompt_id: str = ""
+    budget_chars: int = 0  # the most characters the whole prompt may have
+    original_chars: int = 0  # the whole prompt with the full transcript
+    final_chars: int = 0
+    condensed: int = 0  # earlier turns cut to their opening sentences
+    omitted: int = 0  # earlier turns left out entirely
+    reason: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = _REGISTRY

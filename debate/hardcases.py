@@ -7,7 +7,8 @@ settle. From runs, an item is hard when any of these holds, each kept as a reaso
   TurQUaz's θ), i.e. the council never really agreed;
 - "low confidence": the verdict's confidence (judge, or RADAR's verdict confidence) is below
   `confidence_below`;
-- "wrong": the verdict differs from the gold label; "no verdict": the debate gave no readable label.
+- "wrong": the verdict differs from the gold label; "no verdict": the debate gave no readable label;
+- "annotators split": the dataset's own label is soft (CheckThat 0.5): its annotators disagreed.
 Cases with more reasons come first, then the least confident. The debate itself is not copied: a
 case keeps a reference (run folder + item id, or a debate id in the store) and is replayed from it.
 """
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from debate.errors import InvalidInput
+from debate.evaluation.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
-REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict")
+REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict", "annotators split")
 
 
 @dataclass
@@ -39,6 +41,8 @@ class HardCase:
     debates: list[dict] = field(default_factory=list)  # {run, item_id} or {debate_id}: where to replay from
     consensus: float | None = None
     confidence: float | None = None
+    gold_split: bool = False  # the dataset's label is soft (0.5): its own annotators split
+    source: dict = field(default_factory=dict)  # the original record, to write the case back in its format
 
     @property
     def key(self) -> str:
@@ -61,6 +65,7 @@ class QueueSpec:
     cases: list[HardCase]
     dataset: str = ""
     source: dict = field(default_factory=dict)
+    format: str = ""  # checkthat | averitec | liar when the cases came in that dataset's format
 
 
 def case_key(item_id: str, category: int | None) -> str:
@@ -113,6 +118,12 @@ def _pick(value: Any, category: int | None) -> str | None:
     return norm_label(value)
 
 
+def _gold(value: Any, category: int | None) -> tuple[str | None, bool]:
+    """(gold label, soft?): a soft label (annotators split) is no gold label to be wrong against."""
+    g = _pick(value, category)
+    return (None, True) if g == SPLIT else (g, False)
+
+
 def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, confidence_below: float = 0.6,
               criteria: Iterable[str] = REASONS, limit: int | None = None, name: str = "") -> QueueSpec:
     """Hard cases over one or more runs of the same dataset (several runs let protocols disagree)."""
@@ -127,13 +138,14 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
     if unknown:
         raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
     datasets, cases = set(), {}
-    task, labels = "", []
+    task, labels, fmt = "", [], ""
     for run in runs:
         rows = read_rows(run, with_events=True)  # InvalidInput for a folder that is not a run
         ds = read_meta(run, "dataset") or {}
         opts = read_meta(run, "options") or {}
         datasets.add(ds.get("name"))
         task, labels = ds.get("task") or task, list(ds.get("labels") or labels)
+        fmt = ds.get("format") or str(ds.get("name") or "").split("-")[0]
         cats: list[int | None] = ([int(opts["category"])] if opts.get("category") is not None
                                   else [int(c) for c in ds.get("categories") or []]) or [None]
         for r in rows:
@@ -141,8 +153,9 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
                 continue
             for cat in cats:
                 key = case_key(r["item_id"], cat)
+                gold, soft = _gold(r.get("gold"), cat)
                 case = cases.setdefault(key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat,
-                                                      gold=_pick(r.get("gold"), cat)))
+                                                      gold=gold, gold_split=soft))
                 sig = decision_signals(r.get("events") or [], cat)
                 label = _pick(r.get("prediction"), cat)
                 case.verdicts.append({"run": run.name, "protocol": opts.get("protocol", ""), "label": label,
@@ -173,6 +186,8 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
             reasons.append("wrong")
         if any(p is None for p in preds):
             reasons.append("no verdict")
+        if case.gold_split:
+            reasons.append("annotators split")
         case.reasons = [r for r in reasons if r in wanted]
         if case.reasons:
             picked.append(case)
@@ -182,9 +197,62 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
         picked = picked[:limit]
     dataset = next(iter(datasets)) or ""
     return QueueSpec(name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}", task=task,
-                     labels=labels, cases=picked, dataset=dataset,
+                     labels=labels, cases=picked, dataset=dataset, format=fmt if fmt in FORMAT_NAMES else "",
                      source={"kind": "runs", "runs": [str(r) for r in runs], "consensus_below": consensus_below,
                              "confidence_below": confidence_below, "criteria": sorted(wanted)})
+
+
+# -- from an uploaded file in a dataset's own format ---------------------------------------------------
+FORMAT_NAMES = ("checkthat", "averitec", "liar")
+
+
+def _decode(filename: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).",
+                           "Save it as UTF-8.") from e
+
+
+def _sniff_upload(filename: str, data: bytes) -> str | None:
+    suffix = Path(filename or "").suffix.lower()
+    if suffix not in (".tsv", ".txt", ".json"):
+        return None
+    return sniff_text(_decode(filename, data), suffix)
+
+
+def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -> QueueSpec:
+    """Cases from a file in CheckThat / AVeriTeC / LIAR format: one case per tweet and category for
+    CheckThat (soft labels kept as "annotators split", those cases first), one per claim otherwise.
+    Each case keeps its original record so the export writes the file back in the same format."""
+    from debate.evaluation.datasets import FORMATS, LIAR_COLUMNS
+
+    text = _decode(filename, data)
+    items = read_format(fmt, text, filename)
+    spec = FORMATS[fmt]
+    cases: list[HardCase] = []
+    if fmt == "checkthat":
+        for it in items:
+            for c in spec.categories:
+                g = (it.gold or {}).get(c)
+                case = HardCase(item_id=it.id, text=it.text, category=int(c), gold=None if g == SPLIT else g,
+                                gold_split=g == SPLIT, reasons=["annotators split" if g == SPLIT else "uploaded"])
+                cases.append(case)
+        cases.sort(key=lambda c: not c.gold_split)  # stable: split cases first, file order kept within
+    elif fmt == "averitec":
+        records = json.loads(text)
+        for it in items:
+            cases.append(HardCase(item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"],
+                                  source={"record": records[int(it.id)]}))
+    else:  # liar: the row as read (QUOTE_NONE), to write back unchanged but for the label
+        rows = {r[0]: r for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+                if len(r) == len(LIAR_COLUMNS)}
+        for it in items:
+            cases.append(HardCase(item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"],
+                                  source={"row": rows.get(it.id, [])}))
+    return QueueSpec(name=name or f"upload · {filename}", task=spec.task, labels=list(spec.labels), cases=cases,
+                     dataset=Path(filename).stem, source={"kind": "upload", "file": filename, "format": fmt},
+                     format=fmt)
 
 
 # -- from an uploaded file ------------------------------------------------------------------------
@@ -222,7 +290,8 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
                                    "Quote fields that contain a comma.")
             rows.append((reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k}))
     else:
-        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r}.", "Upload a .csv, .tsv or .jsonl file.")
+        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r} (or a .json that is not "
+                           "AVeriTeC's list of claims).", "Upload a .csv, .tsv or .jsonl file, or AVeriTeC JSON.")
     if not rows:
         raise InvalidInput(f"{filename}: no rows.", "Upload a file with a header and at least one row.")
     return rows
@@ -235,7 +304,13 @@ def _col(rec: dict, names: tuple[str, ...]) -> str | None:
 def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
                 name: str = "") -> QueueSpec:
     """Cases from a CSV/TSV/JSONL: a text column (text|claim|statement|tweet) and optionally id, category,
-    gold|label, verdict|prediction, confidence, debate_id. Raises InvalidInput naming the line at fault."""
+    gold|label, verdict|prediction, confidence, debate_id. Raises InvalidInput naming the line at fault.
+
+    A file in a supported dataset's own format (CheckThat 4a TSV, AVeriTeC JSON, LIAR TSV) is read by
+    that dataset's loader instead (see `from_dataset_file`)."""
+    fmt = _sniff_upload(filename, data)
+    if fmt:
+        return from_dataset_file(filename, data, fmt, name=name)
     rows = _records(filename, data)
     first_line, first = rows[0]
     tcol = _col(first, TEXT_COLS)

@@ -214,12 +214,17 @@ def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> l
         return [_agent(entry, "baseline", name(entry.get("name") or _short(entry["model"])))]
     if protocol in ("radar", "radar-single"):
         judge = _agent(pick("judge", lu["judge"]), "judge", "judge")
-        if protocol == "radar-single":
+        mode = str(p.get("single_mode", "one-debater"))
+        if protocol == "radar-single" and mode == "judge":
+            return [judge]
+        if protocol == "radar-single" and mode != "independent":
             return [_agent(pick("single", mem(0)), str(p.get("role", "scientist")), "agent"), judge]
         position = str(p.get("roles", "expertise")) == "position"
-        n = 2 if position else int(p.get("debaters", 2))
+        n = 2 if position or protocol == "radar-single" else int(p.get("debaters", 2))
         order = ["advocate", "critic"] if position else ["politician", "scientist", "journalist", "expert"][:n]
         out = [_agent(pick(r, mem(i)), r, r) for i, r in enumerate(order)]
+        if protocol == "radar-single":  # independent: the pair of debaters, no stop agent
+            return out + [judge]
         stop = _agent(pick("stop", lu["judge"]), "stop-agent", "stop-agent")
         return out + [judge, stop]
     raise InvalidInput(f"Unknown protocol {protocol!r}.",

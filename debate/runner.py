@@ -239,7 +239,6 @@ def _ready(retriever) -> bool:
 
 
 def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
-    cfg = pp.config
     shown_later = False
     if ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
@@ -262,15 +261,24 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
 
 def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
     cfg = pp.config
-    multi = len(pp.categories) > 1
+    categories = list(pp.categories)
+    # TurQUaz Sec. 1: "category 2 positive => category 3 positive". Category 3 alone cannot apply it, so
+    # with the rule on (the paper's setting) category 2 is decided first; --no-cat2-rule scores 3 alone.
+    rule_input = cfg.task == "checkthat" and cfg.apply_cat2_rule and categories == [3]
+    if rule_input:
+        categories = [2, 3]
+    multi = len(categories) > 1
     labels: dict[str, str | None] = {}
     rounds = 0
-    for c in pp.categories:
+    for c in categories:
         ctx.task = resolve_task(cfg.task, c, cfg.custom_title, cfg.custom_description)
         ctx.rounds = 0
         if multi:
+            note = ("Decided first because the rule 'category 2 positive => category 3 positive' (TurQUaz) needs "
+                    "it; switch the rule off (--no-cat2-rule) to score category 3 alone."
+                    if rule_input and c == 2 else "Each category is decided by its own debate.")
             yield PhaseStarted(phase="category", category=c, title=f"Category {c}: {ctx.task.extra.get('title', '')}",
-                               note="Each category is decided by its own debate.")
+                               note=note)
         for ev in pp.info.run(ctx):
             if isinstance(ev, Verdict) and multi:
                 labels[str(c)] = ev.label
@@ -284,6 +292,12 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
         after, changed = apply_cat2_rule(labels)
         yield RuleApplied(rule="category 2 positive => category 3 positive (TurQUaz Sec. 3)",
                           before=dict(labels), after=after, changed=changed)
+    if rule_input:  # the run asked for category 3: its label after the rule is the answer
+        gold3 = None if cfg.gold is None else str(cfg.gold).strip().upper()
+        yield Verdict(label=after["3"], labels=after, category=3, source="categories",
+                      explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
+                      gold=cfg.gold, correct=None if gold3 is None or after["3"] is None else after["3"] == gold3)
+        return
     gold = _parse_gold_labels(cfg.gold)
     yield Verdict(label=None, labels=after, source="categories",
                   explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),

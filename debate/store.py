@@ -430,6 +430,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
                     f"{e.get('tau_s', 0):.2f}), confidence {e.get('verdict_confidence', 0):.2f} (τc "
                     f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}", ""]
+        elif t == "transcript_shortened":
+            from debate.transcript import shortened_note
+            out += [f"*{shortened_note(event_from_dict(e))}*", ""]
         elif t == "rule_applied":
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":

@@ -80,7 +80,8 @@ def build_transcript(events: Iterable[Event]) -> Transcript:
             tr.evidence = list(ev.passages)
         elif kind == "phase_started":
             tr.sections.append(Section(ev.phase, ev.round, ev.title, ev.category, ev.note))
-        elif kind in ("turn_finished", "votes_tallied", "chair_summary", "stop_check", "rule_applied"):
+        elif kind in ("turn_finished", "votes_tallied", "chair_summary", "stop_check", "rule_applied",
+                      "transcript_shortened"):
             if not tr.sections:
                 tr.sections.append(Section("debate", 0, "Debate"))
             tr.sections[-1].items.append(ev)
@@ -91,6 +92,16 @@ def build_transcript(events: Iterable[Event]) -> Transcript:
         elif kind == "finished":
             tr.finished = ev
     return tr
+
+
+def shortened_note(ev) -> str:
+    """One line for a TranscriptShortened event: who read a shortened debate, and how much of it."""
+    what = ", ".join(x for x in (f"{ev.condensed} earlier turn{'s' * (ev.condensed != 1)} cut to their opening "
+                                 f"sentences" if ev.condensed else "",
+                                 f"{ev.omitted} left out" if ev.omitted else "") if x) or "nothing could be cut"
+    return (f"{ev.agent} read a shortened debate ({ev.phase}, round {ev.round}): the whole prompt would have been "
+            f"{ev.original_chars:,} characters, its model's context allows about {ev.budget_chars:,}; {what} "
+            f"→ {ev.final_chars:,} characters.")
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -223,6 +234,8 @@ class TextRenderer:
             return self._c("1", f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
                            f"vs τs {ev.tau_s:.2f}, confidence {ev.verdict_confidence:.2f} vs τc {ev.tau_c:.2f}"
                            f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})") + "\n"
+        if kind == "transcript_shortened":
+            return self._c("33", f"\n  {shortened_note(ev)}") + "\n"
         if kind == "rule_applied":
             change = ", ".join(f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items()
                                if ev.before.get(k) != v) or "no label changed"

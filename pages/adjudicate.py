@@ -1,4 +1,5 @@
-"""Adjudicate: work through a queue of hard cases, label them (keys work), see agreement, export."""
+"""Adjudicate: work through a queue of hard cases, label them (keys work, blind if the queue says so),
+review disagreements to a final label, see agreement, export in the dataset's own format."""
 
 import json
 import os
@@ -6,12 +7,14 @@ import os
 import streamlit as st
 
 from debate import agreement, config, live
-from debate.annotations import AnnotationStore
+from debate.annotations import AnnotationStore, blind_events, visibility
+from debate.evaluation.datasets import SPLIT_TEXT
+from debate.tasks import resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
 from debate.hardcases import REASONS, from_runs, from_upload
 from debate.runner import DebateConfig
-from ui import catalog, resources
+from ui import catalog, charts, resources
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
 from ui.safe import escape, text_html
@@ -50,11 +53,14 @@ with st.sidebar:
     else:
         qid = None
     advance = st.toggle("Next case after labelling", value=True, key="adj_advance")
+    reviewing = st.toggle("I review this queue", key="adj_reviewer",
+                          help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
+                               "to a reviewer, so an annotator does not see them by accident.")
 qp["who"] = annotator.strip()
 if qid:
     qp["q"] = qid
 
-VIEWS = ["Label", "Agreement", "Disagreements", "Export", "New queue"]
+VIEWS = ["Label", "Review", "Agreement", "Disagreements", "Export", "Queue settings", "New queue"]
 view = st.segmented_control("View", VIEWS, key="adj_view", default="Label" if qid else "New queue",
                             label_visibility="collapsed") or "Label"
 
@@ -63,6 +69,14 @@ view = st.segmented_control("View", VIEWS, key="adj_view", default="Label" if qi
 def _new_queue() -> None:
     source = st.radio("From", ["Evaluation runs", "Uploaded file"], horizontal=True, key="adj_src")
     name = st.text_input("Queue name (optional)", key="adj_qname")
+    b1, b2 = st.columns(2)
+    blind = b1.toggle("Blind labelling", value=True, key="adj_new_blind",
+                      help="Annotators see neither other labels nor the debate's verdict until they have labelled.")
+    show_tr = b2.toggle("Show the debate transcript while blind", value=False, key="adj_new_tr",
+                        disabled=not blind, help="The arguments without votes and verdict.")
+    guideline = st.text_area("Guideline for annotators (optional; versioned, each label records its version)",
+                             key="adj_new_guide", height=80)
+    settings = {"blind": blind, "show_transcript": show_tr and blind}
     try:
         if source == "Evaluation runs":
             root = st.text_input("Runs folder", value=os.environ.get("DEBATE_RUNS_DIR", "runs"), key="adj_root")
@@ -83,15 +97,17 @@ def _new_queue() -> None:
             if st.button("Build the queue", key="adj_build", type="primary"):
                 spec = from_runs(chosen, consensus_below=cons, confidence_below=conf, criteria=crit or [],
                                  limit=int(limit) or None, name=name)
-                _created(store.create_queue(spec), len(spec.cases))
+                _created(store.create_queue(spec, settings, guideline), len(spec.cases))
         else:
-            up = st.file_uploader("Cases (.csv, .tsv or .jsonl): a text|claim column; optional id, category, "
-                                  "label, verdict, confidence, debate_id", type=["csv", "tsv", "jsonl"], key="adj_up")
-            task = st.selectbox("Task (its labels are offered)", list(catalog.TASKS), key="adj_up_task",
-                                format_func=catalog.TASKS.get)
+            up = st.file_uploader("Cases: a dataset's own file (CheckThat 4a TSV: one case per tweet and category; "
+                                  "AVeriTeC JSON; LIAR TSV), or a .csv/.tsv/.jsonl with a text|claim column and "
+                                  "optional id, category, label, verdict, confidence, debate_id",
+                                  type=["csv", "tsv", "jsonl", "json"], key="adj_up")
+            task = st.selectbox("Task (its labels are offered; a dataset's own file brings its task)",
+                                list(catalog.TASKS), key="adj_up_task", format_func=catalog.TASKS.get)
             if st.button("Build the queue", key="adj_build_up", type="primary", disabled=up is None):
                 spec = from_upload(up.name, up.getvalue(), task=task, name=name)
-                _created(store.create_queue(spec), len(spec.cases))
+                _created(store.create_queue(spec, settings, guideline), len(spec.cases))
     except DebateError as e:
         st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
 
@@ -109,32 +125,78 @@ if view == "New queue" or not qid:
 queue = store.queue(qid)
 cases = store.cases(qid)
 labels = queue["labels"]
+settings = queue["settings"]
+guide = store.guideline(qid)
+
+
+def _guidelines_panel(expanded: bool = False) -> None:
+    """The task's category definitions and the queue's free-text guideline, with its version."""
+    with st.expander(f"Guidelines · version {guide['version']}", expanded=expanded, icon=":material/menu_book:"):
+        if queue["task"] in ("checkthat", "halftruth", "averitec"):
+            cats = {c.category for c in cases} if queue["task"] == "checkthat" else {None}
+            for cat in sorted(cats - {None}) or [None]:
+                tv = resolve_task(queue["task"], cat if queue["task"] == "checkthat" else None)
+                title = f"Category {cat}: {tv.extra.get('title', '')}" if cat else f"Labels: {', '.join(tv.labels)}"
+                st.markdown(f"**{escape(title)}**  \n{escape(tv.description)}"
+                            + (f"  \n*{escape(tv.guidelines)}*" if tv.guidelines else ""))
+        if guide["text"]:
+            st.markdown("**Queue guideline**")
+            st.text(guide["text"])
 
 
 # -- agreement, disagreements, export --------------------------------------------------------------
+if settings.get("blind") and view in ("Review", "Agreement", "Disagreements", "Export") and not reviewing:
+    st.info("This queue is blind: this view shows every annotator's labels. Turn on **I review this queue** in the "
+            "sidebar if you are reviewing, not labelling.", icon=":material/visibility_off:")
+    st.stop()
+
 def _fmt(x) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
 if view == "Agreement":
-    s = agreement.summary(store.annotations(qid), store.judge_labels(qid))
-    c1, c2, c3 = st.columns(3)
+    s = agreement.summary(store.annotations(qid), store.judge_labels(qid), labels)
+    c1, c2, c3, c4, c5 = st.columns(5)
     c1.metric("Cases labelled", f"{s['items_labelled']} / {len(cases)}")
     c2.metric("Annotators", len(s["annotators"]))
     c3.metric("Fleiss' kappa", _fmt(s["fleiss"]), help="All annotators, cases with at least two labels.")
-    st.markdown("#### Between annotators (Cohen's kappa)")
+    c4.metric("Krippendorff's α (nominal)", _fmt(s["alpha_nominal"]),
+              help="All annotators; missing labels allowed. From the krippendorff package.")
+    c5.metric("Krippendorff's α (ordinal)", _fmt(s["alpha_ordinal"]),
+              help="FALSE < HALF-TRUE < TRUE (NO < YES): near misses count less. — when NEI was used.")
+    st.markdown("#### Between annotators (pairs)")
     if s["cohen"]:
         st.dataframe([{"annotator A": r["a"], "annotator B": r["b"], "cases both labelled": r["n"],
-                       "Cohen's kappa": _fmt(r["kappa"]), "raw agreement": _fmt(r["agreement"])} for r in s["cohen"]],
-                     hide_index=True, width="stretch")
+                       "Cohen's kappa": _fmt(r["kappa"]), "α nominal": _fmt(r["alpha_nominal"]),
+                       "α ordinal": _fmt(r["alpha_ordinal"]), "raw agreement": _fmt(r["agreement"])}
+                      for r in s["cohen"]], hide_index=True, width="stretch")
     else:
         st.caption("Needs two annotators on the same cases.")
+    st.markdown("#### Per label (this label or not, cases with two or more labels)")
+    st.dataframe([{"label": r["label"], "times used": r["used"], "Fleiss' kappa": _fmt(r["fleiss"]),
+                   "α nominal": _fmt(r["alpha"])} for r in s["per_label"]], hide_index=True, width="stretch")
     st.markdown("#### Human against the judge")
     st.dataframe([{"annotator": r["annotator"], "cases": r["n"], "Cohen's kappa": _fmt(r["kappa"]),
                    "raw agreement": _fmt(r["agreement"])} for r in s["vs_judge"]], hide_index=True,
                  width="stretch")
-    st.caption("A kappa is shown as — when it is undefined (everyone used one label). The (majority) row uses each "
-               "case's strict majority label; ties are left out.")
+    st.markdown("#### The judge against the adjudicated gold")
+    jv = agreement.judge_vs_gold(store.judge_pairs(qid), labels)
+    if not jv["n"]:
+        st.caption("No case has both a final label (reviewer's or a strict majority) and a judge's verdict yet.")
+    else:
+        j1, j2 = st.columns(2)
+        with j1:
+            st.plotly_chart(charts.confusion_figure(jv), key="adj_cm")
+        with j2:
+            if jv["calibration"]["bins"]:
+                st.plotly_chart(charts.calibration_figure(jv["calibration"]), key="adj_cal")
+            else:
+                st.caption("No judge confidence recorded: no calibration curve.")
+        cal = jv["calibration"]
+        st.caption(f"{jv['n']} cases; judge accuracy {_fmt(jv['accuracy'])}; Brier {_fmt(cal['brier'])}; "
+                   f"expected calibration error {_fmt(cal['ece'])} over {cal['n']} cases with a confidence.")
+    st.caption("A kappa or alpha is shown as — when it is undefined (everyone used one label). The (majority) row "
+               "uses each case's strict majority label; ties are left out.")
     st.stop()
 
 if view == "Disagreements":
@@ -149,16 +211,95 @@ if view == "Disagreements":
                        "why": "; ".join(r["reasons"])} for r in rows], hide_index=True, width="stretch")
     st.stop()
 
+if view == "Review":
+    reviewer = annotator.strip()
+    show_all = st.toggle("Also cases everyone agrees on", key="adj_rev_all")
+    todo = store.review(qid, include_agreed=show_all)
+    done = sum(1 for r in todo if r["resolution"])
+    st.caption(f"{len(todo)} cases to review ({done} resolved): annotators disagree, annotators differ from the "
+               "judge, or the dataset's own annotators split. Cases nobody labelled yet are not listed.")
+    if not reviewer:
+        st.info("Type your name in the sidebar: final labels are saved under the reviewer's name.",
+                icon=":material/badge:")
+    for r in todo:
+        c, res = r["case"], r["resolution"]
+        title = (f"{'✅' if res else '⚖️'} {escape(c.key)} · {', '.join(r['why']) or 'agreed'}"
+                 f"{' · final ' + res['label'] if res else ''}")
+        with st.expander(title, expanded=not res):
+            cat = f" · category {c.category}" if c.category else ""
+            st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
+                        f'{text_html(c.text, css="claim-text")}</div>', unsafe_allow_html=True)
+            st.dataframe([{"annotator": a["annotator"], "label": a["label"], "rationale": a["note"],
+                           "guidelines": a.get("guideline_version"), "flagged": a["flagged"]}
+                          for a in r["annotations"]], hide_index=True, width="stretch")
+            if c.verdicts:
+                st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or
+                               "no verdict", "confidence": v.get("confidence"), "consensus": v.get("consensus")}
+                              for v in c.verdicts], hide_index=True, width="stretch")
+            if c.votes:
+                st.dataframe([{"agent": v.get("agent"), "model": v.get("model"),
+                               "last vote": v.get("label") if v.get("valid", True) else "invalid",
+                               "confidence": v.get("confidence")} for v in c.votes], hide_index=True, width="stretch")
+            gold = SPLIT_TEXT if c.gold_split else (c.gold or "none")
+            st.caption(f"Majority: {r['majority'] or 'tie'} · judge: {r['judge'] or 'no verdict'} · dataset: {gold}"
+                       + (f" · resolved by {escape(res['reviewer'])}: {escape(res['reason'])}" if res else ""))
+            k = c.key
+            f1, f2, f3 = st.columns([1, 3, 1], vertical_alignment="bottom")
+            pick = f1.selectbox("Final label", labels, key=f"adj_rev_lab:{qid}:{k}",
+                                index=labels.index(res["label"]) if res else
+                                (labels.index(r["majority"]) if r["majority"] in labels else 0))
+            reason = f2.text_input("Reason", key=f"adj_rev_why:{qid}:{k}", value=res["reason"] if res else "",
+                                   placeholder="Why this is the right label")
+            if f3.button("Save final", key=f"adj_rev_save:{qid}:{k}", disabled=not reviewer, width="stretch"):
+                try:
+                    store.resolve(qid, k, reviewer, pick, reason)
+                    st.rerun()
+                except DebateError as e:
+                    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+    st.stop()
+
+if view == "Queue settings":
+    st.markdown(f"#### {escape(queue['name'])}")
+    s1, s2 = st.columns(2)
+    blind = s1.toggle("Blind labelling", value=bool(settings.get("blind")), key=f"adj_set_blind:{qid}")
+    show_tr = s2.toggle("Show the debate transcript while blind", value=bool(settings.get("show_transcript")),
+                        key=f"adj_set_tr:{qid}", disabled=not blind)
+    if (blind, show_tr) != (bool(settings.get("blind")), bool(settings.get("show_transcript"))):
+        store.update_settings(qid, blind=blind, show_transcript=show_tr and blind)
+        st.rerun()
+    _guidelines_panel(expanded=True)
+    text = st.text_area("Guideline (saving makes a new version; labels record the version they were made under)",
+                        value=guide["text"], key=f"adj_guide:{qid}:{guide['version']}", height=160)
+    if st.button("Save as a new version", key="adj_guide_save", disabled=text.strip() == guide["text"]):
+        v = store.set_guideline(qid, text, annotator)
+        st.toast(f"Guidelines version {v} saved.")
+        st.rerun()
+    hist = store.guidelines(qid)
+    if len(hist) > 1:
+        st.dataframe([{"version": g["version"], "by": g["author"], "saved": g["created_at"], "text": g["text"][:200]}
+                      for g in hist], hide_index=True, width="stretch")
+    st.stop()
+
 if view == "Export":
     who = st.radio("Labels", ["majority of annotators"] + store.progress(qid)["annotators"], key="adj_exp_who",
                    horizontal=True)
     ann = None if who == "majority of annotators" else who
     csv_text, jsonl_text = store.export(qid, "csv", ann), store.export(qid, "jsonl", ann)
-    c1, c2 = st.columns(2)
+    c1, c2, c3, c4 = st.columns(4)
     c1.download_button("Download CSV", csv_text, file_name=f"adjudicated-{qid}.csv", mime="text/csv",
                        on_click="ignore", key="adj_dl_csv", icon=":material/table:")
     c2.download_button("Download JSONL", jsonl_text, file_name=f"adjudicated-{qid}.jsonl",
                        mime="application/jsonl", on_click="ignore", key="adj_dl_jsonl", icon=":material/data_object:")
+    c3.download_button("Download all labels (CSV)", store.export(qid, "cases", ann), file_name=f"labels-{qid}.csv",
+                       mime="text/csv", on_click="ignore", key="adj_dl_cases", icon=":material/groups:",
+                       help="Final label, its source and reason, judge, gold, each annotator's label and rationale.")
+    fmt = settings.get("format")
+    if fmt:
+        native = store.export(qid, "native", ann)
+        ext = {"checkthat": "tsv", "averitec": "json", "liar": "tsv"}[fmt]
+        c4.download_button(f"Download as {fmt} file", native, file_name=f"{queue['dataset'] or qid}-adjudicated.{ext}",
+                           on_click="ignore", key="adj_dl_native", icon=":material/description:",
+                           help="The same file format the cases came in, with the final labels.")
     st.caption(f"Format for {queue['dataset'] or queue['task']}: unlabelled cases (and ties) are left empty.")
     st.code("\n".join(csv_text.splitlines()[:12]), language="text")
     st.stop()
@@ -212,30 +353,41 @@ nav[1].markdown(f"<div style='text-align:center'><b>Case {pos + 1} of {n}</b> ·
                 unsafe_allow_html=True)
 nav[2].button("Next ▶", key="adj_next", on_click=_move, args=(+1,), disabled=pos >= n - 1, width="stretch")
 
+current = mine.get(case.key, {})
+vis = visibility(settings, bool(current.get("label")))
+if settings.get("blind"):
+    st.caption(":material/visibility_off: Blind queue: other labels and the debate's verdict appear once you have "
+               "labelled this case." if not vis["verdict"] else ":material/visibility: Blind queue: revealed "
+               "because you labelled this case.")
+_guidelines_panel()
 left, right = st.columns([3, 2], gap="large")
 with left:
-    reasons = " ".join(f'<span class="chip orange">{escape(r)}</span>' for r in case.reasons)
+    reasons = " ".join(f'<span class="chip orange">{escape(r)}</span>' for r in case.reasons
+                       if vis["verdict"])  # why a case is hard tells about the debate's decision
     cat = f" · category {case.category}" if case.category else ""
     st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
                 f'{text_html(case.text, css="claim-text")}<div style="margin-top:.4rem">{reasons}</div></div>',
                 unsafe_allow_html=True)
-    if st.toggle("Show the gold label", key="adj_show_gold", help="Hidden by default so it does not sway you."):
-        st.markdown(f"Gold label: {label_chip(case.gold) or 'none'}", unsafe_allow_html=True)
+    if vis["gold"] and st.toggle("Show the gold label", key="adj_show_gold",
+                                 help="Hidden by default so it does not sway you."):
+        st.markdown(f"Gold label: {label_chip(case.gold) or ('**' + SPLIT_TEXT + '**' if case.gold_split else 'none')}",
+                    unsafe_allow_html=True)
     st.markdown("#### What the models said")
-    if case.verdicts:
+    if not vis["verdict"]:
+        st.caption("Hidden until you label this case (blind queue).")
+    elif case.verdicts:
         st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or "no verdict",
                        "confidence": v.get("confidence"), "consensus": v.get("consensus")} for v in case.verdicts],
                      hide_index=True, width="stretch")
-    if case.votes:
+    if vis["verdict"] and case.votes:
         st.dataframe([{"run": v.get("run"), "agent": v.get("agent"), "role": v.get("role"), "model": v.get("model"),
                        "last vote": v.get("label") if v.get("valid", True) else "invalid",
                        "confidence": v.get("confidence")} for v in case.votes], hide_index=True, width="stretch")
-    if not case.verdicts and not case.votes:
+    if vis["verdict"] and not case.verdicts and not case.votes:
         st.caption("No model verdict came with this case.")
 
 with right:
     st.markdown("#### Your label")
-    current = mine.get(case.key, {})
     cols = st.columns(len(labels))
     for i, (col, lab) in enumerate(zip(cols, labels)):
         col.button(lab, key=f"adj_lab_{i}", on_click=_act, args=("label", lab), width="stretch",
@@ -249,17 +401,20 @@ with right:
     note_key = f"adj_note:{qid}:{case.key}:{annotator.strip()}"
     if note_key not in st.session_state:
         st.session_state[note_key] = current.get("note", "")
-    st.text_area("Note", key=note_key, height=90, on_change=_act, args=("note", note_key),
-                 disabled=not annotator.strip(), placeholder="Why this label? (saved when you leave the box)")
+    st.text_area("Rationale", key=note_key, height=90, on_change=_act, args=("note", note_key),
+                 disabled=not annotator.strip(), placeholder="Why this label? (saved when you leave the box; "
+                 "the reviewer reads it)")
     state = ("skipped" if current.get("skipped") else f"labelled {current['label']}" if current.get("label")
              else "not labelled yet")
+    if current.get("label") and current.get("guideline_version") is not None:
+        state += f" under guidelines v{current['guideline_version']}"
     st.caption(f"This case: {state}{' · flagged' if flagged else ''}. Keys: "
                + " · ".join(f"**{i + 1}** {lab}" for i, lab in enumerate(labels))
                + " · **s** skip · **f** flag · **←/→** previous/next")
     others = {a["annotator"]: a["label"] for a in store.annotations(qid) if a["key"] == case.key and a["label"]
               and a["annotator"] != annotator.strip()}
-    if others:
-        st.caption("Others: " + ", ".join(f"{a}: {lab}" for a, lab in others.items()))
+    if others and vis["others"]:
+        st.caption("Others: " + ", ".join(f"{escape(a)}: {lab}" for a, lab in others.items()))
 
 # keyboard shortcuts: a listener in the page clicks the button whose key is mapped (buttons carry st-key-<key>)
 keymap = {str(i + 1): f"adj_lab_{i}" for i in range(min(len(labels), 9))}
@@ -288,7 +443,18 @@ w.document.body.dataset.adjKeys = "on";
 st.divider()
 st.markdown("#### The debate")
 refs = case.debates
-if refs:
+if not vis["transcript"]:
+    st.caption("Hidden until you label this case (blind queue).")
+elif refs and not vis["verdict"]:  # blind, transcript shown: the arguments without votes and verdict
+    ref = refs[0]
+    try:
+        evs = resources.get_store().events(ref["debate_id"]) if ref.get("debate_id") else item_events(ref["run"],
+                                                                                                  ref["item_id"])
+        with st.container(height=700):
+            render_sections(build_view(blind_events(evs)), f"{qid}-{case.key}-blind")
+    except DebateError as e:
+        st.warning(f"{e.message} {e.hint}")
+elif refs:
     names = [f"{r.get('protocol') or 'debate'} · {os.path.basename(r['run'])}" if r.get("run")
              else f"debate {r['debate_id']}" for r in refs]
     which = st.radio("Debate", range(len(refs)), format_func=names.__getitem__, horizontal=True,
@@ -307,6 +473,8 @@ if refs:
                 render_sections(dview, f"{qid}-{case.key}")
             with d2:
                 render_evidence(dview, f"{qid}-{case.key}")
+elif not vis["verdict"]:
+    st.caption("No stored debate for this case; one can be run once you have labelled it.")
 else:
     st.caption("No stored debate for this case. Run one on demand (saved to the Library, kept with the case):")
     infos = catalog.protocols()

@@ -261,6 +261,8 @@ with tab_run:
     k[2].metric("items done", f"{cov.get('done', 0)}/{cov.get('items', 0)}", help=f"{cov.get('failed', 0)} failed")
     k[3].metric("tokens", _fmt((m.get("debate") or {}).get("tokens_total")))
 
+    if m.get("split_excluded"):
+        st.caption(f"{m['split_excluded']} decisions have a soft gold label (annotators split): left out of the scores.")
     blocks = m.get("categories") or ({"": m} if m.get("confusion") else {})
     left, right = st.columns(2, gap="large")
     with left:

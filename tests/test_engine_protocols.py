@@ -168,9 +168,10 @@ def test_team_debate_call_sequence(config, size, n):
     ev = run(client, "team", n=n, params={"rounds": 2, "config": config})
     pro = [f"pro-{i}" for i in range(1, size + 1)]
     opp = [f"opp-{i}" for i in range(1, size + 1)]
-    exp = [(a, "discussion", 0) for a in pro + opp] + [(a, "opening", 0) for a in pro + opp]
+    waves = [a for pair in zip(pro, opp) for a in pair]  # member k of both teams at once, teammates in turn
+    exp = [(a, "discussion", 0) for a in waves] + [(a, "opening", 0) for a in waves]
     for r in (1, 2):
-        exp += [(a, "discussion", r) for a in pro + opp] + [(a, "rebuttal", r) for a in pro] + \
+        exp += [(a, "discussion", r) for a in waves] + [(a, "rebuttal", r) for a in pro] + \
             [(a, "rebuttal", r) for a in opp]
     exp.append(("judge", "judge", 2))
     assert turns(ev) == exp
@@ -194,7 +195,7 @@ def test_team_lineup_teams_are_used():
                     "opponent": [{"model": "scripted:c"}, {"model": "scripted:d"}]}}
     client, backend = scripted()
     ev = run(client, "team", lineup=lu, params={"rounds": 0, "team_size": 2})
-    assert [e.model for e in by_type(ev, "turn_started")][:4] == ["scripted:a", "scripted:b", "scripted:c", "scripted:d"]
+    assert [e.model for e in by_type(ev, "turn_started")][:4] == ["scripted:a", "scripted:c", "scripted:b", "scripted:d"]
 
 
 # -- baseline ---------------------------------------------------------------------------------------------
@@ -301,7 +302,11 @@ def test_radar_full_length_when_never_stopping():
     assert "decide whether the claim is TRUE, FALSE, or HALF-TRUE." in judge[1]["content"]
     assert "[REASON]: your justification\n[VERDICT]: TRUE / FALSE / HALF-TRUE" in judge[1]["content"]
     assert "Round 3: My argument" in judge[1]["content"]
-    # each debater keeps its own conversation: its closing prompt follows its earlier turns
+    # the paper's templates are self-contained: by default a closing prompt is [system, template]
+    closing = [c for c in backend.calls if "Summarize your final position" in c["messages"][-1]["content"]][0]
+    assert len(closing["messages"]) == 2
+    client, backend = logprob_client()  # debater_memory: each debater keeps its own conversation
+    run(client, "radar", task="halftruth", category=None, retriever=FakeRetriever(), params={"debater_memory": True})
     closing = [c for c in backend.calls if "Summarize your final position" in c["messages"][-1]["content"]][0]
     assert len(closing["messages"]) == 1 + 2 * 4 + 1
     v = by_type(ev, "verdict")[-1]

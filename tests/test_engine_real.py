@@ -52,3 +52,27 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
         (ev,) = by_type(events, "evidence")
         assert len(ev.passages) == TOP_K and all(p["source"] and p["score"] > 0 for p in ev.passages)
         assert [p["id"] for p in ev.passages] == [f"E{i}" for i in range(1, TOP_K + 1)]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_real_debate_longer_than_the_context_window_is_condensed_and_still_judged(client):
+    """A real llama.cpp model whose window (n_ctx) cannot hold the whole debate: the engine reads n_ctx, the
+    judge's prompt is condensed oldest-first with a TranscriptShortened event, and the real judge still
+    answers with a parsed verdict — no "context too long" failure."""
+    from debate.models.client import ModelClient
+    from debate.models.local import LocalBackend
+    from debate.protocols.prompting import budget_chars
+    n_ctx, max_tokens = 700, 64
+    small = ModelClient({"local": LocalBackend(n_ctx=n_ctx)})
+    cfg = DebateConfig(claim=CLAIM, protocol="single", task="checkthat", category=2, lineup="embedded",
+                       params={"rounds": 0, "examples": False}, max_tokens=max_tokens)
+    events = list(run_debate(cfg, small))
+    fin = events[-1]
+    assert fin.status == "completed", [e.message for e in by_type(events, "error")]
+    shortened = [e for e in by_type(events, "transcript_shortened") if e.agent == "judge"]
+    assert len(shortened) == 1 and shortened[0].budget_chars == budget_chars(n_ctx, max_tokens)
+    assert shortened[0].original_chars > shortened[0].budget_chars >= shortened[0].final_chars
+    judge = [t for t in by_type(events, "turn_finished") if t.agent == "judge"][0]
+    assert judge.prompt_tokens + judge.completion_tokens <= n_ctx
+    assert by_type(events, "verdict")[-1].label in ("YES", "NO")

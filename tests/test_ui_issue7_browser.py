@@ -169,7 +169,7 @@ def test_label_queue_with_keyboard_reload_and_export(app, browser, tmp_path):
     idle(page)
     page.get_by_text("Case 2 of 3").wait_for()
     # typing in the note box must not trigger shortcuts
-    note = page.locator('textarea[aria-label="Note"]')
+    note = page.locator('textarea[aria-label="Rationale"]')
     _poll(lambda: note.count() == 1)  # the previous case's box leaves when the rerun ends
     note.fill("1 s f")
     note.press("Tab")

@@ -73,3 +73,26 @@ def stop_figure(checks: list[Any]) -> go.Figure:
     _layout(fig)
     fig.update_layout(barmode="group")
     return fig
+
+
+def confusion_figure(jv: dict) -> go.Figure:
+    """Judge (columns) against the adjudicated gold (rows), counts in the cells."""
+    fig = go.Figure(go.Heatmap(z=jv["matrix"], x=jv["columns"], y=jv["labels"], colorscale="Blues",
+                               text=jv["matrix"], texttemplate="%{text}", showscale=False))
+    fig.update_layout(title="Judge vs adjudicated gold", xaxis_title="judge", yaxis_title="final label",
+                      yaxis={"autorange": "reversed"})
+    return _layout(fig, 320)
+
+
+def calibration_figure(cal: dict) -> go.Figure:
+    """Reliability diagram: per confidence bin, the judge's mean confidence against its accuracy."""
+    bins = cal["bins"]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfectly calibrated",
+                             line={"dash": "dot", "color": "#999"}))
+    fig.add_trace(go.Scatter(x=[b["confidence"] for b in bins], y=[b["accuracy"] for b in bins],
+                             mode="lines+markers+text", name="judge", text=[f"n={b['n']}" for b in bins],
+                             textposition="top center"))
+    fig.update_layout(title="Calibration of the judge's confidence", xaxis_title="confidence",
+                      yaxis_title="share correct", xaxis={"range": [0, 1]}, yaxis={"range": [0, 1.05]})
+    return _layout(fig, 320)

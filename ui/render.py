@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from debate.transcript import shortened_note
 from ui import charts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
@@ -117,6 +118,8 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         what = "changed the labels" if item.changed else "changed nothing"
         st.markdown(f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '
                     f'({escape(str(item.before))} → {escape(str(item.after))})</div>', unsafe_allow_html=True)
+    elif kind == "transcript_shortened":
+        st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
     elif kind == "error":
         msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")

@@ -147,7 +147,7 @@ class DebateView:
             turn.repaired, turn.citations, turn.cached = ev.repaired, list(ev.citations or []), ev.cached
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
-        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error"):
+        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened"):
             self._section().items.append((t, ev))
             {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(
                 t, []).append(ev)

@@ -5,6 +5,11 @@ gold label stays out: AVeriTeC's `justification` and fact-checking article URL, 
 counts (they include the statement's own label). Quoting differs per source on purpose: the CheckThat
 TSVs were written with CSV quoting (a text may be wrapped in `"..."` with doubled quotes), LIAR must
 be read with `csv.QUOTE_NONE` (its statements contain unbalanced quotes that would swallow rows).
+
+A user's own file in one of these formats (not a bundled split) is recognised by its content
+(`sniff_format`) and loaded by the same loader, so `--category`, scoring and exports work as for the
+named splits. CheckThat soft labels (a value strictly between 0 and 1, e.g. 0.5 where the annotators
+split) are kept as the label `SPLIT`: never a class, left out of F1 and counted apart.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import ast
 import csv
 import hashlib
+import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,6 +32,8 @@ CHECKTHAT_CATEGORIES = ("1", "2", "3")
 HALFTRUTH_LABELS = ("TRUE", "HALF-TRUE", "FALSE")
 AVERITEC_LABELS = ("TRUE", "HALF-TRUE", "FALSE", "NEI")
 YES_NO = ("YES", "NO")
+SPLIT = "SPLIT"  # a CheckThat soft label (0 < value < 1): the original annotators split
+SPLIT_TEXT = "annotators split"
 
 AVERITEC_MAP = {
     "Supported": "TRUE",
@@ -72,6 +80,7 @@ class Dataset:
     categories: tuple[str, ...] = ()  # CheckThat: ("1", "2", "3"); empty for single-label tasks
     has_gold: bool = True
     fingerprint: str = ""  # sha256 of the source file: a changed file must not silently resume a run
+    format: str = ""  # the file format: checkthat | averitec | liar | table (exports write it back)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -102,42 +111,45 @@ def _open_text(path: Path):
 
 # -- CheckThat 2025 task 4a ------------------------------------------------------------------------
 def load_checkthat(path: str | Path, *, labelled: bool | None = None) -> list[Item]:
-    """Rows `index, text[, labels]`; labels like "[0.0, 1.0, 1.0]" become {"1": "NO", "2": "YES", ...}."""
+    """Rows `index, text[, labels]`; labels like "[0.0, 1.0, 0.5]" become {"1": "NO", "2": "YES", "3": "SPLIT"}."""
     path = Path(path)
-    items: list[Item] = []
     with _open_text(path) as fh:
-        reader = csv.reader(fh, delimiter="\t")  # CSV-quoted TSV: "..." with doubled quotes inside
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise _bad(path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`.")
-        cols = [c.strip().lower() for c in header]
-        if cols[:2] != ["index", "text"]:
-            raise _bad(path, 1, f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
-                       "Use the CheckThat 2025 task 4a TSV as distributed (tab-separated, with a header).")
-        has_labels = "labels" in cols
-        if labelled and not has_labels:
-            raise _bad(path, 1, "this split has no `labels` column.",
-                       "Use the train/dev split for scoring; the test split only produces predictions.")
-        width = 3 if has_labels else 2
-        seen: set[str] = set()
-        for row in reader:
-            line = reader.line_num
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != width:
-                raise _bad(path, line, f"expected {width} tab-separated columns, found {len(row)}.",
-                           "Check for a stray tab or an unclosed quote in the tweet text on that line.")
-            idx, text = row[0].strip(), row[1]
-            if not idx or not text.strip():
-                raise _bad(path, line, "empty index or text.", "Every row needs an index and a tweet text.")
-            if idx in seen:
-                raise _bad(path, line, f"duplicate index {idx!r}.", "Indexes must be unique.")
-            seen.add(idx)
-            gold = None
-            if has_labels:
-                gold = _parse_ct_labels(path, line, row[2])
-            items.append(Item(id=idx, text=text, gold=gold, meta={}, line=line))
+        return read_checkthat(fh, path, labelled=labelled)
+
+
+def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list[Item]:
+    """The CheckThat TSV from an open text stream; `path` only names it in error messages."""
+    items: list[Item] = []
+    reader = csv.reader(fh, delimiter="\t")  # CSV-quoted TSV: "..." with doubled quotes inside
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise _bad(path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`.")
+    cols = [c.strip().lower() for c in header]
+    if cols[:2] != ["index", "text"]:
+        raise _bad(path, 1, f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
+                   "Use the CheckThat 2025 task 4a TSV as distributed (tab-separated, with a header).")
+    has_labels = "labels" in cols
+    if labelled and not has_labels:
+        raise _bad(path, 1, "this split has no `labels` column.",
+                   "Use the train/dev split for scoring; the test split only produces predictions.")
+    width = 3 if has_labels else 2
+    seen: set[str] = set()
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != width:
+            raise _bad(path, line, f"expected {width} tab-separated columns, found {len(row)}.",
+                       "Check for a stray tab or an unclosed quote in the tweet text on that line.")
+        idx, text = row[0].strip(), row[1]
+        if not idx or not text.strip():
+            raise _bad(path, line, "empty index or text.", "Every row needs an index and a tweet text.")
+        if idx in seen:
+            raise _bad(path, line, f"duplicate index {idx!r}.", "Indexes must be unique.")
+        seen.add(idx)
+        gold = _parse_ct_labels(path, line, row[2]) if has_labels else None
+        items.append(Item(id=idx, text=text, gold=gold, meta={}, line=line))
     if not items:
         raise _bad(path, None, "no rows after the header.", "Use a non-empty split.")
     return items
@@ -148,10 +160,22 @@ def _parse_ct_labels(path: Path, line: int, raw: str) -> dict[str, str]:
         vals = ast.literal_eval(raw.strip())
     except (ValueError, SyntaxError):
         vals = None
-    if not isinstance(vals, (list, tuple)) or len(vals) != 3 or any(v not in (0, 1) for v in vals):
-        raise _bad(path, line, f"labels {raw!r} are not three 0/1 values.",
-                   'Write labels as a list like "[0.0, 1.0, 1.0]" (cat1, cat2, cat3).')
-    return {c: ("YES" if float(v) == 1.0 else "NO") for c, v in zip(CHECKTHAT_CATEGORIES, vals)}
+    if not isinstance(vals, (list, tuple)) or len(vals) != 3 or any(
+            v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1)
+            for v in vals):
+        raise _bad(path, line, f"labels {raw!r} are not three values between 0 and 1.",
+                   'Write labels as a list like "[0.0, 1.0, 1.0]" (cat1, cat2, cat3; 0.5 where annotators split).')
+    return {c: ct_label(v) for c, v in zip(CHECKTHAT_CATEGORIES, vals) if v is not None}
+
+
+def ct_label(value: float) -> str:
+    """A CheckThat label value as a label: 1 -> YES, 0 -> NO, anything between -> SPLIT (soft)."""
+    return "YES" if float(value) == 1.0 else "NO" if float(value) == 0.0 else SPLIT
+
+
+def ct_value(label: str | None) -> float | None:
+    """The inverse of `ct_label` (SPLIT is written as 0.5); None stays None (category not labelled)."""
+    return {"YES": 1.0, "NO": 0.0, SPLIT: 0.5}.get(label) if label is not None else None
 
 
 # -- AVeriTeC --------------------------------------------------------------------------------------
@@ -161,10 +185,15 @@ def load_averitec(path: str | Path, *, classes: int = 4) -> list[Item]:
         raise InvalidInput(f"AVeriTeC has 3 or 4 classes, not {classes}.", "Use averitec-dev or averitec-dev-3.")
     path = Path(path)
     with _open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as e:
-            raise _bad(path, e.lineno, f"invalid JSON ({e.msg}).", "Use the AVeriTeC dev.json file unchanged.")
+        return read_averitec(fh, path, classes=classes)
+
+
+def read_averitec(fh: Any, path: Path, *, classes: int = 4) -> list[Item]:
+    """AVeriTeC JSON from an open text stream; `path` only names it in error messages."""
+    try:
+        data = json.load(fh)
+    except json.JSONDecodeError as e:
+        raise _bad(path, e.lineno, f"invalid JSON ({e.msg}).", "Use the AVeriTeC dev.json file unchanged.")
     if not isinstance(data, list):
         raise _bad(path, None, "expected a JSON list of claims.", "Use the AVeriTeC dev.json file unchanged.")
     items: list[Item] = []
@@ -189,25 +218,30 @@ def load_averitec(path: str | Path, *, classes: int = 4) -> list[Item]:
 def load_liar(path: str | Path) -> list[Item]:
     """LIAR TSV, 14 columns, no header, read with QUOTE_NONE; six labels mapped to three."""
     path = Path(path)
-    items: list[Item] = []
     with _open_text(path) as fh:
-        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        for row in reader:
-            line = reader.line_num
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != len(LIAR_COLUMNS):
-                raise _bad(path, line, f"expected 14 tab-separated columns, found {len(row)}.",
-                           "Use the LIAR TSV unchanged (id, label, statement, ..., context).")
-            rec = dict(zip(LIAR_COLUMNS, row))
-            label = LIAR_MAP.get(rec["label"].strip().lower())
-            if label is None:
-                raise _bad(path, line, f"unknown label {rec['label']!r}.", f"LIAR labels are {sorted(LIAR_MAP)}.")
-            if not rec["statement"].strip():
-                raise _bad(path, line, "empty statement.", "Every row needs a statement.")
-            meta = {k: rec[k] for k in LIAR_SAFE_META if rec[k].strip()}
-            meta["label6"] = rec["label"].strip().lower()  # kept for analysis; the engine never gets meta
-            items.append(Item(id=rec["id"], text=rec["statement"].strip(), gold=label, meta=meta, line=line))
+        return read_liar(fh, path)
+
+
+def read_liar(fh: Any, path: Path) -> list[Item]:
+    """LIAR rows from an open text stream; `path` only names it in error messages."""
+    items: list[Item] = []
+    reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(LIAR_COLUMNS):
+            raise _bad(path, line, f"expected 14 tab-separated columns, found {len(row)}.",
+                       "Use the LIAR TSV unchanged (id, label, statement, ..., context).")
+        rec = dict(zip(LIAR_COLUMNS, row))
+        label = LIAR_MAP.get(rec["label"].strip().lower())
+        if label is None:
+            raise _bad(path, line, f"unknown label {rec['label']!r}.", f"LIAR labels are {sorted(LIAR_MAP)}.")
+        if not rec["statement"].strip():
+            raise _bad(path, line, "empty statement.", "Every row needs a statement.")
+        meta = {k: rec[k] for k in LIAR_SAFE_META if rec[k].strip()}
+        meta["label6"] = rec["label"].strip().lower()  # kept for analysis; the engine never gets meta
+        items.append(Item(id=rec["id"], text=rec["statement"].strip(), gold=label, meta=meta, line=line))
     if not items:
         raise _bad(path, None, "no rows.", "Use a non-empty LIAR TSV.")
     return items
@@ -304,6 +338,64 @@ NAMED: dict[str, _Named] = {
 }
 
 
+# -- a user's own file in a supported dataset's format ----------------------------------------------
+FORMATS: dict[str, _Named] = {
+    "checkthat": _Named("", "checkthat", YES_NO, load_checkthat, CHECKTHAT_CATEGORIES,
+                        about="CheckThat 2025 4a TSV: index, text[, labels]"),
+    "averitec": _Named("", "averitec", AVERITEC_LABELS, lambda p: load_averitec(p, classes=4),
+                       about="AVeriTeC JSON: a list of {claim, label, ...}"),
+    "liar": _Named("", "halftruth", HALFTRUTH_LABELS, load_liar, about="LIAR TSV: 14 columns, no header"),
+}
+
+
+def sniff_text(text: str, suffix: str) -> str | None:
+    """Which supported dataset format a file's text is in (checkthat | averitec | liar), from its content.
+
+    Only the first line (TSV) or the first record (JSON) is looked at; a file that matches none is a
+    plain table (None), read with a column mapping.
+    """
+    suffix = suffix.lower()
+    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if suffix in (".tsv", ".txt"):
+        cols = [c.strip().lower() for c in first.split("\t")]
+        if cols[:2] == ["index", "text"] and len(cols) in (2, 3) and cols[2:] in ([], ["labels"]):
+            return "checkthat"
+        if len(cols) == len(LIAR_COLUMNS) and cols[1] in LIAR_MAP:
+            return "liar"
+    if suffix == ".json":
+        head = text.lstrip("\ufeff").lstrip()
+        if head.startswith("[") and '"claim"' in head[:20000]:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError:
+                return "averitec"  # its loader names the line at fault
+            if isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("label") in AVERITEC_MAP:
+                return "averitec"
+    return None
+
+
+def sniff_format(path: str | Path) -> str | None:
+    """`sniff_text` on a file (reads the first 64 kB; a JSON file whole, as it must parse)."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    with open(p, encoding="utf-8", errors="replace", newline="") as fh:
+        text = fh.read() if p.suffix.lower() == ".json" else fh.read(65536)
+    return sniff_text(text, p.suffix)
+
+
+def read_format(fmt: str, text: str, where: str | Path) -> list[Item]:
+    """Items of an uploaded file's text in a supported format (`where` names it in error messages)."""
+    fh, path = io.StringIO(text, newline=""), Path(str(where))
+    if fmt == "checkthat":
+        return read_checkthat(fh, path)
+    if fmt == "averitec":
+        return read_averitec(fh, path, classes=4)
+    if fmt == "liar":
+        return read_liar(fh, path)
+    raise InvalidInput(f"Unknown dataset format {fmt!r}.", f"Use one of {', '.join(FORMATS)}.")
+
+
 def list_datasets() -> list[dict]:
     return [{"name": k, "task": v.task, "labels": list(v.labels), "path": str(config.SHARED_DATA / v.rel),
              "about": v.about} for k, v in NAMED.items()]
@@ -318,12 +410,20 @@ def load_dataset(name_or_path: str, *, path: str | Path | None = None, task: str
         p = Path(path) if path else config.SHARED_DATA / spec.rel
         items = spec.loader(p)
         return Dataset(name=name_or_path, task=spec.task, labels=spec.labels, items=items, path=str(p),
-                       categories=spec.categories, has_gold=spec.has_gold, fingerprint=_fingerprint(p))
+                       categories=spec.categories, has_gold=spec.has_gold, fingerprint=_fingerprint(p),
+                       format=name_or_path.split("-")[0])
     p = Path(name_or_path)
     if not p.suffix:
         raise InvalidInput(f"Unknown dataset {name_or_path!r}.",
-                           f"Use one of {', '.join(NAMED)} or a path to a .csv/.tsv/.jsonl file.")
+                           f"Use one of {', '.join(NAMED)} or a path to a .csv/.tsv/.jsonl/.json file.")
+    fmt = sniff_format(p)
+    if fmt:  # the user's own file in a bundled dataset's format: the same loader as the named splits
+        spec = FORMATS[fmt]
+        items = spec.loader(p)
+        has_gold = any(it.gold for it in items)
+        return Dataset(name=p.stem, task=task or spec.task, labels=spec.labels, items=items, path=str(p),
+                       categories=spec.categories, has_gold=has_gold, fingerprint=_fingerprint(p), format=fmt)
     items = load_table(p, text=text_col, label=label_col, id=id_col, label_map=label_map)
     golds = sorted({i.gold for i in items if isinstance(i.gold, str)})
     return Dataset(name=p.stem, task=task or "custom", labels=tuple(labels or golds), items=items, path=str(p),
-                   has_gold=bool(golds), fingerprint=_fingerprint(p))
+                   has_gold=bool(golds), fingerprint=_fingerprint(p), format="table")

@@ -7,6 +7,8 @@ Conventions (stated because papers differ):
 - A missing or unparseable prediction counts as wrong (it is its own column "INVALID" in the
   confusion matrix, and never a class of the macro average). Failed items (no finished debate) are
   left out of the scores and counted in `coverage`.
+- A soft gold label (CheckThat 0.5: the original annotators split) has no right answer: such
+  decisions are left out of F1 and accuracy and counted in `split_excluded` (per category).
 """
 
 from __future__ import annotations
@@ -18,6 +20,23 @@ import numpy as np
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score
 
 INVALID = "INVALID"
+SPLIT = "SPLIT"  # = datasets.SPLIT (not imported: metrics must stay light)
+
+
+def split_counts(rows: list[dict], categories: list[str]) -> dict[str, int]:
+    """Done decisions whose gold is soft (annotators split), per category ("" for single-label tasks)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        gold, pred = r.get("gold"), r.get("prediction")
+        if r.get("status") != "done":
+            continue
+        if categories and isinstance(gold, dict):
+            for c in categories:
+                if gold.get(c) == SPLIT and isinstance(pred, dict) and c in pred:
+                    out[c] = out.get(c, 0) + 1
+        elif gold == SPLIT:
+            out[""] = out.get("", 0) + 1
+    return out
 
 
 def _decisions(rows: list[dict], categories: list[str]) -> dict[str, tuple[list[str], list[str], list[str]]]:
@@ -31,11 +50,11 @@ def _decisions(rows: list[dict], categories: list[str]) -> dict[str, tuple[list[
             if not isinstance(gold, dict):
                 continue
             for c in categories:
-                if not isinstance(pred, dict) or c not in pred:
+                if not isinstance(pred, dict) or c not in pred or gold.get(c) in (None, SPLIT):
                     continue
                 ids, g, p = out.setdefault(c, ([], [], []))
                 ids.append(r["item_id"]), g.append(gold[c]), p.append(pred.get(c) or INVALID)
-        elif isinstance(gold, str):
+        elif isinstance(gold, str) and gold != SPLIT:
             ids, g, p = out.setdefault("", ([], [], []))
             ids.append(r["item_id"]), g.append(gold), p.append(pred if isinstance(pred, str) and pred else INVALID)
     return out
@@ -62,11 +81,14 @@ def compute_metrics(rows: list[dict], dataset: dict) -> dict:
     categories = list(dataset.get("categories") or [])
     labels = list(dataset.get("labels") or [])
     dec = _decisions(rows, categories)
-    out: dict[str, Any] = {"dataset": dataset.get("name"), "task": dataset.get("task")}
+    splits = split_counts(rows, categories)
+    out: dict[str, Any] = {"dataset": dataset.get("name"), "task": dataset.get("task"),
+                           "split_excluded": sum(splits.values())}
     if categories:
         per_cat = {c: score(g, p, labels) for c, (_, g, p) in sorted(dec.items())}
         for c, s in per_cat.items():
             s["f1_positive"] = s["f1"].get("YES", 0.0)
+            s["split_excluded"] = splits.get(c, 0)
         out["categories"] = per_cat
         out["macro_f1"] = float(np.mean([s["macro_f1"] for s in per_cat.values()])) if per_cat else None
         out["accuracy"] = float(np.mean([s["accuracy"] for s in per_cat.values()])) if per_cat else None

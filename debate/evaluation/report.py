@@ -151,6 +151,9 @@ def render_html(m: dict, rows: list[dict]) -> str:
         parts.append(_table(hdr, [[m["n"], m["accuracy"], m["macro_f1"], *m["f1"].values(), m["invalid"]]]))
     parts.append("<p>" + html.escape(f"items {cov.get('items')} · done {cov.get('done')} · failed "
                                      f"{cov.get('failed')} · pending {cov.get('pending')}") + "</p>")
+    if m.get("split_excluded"):
+        parts.append("<p>" + html.escape(f"{m['split_excluded']} decisions whose gold label is soft (annotators split) "
+                                         "are left out of the scores.") + "</p>")
     d = m.get("debate") or {}
     if d.get("items"):
         keys = ["rounds_mean", "early_stop_rate", "first_vote_consensus_rate", "vote_changes_mean", "tokens_mean",

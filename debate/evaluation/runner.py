@@ -234,7 +234,8 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
         cp.check_config(fingerprint(opts, ds, lineup))
         cp.set_meta("options", {**asdict(opts), "lineup": lineup})
         cp.set_meta("dataset", {"name": ds.name, "task": opts.task or ds.task, "labels": list(ds.labels),
-                                "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path})
+                                "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path,
+                                "format": ds.format})
         items = select_items(ds.items, limit=opts.limit, sample=opts.sample, sample_seed=opts.sample_seed,
                              category=opts.category)
         cp.add_items((it.id, n, it.text, it.gold) for n, it in enumerate(items))

@@ -19,11 +19,14 @@ from typing import Any, Callable, Iterator
 from debate import prompts
 from debate.decisions import normalise_probs
 from debate.errors import Cancelled
-from debate.events import Event, PhaseStarted, TokenDelta, TurnFinished, TurnStarted, Verdict
+from debate.events import (Event, PhaseStarted, TokenDelta, TranscriptShortened, TurnFinished, TurnStarted,
+                           Verdict)
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.spec import ModelSpec
 from debate.parsing import ParseResult, parse_citations, split_think
+from debate.protocols import prompting
+from debate.protocols.prompting import Said, Slot, order_of
 from debate.tasks import TaskView
 
 Param = tuple[Any, str]  # (default, description)
@@ -130,12 +133,42 @@ class DebateContext:
             "evidence": self.evidence_text(),
         }
 
-    def clip(self, text: str) -> str:
-        """Keep the most recent part of a long transcript so small context windows are not overrun."""
-        limit = int(self.params.get("max_context_chars", 6000) or 0)
-        if limit <= 0 or len(text) <= limit:
-            return text
-        return "[earlier discussion omitted]\n" + text[-limit:]
+    # -- prompt assembly (debate/protocols/prompting.py): every agent's messages are built here ------
+    def context_budget(self, agent: Agent, max_tokens: int | None = None) -> int | None:
+        """Characters a whole prompt for `agent` may have: `max_context_chars` if set, else what the
+        model's context window (backends that report `n_ctx`) leaves for the prompt; None = no limit."""
+        explicit = int(self.params.get("max_context_chars", 0) or 0)
+        n_ctx = None
+        if explicit <= 0:
+            try:
+                n_ctx = getattr(self.client.backend_for(ModelSpec.parse(agent.model)), "n_ctx", None)
+            except Exception:  # noqa: BLE001 - an unknown backend fails later with its own clear message
+                n_ctx = None
+        return prompting.budget_chars(n_ctx, int(max_tokens or self.config.max_tokens), explicit)
+
+    def prompt(self, agent: Agent, system_id: str | None, user_id: str, values: dict,
+               slots: dict[str, Slot] | None = None, *, phase: str = "", round: int = 0,
+               history: list[Message] | None = None, addendum: str = "",
+               max_tokens: int | None = None) -> Iterator[Event]:
+        """`messages = yield from ctx.prompt(...)`: the template filled with the whole debate (`slots`),
+        shortened only when the model's context cannot hold it — then a TranscriptShortened event says so."""
+        slots = slots or {}
+
+        def build(s: dict[str, Slot]) -> list[Message]:
+            return prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
+
+        msgs, report = prompting.fit(build, slots, self.context_budget(agent, max_tokens))
+        if report is not None:
+            yield TranscriptShortened(agent=agent.agent, phase=phase, round=round, prompt_id=user_id,
+                                      budget_chars=report.budget_chars, original_chars=report.original_chars,
+                                      final_chars=report.final_chars, condensed=report.condensed,
+                                      omitted=report.omitted, reason=report.reason)
+        return msgs
+
+    def step(self, text: str) -> str:
+        """The Alg. 1/2 step string as an engine line after the template, only when `step_instruction` is
+        on: the paper says those strings only explain the prompt, so by default nothing is added."""
+        return prompts.render("engine.step", step=text) if self.params.get("step_instruction") else ""
 
     # -- events the protocols build -------------------------------------------------------------
     def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:
@@ -144,7 +177,8 @@ class DebateContext:
 
     def verdict(self, label: str | None, explanation: str, source: str,
                 confidence: float | None = None) -> Verdict:
-        gold = self.config.gold if self.task and len(self._categories()) == 1 else None
+        cats = self._categories()  # a category decided only as input to a rule has no gold of its own
+        gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
         return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
                        category=self.task.category if self.task else None, gold=gold,
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
@@ -307,18 +341,15 @@ class DebateContext:
         return finished
 
 
-def said(turns: list[TurnFinished], names: dict[str, str] | None = None) -> str:
-    """A transcript block: one paragraph per turn, `Name: text`."""
-    out = []
-    for t in turns:
-        who = (names or {}).get(t.agent, t.agent)
-        out.append(f"{who}: {t.text.strip() or '(no answer)'}")
-    return "\n\n".join(out)
+def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:
+    """Earlier turns as prompt entries; `prefix(turn)` names the speaker as the template's transcript does."""
+    return tuple(Said(t.text, prefix(t), order_of(t.turn_id, i)) for i, t in enumerate(turns))
 
 
 COMMON_PARAMS: dict[str, Param] = {
     "repair": (True, "Retry an unreadable answer once with a repair prompt before marking it invalid."),
-    "max_context_chars": (6000, "Longest transcript put into a prompt (older text is cut); 0 = no limit."),
+    "max_context_chars": (0, "Most characters of one prompt. 0 = the whole debate, shortened (oldest turns "
+                             "condensed, an event says so) only when the model's context window cannot hold it."),
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
 }
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from debate import prompts
 from debate.events import Event
 from debate.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
@@ -19,7 +18,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     agent = ctx.role("baseline")
     yield ctx.phase("answer", 0, "Few-shot answer",
                     "One model reads the category description with its examples and answers in JSON.")
-    msgs = prompts.messages(None, "turquaz.baseline", ctx.task_values())
+    msgs = yield from ctx.prompt(agent, None, "turquaz.baseline", ctx.task_values(), phase="answer")
     turn = yield from ctx.turn(TurnSpec(agent, "answer", 0, msgs, "turquaz.baseline",
                                         parse=lambda s: parse_label(s, t.labels), labels=t.labels,
                                         answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',

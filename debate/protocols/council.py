@@ -4,19 +4,20 @@ Initial votes (line 4) are collected from all members at once. If the leading la
 the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summarises in JSON (line 9),
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
-rule in debate.decisions.majority. Members see the whole discussion so far (clipped to
-max_context_chars) and the chair's latest summary.
+rule in debate.decisions.majority. Members and the chair read the whole discussion so far (every
+member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
+members also read the chair's latest summary. Members of one round answer at once, so none of them
+reads another's answer of the same round (CollectResponses, line 10).
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from debate import prompts
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.parsing import ParseResult, parse_chair, parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 
 def _chair_parse(text: str) -> ParseResult:
@@ -24,8 +25,9 @@ def _chair_parse(text: str) -> ParseResult:
     return ParseResult(d["status"] or "SUMMARY", d, "json") if d else ParseResult(None)
 
 
-def discussion_text(turns: list[TurnFinished]) -> str:
-    return "\n\n".join(f"{t.agent} (round {t.round}): {t.text.strip() or '(no answer)'}" for t in turns)
+def discussion(turns: list[TurnFinished]) -> Slot:
+    """The council's discussion so far: "m2 (round 1): ..." paragraphs."""
+    return Slot(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -37,15 +39,17 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     history: list[dict] = []
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
-    def member_specs(rnd: int, summary: str) -> list[TurnSpec]:
-        vals = {**vals_common, "discussion": ctx.clip(discussion_text(said)) if said else "None",
-                "chair_summary": summary or "None"}
-        msgs = prompts.messages(None, "turquaz.council.member", vals)
-        return [TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
-                         parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
-                         labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
-                         **json_answer("vote", t.labels))
-                for m in members]
+    def member_specs(rnd: int, summary: str) -> Iterator[Event]:
+        vals = {**vals_common, "chair_summary": summary or "None"}
+        specs = []
+        for m in members:
+            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
+                                         phase="vote", round=rnd)
+            specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
+                                  parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
+                                  labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
+                                  **json_answer("vote", t.labels)))
+        return specs
 
     def tallied(rnd: int, votes: dict) -> VotesTallied:
         prev = history[-2] if len(history) > 1 else None
@@ -57,7 +61,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
 
     yield ctx.phase("vote", 0, "Initial votes",
                     "Alg. 3 line 4: every council member assesses the tweet and votes, all at once.")
-    turns = yield from ctx.turns(member_specs(0, ""))
+    turns = yield from ctx.turns((yield from member_specs(0, "")))
     said += turns
     votes = {x.agent: x.label for x in turns}
     history.append(votes)
@@ -70,17 +74,18 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             ctx.rounds = r
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
-            vals = {**vals_common, "discussion": ctx.clip(discussion_text(said)),
-                    "vote_status": vote_status(votes, t.labels, theta)}
+            vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": discussion(said)},
+                                         phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
-                chair, "chair", r, prompts.messages(None, "turquaz.council.chair", vals), "turquaz.council.chair",
+                chair, "chair", r, msgs, "turquaz.council.chair",
                 parse=_chair_parse,
                 answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
                 **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary")))
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
-            turns = yield from ctx.turns(member_specs(r, summary))
+            turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
             votes = {x.agent: x.label for x in turns}
             history.append(votes)

@@ -1,12 +1,15 @@
 """RADAR (role-anchored, evidence-grounded debate) and RADAR-single.
 
 Flow (RADAR Sec. 3.3, App. A): opening, up to R rebuttal rounds, closing, then the judge's
-[REASON]/[VERDICT]. Each debater keeps its own conversation (system prompt, its earlier prompts and
-answers), which is what lets the App. A closing prompts, which carry only the claim and the evidence,
-summarise "your final position". The evidence pool is written out in full in each agent's first prompt
-and referred to afterwards (param repeat_evidence), so small context windows survive 20 passages.
-Roles: expertise (Politician, Scientist; + Journalist who speaks first in every round for 3 debaters;
-+ a domain expert whose domain an LLM infers, for 4) or position (Advocate, Critic).
+[REASON]/[VERDICT]. Every prompt is the App. A template for its role and phase, with the whole evidence
+pool (each template has {evidence}) and the opponent's latest argument where the template has a slot for
+it. The paper's templates are self-contained, so by default a debater has no other memory
+(`debater_memory`); with it on, each debater keeps its own conversation, and `repeat_evidence` off then
+refers to the evidence after the first prompt instead of repeating it. Roles: expertise (Politician,
+Scientist; + Journalist who speaks first in every round, its argument appended to the Politician's and
+Scientist's prompts, for 3 debaters; + a domain expert whose domain an LLM infers, for 4) or position
+(Advocate, Critic). The judge, the round judge and the stop agent read every argument so far (shortened
+only when a model's context window cannot hold it, see prompting.py).
 
 Adaptive early stopping (A.2): after the opening and after each rebuttal round the stop agent answers
 CONTINUE/STOP and the round judge (the judge prompt over the debate so far) gives a preliminary verdict.
@@ -16,12 +19,15 @@ confidence >= τc (debate.decisions). Probabilities come from the backend's labe
 distinct seeds (method "samples"). On a stop the preliminary verdict is final (on_stop="verdict") or
 the debate skips to closing statements and the final judge (on_stop="closing").
 
-RADAR-single (Sec. 4.1: same architecture, prompts and retrieval, no interaction): one debater gives its
-opening and closing with the same prompts, and the same judge decides from that one-sided transcript.
+RADAR-single (Sec. 4.1: "identical architecture, prompts, and retrieval but without inter-agent
+interaction"; the paper shows no more): `single_mode` one-debater (default: one debater's opening and
+closing, the judge's Agent B slot says there is none), independent (both debaters open and close without
+reading each other; no rebuttals) or judge (the judge alone over the claim and the evidence).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from debate import prompts
@@ -30,7 +36,7 @@ from debate.events import Event, StopCheck, TurnFinished
 from debate.lineups import Agent
 from debate.models.spec import ModelSpec
 from debate.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 EVIDENCE_ABOVE = " (the same evidence as given above)"
@@ -63,96 +69,111 @@ class Debate:
             return f"radar.expertise.{phase}"
         return f"radar.{role}.{phase}"
 
-    def last(self, role: str) -> str:
-        said = self.args.get(role) or []
-        return said[-1].text.strip() if said else "(no argument yet)"
-
-    def spec(self, agent: Agent, phase: str, rnd: int, extra: dict | None = None) -> TurnSpec:
+    def spec(self, agent: Agent, phase: str, rnd: int) -> Iterator[Event]:
+        """`spec = yield from d.spec(...)`: the App. A template of this role and phase."""
         role = agent.role
-        first = agent.agent not in self.history
+        memory = bool(self.ctx.p("debater_memory"))
+        history = self.history.get(agent.agent) if memory else None
         evidence = self.ctx.evidence_text()
-        if not first and not self.ctx.p("repeat_evidence"):
+        if history and not self.ctx.p("repeat_evidence"):
             evidence = EVIDENCE_ABOVE
         other = {"politician": "scientist", "scientist": "politician"}.get(role, "")
         vals = {"claim": self.ctx.claim, "evidence": evidence, "role_name": role,
-                "opponent_name": other, "domain_inferred": self.domain or "general",
-                "poli_argument": self.last("politician"), "sci_argument": self.last("scientist"),
-                "jour_argument": self.last("journalist"), "politician_rebuttal": self.last("politician"),
-                "scientist_rebuttal": self.last("scientist"), **(extra or {})}
+                "opponent_name": other, "domain_inferred": self.domain or "general"}
+        latest = {"poli_argument": "politician", "sci_argument": "scientist", "jour_argument": "journalist",
+                  "politician_rebuttal": "politician", "scientist_rebuttal": "scientist"}
         if role in ("advocate", "critic"):
-            vals["oppo_argument"] = self.last("critic" if role == "advocate" else "advocate")
+            latest["oppo_argument"] = "critic" if role == "advocate" else "advocate"
         if role in ("politician", "scientist"):
-            vals["con_argument"] = self.last(other)
+            latest["con_argument"] = other
         uid = self.user_id(role, phase)
-        user = prompts.render(uid, **vals)
-        if role in ("politician", "scientist", "expert") and phase != "closing" and self.args.get("journalist"):
-            user += "\n\n" + prompts.render("engine.journalist_context", jour_argument=self.last("journalist"))
-        if first:
-            self.history[agent.agent] = [{"role": "system", "content": prompts.render(self.system_id(role), **vals)}]
-        msgs = self.history[agent.agent] + [{"role": "user", "content": user}]
+        used = set(prompts.get(uid).variables)
+        slots = {k: self.latest(r) for k, r in latest.items() if k in used}
+        addendum = ""
+        if role in ("politician", "scientist") and self.args.get("journalist"):
+            # A.1(b): the journalist speaks first in each round and its response is made available to the
+            # politician and the scientist; their templates have no slot for it, so it follows the template
+            addendum = prompts.render("engine.journalist_context",
+                                      jour_argument=self.latest("journalist").render())
+        system_id = None if history else self.system_id(role)
+        msgs = yield from self.ctx.prompt(agent, system_id, uid, vals, slots, phase=phase, round=rnd,
+                                          history=history, addendum=addendum)
+        if memory and not history:
+            self.history[agent.agent] = msgs[:1]
         return TurnSpec(agent, phase, rnd, msgs, uid)
+
+    def latest(self, role: str) -> Slot:
+        """A role's latest argument (opening or rebuttal; a journalist's closing counts in its round)."""
+        said = self.args.get(role) or []
+        if role == "journalist" and role in self.closing:  # it closes first: the others read its closing
+            said = said + [self.closing[role]]
+        return Slot(entries(said[-1:], lambda t: ""), empty="(no argument yet)")
 
     def record(self, specs: list[TurnSpec], done: list[TurnFinished]) -> None:
         for s, t in zip(specs, done):
-            self.history[s.agent.agent] = s.messages + [{"role": "assistant", "content": t.text}]
+            if self.ctx.p("debater_memory"):
+                self.history[s.agent.agent] = s.messages + [{"role": "assistant", "content": t.text}]
             if s.phase == "closing":
                 self.closing[s.agent.role] = t
             else:
                 self.args[s.agent.role].append(t)
 
-    def speak(self, agents: list[Agent], phase: str, rnd: int, extra: dict | None = None) -> Iterator[Event]:
-        specs = [self.spec(a, phase, rnd, extra) for a in agents]
+    def speak(self, agents: list[Agent], phase: str, rnd: int) -> Iterator[Event]:
+        specs = []
+        for a in agents:
+            specs.append((yield from self.spec(a, phase, rnd)))
         done = yield from self.ctx.turns(specs)
         self.record(specs, done)
         return done
 
     # -- the judge's view of the debate ---------------------------------------------------------
-    def judge_values(self, partial: bool) -> dict:
+    def judge_slots(self, partial: bool, lone: str = "(no second debater: single-agent setting)") -> dict[str, Slot]:
+        """The A.1 judge template's six slots, with every argument given so far (the round judge of A.2(b)
+        reads "the arguments accumulated up to that point"). Extra debaters follow Agent B as Agent C/D."""
         roles = [a.role for a in self.debaters]
-        a_role, b_role = roles[0], (roles[1] if len(roles) > 1 else None)
+        a_role, b_role = (roles[0] if roles else None), (roles[1] if len(roles) > 1 else None)
         missing = "(not yet given)" if partial else "(none)"
-        lone = "(no second debater: single-agent setting)"
 
-        def opening(role):
-            said = [t for t in self.args.get(role, []) if t.phase == "opening"]
-            return said[0].text.strip() if said else missing
+        def said(role: str | None, phase: str) -> list[TurnFinished]:
+            if role is None:
+                return []
+            if phase == "closing":
+                return [self.closing[role]] if role in self.closing else []
+            return [t for t in self.args.get(role, []) if t.phase == phase]
 
-        def rebuttals(role):
-            said = [t for t in self.args.get(role, []) if t.phase == "rebuttal"]
-            return "\n".join(f"Round {t.round}: {t.text.strip()}" for t in said) if said else missing
+        def slot(role: str | None, phase: str, extras: list[str], empty: str) -> Slot:
+            def prefix(t: TurnFinished) -> str:
+                who = "" if t.role == role else f"Agent {'CD'[roles.index(t.role) - 2]} ({NAMES[t.role]}): "
+                first = t is said(t.role, phase)[0]
+                lead = who if first else ""
+                return lead + (f"Round {t.round}: " if phase == "rebuttal" else "")
+            turns = said(role, phase) + [t for r in extras for t in said(r, phase)]
+            return Slot(entries(turns, prefix), sep="\n", empty=empty)
 
-        def closing(role):
-            return self.closing[role].text.strip() if role in self.closing else missing
+        extras = roles[2:]
+        out = {}
+        for key, phase in (("open", "opening"), ("rebuttal", "rebuttal"), ("close", "closing")):
+            out[f"advocate_{key}"] = slot(a_role, phase, [], missing if a_role else lone)
+            out[f"critic_{key}"] = slot(b_role, phase, extras, missing if b_role else lone)
+        return out
 
-        def b_side(fn):
-            if b_role is None:
-                return lone
-            text = fn(b_role)
-            for i, extra in enumerate(roles[2:]):
-                text += f"\nAgent {'CD'[i]} ({NAMES[extra]}): {fn(extra)}"
-            return text
-
-        return {"advocate_open": opening(a_role), "critic_open": b_side(opening),
-                "advocate_rebuttal": rebuttals(a_role), "critic_rebuttal": b_side(rebuttals),
-                "advocate_close": closing(a_role), "critic_close": b_side(closing)}
-
-    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool) -> TurnSpec:
+    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None) -> Iterator[Event]:
         t = self.ctx.task
         kind = "position" if self.position else "expertise"
-        vals = {**self.ctx.task_values(), **self.judge_values(partial)}
         uid = f"radar.{kind}.judge"
-        msgs = prompts.messages(f"radar.{kind}.system.judge", uid, vals)
+        slots = self.judge_slots(partial, *([lone] if lone else []))
+        msgs = yield from self.ctx.prompt(judge, f"radar.{kind}.system.judge", uid, self.ctx.task_values(), slots,
+                                          phase=phase, round=rnd)
         return TurnSpec(judge, phase, rnd, msgs, uid, parse=lambda s: parse_verdict(s, t.labels), labels=t.labels,
                         answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
                         **json_answer("verdict", t.labels, "reason"))
 
-    def summary(self) -> str:
-        out = []
-        for a in self.debaters:
-            for t in self.args[a.role]:
-                when = "opening" if t.phase == "opening" else f"rebuttal {t.round}"
-                out.append(f"{NAMES[a.role]} ({when}): {t.text.strip()}")
-        return self.ctx.clip("\n\n".join(out))
+    def summary(self) -> Slot:
+        """"Rounds completed so far" for the stop agent: every argument, in the order given."""
+        turns = sorted((t for a in self.debaters for t in self.args[a.role]),
+                       key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0)
+        return Slot(entries(turns, lambda t: f"{NAMES[t.role]} ({'opening' if t.phase == 'opening' else f'rebuttal {t.round}'}): "),
+                    empty="(none yet)")
 
 
 def _method(ctx: DebateContext, agents: list[Agent]) -> str:
@@ -170,11 +191,13 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
     """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence)."""
     t = ctx.task
     stop_agent, judge = ctx.role("stop-agent"), ctx.role("judge")
-    vals = {"claim": ctx.claim, "evidence": ctx.evidence_text(), "summary": d.summary(), "upcoming_round": upcoming}
-    stop_msgs = prompts.messages(None, "radar.stop_agent", vals)
     method = _method(ctx, [stop_agent, judge])
     yield ctx.phase("stop-check", rnd, f"Stop check after {'the opening' if rnd == 0 else f'round {rnd}'}",
                     f"Stop agent (CONTINUE/STOP) and round judge (preliminary verdict), method: {method}.")
+    vals = {"claim": ctx.claim, "evidence": ctx.evidence_text(), "upcoming_round": upcoming}
+    stop_msgs = yield from ctx.prompt(stop_agent, None, "radar.stop_agent", vals, {"summary": d.summary()},
+                                      phase="stop-check", round=rnd)
+    round_judge = yield from d.judge_spec(judge, "round-judge", rnd, partial=True)
 
     def stop_spec(temp=None, seed="agent", repair=True):
         return TurnSpec(stop_agent, "stop-check", rnd, stop_msgs, "radar.stop_agent", parse=parse_stop,
@@ -183,9 +206,7 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
                         **json_answer("decision", ("CONTINUE", "STOP"), None))
 
     def judge_spec(temp=None, seed="agent", repair=True):
-        s = d.judge_spec(judge, "round-judge", rnd, partial=True)
-        s.temperature, s.seed, s.repair = temp, seed, repair
-        return s
+        return replace(round_judge, temperature=temp, seed=seed, repair=repair)
 
     detail: dict = {"upcoming_round": upcoming}
     stop_probs = verdict_probs = None
@@ -231,7 +252,7 @@ def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event
         dom = parse_domain(s) or str((parse_json_object(s) or {}).get("domain", "")).strip() or None
         return ParseResult(dom, {"domain": dom}, "line") if dom else ParseResult(None)
 
-    msgs = prompts.messages(None, "radar.domain.inference", {"claim": ctx.claim})
+    msgs = yield from ctx.prompt(agent, None, "radar.domain.inference", {"claim": ctx.claim}, phase="domain")
     t = yield from ctx.turn(TurnSpec(agent, "domain", 0, msgs, "radar.domain.inference", parse=parse,
                                      answer_format="DOMAIN: <one word>", schema_format='{"domain": "..."}',
                                      schema={"type": "object", "required": ["domain"],
@@ -275,23 +296,36 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         yield ctx.phase("rebuttal", r + 1, f"Rebuttal round {r + 1}",
                         "Each debater answers the other side's latest argument.")
         yield from round_of_speech("rebuttal", r + 1)
-    yield ctx.phase("closing", ctx.rounds, "Closing statements", "Each debater sums up its final position.")
-    yield from d.speak(debaters, "closing", ctx.rounds)
+    yield ctx.phase("closing", ctx.rounds, "Closing statements", "Each debater sums up its final position"
+                    + (" (the journalist first)." if journalist else "."))
+    yield from round_of_speech("closing", ctx.rounds)
     yield ctx.phase("judge", ctx.rounds, "Judge's verdict", "The judge weighs the debate and the evidence.")
-    j = yield from ctx.turn(d.judge_spec(judge, "judge", ctx.rounds, partial=False))
+    j = yield from ctx.turn((yield from d.judge_spec(judge, "judge", ctx.rounds, partial=False)))
     yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
                       "The judge's answer could not be read.", "judge", j.confidence)
 
 
 def run_single(ctx: DebateContext) -> Iterator[Event]:
-    agent = ctx.role(str(ctx.p("role")))
-    d = Debate(ctx, [agent])
-    yield ctx.phase("opening", 0, "Opening statement", "One agent assesses the claim over the evidence alone.")
-    yield from d.speak([agent], "opening", 0)
-    yield ctx.phase("closing", 0, "Closing statement", "The same agent sums up; no other agent is heard.")
-    yield from d.speak([agent], "closing", 0)
-    yield ctx.phase("judge", 0, "Judge's verdict", "The judge decides from the single agent's statements.")
-    j = yield from ctx.turn(d.judge_spec(ctx.role("judge"), "judge", 0, partial=False))
+    mode = str(ctx.p("single_mode"))
+    debaters = [a for a in ctx.agents if a.role in NAMES]
+    d = Debate(ctx, debaters)
+    lone = None
+    if mode == "judge":
+        lone = "(no debate: single-agent setting, the judge alone reads the claim and the evidence)"
+    elif mode == "independent":
+        yield ctx.phase("opening", 0, "Opening statements",
+                        "Each debater assesses the claim over the evidence; neither reads the other.")
+        yield from d.speak(debaters, "opening", 0)
+        yield ctx.phase("closing", 0, "Closing statements", "Each sums up; still no agent reads another.")
+        yield from d.speak(debaters, "closing", 0)
+    else:
+        lone = "(no second debater: single-agent setting)"
+        yield ctx.phase("opening", 0, "Opening statement", "One agent assesses the claim over the evidence alone.")
+        yield from d.speak(debaters, "opening", 0)
+        yield ctx.phase("closing", 0, "Closing statement", "The same agent sums up; no other agent is heard.")
+        yield from d.speak(debaters, "closing", 0)
+    yield ctx.phase("judge", 0, "Judge's verdict", "The judge decides from what the single-agent setting said.")
+    j = yield from ctx.turn((yield from d.judge_spec(ctx.role("judge"), "judge", 0, partial=False, lone=lone)))
     yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
                       "The judge's answer could not be read.", "judge", j.confidence)
 
@@ -299,8 +333,10 @@ def run_single(ctx: DebateContext) -> Iterator[Event]:
 _SHARED = {
     "roles": ("expertise", "expertise: Politician / Scientist (+Journalist, +domain expert); position: "
                            "Advocate / Critic (RADAR Sec. 5.1)."),
-    "repeat_evidence": (False, "Repeat the full evidence in every prompt of a debater (the paper's templates "
-                               "do); off: once in its first prompt, referred to afterwards."),
+    "repeat_evidence": (True, "The full evidence in every prompt (every App. A template has {evidence}); off "
+                              "(only with debater_memory): once, then '(the same evidence as given above)'."),
+    "debater_memory": (False, "Each debater keeps its own conversation (its earlier prompts and answers). The "
+                              "paper's templates are self-contained and say nothing of memory: off."),
 }
 
 INFO = ProtocolInfo(
@@ -331,8 +367,14 @@ SINGLE_INFO = ProtocolInfo(
     name="radar-single", title="RADAR-single (one agent, no interaction)",
     one_line="One agent gives its opening and closing over the evidence with RADAR's prompts; the judge decides.",
     roles=("agent", "judge"),
-    params=params({**_SHARED, "role": ("scientist", "Which role's prompts the single agent uses (politician, "
-                                                    "scientist, advocate, critic).")}),
+    params=params({**_SHARED,
+                   "single_mode": ("one-debater", "The paper says only 'identical architecture, prompts, and retrieval "
+                                                  "but without inter-agent interaction'. one-debater: one agent's "
+                                                  "opening and closing; independent: both debaters open and close "
+                                                  "without reading each other; judge: the judge alone."),
+                   "role": ("scientist", "one-debater: which role's prompts the agent uses (politician, "
+                                         "scientist, advocate, critic).")}),
     run=run_single, uses_evidence=True,
-    choices={"roles": ("expertise", "position"), "role": ("politician", "scientist", "advocate", "critic")},
+    choices={"roles": ("expertise", "position"), "role": ("politician", "scientist", "advocate", "critic"),
+             "single_mode": ("one-debater", "independent", "judge")},
 )

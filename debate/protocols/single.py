@@ -1,19 +1,21 @@
 """Single debate (TurQUaz Alg. 1): proponent and opponent, R rebuttal rounds, closings, a judge's JSON.
 
-Openings (lines 5-6) and closings (13-14) do not depend on each other and run concurrently; in each
-rebuttal round the proponent answers the opponent's last argument and the opponent then answers the
-proponent's new one (lines 9-10), so those two are sequential. Prompts: App. A.1 system prompts with the
-A.3 user prompts; the brief step instruction of each Generate() call is appended (template engine.step).
+Openings (lines 5-6) and closings (13-14) do not depend on each other and run concurrently (the transcript
+of line 7/15 is updated after both); in each rebuttal round the proponent answers the opponent's last
+argument and the opponent then answers the proponent's new one (lines 9-10), so those two are sequential.
+Prompts: App. A.1 system prompts with the A.3 user prompts; "Previous Discussion" and the judge's
+"Debate Transcript" hold the whole transcript so far (shortened only when the model's context window cannot
+hold it, see prompting.py). The brief strings of Alg. 1 "only explain the prompt" (Sec. 3.1), so they are
+not sent unless `step_instruction` is switched on.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from debate import prompts
 from debate.events import Event, TurnFinished
 from debate.parsing import parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
 
@@ -30,20 +32,22 @@ def steps(phrase: str) -> dict[tuple[str, str], str]:
     }
 
 
-def transcript_text(turns: list[TurnFinished]) -> str:
-    out = []
-    for t in turns:
+def transcript(turns: list[TurnFinished]) -> Slot:
+    """The debate so far as "Proponent (rebuttal 2): ..." paragraphs."""
+    def who(t: TurnFinished) -> str:
         when = t.phase if t.phase != "rebuttal" else f"rebuttal {t.round}"
-        out.append(f"{SIDES.get(t.role, t.role)} ({when}): {t.text.strip() or '(no answer)'}")
-    return "\n\n".join(out)
+        return f"{SIDES.get(t.role, t.role)} ({when}): "
+    return Slot(entries(turns, who))
 
 
-def judge_spec(ctx: DebateContext, user_id: str, transcript: str) -> TurnSpec:
+def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Iterator[Event]:
+    """`spec = yield from judge_spec(...)`: the judge's prompt over the whole transcript `slot`."""
     t = ctx.task
-    values = {**ctx.task_values(), "transcript": transcript}
-    return TurnSpec(ctx.role("judge"), "judge", ctx.rounds, prompts.messages("turquaz.system.judge", user_id, values),
-                    user_id, parse=lambda s: parse_label(s, t.labels), labels=t.labels,
-                    answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+    judge = ctx.role("judge")
+    msgs = yield from ctx.prompt(judge, "turquaz.system.judge", user_id, ctx.task_values(), {"transcript": slot},
+                                 phase="judge", round=ctx.rounds)
+    return TurnSpec(judge, "judge", ctx.rounds, msgs, user_id, parse=lambda s: parse_label(s, t.labels),
+                    labels=t.labels, answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
                     **json_answer("category", t.labels, numeric=t.binary))
 
 
@@ -52,28 +56,32 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     step = steps(ctx.task.phrase)
     said: list[TurnFinished] = []
 
-    def spec(side: str, phase: str, rnd: int) -> TurnSpec:
-        context = ctx.clip(transcript_text(said)) if said else "None"
-        msgs = prompts.messages(f"turquaz.system.{side}", f"turquaz.single.{side}", {**v, "context": context},
-                                addendum=prompts.render("engine.step", step=step[(side, phase)]))
+    def spec(side: str, phase: str, rnd: int) -> Iterator[Event]:
+        msgs = yield from ctx.prompt(ctx.role(side), f"turquaz.system.{side}", f"turquaz.single.{side}", v,
+                                     {"context": transcript(said)}, phase=phase, round=rnd,
+                                     addendum=ctx.step(step[(side, phase)]))
         return TurnSpec(ctx.role(side), phase, rnd, msgs, f"turquaz.single.{side}")
+
+    def both(phase: str, rnd: int) -> Iterator[Event]:
+        specs = [(yield from spec("proponent", phase, rnd)), (yield from spec("opponent", phase, rnd))]
+        return (yield from ctx.turns(specs))
 
     yield ctx.phase("opening", 0, "Opening statements",
                     "Alg. 1 lines 5-6: the proponent argues the tweet has the property, the opponent that it "
                     "has not; both speak at once.")
-    said += (yield from ctx.turns([spec("proponent", "opening", 0), spec("opponent", "opening", 0)]))
+    said += (yield from both("opening", 0))
     for r in range(1, int(ctx.p("rounds")) + 1):
         ctx.rounds = r
         yield ctx.phase("rebuttal", r, f"Rebuttal round {r}",
                         "Alg. 1 lines 9-10: the proponent rebuts the opponent's last argument, then the opponent "
                         "rebuts the proponent's.")
-        said.append((yield from ctx.turn(spec("proponent", "rebuttal", r))))
-        said.append((yield from ctx.turn(spec("opponent", "rebuttal", r))))
+        said.append((yield from ctx.turn((yield from spec("proponent", "rebuttal", r)))))
+        said.append((yield from ctx.turn((yield from spec("opponent", "rebuttal", r)))))
     yield ctx.phase("closing", ctx.rounds, "Closing statements", "Alg. 1 lines 13-14: both sides sum up.")
-    said += (yield from ctx.turns([spec("proponent", "closing", ctx.rounds), spec("opponent", "closing", ctx.rounds)]))
+    said += (yield from both("closing", ctx.rounds))
     yield ctx.phase("judge", ctx.rounds, "Judge's decision",
                     "Alg. 1 line 16: the judge reads the whole transcript and answers in JSON.")
-    j = yield from ctx.turn(judge_spec(ctx, "turquaz.single.judge", ctx.clip(transcript_text(said))))
+    j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.single.judge", transcript(said))))
     yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
                       "The judge's answer could not be read.", "judge", j.confidence)
 
@@ -85,6 +93,8 @@ INFO = ProtocolInfo(
     params=params({
         "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+        "step_instruction": (False, "Append Alg. 1's brief step string ('Current step: ...') to each prompt. The "
+                                    "paper: those strings only explain the prompt (Sec. 3.1), so off."),
     }),
     run=run,
 )

@@ -1,93 +1,125 @@
 """Team debate (TurQUaz Alg. 2): two teams of S members discuss internally, then argue, each round.
 
-Per round both teams' internal discussions run at once (every member of both teams concurrently: within a
-round teammates see the team's earlier discussion, not each other's simultaneous turn); then the team
-arguments. Openings of both teams run at once (lines 7-8); in rebuttal rounds the proponent team speaks and
-then the opponent team answers it (lines 13-14), as in Alg. 1. Only team arguments enter the debate
-transcript the judge reads (lines 9, 15). Configurations (Sec. 4.1): "different" (Team A vs Team B) and
-"same" (all lineup members on both sides).
+Internal discussion (lines 5-6, 11-12): the members of a team speak in turn and each reads what its
+teammates have said so far (TurQUaz Table 4: "Agree; typically, ..."), in this round and earlier ones;
+from round 1 on it also reads the public debate, whose arguments it plans to rebut. The two teams'
+discussions are private to each team and independent, so member k of both teams speaks at once.
+Team arguments (lines 7-8, 13-14): members again speak in turn, each reading its teammates' arguments
+("avoiding repetition with teammates", App. A.4) and, as "Team Strategy", the team's discussion of this
+round. Openings of the two teams do not see each other; in rebuttal rounds the opponent team answers the
+proponent team's rebuttal of the same round (`rebuttal_order`). The judge reads every team argument and
+never a private discussion (lines 9, 15, 17). Configurations (Sec. 4.1): "different" (Team A vs Team B)
+and "same" (all lineup members on both sides).
+
+Not implemented: the "80% consensus for team debates" of Sec. 4.1. The paper gives no procedure or
+prompt for it (the A.4 prompts ask for no vote and Alg. 2 has no consensus check), so there is nothing
+to count agreement on without inventing a vote; the README's deviation table says so.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from debate import prompts
 from debate.events import Event, TurnFinished
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, params
 from debate.protocols.single import judge_spec
 
 SIDE = {"proponent": ("PROPONENT", "Proponent team"), "opponent": ("OPPONENT", "Opponent team")}
+OTHER = {"proponent": "opponent", "opponent": "proponent"}
 
 
-def _block(turns: list[TurnFinished]) -> str:
-    return "\n".join(f"- {t.agent}: {t.text.strip() or '(no answer)'}" for t in turns)
+def _public_prefix(t: TurnFinished) -> str:
+    when = "opening" if t.round == 0 else f"rebuttal {t.round}"
+    return f"{SIDE[t.role][1]} ({when}), {t.agent}: "
+
+
+def _private_prefix(t: TurnFinished) -> str:
+    return f"{t.agent} (team discussion{'' if t.round == 0 else f', round {t.round}'}): "
+
+
+def public_slot(turns: list[TurnFinished]) -> Slot:
+    """Team arguments as the judge and the debaters read them: one paragraph per member's argument."""
+    return Slot(entries(turns, _public_prefix))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
     v = ctx.task_values()
     phrase = ctx.task.phrase
     teams = {"proponent": ctx.with_role("proponent"), "opponent": ctx.with_role("opponent")}
-    internal: dict[str, list[TurnFinished]] = {"proponent": [], "opponent": []}
-    external: list[tuple[str, int, list[TurnFinished]]] = []  # (side, round, member turns)
+    private: dict[str, list[TurnFinished]] = {"proponent": [], "opponent": []}  # each team's own, all rounds
+    public: list[TurnFinished] = []  # team arguments, in the order they were given
+    in_turn = str(ctx.p("team_turns")) == "sequential"
+    answer_same_round = str(ctx.p("rebuttal_order")) == "sequential"
 
-    def debate_text() -> str:
-        parts = []
-        for side, rnd, turns in external:
-            when = "opening" if rnd == 0 else f"rebuttal {rnd}"
-            parts.append(f"{SIDE[side][1]} ({when}):\n{_block(turns)}")
-        return "\n\n".join(parts)
+    def visible(side: str, rnd: int) -> list[TurnFinished]:
+        """Public arguments a member of `side` has heard before speaking in round `rnd`."""
+        return [t for t in public if t.round < rnd or (t.round == rnd and (
+            t.role == side or (rnd > 0 and answer_same_round)))]
 
-    def discuss(side: str, rnd: int) -> list[TurnSpec]:
+    def discuss(side: str, i: int, rnd: int) -> Iterator[Event]:
         if rnd == 0:
             step = (f"Internal discussion: develop your team's strategy to argue that the tweet "
                     f"{'' if side == 'proponent' else 'does NOT '}{phrase}.")
         else:
-            other = "opponent" if side == "proponent" else "proponent"
-            step = f"Internal discussion: plan rebuttals to the {other} team's arguments."
-        history = ctx.clip(_block(internal[side])) if internal[side] else "None"
-        if rnd and external:
-            history = ctx.clip(f"{history}\n\nDebate so far:\n{debate_text()}")
-        vals = {**v, "side": SIDE[side][0], "team_discussion": history}
-        return [TurnSpec(a, "discussion", rnd, prompts.messages(
-            f"turquaz.system.{side}", "turquaz.team.internal", vals,
-            addendum=prompts.render("engine.step", step=step)), "turquaz.team.internal") for a in teams[side]]
+            step = f"Internal discussion: plan rebuttals to the {OTHER[side]} team's arguments."
+        heard = private[side] + (visible(side, rnd) if rnd and ctx.p("discussion_sees_debate") else [])
+        heard.sort(key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0)
+        slot = Slot(entries(heard, lambda t: _private_prefix(t) if t.phase == "discussion" else _public_prefix(t)))
+        vals = {**v, "side": SIDE[side][0]}
+        return (yield from ctx.prompt(teams[side][i], f"turquaz.system.{side}", "turquaz.team.internal", vals,
+                                      {"team_discussion": slot}, phase="discussion", round=rnd,
+                                      addendum=ctx.step(step)))
 
-    def argue(side: str, rnd: int, strategy: list[TurnFinished]) -> list[TurnSpec]:
+    def argue(side: str, i: int, rnd: int) -> Iterator[Event]:
         step = (f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{phrase}."
                 if rnd == 0 else "Rebuttal: present coordinated rebuttals to the opposing team.")
-        vals = {**v, "side": SIDE[side][0], "team_strategy": ctx.clip(_block(strategy)) or "None",
-                "context": ctx.clip(debate_text()) if external else "None"}
-        return [TurnSpec(a, "opening" if rnd == 0 else "rebuttal", rnd, prompts.messages(
-            f"turquaz.system.{side}", "turquaz.team.external", vals,
-            addendum=prompts.render("engine.step", step=step)), "turquaz.team.external") for a in teams[side]]
+        strategy = Slot(entries([t for t in private[side] if t.round == rnd], lambda t: f"{t.agent}: "))
+        vals = {**v, "side": SIDE[side][0]}
+        return (yield from ctx.prompt(teams[side][i], f"turquaz.system.{side}", "turquaz.team.external", vals,
+                                      {"team_strategy": strategy, "context": public_slot(visible(side, rnd))},
+                                      phase="opening" if rnd == 0 else "rebuttal", round=rnd,
+                                      addendum=ctx.step(step)))
+
+    def speak(sides: list[str], rnd: int, phase: str, build, store: str) -> Iterator[Event]:
+        """Members of `sides` speak: in turn within a team (`team_turns`), the listed teams side by side."""
+        size = max(len(teams[s]) for s in sides)
+        waves = ([[(s, k) for s in sides if k < len(teams[s])] for k in range(size)] if in_turn
+                 else [[(s, i) for s in sides for i in range(len(teams[s]))]])
+        for wave in waves:
+            specs = []
+            for s, i in wave:
+                msgs = yield from build(s, i, rnd)
+                specs.append(TurnSpec(teams[s][i], phase, rnd, msgs,
+                                      "turquaz.team.internal" if phase == "discussion" else "turquaz.team.external"))
+            done = yield from ctx.turns(specs)
+            for (s, _), t in zip(wave, done):
+                (private[s] if store == "private" else public).append(t)
 
     def discussion_round(rnd: int) -> Iterator[Event]:
         yield ctx.phase("discussion", rnd, "Internal team discussions" if rnd == 0 else f"Round {rnd}: team discussions",
-                        "Alg. 2: each team plans in private (both teams at once); the other team does not see it.")
-        pro, opp = discuss("proponent", rnd), discuss("opponent", rnd)
-        done = yield from ctx.turns(pro + opp)
-        new = {"proponent": done[:len(pro)], "opponent": done[len(pro):]}
-        for side in new:
-            internal[side] += new[side]
-        return new
+                        "Alg. 2: each team plans in private, its members in turn; the other team and the judge "
+                        "never see it.")
+        yield from speak(["proponent", "opponent"], rnd, "discussion", discuss, "private")
 
-    new = yield from discussion_round(0)
+    yield from discussion_round(0)
     yield ctx.phase("opening", 0, "Opening arguments",
-                    "Alg. 2 lines 7-8: every member presents the team's arguments (both teams at once).")
-    pro, opp = argue("proponent", 0, new["proponent"]), argue("opponent", 0, new["opponent"])
-    done = yield from ctx.turns(pro + opp)
-    external += [("proponent", 0, done[:len(pro)]), ("opponent", 0, done[len(pro):])]
+                    "Alg. 2 lines 7-8: every member presents the team's arguments; the two teams' openings "
+                    "do not see each other.")
+    yield from speak(["proponent", "opponent"], 0, "opening", argue, "public")
     for r in range(1, int(ctx.p("rounds")) + 1):
         ctx.rounds = r
-        new = yield from discussion_round(r)
+        yield from discussion_round(r)
         yield ctx.phase("rebuttal", r, f"Round {r}: rebuttals",
-                        "Alg. 2 lines 13-14: the proponent team rebuts, then the opponent team answers.")
-        external.append(("proponent", r, (yield from ctx.turns(argue("proponent", r, new["proponent"])))))
-        external.append(("opponent", r, (yield from ctx.turns(argue("opponent", r, new["opponent"])))))
+                        "Alg. 2 lines 13-14: the proponent team rebuts, then the opponent team answers."
+                        if answer_same_round else "Alg. 2 lines 13-15: both teams rebut the previous round.")
+        if answer_same_round:
+            yield from speak(["proponent"], r, "rebuttal", argue, "public")
+            yield from speak(["opponent"], r, "rebuttal", argue, "public")
+        else:
+            yield from speak(["proponent", "opponent"], r, "rebuttal", argue, "public")
     yield ctx.phase("judge", ctx.rounds, "Judge's decision",
-                    "Alg. 2 line 17: the judge reads the team arguments (not the private discussions).")
-    j = yield from ctx.turn(judge_spec(ctx, "turquaz.team.judge", ctx.clip(debate_text())))
+                    "Alg. 2 line 17: the judge reads every team argument (never the private discussions).")
+    j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.team.judge", public_slot(public))))
     yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
                       "The judge's answer could not be read.", "judge", j.confidence)
 
@@ -102,7 +134,16 @@ INFO = ProtocolInfo(
                                 "same: all members on both sides."),
         "team_size": (0, "Members per team S; 0 = from the lineup (half the members, or all for 'same')."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+        "team_turns": ("sequential", "sequential: teammates speak in turn and read each other (Table 4); "
+                                     "parallel: all at once, each reading only earlier rounds (faster)."),
+        "rebuttal_order": ("sequential", "sequential: the opponent team answers the proponent team's rebuttal of "
+                                         "the same round (as Alg. 1); simultaneous: both rebut the previous round."),
+        "discussion_sees_debate": (True, "From round 1 the internal discussion also reads the public debate "
+                                         "(Alg. 2 line 11-12: 'plan rebuttals to OT arguments')."),
+        "step_instruction": (False, "Append Alg. 2's brief step string ('Current step: ...') to each prompt. The "
+                                    "paper: those strings only explain the prompt (Sec. 3.2), so off."),
     }),
     run=run,
-    choices={"config": ("different", "same")},
+    choices={"config": ("different", "same"), "team_turns": ("sequential", "parallel"),
+             "rebuttal_order": ("sequential", "simultaneous")},
 )

@@ -1,0 +1,173 @@
+"""Prompt assembly: the one place where an agent's messages are built from a template and the debate.
+
+Every protocol hands `DebateContext.prompt()` a template pair, the plain values, and the parts of the
+debate the template shows (`slots`: the transcript for a judge, the team's discussion, the council's
+discussion, RADAR's opening/rebuttal/closing slots). The whole debate goes in — the papers' judges read
+"[FULL DEBATE DISCUSSION]" — and only when the finished prompt would not fit the model's context window
+is it shortened, here, by `fit()`: the oldest turns are cut to their opening sentences first (an
+extractive summary of the oldest rounds), the newest turns stay whole, and only if that is not enough
+are the oldest turns left out. The caller turns the returned report into a TranscriptShortened event
+that the viewer shows.
+
+Hooks that change every prompt (a moderator's note, a max-token or stop rule) belong in `assemble()`.
+These functions are pure: no model is called, and they run in time linear in the prompt's length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from debate import prompts
+from debate.models.base import Message
+
+CHARS_PER_TOKEN = 3.5  # conservative: a TurQUaz judge prompt measured 4.75 (Qwen2.5) and 4.41 (SmolLM2) chars per token
+# (scripts/measure_chars_per_token.py); the margin covers chat-template tokens and less common text
+ANSWER_MARGIN_TOKENS = 32  # chat-template tokens around the messages
+HEAD_CHARS = 240  # a condensed turn keeps about its first two sentences
+KEEP_RECENT = 2  # the newest turns of a prompt are condensed only when leaving out all older ones is not enough
+MIN_KEEP = 80  # and then keep at least their first words
+CONDENSED_MARK = " […]"
+OMITTED_TEXT = "(omitted: the debate was too long for this model's context window)"
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One earlier answer as another agent's prompt shows it: `prefix` + `text`.
+
+    `order` places it in the debate (older is smaller), so the oldest turns are shortened first even
+    when a template spreads the debate over several slots (RADAR's openings, rebuttals, closings)."""
+    text: str
+    prefix: str = ""
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A template variable filled with earlier answers, joined by `sep`; `empty` when there are none."""
+    entries: tuple[Said, ...] = ()
+    sep: str = "\n\n"
+    empty: str = "None"
+    lead: str = ""  # fixed text before the entries (kept when shortening)
+
+    def render(self) -> str:
+        if not self.entries:
+            return self.lead + self.empty if self.lead else self.empty
+        return self.lead + self.sep.join(f"{e.prefix}{e.text.strip() or '(no answer)'}" for e in self.entries)
+
+
+@dataclass
+class FitReport:
+    budget_chars: int
+    original_chars: int
+    final_chars: int = 0
+    condensed: int = 0
+    omitted: int = 0
+    reason: str = ""
+
+
+def order_of(turn_id: str, fallback: int = 0) -> int:
+    """Turn ids are "t<n>" in the order turns were started: that order is the debate's order."""
+    digits = turn_id[1:] if turn_id[:1] == "t" else ""
+    return int(digits) if digits.isdigit() else fallback
+
+
+def head(text: str, limit: int = HEAD_CHARS) -> str:
+    """The opening sentences of `text` within `limit` characters, marked as cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(cut)]
+    if ends and ends[-1] >= limit // 4:
+        cut = cut[:ends[-1]]
+    elif " " in cut[limit // 2:]:
+        cut = cut[:cut.rfind(" ")]
+    return cut + CONDENSED_MARK
+
+
+def budget_chars(n_ctx: int | None, max_tokens: int, explicit_chars: int = 0) -> int | None:
+    """How many characters a whole prompt may have: an explicit limit, else what the model's context
+    window leaves after the answer, else None (the backend reports no window: send everything)."""
+    if explicit_chars > 0:
+        return explicit_chars
+    if not n_ctx:
+        return None
+    return max(0, int((int(n_ctx) - int(max_tokens) - ANSWER_MARGIN_TOKENS) * CHARS_PER_TOKEN))
+
+
+def assemble(system_id: str | None, user_id: str, values: dict, slots: dict[str, Slot] | None = None, *,
+             history: list[Message] | None = None, addendum: str = "") -> list[Message]:
+    """The messages of one turn: [history...] or [system], then the user template filled with `values`
+    and the rendered `slots`; `addendum` (an engine instruction, if switched on) after the template."""
+    filled = {**values, **{k: s.render() for k, s in (slots or {}).items()}}
+    if history:
+        msgs = list(history)
+        user = prompts.render(user_id, **filled)
+        msgs.append({"role": "user", "content": f"{user}\n\n{addendum}" if addendum else user})
+        return msgs
+    return prompts.messages(system_id, user_id, filled, addendum=addendum)
+
+
+def size(messages: list[Message]) -> int:
+    return sum(len(str(m.get("content", ""))) for m in messages)
+
+
+def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message], FitReport | None]:
+    """`build(slots) -> messages`; shorten the slots' oldest entries until the messages fit `budget`.
+
+    Steps, oldest turn first, never touching the newest KEEP_RECENT turns until the last step:
+    1. cut a turn to its opening sentences (`head`); 2. leave a turn out; 3. cut the newest turns too
+    (down to MIN_KEEP characters). What is left over is the template itself: the backend's error then says so.
+    Returns the messages and a report, or None when nothing had to change."""
+    msgs = build(slots)
+    total = size(msgs)
+    if budget is None or total <= budget:
+        return msgs, None
+    refs = sorted(((e.order, name, i) for name, s in slots.items() for i, e in enumerate(s.entries)))
+    if not refs:  # no debate in it to shorten: the backend's own "context too long" error says what to do
+        return msgs, None
+    report = FitReport(budget_chars=budget, original_chars=total)
+    entries = {name: list(s.entries) for name, s in slots.items()}
+    excess = total - budget
+    older = refs[:-KEEP_RECENT] if len(refs) > KEEP_RECENT else []
+    newest = refs[len(older):]
+
+    def shrink(ref, new_text: str) -> int:
+        _, name, i = ref
+        old = entries[name][i]
+        entries[name][i] = replace(old, text=new_text)
+        return len(old.text) - len(new_text)
+
+    for ref in older:  # 1. condense
+        if excess <= 0:
+            break
+        e = entries[ref[1]][ref[2]]
+        short = head(e.text)
+        if len(short) < len(e.text):
+            excess -= shrink(ref, short)
+    for ref in older:  # 2. omit
+        if excess <= 0:
+            break
+        if len(entries[ref[1]][ref[2]].text) > len(OMITTED_TEXT):
+            excess -= shrink(ref, OMITTED_TEXT)
+    for ref in newest:  # 3. the newest turns keep their opening sentences
+        if excess <= 0:
+            break
+        e = entries[ref[1]][ref[2]]
+        keep = max(MIN_KEEP, len(e.text) - excess)
+        if keep < len(e.text):
+            excess -= shrink(ref, head(e.text, keep))
+    for name, s in slots.items():
+        for old, new in zip(s.entries, entries[name]):
+            if new.text == OMITTED_TEXT != old.text:
+                report.omitted += 1
+            elif new.text != old.text:
+                report.condensed += 1
+    new_slots = {name: replace(s, entries=tuple(entries[name])) for name, s in slots.items()}
+    msgs = build(new_slots)
+    report.final_chars = size(msgs)
+    report.reason = (f"the whole prompt ({total:,} characters) is longer than the model's context window allows "
+                     f"({budget:,} characters)")
+    return msgs, report
