@@ -59,21 +59,63 @@ def _config_dict(config: Any) -> dict:
     return d
 
 
+TOKEN_FLUSH_S = 0.1  # streamed tokens wait at most this long (or TOKEN_FLUSH_N tokens) to be written
+TOKEN_FLUSH_N = 32
+
+
+class _Writer:
+    """Writes a debate's events to the store, token deltas in small batches (issue 11: one SQLite
+    commit per token competed with the model for the CPU). Any other event first flushes the tokens
+    before it, so order is kept and a finished turn is always stored whole; `flush` runs before any
+    error is recorded, so nothing streamed is lost."""
+
+    def __init__(self, store: Any, debate_id: str) -> None:
+        self.store, self.debate_id = store, debate_id
+        self.pending: list[Event] = []
+        self.since = 0.0
+
+    def write(self, ev: Event) -> None:
+        if ev.type == "token":
+            if not self.pending:
+                self.since = time.perf_counter()
+            self.pending.append(ev)
+            if len(self.pending) >= TOKEN_FLUSH_N or time.perf_counter() - self.since >= TOKEN_FLUSH_S:
+                self.flush()
+            return
+        self.flush()
+        self.store.append_event(self.debate_id, ev)
+
+    def flush(self) -> None:
+        if self.pending:
+            batch, self.pending = self.pending, []
+            if hasattr(self.store, "append_events"):
+                self.store.append_events(self.debate_id, batch)
+            else:
+                for ev in batch:
+                    self.store.append_event(self.debate_id, ev)
+
+
 def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: Any, run: RunFn) -> None:
     seq = -1
     finished = False
+    writer = _Writer(store, live.debate_id)
     try:
         stream = run(config, client, retriever=retriever, cancel=live.cancel)
         for ev in stream:
             if ev.seq is None or ev.seq < 0:
                 ev.seq = seq + 1
             seq = ev.seq
-            store.append_event(live.debate_id, ev)
+            writer.write(ev)
             live.events_written += 1
-            live.started.set()
+            if ev.type != "token" or not writer.pending:
+                live.started.set()  # start_debate returns once the first event is in the store
             if ev.type == "finished":
                 finished = True
     except BaseException as e:  # noqa: BLE001 - the worker is the last place an error can be kept
+        try:
+            writer.flush()
+        except Exception:  # noqa: BLE001 - the store failed: the error is still recorded below if it can be
+            pass
         with live.lock:  # before the first event, and while start_debate still waits: the caller's error
             keep_for_caller = not live.started.is_set() and not live.handed_over
             if keep_for_caller:
@@ -91,6 +133,10 @@ def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: A
             except Exception:  # noqa: BLE001 - the store itself failed: the finally below still ends the debate
                 pass
     finally:
+        try:
+            writer.flush()  # tokens streamed before the end are kept, whatever ended the debate
+        except Exception:  # noqa: BLE001 - the store failed: _end still frees the page
+            pass
         _end(live, store, finished)
 
 

@@ -282,8 +282,14 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
 
 
+def _ready(retriever) -> bool:
+    """Can the retriever answer at once (index and embedder loaded)? Objects without the notion are."""
+    return bool(getattr(retriever, "searchable", True))
+
+
 def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     cfg = pp.config
+    shown_later = False
     if cfg.fork is not None and cfg.fork.evidence is not None:  # a fork argues over its parent's passages
         ev = EvidenceRetrieved(**{k: v for k, v in cfg.fork.evidence.items() if k not in ("seq", "t", "type")})
         if ev.in_prompts and ctx.evidence_on:
@@ -292,7 +298,24 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        # Shown beside the debate only: it must not delay the first model call (issue 11). A retriever
+        # still loading its index or embedder is asked after the verdict instead, if it is ready by then.
+        if _ready(retriever):
+            yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        else:
+            shown_later = True
+    yield from _protocol_body(pp, ctx)
+    if shown_later and not ctx.stopping():
+        if _ready(retriever):
+            yield from _evidence(pp, ctx, retriever, for_prompts=False)
+        else:  # never hold a finished debate for passages nobody argued from
+            yield PhaseStarted(phase="evidence", title="Evidence",
+                               note="The evidence index was still loading: no passages are shown for this "
+                                    "debate (the next one will have them).")
+
+
+def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
+    cfg = pp.config
     categories = list(pp.categories)
     # TurQUaz Sec. 1: "category 2 positive => category 3 positive". Category 3 alone cannot apply it, so
     # with the rule on (the paper's setting) category 2 is decided first; --no-cat2-rule scores 3 alone.

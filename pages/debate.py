@@ -5,13 +5,14 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import DebateConfig
-from ui import resources, share_view, widgets
+from ui import catalog, resources, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
 through_app()
 if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
     st.switch_page("pages/library.py", query_params=dict(st.query_params))
+resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
     st.markdown("### Set-up")
@@ -26,6 +27,7 @@ claim, gold = widgets.claim_box(task["task"], task["category"])
 
 with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
     lineup, agents, status = widgets.lineup_editor(protocol, params)
+st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 unavailable = {m: r for m, r in status.items() if not r.get("ok")}
 if unavailable:
     st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"

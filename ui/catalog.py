@@ -120,3 +120,16 @@ def with_models(base: dict, protocol: str, params: dict, models: dict[str, str])
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")[:40] or "lineup"
+
+
+def run_summary(agents: list[dict], params: dict, max_tokens: int) -> str:
+    """One line saying what Run will ask of the models (issue 11: a live demo says what its defaults
+    are): who speaks, how many rounds at most and why it may end sooner, and the answer budget."""
+    models = ", ".join(f"{a['agent']} ({a['model'].split(':', 1)[-1]})" for a in agents)
+    rounds = params.get("rounds")
+    parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}: {models}"]
+    if rounds is not None:
+        parts.append(f"up to {rounds} round{'s' if rounds != 1 else ''}"
+                     + (" (ends early on consensus or stable votes)" if "theta" in params else ""))
+    parts.append(f"answers of at most {max_tokens} tokens, ended as soon as their JSON closes or they repeat")
+    return "This run: " + "; ".join(parts) + "."

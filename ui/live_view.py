@@ -1,9 +1,14 @@
 """Render a debate from the store while its worker writes it (live), or at once / at recorded pace.
 
-A fragment reruns every ~0.3 s while the debate runs: it reads only the events after the last one
-it folded (kept per session and per debate), folds them into the DebateView and redraws. When the
-closing event arrives it triggers one full rerun so the page's Run/Stop buttons and the fragment's
-timer reflect the finished state.
+While a debate runs, the page shares the CPU cores (and the Python interpreter) with the models that
+generate it, so every tick must cost little and must not grow with the transcript (issue 11):
+- what is finished (earlier rounds, charts, evidence, the claim) is drawn once, by a full run of the
+  page, and left alone; only the round being spoken is redrawn, by a fragment that ticks every
+  `TICK_S` and reads only the events after the last one it folded (kept per session and per debate);
+- the counters have their own, slower fragment;
+- when something outside the live round changes (a new round begins, votes are tallied, evidence or
+  the verdict arrives, the debate ends) the fragment asks for one full run, which moves the finished
+  round into the static part. That is a handful of full runs per debate, not one per tick.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import streamlit as st
 
 from debate import live
 from ui import resources
-from ui.render import render_debate
+from ui.render import (render_claim, render_counters, render_debate, render_section, render_side,
+                       render_verdict)
 from ui.transcript import DebateView
 
-TICK_S = 0.3
+TICK_S = 0.5  # the live round
+COUNTER_TICK_S = 1.0  # tokens and elapsed time
 
 
 def _view(debate_id: str, scope: str) -> DebateView:
@@ -42,24 +49,53 @@ def _elapsed(row: dict | None, view: DebateView) -> float | None:
         return None
 
 
+def _shape(view: DebateView) -> tuple:
+    """What the static part of the live page shows; when it changes, the page runs in full once."""
+    return (len(view.sections), len(view.tallies), len(view.stop_checks), len(view.evidence),
+            len(view.verdicts), view.finished is not None)
+
+
 def show_live(debate_id: str, gold: Any = None) -> None:
-    """The live debate of this session; ticks while the worker is running."""
+    """The live debate of this session; its current round ticks while the worker is running."""
     store = resources.get_store()
     row = store.get(debate_id)
     if row is None:
         st.info("This debate is no longer in the store.")
         return
-    ticking = row["status"] == "running" and live.is_running(debate_id)
+    view = _view(debate_id, "live")
+    ticking = row["status"] == "running" and live.is_running(debate_id) and view.finished is None
+    if not ticking:
+        render_debate(view, debate_id, row=row, gold=gold, elapsed=_elapsed(row, view), chart_key="live")
+        return
 
-    @st.fragment(run_every=TICK_S if ticking else None)
-    def _frame() -> None:
-        r = store.get(debate_id) or row
-        view = _view(debate_id, "live")
-        render_debate(view, debate_id, row=r, gold=gold, elapsed=_elapsed(r, view), chart_key="live")
-        if ticking and (view.finished is not None or not live.is_running(debate_id)):
-            st.rerun()
+    render_claim(view, row)
 
-    _frame()
+    @st.fragment(run_every=COUNTER_TICK_S)
+    def _counters() -> None:
+        render_counters(view, _elapsed(row, view))
+
+    _counters()
+    render_verdict(view, gold)
+    shape = _shape(view)
+    frozen = max(0, len(view.sections) - 1)  # every round but the last is over: drawn once, here
+    left, right = st.columns([3, 2], gap="large")
+    with right:
+        render_side(view, debate_id, chart_key="live")
+    with left:
+        for sec in view.sections[:frozen]:
+            render_section(view, sec, debate_id)
+
+        @st.fragment(run_every=TICK_S)
+        def _live_round() -> None:
+            now = _view(debate_id, "live")
+            if _shape(now)[1:] != shape[1:] or len(now.sections) > frozen + 1 or not live.is_running(debate_id):
+                st.rerun()  # the static part changed: one full run redraws it
+            if not now.sections:
+                st.caption("Waiting for the first round…")
+            for sec in now.sections[frozen:]:
+                render_section(now, sec, debate_id)
+
+        _live_round()
 
 
 def show_stored(debate_id: str, pace: str = "instant", speed: float = 1.0) -> None:

@@ -132,15 +132,19 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
 
 
+def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
+    st.markdown(f'<div class="round-title">{escape(sec.title)}</div>', unsafe_allow_html=True)
+    if sec.note:
+        st.caption(sec.note)
+    for kind, item in sec.items:
+        render_item(view, kind, item, debate_id)
+
+
 def render_sections(view: DebateView, debate_id: str) -> None:
     if not view.sections:
         st.caption("Waiting for the first round…")
     for sec in view.sections:
-        st.markdown(f'<div class="round-title">{escape(sec.title)}</div>', unsafe_allow_html=True)
-        if sec.note:
-            st.caption(sec.note)
-        for kind, item in sec.items:
-            render_item(view, kind, item, debate_id)
+        render_section(view, sec, debate_id)
 
 
 def render_evidence(view: DebateView, debate_id: str) -> None:
@@ -235,15 +239,20 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
     render_verdict(view, gold)
     left, right = st.columns([3, 2], gap="large")
     with right:
-        protocol = view.started.protocol if view.started else ""
-        if view.tallies or protocol == "council":
-            st.markdown("#### Votes")
-            st.plotly_chart(charts.tally_figure(view.tallies), key=f"tally-{chart_key or debate_id}",
-                            config={"displayModeBar": False})
-        if view.stop_checks or protocol.startswith("radar"):
-            st.markdown("#### Early-stop checks")
-            st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
-                            config={"displayModeBar": False})
-        render_evidence(view, debate_id)
+        render_side(view, debate_id, chart_key)
     with left:
         render_sections(view, debate_id)
+
+
+def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
+    """The column beside the rounds: vote and stop-check charts, then the evidence."""
+    protocol = view.started.protocol if view.started else ""
+    if view.tallies or protocol == "council":
+        st.markdown("#### Votes")
+        st.plotly_chart(charts.tally_figure(view.tallies), key=f"tally-{chart_key or debate_id}",
+                        config={"displayModeBar": False})
+    if view.stop_checks or protocol.startswith("radar"):
+        st.markdown("#### Early-stop checks")
+        st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
+                        config={"displayModeBar": False})
+    render_evidence(view, debate_id)

@@ -32,6 +32,7 @@ class GenOptions:
     json_schema: dict | None = None  # constrained output where the backend supports it
     labels: tuple[str, ...] = ()  # labels to score with logprobs (e.g. ("YES", "NO"))
     cache: bool = True  # use the response cache when the request is deterministic
+    stop_after_json: bool = False  # the answer is one JSON object: stop generating once it closes
 
     @property
     def deterministic(self) -> bool:
@@ -42,6 +43,8 @@ class GenOptions:
         """The parts of the options that change the model's answer (cache key material)."""
         d = asdict(self)
         d.pop("cache")
+        if not d["stop_after_json"]:
+            d.pop("stop_after_json")  # keys of requests without it stay as they were
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d
@@ -63,6 +66,7 @@ class Final:
     finish_reason: str = "stop"
     label_probs: dict[str, float] | None = None
     model_id: str = ""  # the backend's own name for the model, if it differs from the spec
+    prompt_reused_tokens: int = 0  # prompt tokens whose state the backend kept from its last request
 
 
 @dataclass
@@ -88,6 +92,7 @@ class ModelResult:
     cached: bool = False
     label_probs: dict[str, float] | None = None
     model_id: str = ""
+    prompt_reused_tokens: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -167,6 +172,7 @@ class ChatStream:
             prompt_tokens=final.prompt_tokens, completion_tokens=final.completion_tokens,
             ttft_s=self._ttft, latency_s=latency, finish_reason=final.finish_reason,
             cached=self._cached, label_probs=final.label_probs, model_id=final.model_id,
+            prompt_reused_tokens=final.prompt_reused_tokens,
         )
         for cb in self._on_done:
             cb(self._result)

@@ -1,9 +1,20 @@
 """`local:` backend: llama.cpp in this process, over the packaged GGUF models or any `.gguf` path.
 
 A model loads once per process (loading 500 MB per request would dwarf generation) and is shared by
-every client; one lock per loaded model because a llama.cpp context is not thread-safe. `llm.reset()`
-before each request drops the prompt cache, which otherwise makes temperature-0 answers drift between
-identical requests. Label probabilities come from the next-token distribution, which a logits
+every client; one lock per loaded model because a llama.cpp context is not thread-safe.
+
+Speed on a few CPU cores comes from asking llama.cpp for less (issue 11):
+- **Prefix reuse.** llama.cpp keeps the KV state of the tokens it evaluated last; a request whose prompt
+  starts the same way (the few-shot block, the discussion so far, the same member prompt for every
+  council member) evaluates only the new suffix. Temperature-0 answers stay identical (a test compares
+  them with `DEBATE_PREFIX_REUSE=0`, which resets the state before every request instead).
+- **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
+  closes; any answer ends when one sentence repeats three times.
+- **One model at a time on the CPU.** llama.cpp's threads spin while they wait for each other, so two
+  models generating at once on the same cores slow each other far more than taking turns
+  (`cpu_slot`: one per `cores // n_threads`).
+
+Label probabilities come from the next-token distribution, which a logits
 processor reads while generating (the log-probability of every token that can begin a label), so no
 `logits_all` buffer (n_ctx x vocab floats, what llama-cpp-python's own `logprobs` requires) is needed.
 """
@@ -19,6 +30,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.stopping import AnswerWatch
 
 TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
 LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
@@ -107,6 +119,25 @@ def load_llama(path: Path, n_ctx: int = 4096, n_threads: int = 2, chat_format: s
         return _loaded[key]
 
 
+def prefix_reuse() -> bool:
+    """DEBATE_PREFIX_REUSE=0 resets llama.cpp's state before each request (the comparison baseline)."""
+    return os.environ.get("DEBATE_PREFIX_REUSE", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+_cpu_slots: dict[int, threading.BoundedSemaphore] = {}
+
+
+def cpu_slot(n_threads: int) -> threading.BoundedSemaphore:
+    """How many local models may compute at once: the cores divided by the threads each uses (at least
+    one). Shared by every LocalBackend of the process."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    n = max(1, cores // max(1, n_threads))
+    with _load_lock:
+        if n not in _cpu_slots:
+            _cpu_slots[n] = threading.BoundedSemaphore(n)
+        return _cpu_slots[n]
+
+
 def unload_all() -> None:
     with _load_lock:
         _loaded.clear()
@@ -134,7 +165,12 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
 class _StepRecorder:
     """Logits processor: counts prompt/completion tokens and, when labels are asked for, records the
     log-probability of every label-starting token at each step. Exact over the whole vocabulary and
-    cheap (a max, a threshold and a gather), unlike a top-k over 150k logits per token."""
+    cheap (a max, a threshold and a gather), unlike a top-k over 150k logits per token.
+
+    With a `watch` it also ends the answer once it is complete (its JSON closed, or it loops): it feeds
+    the text of each accepted token to the AnswerWatch and, when that says done, leaves the end-of-
+    generation token as the only choice. (llama-cpp-python's chat API takes no stopping criteria; a
+    forced end token stops it the same way, with finish reason "stop".)"""
 
     def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None) -> None:
         self.ids = label_ids
@@ -142,10 +178,27 @@ class _StepRecorder:
         self.prompt_tokens = 0
         self.steps = 0
         self.positions: list[dict[str, float]] = []
+        self.before: Any = None  # the tokens llama.cpp held before this request (prefix reuse)
+        self.reused = 0
+        self.watch: AnswerWatch | None = None
+        self.llm: Any = None
 
     def __call__(self, input_ids, scores):
+        if self.watch is not None and self.steps > 0:
+            new = input_ids[self.prompt_tokens + self.steps - 1:]  # the token accepted since the last step
+            if len(new) and self.watch.feed(self.llm.detokenize(list(new)).decode("utf-8", errors="ignore")):
+                scores[:] = -math.inf
+                scores[self.llm.token_eos()] = 0.0
+                self.steps += 1
+                return scores
         if self.steps == 0:
             self.prompt_tokens = len(input_ids)
+            if self.before is not None and len(self.before):
+                import numpy as np
+
+                m = min(len(self.before), len(input_ids))
+                diff = np.flatnonzero(np.asarray(self.before[:m]) != np.asarray(input_ids[:m]))
+                self.reused = min(int(diff[0]) if len(diff) else m, max(0, len(input_ids) - 1))
         self.steps += 1
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
@@ -214,10 +267,14 @@ class LocalBackend:
 
         path, chat_format = self.resolve(model)
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
-        with lock:
-            llm.reset()
+        with cpu_slot(self.n_threads), lock:
+            if not prefix_reuse():
+                llm.reset()
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
                 else _StepRecorder()
+            rec.before = llm.input_ids[:llm.n_tokens].copy()
+            if not options.json_schema:  # a grammar decides where a constrained answer may end
+                rec.watch, rec.llm = AnswerWatch(json_answer=options.stop_after_json), llm
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
                                           max_tokens=options.max_tokens, stop=list(options.stop) or None,
                                           stream=True, logits_processor=LogitsProcessorList([rec]))
@@ -243,4 +300,4 @@ class LocalBackend:
                                  "Try a shorter prompt, other options, or another model.") from e
             probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
-                        label_probs=probs, model_id=path.name)
+                        label_probs=probs, model_id=path.name, prompt_reused_tokens=rec.reused)

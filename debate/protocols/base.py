@@ -301,7 +301,8 @@ class DebateContext:
         seed = a.seed if spec.seed == "agent" else spec.seed
         opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
                           seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
-                          labels=tuple(spec.labels), json_schema=json_schema)
+                          labels=tuple(spec.labels), json_schema=json_schema,
+                          stop_after_json=spec.schema is not None)  # a JSON answer ends when it closes
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
             self.model_calls += 1

@@ -129,6 +129,11 @@ class Embedder:
         return np.ascontiguousarray(vecs, dtype="float32")
 
 
+def loaded() -> bool:
+    """True once the model is in memory (a query then embeds in milliseconds)."""
+    return _embedder is not None
+
+
 def get_embedder() -> Embedder:
     """The process-wide model, loaded on first call."""
     global _embedder

@@ -80,6 +80,11 @@ class Retriever:
     def ready(self) -> bool:
         return self._index is not None
 
+    @property
+    def searchable(self) -> bool:
+        """A search would answer in milliseconds: the index and the embedding model are loaded."""
+        return self._index is not None and embed_mod.loaded()
+
     def _passages(self):
         if self.corpus is not None:
             passages, _ = load_corpus(self.corpus, self.max_words, self.overlap)

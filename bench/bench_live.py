@@ -1,0 +1,198 @@
+"""Benchmark (not a test): the live path against the engine and against llama.cpp's own limit.
+
+For each protocol (default: the few-shot baseline and the default council), on the same claim, with
+every other setting at the app's defaults and the response cache off, it measures in ONE run:
+
+- **limit**: the tokens the debate asked for ÷ the model's own prompt and generation rates, measured
+  here with llama.cpp directly (per model, as `../shared/tools/llama-rates.py` does);
+- **CLI**: `python -m debate run … --no-cache` in a subprocess (wall time of the debate from its events,
+  and of the whole command including start-up);
+- **app**: the real app (streamlit subprocess, DEBATE_CACHE=0, a fresh home) with Debian's chromium
+  watching through playwright: Run click → first token on screen, and Run click → verdict on screen.
+
+It prints one table with app / CLI and CLI / limit ratios, and the machine's load average (the machine
+may be shared: ratios within one run are what to compare, not absolute seconds).
+
+    /work/main/.venv/bin/python bench/bench_live.py [--protocols baseline,council] [--skip-app]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E402
+
+CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
+         "https://t.co/abc")
+TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",
+          "team": "Team debate"}
+FIRST_TEXT_JS = """() => { for (const el of document.querySelectorAll('.turn > .txt')) {
+    if (el.closest('[data-stale="true"]')) continue;
+    if (el.innerText.trim().length) return true; } return false; }"""
+VERDICT_JS = """() => [...document.querySelectorAll('.verdict-card')].some(el => !el.closest('[data-stale="true"]'))"""
+
+
+def _real_home() -> Path:
+    return Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
+
+
+def _env(home: Path) -> dict:
+    real = _real_home()
+    return {**os.environ, "DEBATE_HOME": str(home), "DEBATE_CACHE": "0", "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1", "DEBATE_MODELS_DIR": os.environ.get("DEBATE_MODELS_DIR", str(real / "models")),
+            "DEBATE_INDEX_DIR": os.environ.get("DEBATE_INDEX_DIR", str(real / "indexes")),
+            "PYTHONPATH": str(REPO)}
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# -- llama.cpp's own rates ----------------------------------------------------------------------
+def rates(model: str, n_prompt: int = 600, n_gen: int = 48) -> tuple[float, float]:
+    """(prompt tok/s, generation tok/s) of a packaged model, called directly (2 threads)."""
+    from llama_cpp import Llama
+
+    from debate.models import packaged
+
+    entry = packaged.CATALOGUE[model]
+    llm = Llama(model_path=str(packaged.ensure(entry)), n_ctx=4096, n_threads=2, n_threads_batch=2,
+                verbose=False)
+    toks = llm.tokenize(("Judge whether this tweet makes a scientific claim. " * 200).encode())[:n_prompt]
+    t0 = time.perf_counter()
+    n, t1 = 0, t0
+    for _ in llm.generate(toks, temp=0.0):
+        n += 1
+        if n == 1:
+            t1 = time.perf_counter()
+        if n > n_gen:
+            break
+    t2 = time.perf_counter()
+    del llm
+    return len(toks) / (t1 - t0), (n - 1) / (t2 - t1)
+
+
+def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]]) -> tuple[float, int, int]:
+    """Σ prompt tokens / prompt rate + Σ generated / generation rate over the debate's turns."""
+    total, ptok, ctok = 0.0, 0, 0
+    for e in events:
+        if e.get("type") != "turn_finished":
+            continue
+        name = str(e.get("model", "")).split(":", 1)[-1]
+        pr, gr = model_rates[name]
+        total += e["prompt_tokens"] / pr + e["completion_tokens"] / gr
+        ptok += e["prompt_tokens"]
+        ctok += e["completion_tokens"]
+    return total, ptok, ctok
+
+
+# -- the engine from the command line -----------------------------------------------------------
+def cli_run(protocol: str, home: Path) -> dict:
+    events = home / f"cli-{protocol}.jsonl"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", protocol, "--lineup", "embedded",
+                           "--no-cache", "--color", "never", "--events", str(events), CLAIM],
+                          cwd=REPO, env=_env(home), capture_output=True, text=True)
+    total = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"CLI {protocol} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    evs = [json.loads(x) for x in events.read_text().splitlines() if x.strip()]
+    fin = evs[-1]
+    first = next((e["t"] for e in evs if e["type"] == "token"), None)
+    return {"events": evs, "wall": fin["wall_s"], "total": total, "first": first,
+            "calls": fin["model_calls"], "label": fin.get("label")}
+
+
+# -- the app with a browser watching ------------------------------------------------------------
+def app_run(page, protocol: str, store) -> dict:
+    page.get_by_text(TITLES.get(protocol, protocol)).first.click()
+    wait_idle(page)
+    area = page.locator(".st-key-claim textarea")
+    area.fill(CLAIM)
+    area.press("Control+Enter")
+    wait_idle(page)
+    t0 = time.perf_counter()
+    page.locator(".st-key-run button").click()
+    page.wait_for_function(FIRST_TEXT_JS, polling="raf", timeout=900_000)
+    t1 = time.perf_counter()
+    page.wait_for_function(VERDICT_JS, polling=100, timeout=1_800_000)
+    t2 = time.perf_counter()
+    row = store.list(limit=1)[0]
+    evs = store.event_dicts(row["id"])
+    fin = next((e for e in evs if e["type"] == "finished"), {})
+    # the next debate starts on a page that has settled
+    wait_idle(page, timeout=120_000)
+    return {"first": t1 - t0, "verdict": t2 - t0, "wall": fin.get("wall_s"), "events": evs,
+            "calls": fin.get("model_calls"), "label": fin.get("label")}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--protocols", default="baseline,council")
+    ap.add_argument("--skip-app", action="store_true", help="only the limit and the CLI")
+    args = ap.parse_args()
+    protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
+
+    print(f"load average at start: {load()}", flush=True)
+    model_rates = {m: rates(m) for m in ("qwen2.5-0.5b", "smollm2-135m")}
+    for m, (pr, gr) in model_rates.items():
+        print(f"llama.cpp directly, {m}: prompt {pr:.0f} tok/s, generation {gr:.1f} tok/s", flush=True)
+
+    from debate.store import DebateStore
+
+    results: dict[str, dict] = defaultdict(dict)
+    with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
+        home = Path(tmp)
+        (home / "cli").mkdir()
+        for p in protocols:
+            print(f"CLI {p}…", flush=True)
+            results[p]["cli"] = r = cli_run(p, home / "cli")
+            print(f"  {r['wall']:.1f} s ({r['calls']} calls, verdict {r['label']}); command {r['total']:.1f} s; "
+                  f"load {load()}", flush=True)
+        if not args.skip_app:
+            app_home = home / "app"
+            app_home.mkdir()
+            with app_server(app_home, env={k: v for k, v in _env(app_home).items()
+                                           if k.startswith(("DEBATE_", "HF_", "TRANSFORMERS_"))}) as url, \
+                    browser_page(1400, 1600) as page:
+                page.goto(url)
+                page.locator(".st-key-claim textarea").wait_for(timeout=60_000)
+                wait_idle(page)
+                store = DebateStore(app_home / "debates.sqlite")
+                for p in protocols:
+                    print(f"app {p}…", flush=True)
+                    results[p]["app"] = r = app_run(page, p, store)
+                    print(f"  Run→verdict {r['verdict']:.1f} s, first token on screen {r['first']:.2f} s "
+                          f"({r['calls']} calls, verdict {r['label']}); load {load()}", flush=True)
+
+    print(f"\nload average at end: {load()}")
+    head = ("| protocol | model calls | prompt / generated tokens | limit (llama.cpp rates) | CLI | CLI / limit "
+            "| app Run→verdict | app / CLI | first token on screen |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for p in protocols:
+        cli, app = results[p]["cli"], results[p].get("app")
+        lim, ptok, ctok = limit_s(cli["events"], model_rates)
+        row = [p, str(cli["calls"]), f"{ptok:,} / {ctok:,}", f"{lim:.1f} s", f"{cli['wall']:.1f} s",
+               f"{cli['wall'] / lim:.2f}×"]
+        if app:
+            row += [f"{app['verdict']:.1f} s", f"**{app['verdict'] / cli['wall']:.2f}×**", f"{app['first']:.2f} s"]
+        else:
+            row += ["–", "–", "–"]
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

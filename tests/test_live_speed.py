@@ -1,0 +1,236 @@
+"""Issue 11: the live path asks the models for less and the page/store cost them little.
+
+Pure parts (when an answer is complete, batched token writes, evidence that must not delay a debate)
+run on scripted parts; what llama.cpp does (prefix reuse keeps temperature-0 answers identical, a
+JSON answer stops when it closes) runs on the real embedded models.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from debate import live
+from debate.events import DebateFinished, DebateStarted, TokenDelta, TurnFinished, TurnStarted
+from debate.models.base import GenOptions
+from debate.models.stopping import AnswerWatch
+from debate.store import DebateStore
+
+
+# -- AnswerWatch -----------------------------------------------------------------------------------
+def _feed(watch: AnswerWatch, text: str, step: int = 3) -> int:
+    """Feed in small pieces as a stream does; return how many characters were consumed before done."""
+    for i in range(0, len(text), step):
+        if watch.feed(text[i:i + step]):
+            return i + step
+    return len(text)
+
+
+def test_json_answer_is_done_when_its_object_closes():
+    answer = '{"vote": "NO", "explanation": "no study {cited} \\" here"}'
+    w = AnswerWatch(json_answer=True)
+    n = _feed(w, answer + " The tweet does not contain any evidence. " * 3)
+    assert w.done and w.reason == "json closed"
+    assert n >= len(answer) and n < len(answer) + 3  # stops within the piece that closed it
+
+
+def test_prose_before_the_json_and_nested_objects_are_kept():
+    w = AnswerWatch(json_answer=True)
+    _feed(w, 'I think NO. ```json\n{"a": {"b": "}"}, ')
+    assert not w.done  # the brace inside the string and the nested object do not close it
+    w.feed('"vote": "NO"}')
+    assert w.done
+
+
+def test_free_text_is_not_cut_by_braces_or_short_repeats():
+    w = AnswerWatch(json_answer=False)
+    _feed(w, "A {weird} answer. Yes. Yes. Yes. Yes. No. " * 2 + "}" * 5)
+    assert not w.done
+
+
+def test_a_sentence_repeated_three_times_ends_the_answer():
+    w = AnswerWatch()
+    loop = "The tweet does not contain any evidence of a study. "
+    n = _feed(w, "First point here. " + loop * 10)
+    assert w.done and w.reason == "repetition"
+    assert n <= len("First point here. ") + 3 * len(loop) + 3
+
+
+def test_watch_is_linear_on_hostile_text():
+    w = AnswerWatch(json_answer=True)
+    w.feed("{" * 200_000 + '"' + "\\" * 100_000)  # deep nesting and escapes: one pass, no recursion
+    assert not w.done
+
+
+def test_stop_after_json_keeps_old_cache_keys():
+    assert "stop_after_json" not in GenOptions().key_dict()
+    assert GenOptions(stop_after_json=True).key_dict()["stop_after_json"] is True
+
+
+# -- batched token writes --------------------------------------------------------------------------
+class CountingStore(DebateStore):
+    transactions = 0
+
+    def _tx(self, fn):
+        self.transactions += 1
+        return super()._tx(fn)
+
+
+def _stream(n_tokens: int, crash: bool = False):
+    def run(config, client, retriever=None, cancel=None):
+        seq = iter(range(10_000))
+        yield DebateStarted(debate_id="x", protocol="baseline", claim="c", seq=next(seq))
+        yield TurnStarted(turn_id="t1", agent="a", seq=next(seq))
+        for i in range(n_tokens):
+            yield TokenDelta(turn_id="t1", agent="a", text=f"w{i} ", seq=next(seq))
+        if crash:
+            raise RuntimeError("model died")
+        yield TurnFinished(turn_id="t1", agent="a", text="".join(f"w{i} " for i in range(n_tokens)), seq=next(seq))
+        yield DebateFinished(status="completed", seq=next(seq))
+    return run
+
+
+def test_tokens_are_written_in_batches_in_order_and_whole(tmp_path):
+    store = CountingStore(tmp_path / "s.sqlite")
+    before = store.transactions
+    debate_id = live.start_debate({"claim": "c", "protocol": "baseline"}, None, None, store, run=_stream(400))
+    assert live.wait(debate_id, 30)
+    events = store.events(debate_id)
+    assert [e.seq for e in events] == list(range(len(events)))  # gap-free, in order
+    tokens = [e for e in events if e.type == "token"]
+    assert "".join(t.text for t in tokens) == events[-2].text and len(tokens) == 400
+    assert store.transactions - before < 400 / 8  # batched: far fewer commits than tokens
+
+
+def test_tokens_streamed_before_a_crash_are_kept(tmp_path):
+    store = DebateStore(tmp_path / "s.sqlite")
+    debate_id = live.start_debate({"claim": "c", "protocol": "baseline"}, None, None, store,
+                                  run=_stream(37, crash=True))
+    assert live.wait(debate_id, 30)
+    events = store.events(debate_id)
+    assert len([e for e in events if e.type == "token"]) == 37
+    assert events[-1].type == "finished" and events[-1].status == "error"
+    assert store.get(debate_id)["status"] == "error"
+
+
+# -- evidence shown beside a debate that does not use it ------------------------------------------
+class SlowRetriever:
+    """Answers like a retriever whose index/embedder are still loading (searchable False)."""
+
+    def __init__(self, searchable: bool, ready_after_protocol: bool = True) -> None:
+        self.searchable = searchable
+        self.ready_after_protocol = ready_after_protocol
+        self.calls = 0
+
+    def search(self, query, k=20):
+        self.calls += 1
+        return [{"id": "p1", "text": "a passage", "score": 0.5, "source": "https://example.org"}]
+
+
+@pytest.mark.parametrize("searchable", [False, True])
+def test_display_only_evidence_never_delays_the_first_model_call(searchable):
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import lineup, scripted
+
+    retriever = SlowRetriever(searchable)
+    client, backend = scripted()
+    real_stream = backend.stream
+
+    def stream(*a, **kw):  # the index finishes loading while the model answers
+        retriever.searchable = True
+        return real_stream(*a, **kw)
+
+    backend.stream = stream
+    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
+    events = list(run_debate(cfg, client, retriever=retriever))
+    types = [e.type for e in events]
+    assert retriever.calls == 1 and "evidence" in types and types[-1] == "finished"
+    first_turn, evidence = types.index("turn_started"), types.index("evidence")
+    assert events[evidence].in_prompts is False
+    if searchable:
+        assert evidence < first_turn  # ready: shown before the debate, as before
+    else:
+        assert evidence > types.index("verdict")  # still loading: shown after the verdict, not waited for
+
+
+def test_evidence_still_loading_after_the_verdict_is_not_waited_for():
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import lineup, scripted
+
+    retriever = SlowRetriever(False)
+    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
+    events = list(run_debate(cfg, scripted()[0], retriever=retriever))
+    assert retriever.calls == 0 and events[-1].status == "completed"
+    note = [e for e in events if e.type == "phase_started" and e.phase == "evidence"]
+    assert note and "still loading" in note[0].note
+
+
+# -- the real embedded model -----------------------------------------------------------------------
+FEW_SHOT = ("Category: does the tweet refer to a scientific study? Examples: 'A new Nature paper shows X' → YES; "
+            "'I love coffee' → NO; 'Researchers at MIT found Y' → YES; 'Vote tomorrow!' → NO. " * 2)
+
+
+def _member(discussion: str) -> list[dict]:
+    return [{"role": "user", "content": f"{FEW_SHOT}\nTweet: Harvard study: coffee drinkers live longer.\n"
+                                        f"Council discussion: {discussion}\nAnswer in one short sentence."}]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
+    """A council's calls share long prefixes; reusing llama.cpp's state for them must not change a
+    single temperature-0 answer (nor a seeded sampled one) against resetting before every request."""
+    from debate.models.client import ModelClient
+    from debate.models.local import LocalBackend
+
+    client = ModelClient({"local": LocalBackend()})
+    calls = [(_member("None"), GenOptions(max_tokens=12)),
+             (_member("None"), GenOptions(max_tokens=12, temperature=0.7, seed=101)),  # same prompt, sampled
+             (_member("qwen-a: It cites a Harvard study, so YES."), GenOptions(max_tokens=12)),
+             ([{"role": "user", "content": "Summarise the council's discussion in one sentence."}],
+              GenOptions(max_tokens=8))]
+
+    def run_all(reuse: str) -> list:
+        monkeypatch.setenv("DEBATE_PREFIX_REUSE", reuse)
+        return [client.chat("local:qwen2.5-0.5b", m, o).result() for m, o in calls]
+
+    fresh = run_all("0")
+    reused = run_all("1")
+    assert [r.text for r in reused] == [r.text for r in fresh]
+    assert all(r.text.strip() for r in fresh)
+    assert all(r.prompt_reused_tokens == 0 for r in fresh)
+    # the same prompt again is read from the kept state; a longer discussion reuses the few-shot block
+    assert reused[1].prompt_reused_tokens >= reused[1].prompt_tokens - 1
+    assert reused[2].prompt_reused_tokens > 0.8 * reused[0].prompt_tokens - 40
+    assert [r.prompt_tokens for r in reused] == [r.prompt_tokens for r in fresh]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_json_answer_stops_when_its_object_closes():
+    from debate.models.client import ModelClient
+    from debate.models.local import LocalBackend
+
+    client = ModelClient({"local": LocalBackend()})
+    msgs = [{"role": "user", "content": 'Does "Harvard study: coffee drinkers live longer" cite a study? Answer '
+                                        'with the JSON {"vote": "YES" or "NO", "explanation": "..."} and then '
+                                        'explain your reasoning in a second paragraph.'}]
+    free = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=40)).result()
+    stopped = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=40, stop_after_json=True)).result()
+    start = stopped.text.index("{")
+    assert stopped.text.rstrip().endswith("}") and stopped.finish_reason == "stop"
+    assert free.text.startswith(stopped.text.rstrip())  # the same answer, cut where its JSON closed
+    assert stopped.completion_tokens < free.completion_tokens
+    import json_repair
+    assert json_repair.loads(stopped.text[start:]).get("vote") in ("YES", "NO")
+
+
+def test_the_page_says_what_run_will_ask_of_the_models():
+    from debate.protocols import PROTOCOLS
+    from ui.catalog import resolve, run_summary
+
+    params = PROTOCOLS["council"].defaults()
+    line = run_summary(resolve("embedded", "council", params), params, 256)
+    assert "4 agents" in line and "smollm2-135m" in line and "up to 5 rounds" in line
+    assert "consensus or stable votes" in line and "at most 256 tokens" in line
