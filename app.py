@@ -17,6 +17,7 @@ HERE = Path(__file__).parent
 OPTIONAL = [("pages/compare.py", "Compare", ":material/compare_arrows:"),
             ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
             ("pages/learn.py", "Learn", ":material/school:"),
+            ("pages/present.py", "Present", ":material/slideshow:"),
             ("pages/adjudicate.py", "Adjudicate", ":material/gavel:")]
 
 pages = [

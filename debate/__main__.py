@@ -18,6 +18,7 @@ _COMMAND_MODULES = (
     "debate.cli_run",      # run, protocols, replay
     "debate.cli_index",    # index build|info|query
     "debate.cli_eval",     # eval
+    "debate.cli_share",    # export, fork, robustness
 )
 
 

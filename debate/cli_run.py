@@ -107,7 +107,7 @@ def _for_terminal(ev):
 def cmd_run(args: argparse.Namespace) -> int:
     from debate.lineups import validate_lineup
     from debate.models.registry import default_client
-    from debate.runner import DebateConfig, prepare, run_debate
+    from debate.runner import DebateConfig, prepare
 
     claim = sys.stdin.read() if args.claim == "-" else args.claim
     params = dict(args.param)
@@ -127,12 +127,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"Some models of the lineup are not available: {lines}",
                                "See `python -m debate models`, pick another --lineup, or pass --no-check.")
     retriever = _retriever(args.index) if pp.evidence_on else None
+    return stream_debate(cfg, client, retriever, args.events, args.color)
+
+
+def stream_debate(cfg, client, retriever, events_path: str | None, color: str) -> int:
+    """Run `cfg`, print its transcript as it streams and write its events; Ctrl-C stops it cleanly.
+    Shared by `run` and `fork` (debate.cli_share). Exit code 0 completed, 130 stopped, 1 otherwise."""
+    from debate.runner import run_debate
+
     cancel = threading.Event()
     old = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-    renderer = TextRenderer(color=_use_color(args.color))
+    renderer = TextRenderer(color=_use_color(color))
     status = "error"
     try:
-        with (open(args.events, "w", encoding="utf-8") if args.events else nullcontext()) as fh:
+        with (open(events_path, "w", encoding="utf-8") if events_path else nullcontext()) as fh:
             for ev in run_debate(cfg, client, retriever=retriever, cancel=cancel):
                 if fh is not None:
                     write_event(fh, ev)

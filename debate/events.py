@@ -56,6 +56,7 @@ class DebateStarted(Event):
     seed: int | None = 0
     gold: str | None = None  # gold label when the claim came from a dataset (display only)
     created_at: str = ""
+    forked_from: dict | None = None  # {"debate_id", "round"} when this debate continues another (a fork)
 
 
 @_register
@@ -129,6 +130,7 @@ class TurnFinished(Event):
     cached: bool = False
     prompt_id: str = ""
     label_probs: dict | None = None
+    replayed: bool = False  # a fork's copy of its parent's turn: said before the fork, not generated now
 
 
 @_register
@@ -195,6 +197,21 @@ class Verdict(Event):
     gold: str | None = None
     correct: bool | None = None
     probs: dict | None = None  # the label distribution behind `confidence`, where one was read (issue 12)
+
+
+@_register
+@dataclass
+class Moderator(Event):
+    """A person's note to the debaters (typed between rounds, or given with a fork).
+
+    Every prompt sent after it carries the note, marked as the moderator's (protocols/base.py
+    `with_moderator`). `seen` is False when it arrived after the last model call, so no agent read it."""
+    type: ClassVar[str] = "moderator"
+    text: str = ""
+    round: int = 0  # the round (phase) the note applies from
+    phase: str = ""
+    source: str = "live"  # "live" | "fork"
+    seen: bool = True
 
 
 @_register

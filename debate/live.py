@@ -53,7 +53,10 @@ def new_debate_id() -> str:
 
 def _config_dict(config: Any) -> dict:
     from dataclasses import asdict, is_dataclass
-    return asdict(config) if is_dataclass(config) else dict(config)
+    d = asdict(config) if is_dataclass(config) else dict(config)
+    if isinstance(d.get("fork"), dict):  # the parent's turns are in the events already: keep only where from
+        d["fork"] = {k: d["fork"].get(k) for k in ("parent_id", "round", "notes")}
+    return d
 
 
 TOKEN_FLUSH_S = 0.1  # streamed tokens wait at most this long (or TOKEN_FLUSH_N tokens) to be written

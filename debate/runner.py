@@ -24,9 +24,10 @@ from typing import Any, Iterator
 
 from debate.decisions import apply_cat2_rule
 from debate.errors import Cancelled, DebateError, InvalidInput
-from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, PhaseStarted,
-                           RuleApplied, TurnFinished, Verdict)
-from debate.lineups import load_lineup, resolve_agents
+from debate import moderation
+from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, Moderator,
+                           PhaseStarted, RuleApplied, TurnFinished, Verdict)
+from debate.lineups import Agent, load_lineup, resolve_agents
 from debate.protocols import PROTOCOLS
 from debate.protocols.base import DebateContext, ProtocolInfo
 from debate.tasks import resolve_task, task_categories
@@ -49,6 +50,9 @@ class DebateConfig:
     gold: str | None = None
     debate_id: str | None = None
     apply_cat2_rule: bool = True
+    fork: Any = None  # debate.fork.Fork: continue another debate after its round N (built by debate.fork)
+    seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
+    variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -121,8 +125,16 @@ def prepare(config: DebateConfig) -> Prepared:
     categories = task_categories(config.task, config.category)
     for c in categories:
         resolve_task(config.task, c, config.custom_title, config.custom_description)
-    lineup = load_lineup(config.lineup)
-    agents = resolve_agents(lineup, info.name, params)
+    if config.seats:  # a fork's or a robustness variant's seats, exactly as given
+        lineup = {"name": config.lineup if isinstance(config.lineup, str) else config.lineup.get("name", "")}
+        try:
+            agents = [Agent(**{k: a[k] for k in ("agent", "role", "model", "temperature", "seed") if k in a})
+                      for a in config.seats]
+        except TypeError as e:
+            raise InvalidInput(f"A seat of the lineup is incomplete ({e}).", "Each seat needs agent, role and model.") from None
+    else:
+        lineup = load_lineup(config.lineup)
+        agents = resolve_agents(lineup, info.name, params)
     evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
     return Prepared(config, info, params, lineup, agents, categories, evidence_on)
 
@@ -164,18 +176,47 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
 
     ctx = DebateContext(config=cfg, client=client, agents=pp.agents, params=pp.params,
                         evidence_on=pp.evidence_on, cancel=cancel)
-    settings = {k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id")}
+    fork = cfg.fork
+    settings = {k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")}
     settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
+    debate_id = cfg.debate_id or uuid.uuid4().hex[:12]
+    pending: list[tuple[str, str]] = []  # (note, source) not yet applied
+    if fork is not None:
+        ctx.replay = [dict(t) for t in fork.turns]
+        pending += [(n, "fork") for n in fork.notes]
     yield stamp(DebateStarted(
-        debate_id=cfg.debate_id or uuid.uuid4().hex[:12], protocol=pp.info.name, task=cfg.task,
+        debate_id=debate_id, protocol=pp.info.name, task=cfg.task,
         category=cfg.category, claim=cfg.claim, lineup=[a.to_dict() for a in pp.agents], settings=settings,
-        seed=cfg.seed, gold=cfg.gold, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+        seed=cfg.seed, gold=cfg.gold, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        forked_from=None if fork is None else {"debate_id": fork.parent_id, "round": fork.round}))
     totals = {"prompt": 0, "completion": 0}
     status, stop_reason, final_label = "completed", "", None
+    forked = fork is None
+
+    def boundary(ev: Event) -> Iterator[Event]:
+        """At a round or phase boundary past the fork point: mark the fork, then apply pending notes."""
+        nonlocal forked
+        if not forked:
+            forked = True
+            yield stamp(PhaseStarted(phase="fork", round=fork.round, title=f"Fork of debate {fork.parent_id} "
+                                     f"after round {fork.round}",
+                                     note="Everything above was replayed from the parent debate; from here on the "
+                                          "models answer anew."))
+        pending.extend((n, "live") for n in moderation.take(debate_id))
+        is_phase = isinstance(ev, PhaseStarted)
+        while pending:
+            note, source = pending.pop(0)
+            if is_phase:
+                ctx.moderator_notes.append(note)
+            yield stamp(Moderator(text=note, round=getattr(ev, "round", ctx.rounds), phase=getattr(ev, "phase", ""),
+                                  source=source, seen=is_phase))
+
     body = _body(pp, ctx, retriever)
     try:
         for ev in body:
-            if isinstance(ev, TurnFinished):
+            if isinstance(ev, (PhaseStarted, Verdict)) and not ctx.replay:
+                yield from boundary(ev)
+            if isinstance(ev, TurnFinished) and not ev.replayed:
                 totals["prompt"] += ev.prompt_tokens
                 totals["completion"] += ev.completion_tokens
             elif isinstance(ev, Verdict):
@@ -195,6 +236,14 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
                                fatal=True))
     finally:
         body.close()
+    if fork is not None and ctx.replay and status == "completed":
+        yield stamp(ErrorEvent(error="ForkDiverged", fatal=False,
+                               message=f"The fork ended before round {fork.round}: its parameters changed a decision "
+                                       f"the parent made earlier ({len(ctx.replay)} of the parent's turns were not reached).",
+                               hint="Fork with the parent's parameters, or from an earlier round."))
+    pending.extend((n, "live") for n in moderation.take(debate_id))
+    for note, source in pending:  # arrived after the last prompt: kept, marked as read by no agent
+        yield stamp(Moderator(text=note, round=ctx.rounds, source=source, seen=False))
     yield stamp(DebateFinished(
         status=status, stop_reason=stop_reason, label=final_label if status == "completed" else None,
         rounds=ctx.rounds, prompt_tokens=totals["prompt"], completion_tokens=totals["completion"],
@@ -239,8 +288,14 @@ def _ready(retriever) -> bool:
 
 
 def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
+    cfg = pp.config
     shown_later = False
-    if ctx.evidence_on:
+    if cfg.fork is not None and cfg.fork.evidence is not None:  # a fork argues over its parent's passages
+        ev = EvidenceRetrieved(**{k: v for k, v in cfg.fork.evidence.items() if k not in ("seq", "t", "type")})
+        if ev.in_prompts and ctx.evidence_on:
+            ctx.passages = list(ev.passages)
+        yield ev
+    elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
         # Shown beside the debate only: it must not delay the first model call (issue 11). A retriever

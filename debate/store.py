@@ -420,6 +420,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+        elif t == "moderator":
+            out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
         elif t == "chair_summary":
             out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
         elif t == "votes_tallied":

@@ -81,7 +81,7 @@ def build_transcript(events: Iterable[Event]) -> Transcript:
         elif kind == "phase_started":
             tr.sections.append(Section(ev.phase, ev.round, ev.title, ev.category, ev.note))
         elif kind in ("turn_finished", "votes_tallied", "chair_summary", "stop_check", "rule_applied",
-                      "transcript_shortened"):
+                      "transcript_shortened", "moderator"):
             if not tr.sections:
                 tr.sections.append(Section("debate", 0, "Debate"))
             tr.sections[-1].items.append(ev)
@@ -156,6 +156,8 @@ class TextRenderer:
         if ev.reasoning:
             bits.append(f"reasoning {len(ev.reasoning)} chars (not parsed)")
         meta = f"{ev.prompt_tokens}+{ev.completion_tokens} tok · {ev.latency_s:.2f} s" + (" · cached" if ev.cached else "")
+        if getattr(ev, "replayed", False):
+            meta += " · replayed from the parent debate"
         shown = (" · ".join(bits) + " · ") if bits else ""
         return "\n  " + shown + self._c("2", meta) + "\n"
 
@@ -228,6 +230,9 @@ class TextRenderer:
             return self._c("1", f"\n  Votes (round {ev.round}): {counts}" + (f", invalid {invalid}" if invalid else "")
                            + f" · consensus {ev.consensus_share:.0%} vs θ {ev.threshold:.0%}: {state}"
                            + f" · majority {ev.majority}{extra}") + "\n"
+        if kind == "moderator":
+            seen = "" if ev.seen else " (arrived after the last turn: no agent read it)"
+            return self._c("1;33", f"\n  Moderator ({ev.source}){seen}: ") + ev.text + "\n"
         if kind == "chair_summary":
             return f"\n  Chair {self._agent(ev.agent)} (round {ev.round}): {ev.summary}\n"
         if kind == "stop_check":

@@ -7,7 +7,7 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import DebateConfig
-from ui import catalog, charts, resources
+from ui import catalog, charts, resources, share_view
 from ui.render import render_evidence, render_sections, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
@@ -18,6 +18,14 @@ through_app()
 TICK_S = 0.4
 store = resources.get_store()
 st.markdown("## :material/compare_arrows: Compare")
+fork_id = st.query_params.get("fork") or st.session_state.get("cmp_fork")
+if fork_id:  # a fork beside its parent, aligned by round (opened from the Library's family panel)
+    if st.button("Close the fork comparison", key="cmp_fork_close", icon=":material/close:"):
+        st.session_state.pop("cmp_fork", None)
+        st.query_params.pop("fork", None)
+        st.rerun()
+    share_view.fork_comparison(fork_id)
+    st.stop()
 mode = st.segmented_control("Mode", ["Run side by side", "Open saved debates"], key="cmp_mode",
                             default="Run side by side", label_visibility="collapsed") or "Run side by side"
 

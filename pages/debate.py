@@ -5,11 +5,13 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import DebateConfig
-from ui import catalog, resources, widgets
+from ui import catalog, resources, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
 through_app()
+if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
+    st.switch_page("pages/library.py", query_params=dict(st.query_params))
 resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
@@ -75,7 +77,15 @@ if run_clicked:
 
 if st.session_state.get("debate_id"):
     st.divider()
+    if running:
+        share_view.moderator_box(debate_id)
     show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
+    if not running:
+        with st.expander("Fork from a round", icon=":material/call_split:"):
+            new_id = share_view.fork_form(st.session_state["debate_id"], "deb")
+            if new_id:
+                st.session_state["debate_id"] = new_id
+                st.rerun()
 else:
     st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
                "appear as they happen. Every debate is saved to the Library.")

@@ -10,7 +10,7 @@ from debate.evaluation.browse import list_runs
 from debate.evaluation.checkpoint import read_rows
 from debate.events import event_from_dict
 from debate.teaching_flow import protocol_dot
-from ui import catalog, resources
+from ui import catalog, resources, share_view
 from ui.render import render_evidence, render_sections, render_verdict
 from ui.safe import escape, text_html
 from ui.transcript import build_view
@@ -153,6 +153,12 @@ with left:
     render_sections(shown, f"learn-{i}")
 with right:
     render_evidence(shown, f"learn-{i}")
+    if store.get(debate_key) is not None:  # a Library debate (evaluation items are not stored there)
+        with st.expander(f"Fork from round {step.round}", icon=":material/call_split:"):
+            new_id = share_view.fork_form(debate_key, f"learn{step.round}", default_round=step.round)
+            if new_id:  # the fork streams on the Debate page
+                st.session_state["debate_id"] = new_id
+                st.switch_page("pages/debate.py")
     with st.expander("All steps"):
         st.markdown("<br>".join(f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
                                 for k, sx in enumerate(steps)), unsafe_allow_html=True)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.store import list_csv
-from ui import resources
+from ui import resources, share_view
 from ui.live_view import show_live, show_stored
 from ui.entry import through_app
 
@@ -17,6 +17,11 @@ st.markdown("## :material/library_books: Library")
 
 if st.session_state.pop("lib_replay_done", False):
     st.session_state["lib_pace"] = "instant"
+link_id, link_round = share_view.deep_link()  # a shared link: ?debate=ID&round=N
+if link_id and st.session_state.get("lib_link") != (link_id, link_round):
+    st.session_state["lib_link"] = (link_id, link_round)
+    st.session_state["lib_open"] = link_id
+    st.session_state["lib_at_round"] = link_round
 
 f1, f2, f3, f4, f5 = st.columns([3, 1.3, 1.3, 1.3, 2])
 search = f1.text_input("Search claims", key="lib_search", placeholder="words from the claim or the id")
@@ -54,6 +59,13 @@ st.dataframe(
 st.download_button("Export this list as CSV", list_csv(rows), file_name="debates.csv", mime="text/csv",
                    on_click="ignore", key="lib_export_list", icon=":material/download:")
 
+if link_id and link_id not in {r["id"] for r in rows}:
+    linked = store.get(link_id)
+    if linked is None:
+        st.error(f"**No debate {link_id!r} in this Library.**  \nThe link points to a debate stored on another "
+                 "machine, or it was deleted. Share the HTML export to show it anywhere.", icon=":material/error:")
+    else:
+        rows = [linked] + rows
 ids = [r["id"] for r in rows]
 by_id = {r["id"]: r for r in rows}
 if st.session_state.get("lib_open") not in ids:
@@ -62,8 +74,13 @@ chosen = st.selectbox("Open a debate", ids, key="lib_open",
                       format_func=lambda i: f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
                                             f"{by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}")
 row = by_id[chosen]
+if st.query_params.get("debate") != chosen:  # the address bar always holds a link to what is shown
+    st.query_params["debate"] = chosen
+    st.query_params.pop("round", None)
+    st.session_state["lib_link"] = (chosen, None)
+    st.session_state["lib_at_round"] = None
 
-a1, a2, a3, a4, a5, a6 = st.columns([2.2, 1.2, 1, 1, 1, 1], vertical_alignment="bottom")
+a1, a2, a3, a4, a5, a7, a6 = st.columns([2.2, 1.2, 1, 1, 1, 1, 1], vertical_alignment="bottom")
 pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace", default="instant") or "instant"
 speed = a2.selectbox("Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×",
                      disabled=pace == "instant")
@@ -73,6 +90,7 @@ a4.download_button("Markdown", store.export_markdown(chosen), file_name=f"debate
                    mime="text/markdown", on_click="ignore", key="lib_md", icon=":material/description:")
 a5.download_button("CSV", store.export_csv(chosen), file_name=f"debate-{chosen}.csv", mime="text/csv",
                    on_click="ignore", key="lib_csv", icon=":material/table:")
+share_view.html_download(chosen, "lib_html", a7)
 if a6.button("Delete", key="lib_delete", icon=":material/delete:"):
     st.session_state["lib_confirm"] = chosen
 if st.session_state.get("lib_confirm") == chosen:
@@ -86,8 +104,32 @@ if st.session_state.get("lib_confirm") == chosen:
         st.toast("Debate deleted.")
         st.rerun()
 
+with st.expander("Fork, check, present", icon=":material/call_split:"):
+    st.caption(f"Link to this debate: `?debate={chosen}` (add `&round=N` to open it at a round) on the Library "
+               f"page; Present: `present?debate={chosen}`.")
+    t1, t2 = st.tabs(["Fork from a round", "Robustness check"])
+    with t1:
+        new_id = share_view.fork_form(chosen, "lib")
+        if new_id:  # open the fork (it streams here), through the same path as a shared link
+            st.query_params.pop("round", None)
+            st.query_params.update(debate=new_id)
+            st.rerun()
+    with t2:
+        share_view.robustness_panel(chosen, "lib")
+    if st.button("Present this debate", key="lib_present", icon=":material/slideshow:"):
+        st.switch_page("pages/present.py", query_params={"debate": chosen})
+share_view.family_panel(chosen, "lib")
+
 st.divider()
+at_round = st.session_state.get("lib_at_round")
 if row["status"] == "running" and live.is_running(chosen):
+    share_view.moderator_box(chosen)
     show_live(chosen)
+elif at_round is not None:
+    if st.button("Show the whole debate", key="lib_all_rounds"):
+        st.session_state["lib_at_round"] = None
+        st.query_params.pop("round", None)
+        st.rerun()
+    share_view.show_at_round(chosen, int(at_round))
 else:
     show_stored(chosen, pace="recorded" if pace == "recorded pace" else "instant", speed=float(speed))

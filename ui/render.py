@@ -58,6 +58,8 @@ def _header_html(turn: TurnView, color: str) -> str:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:
             tail.append('<span class="chip gray" title="answered from the response cache">cached</span>')
+        if turn.replayed:
+            tail.append('<span class="chip gray" title="said in the parent debate, before the fork">replayed</span>')
         tail.append(f'<span class="meta">{turn.tokens} tok · {turn.latency_s:.1f} s</span>')
     else:
         word = "speaking" if turn.text else "waiting for the model"
@@ -115,6 +117,10 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         st.markdown(f'<div class="tally chair-note" style="border-left:3px solid {color}"><b>Chair\'s guidance</b> '
                     f'({escape(item.agent)}): {text_html(item.summary, css="txt inline")}</div>',
                     unsafe_allow_html=True)
+    elif kind == "moderator":
+        seen = "" if item.seen else " · arrived after the last turn: no agent read it"
+        st.markdown(f'<div class="tally moderator-note"><b>Moderator</b> <span class="meta">({escape(item.source)}'
+                    f'{seen})</span> {text_html(item.text, css="txt inline")}</div>', unsafe_allow_html=True)
     elif kind == "rule_applied":
         what = "changed the labels" if item.changed else "changed nothing"
         st.markdown(f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '

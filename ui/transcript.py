@@ -52,6 +52,7 @@ class TurnView:
     latency_s: float = 0.0
     ttft_s: float | None = None
     cached: bool = False
+    replayed: bool = False  # a fork's copy of its parent's turn
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
 
@@ -147,7 +148,9 @@ class DebateView:
             turn.repaired, turn.citations, turn.cached = ev.repaired, list(ev.citations or []), ev.cached
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
-        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened"):
+            turn.replayed = bool(getattr(ev, "replayed", False))
+        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
+                   "moderator"):
             self._section().items.append((t, ev))
             {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(
                 t, []).append(ev)

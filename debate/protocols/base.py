@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import queue
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Iterator
 
 from debate import prompts
 from debate.decisions import normalise_probs
-from debate.errors import Cancelled
+from debate.errors import Cancelled, InvalidInput
 from debate.events import (Event, PhaseStarted, TokenDelta, TranscriptShortened, TurnFinished, TurnStarted,
                            Verdict)
 from debate.lineups import Agent
@@ -81,6 +81,8 @@ class DebateContext:
     model_calls: int = 0
     cache_hits: int = 0
     rounds: int = 0
+    moderator_notes: list[str] = field(default_factory=list)  # said so far; every later prompt carries them
+    replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -204,6 +206,9 @@ class DebateContext:
             with self._lock:
                 self._turn_no += 1
                 s.turn_id = s.turn_id or f"t{self._turn_no}"
+        if self.replay:
+            return (yield from self._replayed(specs))
+        specs = [replace(s, messages=with_moderator(s.messages, self.moderator_notes)) for s in specs]
         streams = [self._chat(s, s.messages, self._first_schema(s)) for s in specs]
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
@@ -214,6 +219,29 @@ class DebateContext:
                 out.append((yield from self._execute(s, st)))
             return out
         return (yield from self._concurrent(specs, streams))
+
+    def _replayed(self, specs: list[TurnSpec]) -> Iterator[Event]:
+        """A fork re-emits its parent's turns up to the fork point instead of calling models: the
+        protocol's own code rebuilds its state from them, so there is no second orchestration path."""
+        out = []
+        for s in specs:
+            rec = self.replay.pop(0) if self.replay else None
+            if rec is None or rec.get("role") != s.agent.role or rec.get("phase") != s.phase \
+                    or int(rec.get("round", 0)) != s.round:
+                got = f"{rec.get('role')} {rec.get('phase')} round {rec.get('round')}" if rec else "nothing"
+                raise InvalidInput(f"The fork does not line up with its parent: the protocol asks for "
+                                   f"{s.agent.role} {s.phase} round {s.round}, the parent has {got}.",
+                                   "Keep the parent's protocol, roles and member count up to the fork round, "
+                                   "or fork from an earlier round.")
+            yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=rec.get("model", ""),
+                              phase=s.phase, round=s.round, prompt_id=rec.get("prompt_id", s.prompt_id))
+            names = {f.name for f in fields(TurnFinished) if f.name not in ("seq", "t")}
+            data = {k: v for k, v in rec.items() if k in names}
+            data.update(turn_id=s.turn_id, agent=s.agent.agent, replayed=True)
+            finished = TurnFinished(**data)
+            yield finished
+            out.append(finished)
+        return out
 
     def _concurrent(self, specs: list[TurnSpec], streams: list[ChatStream]) -> Iterator[Event]:
         q: queue.Queue = queue.Queue()
@@ -348,6 +376,21 @@ class DebateContext:
             prompt_id=spec.prompt_id, label_probs=probs)
         yield finished
         return finished
+
+
+def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:
+    """The prompt with the moderator's notes appended to its last user message, marked as the
+    moderator's (template engine.moderator). The one hook every protocol's prompts pass through
+    (DebateContext.turns), so steering a debate needs no change in the protocols themselves."""
+    if not notes:
+        return messages
+    block = prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))
+    msgs = [dict(m) for m in messages]
+    for m in reversed(msgs):
+        if m.get("role") == "user":
+            m["content"] = f"{m.get('content', '')}\n\n{block}"
+            return msgs
+    return msgs + [{"role": "user", "content": block}]
 
 
 def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:

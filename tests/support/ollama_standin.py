@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import threading
 import time
 from datetime import datetime, timezone
@@ -137,6 +138,10 @@ def make_handler(state: StandIn):
             elif self.path == "/api/chat":
                 name = self._model(body)
                 if name:
+                    log = os.environ.get("OLLAMA_STANDIN_LOG")  # tests read the prompts that arrived
+                    if log:
+                        with state.lock, open(log, "a", encoding="utf-8") as fh:
+                            fh.write(json.dumps({"model": name, "messages": body.get("messages")}) + "\n")
                     self._chat(name, body)
             else:
                 self._send(404, "404 page not found")

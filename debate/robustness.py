@@ -1,0 +1,151 @@
+"""Robustness check: does the verdict hold when positions are swapped, members reordered, seeds changed?
+
+Position bias (the side a model argues changes the outcome) and self-preference (a judge favouring its
+own model's side) are the first questions a sceptical audience asks. Each variant is an ordinary debate
+of the same claim, protocol and parameters with re-seated agents (DebateConfig.seats), recorded with
+`variant_of` in its settings so the Library can find the family; the table compares the verdicts.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from debate.errors import InvalidInput
+from debate.events import Event
+
+SWAP_PAIRS = {"single": [("proponent", "opponent")], "radar": [("politician", "scientist"), ("advocate", "critic")],
+              "radar-single": [], "council": [], "baseline": []}
+SEAT_KEYS = ("model", "temperature", "seed")
+
+
+@dataclass
+class Variant:
+    name: str
+    description: str
+    config: Any  # runner.DebateConfig
+
+
+def _swap(seats: list[dict], a: dict, b: dict) -> None:
+    for k in SEAT_KEYS:
+        a[k], b[k] = b[k], a[k]
+
+
+def swapped(protocol: str, seats: list[dict]) -> list[dict] | None:
+    """Proponent and opponent models exchanged (team: pro-i with opp-i); None when there are no sides."""
+    out = [dict(s) for s in seats]
+    if protocol == "team":
+        pro = [s for s in out if s["role"] == "proponent"]
+        opp = [s for s in out if s["role"] == "opponent"]
+        if not pro or not opp:
+            return None
+        for a, b in zip(pro, opp):
+            _swap(out, a, b)
+        return out
+    done = False
+    for ra, rb in SWAP_PAIRS.get(protocol, []):
+        a = next((s for s in out if s["role"] == ra), None)
+        b = next((s for s in out if s["role"] == rb), None)
+        if a and b:
+            _swap(out, a, b)
+            done = True
+    return out if done else None
+
+
+def shuffled(protocol: str, seats: list[dict], seed: int) -> list[dict] | None:
+    """Council members (or each team's members) in another order; None when order cannot change."""
+    out = [dict(s) for s in seats]
+    groups = {"council": ["member"], "team": ["proponent", "opponent"]}.get(protocol, [])
+    changed = False
+    for role in groups:
+        idx = [i for i, s in enumerate(out) if s["role"] == role]
+        models = [{k: out[i][k] for k in SEAT_KEYS} for i in idx]
+        if len({m["model"] for m in models}) < 2 and len({m["seed"] for m in models}) < 2:
+            continue
+        order = list(range(len(idx)))
+        random.Random(seed).shuffle(order)
+        if order == sorted(order):
+            order = order[1:] + order[:1]
+        for i, j in zip(idx, order):
+            out[i].update(models[j])
+        changed = True
+    return out if changed else None
+
+
+def variant_configs(events: list[Event | dict], seeds: int = 2, shuffle_seed: int = 1) -> list[Variant]:
+    """The variants of a stored debate: swapped positions, shuffled members, `seeds` other seeds."""
+    from debate.runner import DebateConfig
+
+    ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
+    st = next((e for e in ds if e.get("type") == "debate_started"), None)
+    if st is None:
+        raise InvalidInput("These events have no debate_started event.", "Use a debate's events file or Library export.")
+    seats = list(st.get("lineup") or [])
+    settings = st.get("settings") or {}
+    protocol = st.get("protocol", "")
+    did = st.get("debate_id", "")
+
+    def cfg(name: str, new_seats: list[dict], seed: int) -> DebateConfig:
+        return DebateConfig(claim=st.get("claim", ""), protocol=protocol, task=st.get("task", "checkthat"),
+                            category=st.get("category"), custom_title=settings.get("custom_title", ""),
+                            custom_description=settings.get("custom_description", ""),
+                            lineup=str(settings.get("lineup_name") or "parent"), params=dict(settings.get("params") or {}),
+                            evidence=settings.get("evidence"), top_k=int(settings.get("top_k", 20)),
+                            max_tokens=int(settings.get("max_tokens", 256)), seed=seed, gold=st.get("gold"),
+                            apply_cat2_rule=bool(settings.get("apply_cat2_rule", True)), seats=new_seats,
+                            variant_of={"debate_id": did, "variant": name})
+
+    base_seed = int(st.get("seed") or 0)
+    out: list[Variant] = []
+    sw = swapped(protocol, seats)
+    if sw is not None:
+        out.append(Variant("positions swapped", "the models of the two sides exchanged", cfg("positions swapped", sw, base_seed)))
+    sh = shuffled(protocol, seats, shuffle_seed)
+    if sh is not None:
+        out.append(Variant("members shuffled", "members seated in another order", cfg("members shuffled", sh, base_seed)))
+    for k in range(1, max(0, int(seeds)) + 1):
+        reseeded = [{**s, "seed": (int(s.get("seed") or 0) + 1000 * k)} for s in seats]
+        hot = any(float(s.get("temperature") or 0) > 0 for s in seats)
+        out.append(Variant(f"seed +{k}", "every agent's seed changed" + ("" if hot else
+                           " (all agents decode greedily at temperature 0, so seeds alone change little)"),
+                           cfg(f"seed +{k}", reseeded, base_seed + k)))
+    return out
+
+
+def verdict_of(events: list[Event | dict]) -> tuple[str | None, str]:
+    """(final label, status) of a debate's events; a multi-category verdict as 'c1=YES c2=NO ...'."""
+    ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
+    v = next((e for e in reversed(ds) if e.get("type") == "verdict"), None)
+    fin = next((e for e in reversed(ds) if e.get("type") == "finished"), None)
+    label = None
+    if v is not None:
+        label = v.get("label") if v.get("labels") is None else " ".join(f"c{k}={x}" for k, x in v["labels"].items())
+    return label, (fin or {}).get("status", "running")
+
+
+def table(original: str | None, rows: list[dict]) -> dict:
+    """rows: [{variant, description, label, status, debate_id}] -> rows with `holds` and the summary.
+
+    A variant that did not finish is counted neither way (it is shown, with its status)."""
+    out = []
+    for r in rows:
+        done = r.get("status") == "completed"
+        out.append({**r, "holds": (r.get("label") == original) if done else None})
+    decided = [r for r in out if r["holds"] is not None]
+    held = sum(1 for r in decided if r["holds"])
+    return {"original": original, "rows": out, "held": held, "decided": len(decided),
+            "share": (held / len(decided)) if decided else None}
+
+
+def format_table(t: dict) -> str:
+    lines = [f"Original verdict: {t['original']}", "",
+             f"{'variant':<20} {'verdict':<14} {'holds':<6} {'status':<10} debate",
+             "-" * 72]
+    for r in t["rows"]:
+        holds = "-" if r["holds"] is None else ("yes" if r["holds"] else "NO")
+        lines.append(f"{r['variant']:<20} {str(r.get('label')):<14} {holds:<6} {r.get('status', ''):<10} "
+                     f"{r.get('debate_id', '')}")
+    share = "n/a" if t["share"] is None else f"{t['share']:.0%}"
+    lines += ["", f"The verdict holds in {t['held']} of {t['decided']} finished variants ({share})."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,46 @@
+"""Present: one column in large type for a room — the claim, who speaks now, the votes, the verdict.
+
+Follows a running debate live; when the backend is slow or offline, plays a stored debate at its
+recorded pace in the same layout, labelled "recorded".
+"""
+
+import streamlit as st
+
+from debate import live
+from ui import resources, share_view
+from ui.entry import through_app
+
+through_app()
+
+store = resources.get_store()
+st.html(f"<style>{share_view.PRESENT_CSS}</style>")
+rows = store.list(limit=200)
+if not rows:
+    st.info("No debates yet. Run one on the Debate page, then present it here (live or recorded).")
+    st.stop()
+by_id = {r["id"]: r for r in rows}
+linked = st.query_params.get("debate")
+if linked and linked not in by_id and store.get(linked) is not None:
+    by_id = {linked: store.get(linked), **by_id}
+ids = list(by_id)
+if linked in by_id and st.session_state.get("pres_link") != linked:
+    st.session_state["pres_link"] = linked
+    st.session_state["pres_pick"] = linked
+c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
+did = c1.selectbox("Debate", ids, key="pres_pick", format_func=lambda i: (
+    f"{'⏳ ' if live.is_running(i) else ''}{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · "
+    f"{by_id[i]['claim'][:70]}"))
+running = live.is_running(did)
+mode = c2.segmented_control("Show", ["live", "recorded"], key="pres_mode", default="live" if running else "recorded",
+                            help="recorded: the stored debate at the pace it was recorded — the fallback when the "
+                                 "backend is slow or offline") or "recorded"
+speed = c3.selectbox("Speed", [1.0, 2.0, 5.0], key="pres_speed", format_func=lambda x: f"{x:g}×",
+                     disabled=mode == "live")
+if st.query_params.get("debate") != did:
+    st.query_params["debate"] = did
+if mode == "live":
+    if not running and by_id[did]["status"] == "running":
+        st.warning("This debate is not running in this app any more; play it recorded.", icon=":material/warning:")
+    share_view.follow_live(did)
+else:
+    share_view.play_recorded(did, float(speed), "pres")
