@@ -166,11 +166,13 @@ def main() -> int:
             with app_server(app_home, env={k: v for k, v in _env(app_home).items()
                                            if k.startswith(("DEBATE_", "HF_", "TRANSFORMERS_"))}) as url, \
                     browser_page(1400, 1600) as page:
-                page.goto(url)
-                page.locator(".st-key-claim textarea").wait_for(timeout=60_000)
-                wait_idle(page)
                 store = DebateStore(app_home / "debates.sqlite")
                 for p in protocols:
+                    # a fresh page per debate: the last debate's transcript and verdict card must not
+                    # satisfy the next one's "first token" and "verdict" checks
+                    page.goto(url)
+                    page.locator(".st-key-claim textarea").wait_for(timeout=60_000)
+                    wait_idle(page)
                     print(f"app {p}…", flush=True)
                     results[p]["app"] = r = app_run(page, p, store)
                     print(f"  Run→verdict {r['verdict']:.1f} s, first token on screen {r['first']:.2f} s "
