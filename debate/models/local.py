@@ -6,8 +6,9 @@ every client; one lock per loaded model because a llama.cpp context is not threa
 Speed on a few CPU cores comes from asking llama.cpp for less (issue 11):
 - **Prefix reuse.** llama.cpp keeps the KV state of the tokens it evaluated last; a request whose prompt
   starts the same way (the few-shot block, the discussion so far, the same member prompt for every
-  council member) evaluates only the new suffix. Temperature-0 answers stay identical (a test compares
-  them with `DEBATE_PREFIX_REUSE=0`, which resets the state before every request instead).
+  council member) evaluates only the new suffix, for temperature-0 requests only: a seeded sampled
+  answer drew differently after a reused prefix, so sampled requests reset first. Answers stay identical
+  (a test compares them with `DEBATE_PREFIX_REUSE=0`, which resets the state before every request).
 - **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
   closes; any answer ends when one sentence repeats three times.
 - **One model at a time on the CPU.** llama.cpp's threads spin while they wait for each other, so two
@@ -268,7 +269,9 @@ class LocalBackend:
         path, chat_format = self.resolve(model)
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
         with cpu_slot(self.n_threads), lock:
-            if not prefix_reuse():
+            # A sampled answer (temperature > 0) starts from a fresh state: with a reused prefix the
+            # seeded sampler drew another answer in CI (temperature-0 answers stay identical either way).
+            if not prefix_reuse() or (options.temperature or 0) > 0:
                 llm.reset()
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
                 else _StepRecorder()
