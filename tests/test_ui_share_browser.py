@@ -85,8 +85,17 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
 
                 # -- fork it from the Library, on the stand-in lineup, with one more round -------------
                 page.get_by_text("Fork, check, present").click()
-                page.locator(".st-key-lib_fork_lineup").click()
-                page.get_by_role("option", name="standin").click()
+                wait_settled(page)  # in CI the list was opened while the page still reran, without options
+                for attempt in range(3):
+                    page.locator(".st-key-lib_fork_lineup").click()
+                    try:
+                        page.get_by_role("option", name="standin").click(timeout=20_000)
+                        break
+                    except Exception:
+                        if attempt == 2:
+                            raise
+                        page.keyboard.press("Escape")
+                        wait_settled(page)
                 page.locator(".st-key-lib_fork_params input").fill("rounds=1")
                 page.get_by_role("button", name="Fork", exact=True).click()
                 # the fork streams here; interject while its first rebuttal round runs
