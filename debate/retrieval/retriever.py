@@ -6,7 +6,6 @@ A Retriever is cheap to create: nothing is read, embedded or imported until the 
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from pathlib import Path
@@ -59,22 +58,6 @@ def _mmr(qvec, cand_vecs, k: int, lambda_: float) -> list[int]:
         chosen.append(i)
         best_sim = np.maximum(best_sim, sim[i])
     return chosen
-
-
-def _yield_cores() -> None:
-    """Give this thread (and the torch threads it starts, which inherit it) idle CPU priority.
-
-    Warming loads torch and the embedding model while a debate may already be generating: on 2 cores
-    llama.cpp's threads slow sharply when anything else takes a core, so preparation must run only on
-    cycles the models leave free. Linux applies the policy to the calling thread alone.
-    """
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        except (AttributeError, OSError):
-            pass
 
 
 class Retriever:
@@ -136,7 +119,6 @@ class Retriever:
     def warm(self) -> threading.Thread:
         """Load or build in a daemon thread; failures are kept in `.error` for the page to show."""
         def run() -> None:
-            _yield_cores()
             try:
                 self.load()
                 embed_mod.get_embedder()
