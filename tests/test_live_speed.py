@@ -180,7 +180,7 @@ def _member(discussion: str) -> list[dict]:
 @pytest.mark.timeout(900)
 def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
     """A council's calls share long prefixes; reusing llama.cpp's state for them must not change a
-    single temperature-0 answer (nor a seeded sampled one) against resetting before every request."""
+    single temperature-0 answer nor a seeded sampled one against resetting before every request."""
     from debate.models.client import ModelClient
     from debate.models.local import LocalBackend
 
@@ -188,6 +188,8 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
     calls = [(_member("None"), GenOptions(max_tokens=12)),
              (_member("None"), GenOptions(max_tokens=12, temperature=0.7, seed=101)),  # same prompt, sampled
              (_member("qwen-a: It cites a Harvard study, so YES."), GenOptions(max_tokens=12)),
+             (_member("qwen-a: It cites a Harvard study, so YES."),  # a longer sampled answer after it
+              GenOptions(max_tokens=24, temperature=1.0, seed=303)),
              ([{"role": "user", "content": "Summarise the council's discussion in one sentence."}],
               GenOptions(max_tokens=8))]
 
@@ -200,10 +202,12 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
     assert [r.text for r in reused] == [r.text for r in fresh]
     assert all(r.text.strip() for r in fresh)
     assert all(r.prompt_reused_tokens == 0 for r in fresh)
-    # a sampled request starts from a fresh state (a reused prefix changed the seeded draw in CI);
-    # a longer discussion at temperature 0 reuses the few-shot block kept from the request before
-    assert reused[1].prompt_reused_tokens == 0
-    assert reused[2].prompt_reused_tokens > 0.8 * reused[0].prompt_tokens - 40
+    # prompts are cut at fixed positions, so whole blocks are reused by sampled requests too: the same
+    # prompt again, and a longer discussion after the shared few-shot block
+    from debate.models.local import ALIGN
+
+    assert reused[1].prompt_reused_tokens >= reused[1].prompt_tokens - ALIGN
+    assert reused[2].prompt_reused_tokens > 0.8 * reused[0].prompt_tokens - ALIGN
     assert [r.prompt_tokens for r in reused] == [r.prompt_tokens for r in fresh]
 
 

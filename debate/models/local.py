@@ -6,9 +6,11 @@ every client; one lock per loaded model because a llama.cpp context is not threa
 Speed on a few CPU cores comes from asking llama.cpp for less (issue 11):
 - **Prefix reuse.** llama.cpp keeps the KV state of the tokens it evaluated last; a request whose prompt
   starts the same way (the few-shot block, the discussion so far, the same member prompt for every
-  council member) evaluates only the new suffix, for temperature-0 requests only: a seeded sampled
-  answer drew differently after a reused prefix, so sampled requests reset first. Answers stay identical
-  (a test compares them with `DEBATE_PREFIX_REUSE=0`, which resets the state before every request).
+  council member) evaluates only the new suffix. Floating-point results depend on how a prompt is cut
+  into batches, so a reused prefix could change a seeded sampled draw (it did, in CI); `AlignedEval`
+  therefore cuts every prompt at the same absolute positions (multiples of `ALIGN` tokens) whether or
+  not a prefix is reused, and reuses only whole aligned blocks. Every answer, sampled or not, is then the
+  same as from a fresh state (a test compares them with `DEBATE_PREFIX_REUSE=0`, which resets first).
 - **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
   closes; any answer ends when one sentence repeats three times.
 - **One model at a time on the CPU.** llama.cpp's threads spin while they wait for each other, so two
@@ -179,8 +181,6 @@ class _StepRecorder:
         self.prompt_tokens = 0
         self.steps = 0
         self.positions: list[dict[str, float]] = []
-        self.before: Any = None  # the tokens llama.cpp held before this request (prefix reuse)
-        self.reused = 0
         self.watch: AnswerWatch | None = None
         self.llm: Any = None
 
@@ -194,12 +194,6 @@ class _StepRecorder:
                 return scores
         if self.steps == 0:
             self.prompt_tokens = len(input_ids)
-            if self.before is not None and len(self.before):
-                import numpy as np
-
-                m = min(len(self.before), len(input_ids))
-                diff = np.flatnonzero(np.asarray(self.before[:m]) != np.asarray(input_ids[:m]))
-                self.reused = min(int(diff[0]) if len(diff) else m, max(0, len(input_ids) - 1))
         self.steps += 1
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
@@ -214,6 +208,61 @@ class _StepRecorder:
                 pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
             self.positions.append(pos)
         return scores
+
+
+ALIGN = 64  # prompt block size: reuse granularity vs batch efficiency (64 costs ~10 % of prompt speed vs 512)
+
+
+class AlignedEval:
+    """Evaluates each prompt in blocks that start at multiples of ALIGN (absolute positions), and reuses
+    only whole blocks a previous prompt evaluated the same way.
+
+    Why: llama.cpp's logits for a token depend (in the last bits) on the batch it was evaluated in. Its
+    own prefix reuse evaluates "whatever suffix is new", so the same prompt is cut differently after
+    different histories, and a seeded sampled answer can change. With fixed cut points every token is
+    always computed in the same batch at the same position over the same cached keys, so an answer does
+    not depend on what the model was asked before. Installed on the Llama instance by wrapping `eval`:
+    the first `eval` after `expect_prompt` is the prompt (llama-cpp-python's `generate` has already
+    dropped the prefix it matched); later calls are single generated tokens and pass through."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm, self.inner = llm, llm.eval
+        self.clean = 0  # tokens [0, clean) were evaluated in whole aligned blocks of a prompt
+        self.pending = False
+        self.reused = 0
+        llm.eval = self
+
+    @classmethod
+    def of(cls, llm: Any) -> "AlignedEval":
+        ev = getattr(llm, "eval", None)
+        return ev if isinstance(ev, AlignedEval) else cls(llm)
+
+    def expect_prompt(self) -> None:
+        self.pending, self.reused = True, 0
+        if hasattr(self.llm, "_requires_eval"):
+            # never sample from logits left by an earlier request: the prompt's last block is always evaluated
+            self.llm._requires_eval = True
+
+    def __call__(self, tokens) -> None:
+        if not self.pending:
+            return self.inner(tokens)
+        self.pending = False
+        llm = self.llm
+        matched = int(llm.n_tokens)  # generate() matched these with the new prompt (0 after a reset)
+        start = min(matched, self.clean) // ALIGN * ALIGN
+        todo = [int(t) for t in llm.input_ids[start:matched]] + [int(t) for t in tokens]
+        llm.n_tokens = start  # the inner eval drops the cached state from here on
+        self.clean, self.reused = start, start
+        pos, i = start, 0
+        while i < len(todo):
+            n = (pos // ALIGN + 1) * ALIGN - pos
+            block = todo[i:i + n]
+            self.inner(block)
+            i += len(block)
+            pos += len(block)
+            if len(block) == n:
+                self.clean = pos
+        return None
 
 
 class LocalBackend:
@@ -269,13 +318,12 @@ class LocalBackend:
         path, chat_format = self.resolve(model)
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
         with cpu_slot(self.n_threads), lock:
-            # A sampled answer (temperature > 0) starts from a fresh state: with a reused prefix the
-            # seeded sampler drew another answer in CI (temperature-0 answers stay identical either way).
-            if not prefix_reuse() or (options.temperature or 0) > 0:
+            aligned = AlignedEval.of(llm)
+            if not prefix_reuse():
                 llm.reset()
+            aligned.expect_prompt()
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
                 else _StepRecorder()
-            rec.before = llm.input_ids[:llm.n_tokens].copy()
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch, rec.llm = AnswerWatch(json_answer=options.stop_after_json), llm
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
@@ -303,4 +351,4 @@ class LocalBackend:
                                  "Try a shorter prompt, other options, or another model.") from e
             probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
-                        label_probs=probs, model_id=path.name, prompt_reused_tokens=rec.reused)
+                        label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused)
