@@ -124,6 +124,7 @@ class TurnFinished(Event):
     repaired: bool = False
     citations: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
+    prompt_reused_tokens: int = 0  # of prompt_tokens, already in the model's state (prefix reuse)
     completion_tokens: int = 0
     latency_s: float = 0.0
     ttft_s: float | None = None

@@ -57,15 +57,18 @@ def _problem() -> tuple[str, str] | None:
     return None
 
 
+config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
+                      custom_title=task["custom_title"], custom_description=task["custom_description"],
+                      lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
+                      max_tokens=gen["max_tokens"], gold=gold)
+if not running and not unavailable:
+    resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
+
 if run_clicked:
     problem = _problem()
     if problem:
         st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
     else:
-        config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
-                              custom_title=task["custom_title"], custom_description=task["custom_description"],
-                              lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                              max_tokens=gen["max_tokens"], gold=gold)
         try:
             retriever = resources.get_retriever()  # evidence is always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,

@@ -242,3 +242,91 @@ def test_the_page_says_what_run_will_ask_of_the_models():
     line = run_summary(resolve("embedded", "council", params), params, 256)
     assert "4 agents" in line and "smollm2-135m" in line and "up to 5 rounds" in line
     assert "consensus or stable votes" in line and "at most 256 tokens" in line
+
+
+# -- reading the first prompts ahead (debate.warmup) ---------------------------------------------
+COFFEE = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
+          "https://t.co/abc")
+
+
+def test_first_requests_come_from_the_protocol_itself():
+    """The warm-up reads exactly what the debate will send first: one request per distinct model,
+    found by running the protocol against instant scripted replies (no second copy of the prompts)."""
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.runner import DebateConfig, run_debate
+    from debate.warmup import first_requests
+
+    cfg = DebateConfig(claim=COFFEE, protocol="council")
+    got = first_requests(cfg)
+    assert [s for s, _, _ in got] == ["local:qwen2.5-0.5b", "local:smollm2-135m"]
+    scripted = ScriptedBackend(default='{"vote": "NO", "explanation": "."}')
+    for _ in run_debate(cfg, ModelClient(backend_factory=lambda spec: scripted)):
+        pass
+    first = {}
+    for c in scripted.calls:
+        first.setdefault(c["model"], c)
+    for spec, messages, options in got:
+        real = first[spec.split(":", 1)[1]]
+        assert messages == real["messages"] and options == real["options"]
+        assert COFFEE in messages[-1]["content"]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answer(monkeypatch):
+    from debate.models.client import ModelClient
+    from debate.models.local import ALIGN, LocalBackend, unload_all
+    from debate.runner import DebateConfig, run_debate
+    from debate.warmup import warm
+
+    cfg = DebateConfig(claim=COFFEE, protocol="baseline", max_tokens=16)
+    client = ModelClient({"local": LocalBackend()})
+
+    def turns() -> list[TurnFinished]:
+        return [e for e in run_debate(cfg, client) if isinstance(e, TurnFinished)]
+
+    monkeypatch.setenv("DEBATE_PREFIX_REUSE", "0")
+    cold = turns()
+    monkeypatch.setenv("DEBATE_PREFIX_REUSE", "1")
+    unload_all()  # as after a start: nothing loaded, nothing read
+    assert warm(cfg, client) == [{"model": "local:qwen2.5-0.5b", "done": True}]
+    hot = turns()
+    assert [t.text for t in hot] == [t.text for t in cold] and hot[0].text.strip()
+    assert hot[0].prompt_tokens > 400
+    assert hot[0].prompt_reused_tokens >= hot[0].prompt_tokens - ALIGN  # only the last block is read again
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_a_warm_up_gives_way_to_a_real_request():
+    """A warm-up must never hold a debate back: when a real request arrives it stops at the next block,
+    and the real answer is the one a fresh state gives."""
+    import time
+
+    from debate.models import local
+    from debate.models.client import ModelClient
+
+    backend = local.LocalBackend()
+    client = ModelClient({"local": backend})
+    long_msgs = [{"role": "user", "content": "Background: " + "The council met and discussed coffee. " * 300
+                  + "\nSay YES or NO."}]
+    short = [{"role": "user", "content": "Is coffee a drink? Answer YES or NO."}]
+    opts = GenOptions(max_tokens=4)
+    fresh = client.chat("local:qwen2.5-0.5b", short, opts).result().text
+    local.unload_all()
+    result: dict = {}
+    t = threading.Thread(target=lambda: result.setdefault("done", backend.warm("qwen2.5-0.5b", long_msgs, opts)))
+    t.start()
+    path, fmt = backend.resolve("qwen2.5-0.5b")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the warm-up is reading its prompt
+        entry = local._loaded.get((str(path.resolve()), backend.n_ctx, backend.n_threads, fmt))
+        ev = getattr(entry[0], "eval", None) if entry else None
+        if isinstance(ev, local.AlignedEval) and not ev.pending and entry[0].n_tokens > 0:
+            break
+        time.sleep(0.05)
+    real = client.chat("local:qwen2.5-0.5b", short, opts).result()
+    t.join(60)
+    assert result == {"done": False}
+    assert real.text == fresh

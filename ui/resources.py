@@ -186,3 +186,58 @@ def known_models(refresh: bool = False) -> list:
 def examples(task: str, n: int = 60) -> list[dict]:
     from ui.examples import load_examples
     return load_examples(task, n)
+
+
+# -- reading the next debate's first prompts ahead (issue 11) -----------------------------------------
+_WARM = {"key": None, "doing": None, "want": None, "thread": None}
+_WARM_LOCK = threading.Lock()
+
+
+def warm_ahead(config: Any) -> None:
+    """Let the models read the first prompts of the debate the page is set up for, in the background,
+    so that after Run the first token comes at once (model loaded, instructions and examples already in
+    llama.cpp's state). The latest set-up wins; nothing is done while a debate runs in this process, and
+    a warm-up gives way to any real request (debate.warmup)."""
+    if os.environ.get("DEBATE_WARM_AHEAD", "1") == "0" or "_client" in st.session_state:
+        return
+    from dataclasses import asdict
+
+    from debate.models.local import served
+
+    try:  # a warm-up is stale once any real request has run since: the models' state moved on
+        key = json.dumps([asdict(config), served()], sort_keys=True, default=str)
+    except TypeError:
+        return
+    client = get_client()
+    with _WARM_LOCK:
+        if key in (_WARM["key"], _WARM["doing"], (_WARM["want"] or (None,))[0]):
+            return
+        _WARM["want"] = (key, config, client)
+        t = _WARM["thread"]
+        if t is None or not t.is_alive():
+            _WARM["thread"] = t = threading.Thread(target=_warm_loop, name="warm-ahead", daemon=True)
+            t.start()
+
+
+def _warm_loop() -> None:
+    from debate import live
+    from debate.warmup import warm
+
+    while True:
+        with _WARM_LOCK:
+            want, _WARM["want"], _WARM["doing"] = _WARM["want"], None, None
+            if want is None:
+                _WARM["thread"] = None
+                return
+            _WARM["doing"] = want[0]
+        key, config, client = want
+        if live.running():
+            continue  # a debate owns the CPU; the page asks again after it
+        try:
+            rows = warm(config, client)
+        except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
+            rows = []
+        with _WARM_LOCK:
+            _WARM["doing"] = None
+            if rows and all(r["done"] for r in rows):
+                _WARM["key"] = key

@@ -24,9 +24,11 @@ processor reads while generating (the log-probability of every token that can be
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -210,6 +212,27 @@ class _StepRecorder:
         return scores
 
 
+class WarmAborted(Exception):
+    """A warm-up gave way to a real request."""
+
+
+# Real requests waiting for the CPU: a warm-up (LocalBackend.warm) never starts while one waits, and
+# stops at its next block when one arrives, so evaluating ahead never delays a debate by more than a block.
+_waiting = 0
+_waiting_lock = threading.Lock()
+
+
+_served = 0  # real requests started: a warm-up done before the last one is no longer in llama.cpp's state
+
+
+def _real_request_waiting() -> bool:
+    return _waiting > 0
+
+
+def served() -> int:
+    return _served
+
+
 ALIGN = 64  # prompt block size: reuse granularity vs batch efficiency (64 costs ~10 % of prompt speed vs 512)
 
 
@@ -230,6 +253,7 @@ class AlignedEval:
         self.clean = 0  # tokens [0, clean) were evaluated in whole aligned blocks of a prompt
         self.pending = False
         self.reused = 0
+        self.abort: Any = None  # a warm-up's "give way" check, asked between blocks
         llm.eval = self
 
     @classmethod
@@ -255,6 +279,8 @@ class AlignedEval:
         self.clean, self.reused = start, start
         pos, i = start, 0
         while i < len(todo):
+            if self.abort is not None and self.abort():
+                raise WarmAborted()  # the blocks evaluated so far stay cached (and clean)
             n = (pos // ALIGN + 1) * ALIGN - pos
             block = todo[i:i + n]
             self.inner(block)
@@ -311,17 +337,50 @@ class LocalBackend:
         check_request(messages, options)
         return self._generate(model, messages, options)
 
-    def _generate(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+    def warm(self, model: str, messages: list[Message], options: GenOptions) -> bool:
+        """Evaluate this request's prompt ahead of time (load the model, read its label vocabulary, fill
+        llama.cpp's state), so the real request later re-evaluates at most its last block and its first
+        token comes at once. Gives way to any real request: it does not start while one waits for the
+        CPU, and stops at the next block boundary when one arrives. True if the whole prompt was read."""
+        check_request(messages, options)
+        if _real_request_waiting():
+            return False
+        try:
+            for _ in self._generate(model, messages, replace(options, max_tokens=1), warm=True):
+                pass
+        except WarmAborted:
+            return False
+        return True
+
+    def _generate(self, model: str, messages: list[Message], options: GenOptions,
+                  warm: bool = False) -> Iterator[Chunk]:
         # lazy, so loading counts in the caller's latency and runs inside the client's model slot
         from llama_cpp import LogitsProcessorList
 
+        global _waiting, _served
         path, chat_format = self.resolve(model)
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
-        with cpu_slot(self.n_threads), lock:
+        with contextlib.ExitStack() as held:
+            if warm:  # never queue behind anything: a busy CPU means a debate is running
+                for sem in (cpu_slot(self.n_threads), lock):
+                    if _real_request_waiting() or not sem.acquire(blocking=False):
+                        raise WarmAborted()
+                    held.callback(sem.release)
+            else:
+                with _waiting_lock:
+                    _waiting += 1
+                    _served += 1
+                try:
+                    held.enter_context(cpu_slot(self.n_threads))
+                    held.enter_context(lock)
+                finally:
+                    with _waiting_lock:
+                        _waiting -= 1
             aligned = AlignedEval.of(llm)
             if not prefix_reuse():
                 llm.reset()
             aligned.expect_prompt()
+            aligned.abort = _real_request_waiting if warm else None
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
                 else _StepRecorder()
             if not options.json_schema:  # a grammar decides where a constrained answer may end

@@ -335,6 +335,7 @@ class DebateContext:
         res = yield from self._drain(stream, spec, emit_tokens=True)
         answer, reasoning = split_think(res.text)
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
+        reused = res.prompt_reused_tokens
         cached, probs = res.cached, res.label_probs
         parsed: dict | None = None
         label, valid, repaired = None, True, False
@@ -352,6 +353,7 @@ class DebateContext:
                                                         REPAIR_MIN_TOKENS if constrained else 0),
                                              spec, emit_tokens=False)
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
+                reused += rep.prompt_reused_tokens
                 cached, probs = cached and rep.cached, rep.label_probs
                 pr2 = spec.parse(rep.text)
                 parsed = {"repair_text": rep.text}
@@ -371,7 +373,7 @@ class DebateContext:
             turn_id=spec.turn_id, agent=spec.agent.agent, role=spec.agent.role, model=spec.agent.model,
             phase=spec.phase, round=spec.round, text=answer, reasoning=reasoning, parsed=parsed, label=label,
             confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
-            prompt_tokens=ptok, completion_tokens=ctok, latency_s=round(lat, 4),
+            prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
             ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
             prompt_id=spec.prompt_id, label_probs=probs)
         yield finished

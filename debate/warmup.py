@@ -1,0 +1,78 @@
+"""Evaluate a debate's first prompts before Run is pressed, so its first token comes at once (issue 11).
+
+On two CPU cores a council member's first prompt (instructions, the paper's examples, the claim) takes
+seconds to read, and the first debate after start-up also pays for loading each model. None of that
+depends on the person pressing Run: the Debate page knows the claim, protocol and lineup while they
+are being chosen. `first_requests` finds the first request each model will get by running the protocol
+itself against instant scripted replies (so there is no second copy of any prompt logic), and
+`warm` hands those requests to backends that can read a prompt ahead (`LocalBackend.warm`). A warm-up
+gives way to any real request, so it never delays a debate; what it has read stays in llama.cpp's
+state and the real request reuses it (prefix reuse, debate/models/local.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from debate.models.base import GenOptions, Message
+from debate.models.client import ModelClient
+from debate.models.scripted import ScriptedBackend
+from debate.models.spec import ModelSpec
+
+MAX_CALLS = 64  # the capture stops here whatever the protocol does with instant answers
+
+
+def first_requests(config: Any) -> list[tuple[str, list[Message], GenOptions]]:
+    """(model spec, messages, options) of the first request to each distinct model, in call order."""
+    from debate.runner import run_debate
+
+    scripted = ScriptedBackend(default='{"vote": "NO", "category": 0, "explanation": "."}')
+    client = ModelClient(backend_factory=lambda spec: scripted)
+    plain = replace(config, gold=None) if hasattr(config, "gold") else config
+    seen: dict[str, tuple[str, list[Message], GenOptions]] = {}
+    models: set[str] = set()
+    stream = run_debate(plain, client, retriever=None)
+    try:
+        for ev in stream:
+            if ev.type == "debate_started":
+                models = {str(a.get("model")) for a in ev.lineup if a.get("model")}
+            for call in list(scripted.calls):
+                spec = _spec_of(call["model"], models)
+                if spec not in seen:
+                    seen[spec] = (spec, call["messages"], call["options"])
+            if (models and models <= set(seen)) or len(scripted.calls) >= MAX_CALLS:
+                break
+    finally:
+        stream.close()
+    return list(seen.values())
+
+
+def _spec_of(model: str, specs: set[str]) -> str:
+    """The lineup's spec for a bare model name the scripted backend saw ("qwen2.5-0.5b" → "local:…")."""
+    for s in sorted(specs):
+        try:
+            if ModelSpec.parse(s).model == model:
+                return s
+        except Exception:  # noqa: BLE001 - a spec the lineup check will report; not ours to judge here
+            continue
+    return model
+
+
+def warm(config: Any, client: ModelClient) -> list[dict]:
+    """Read each first prompt ahead on the backends that can; one row per request, for logs and tests."""
+    rows = []
+    for spec, messages, options in first_requests(config):
+        try:
+            ms = ModelSpec.parse(spec)
+            backend = client.backend_for(ms)
+        except Exception:  # noqa: BLE001 - an unknown model: Run will say so with its hint
+            continue
+        fn = getattr(backend, "warm", None)
+        if fn is None:
+            continue
+        done = bool(fn(ms.model, messages, options))
+        rows.append({"model": spec, "done": done})
+        if not done:  # a real request came: stop warming
+            break
+    return rows
