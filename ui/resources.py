@@ -83,7 +83,12 @@ def get_client() -> Any:
 
 @st.cache_resource(show_spinner=False)
 def _retriever(index_dir: str) -> Any:
+    """The shared retriever, embedding in a worker process at idle priority: loading torch in an app
+    thread held the GIL against the llama.cpp turn thread and made the first debate ~2x slower."""
     from debate.retrieval import default_retriever
+    from debate.retrieval import embed as embed_mod
+
+    embed_mod.use_process(True)  # before warm(): the app process never imports torch
     r = default_retriever()
     if hasattr(r, "warm") and os.environ.get("DEBATE_WARM_RETRIEVER", "1") != "0":
         r.warm()  # load or build the index in the background; the first RADAR debate waits for it

@@ -5,6 +5,11 @@ official SHA-256 before first use; the result is remembered (keyed by path, size
 starts skip the 90 MB hash. The package's Python code is never imported: only its data folder is
 located. sentence_transformers (and torch) are imported on first use, because importing them costs
 seconds and the app must start fast.
+
+The app embeds in a worker process instead (`use_process(True)`, or DEBATE_EMBED_PROCESS=1; see
+embed_process.py): torch's import and MiniLM's load in an app thread held the GIL against the thread
+driving llama.cpp and doubled the first debate's time. The CLI, tests and batch runs stay in-process,
+where nothing else competes and a second process would only cost memory.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ DIM = 384
 BATCH_SIZE = 64
 
 _lock = threading.Lock()
-_embedder: Embedder | None = None
+_embedder = None  # Embedder, or embed_process.ProcessEmbedder in process mode
+_process_mode = False
 _verified: set[tuple[str, int, int]] = set()
 
 
@@ -129,18 +135,43 @@ class Embedder:
         return np.ascontiguousarray(vecs, dtype="float32")
 
 
+def use_process(on: bool = True) -> None:
+    """Embed in a worker process at idle priority from the next load on (an embedder already loaded
+    is kept). The app turns this on so that torch is never imported in its process."""
+    global _process_mode
+    _process_mode = on
+
+
+def process_mode() -> bool:
+    return _process_mode or os.environ.get("DEBATE_EMBED_PROCESS", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def loaded() -> bool:
-    """True once the model is in memory (a query then embeds in milliseconds)."""
-    return _embedder is not None
+    """True once the model is in memory (a query then embeds in milliseconds); in process mode, once the
+    worker has said it loaded."""
+    e = _embedder
+    return e is not None and getattr(e, "ready", True) and getattr(e, "alive", True)
 
 
-def get_embedder() -> Embedder:
-    """The process-wide model, loaded on first call."""
+def get_embedder():
+    """The process-wide model, loaded on first call (an Embedder, or a ProcessEmbedder with the same
+    surface in process mode). A worker that died is replaced by a new one on the next call."""
     global _embedder
-    if _embedder is None:
+    if _embedder is None or not getattr(_embedder, "alive", True):
         with _lock:
-            if _embedder is None:
-                _embedder = Embedder()
+            if _embedder is None or not getattr(_embedder, "alive", True):
+                if process_mode():
+                    from debate.retrieval.embed_process import ProcessEmbedder
+
+                    worker = ProcessEmbedder()
+                    try:
+                        worker.wait_ready()
+                    finally:
+                        if not worker.ready:
+                            worker.close()
+                    _embedder = worker
+                else:
+                    _embedder = Embedder()
     return _embedder
 
 

@@ -117,7 +117,9 @@ class Retriever:
         return self._index
 
     def warm(self) -> threading.Thread:
-        """Load or build in a daemon thread; failures are kept in `.error` for the page to show."""
+        """Load or build in a daemon thread; failures are kept in `.error` for the page to show. In the
+        app the model loads in a worker process (embed.use_process), so this thread only reads the index
+        and waits on a pipe, without holding the GIL against the debate's threads."""
         def run() -> None:
             try:
                 self.load()
