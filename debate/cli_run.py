@@ -49,7 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                         "paper-debate-ollama) or a lineup JSON file")
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
-    p.add_argument("--max-tokens", type=int, default=256, help="per model answer (default 256)")
+    p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
+    p.add_argument("--pace", choices=("paper", "demo"), default="paper",
+                   help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
+                        "models (fewer rounds at most, shorter answers; see debate/pace.py)")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
                     help="retrieve evidence (default: only RADAR)")
@@ -110,9 +113,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from debate.runner import DebateConfig, prepare
 
     claim = sys.stdin.read() if args.claim == "-" else args.claim
-    params = dict(args.param)
+    from debate import pace
+
+    params = {**pace.overrides(args.pace, args.protocol), **dict(args.param)}
     if args.rounds is not None:
         params["rounds"] = args.rounds
+    if args.max_tokens is None:
+        args.max_tokens = pace.max_tokens(args.pace)
     cfg = DebateConfig(claim=claim.strip(), protocol=args.protocol, task=args.task, category=args.category,
                        custom_title=args.custom_title, custom_description=args.custom_description,
                        lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,

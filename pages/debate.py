@@ -18,9 +18,10 @@ with st.sidebar:
     st.markdown("### Set-up")
     task = widgets.task_picker()
     protocol, info = widgets.protocol_picker()
-    st.markdown("**Parameters** · the papers' defaults")
-    params = widgets.params_editor(protocol, info)
-    gen = widgets.generation_settings(info)
+    pace = widgets.pace_toggle(protocol, info)
+    st.markdown("**Parameters**")
+    params = widgets.params_editor(protocol, info, pace)
+    gen = widgets.generation_settings(info, pace)
 
 st.markdown("## :material/forum: Debate")
 claim, gold = widgets.claim_box(task["task"], task["category"])

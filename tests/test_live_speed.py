@@ -191,7 +191,9 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
              (_member("qwen-a: It cites a Harvard study, so YES."),  # a longer sampled answer after it
               GenOptions(max_tokens=24, temperature=1.0, seed=303)),
              ([{"role": "user", "content": "Summarise the council's discussion in one sentence."}],
-              GenOptions(max_tokens=8))]
+              GenOptions(max_tokens=8)),
+             # the next round's member prompt, after the chair's other prompt took the state: a saved one
+             (_member("qwen-a: It cites a Harvard study, so YES. smol-a: NO."), GenOptions(max_tokens=12))]
 
     def run_all(reuse: str) -> list:
         monkeypatch.setenv("DEBATE_PREFIX_REUSE", reuse)
@@ -208,6 +210,8 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
 
     assert reused[1].prompt_reused_tokens >= reused[1].prompt_tokens - ALIGN
     assert reused[2].prompt_reused_tokens > 0.8 * reused[0].prompt_tokens - ALIGN
+    assert reused[4].prompt_reused_tokens == 0  # another prompt family: nothing in common
+    assert reused[5].prompt_reused_tokens > 0.8 * reused[0].prompt_tokens - ALIGN  # restored from a slot
     assert [r.prompt_tokens for r in reused] == [r.prompt_tokens for r in fresh]
 
 

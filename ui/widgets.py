@@ -87,10 +87,42 @@ def _param_widget(protocol: str, name: str, default: Any, help_text: str, choice
     return st.text_input(label, key=key, help=help_text)
 
 
-def params_editor(protocol: str, info: Any) -> dict:
-    """The protocol's parameters with the papers' defaults; the main ones first."""
+def _apply_pace() -> None:
+    """The toggle moved: every protocol's paced parameters and the answer budget take the pace's values
+    (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
+    from debate import pace as pace_mod
+
+    chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
+    for name, info in catalog.protocols().items():
+        spec = dict(info.params)
+        for k in pace_mod.DEMO_PARAMS.get(name, {}):
+            if k in spec:
+                value = pace_mod.overrides(chosen, name).get(k, spec[k][0])
+                st.session_state[f"p_{name}_{k}"] = st.session_state[f"keep:p_{name}_{k}"] = value
+    st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
+
+
+def pace_toggle(protocol: str, info: Any) -> str:
+    """Live-demo pace (on by default: the app opens on the embedded models) or the papers' settings."""
+    from debate import pace as pace_mod
+
+    keep("cfg_pace", True)
+    on = st.toggle("Live-demo pace", key="cfg_pace", on_change=_apply_pace,
+                   help="Fewer rounds at most and shorter answers, so the embedded models finish while people "
+                        "watch. Off: the papers' settings. Prompts, votes and thresholds are the papers' either way.")
+    remember("cfg_pace")
+    chosen = "demo" if on else "paper"
+    st.caption(pace_mod.describe(chosen, protocol, dict(info.params)))
+    return chosen
+
+
+def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
+    """The protocol's parameters with the papers' defaults (or the pace's); the main ones first."""
+    from debate import pace as pace_mod
+
     params: dict[str, Any] = {}
-    spec = dict(info.params)
+    spec = {k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
+            for k, v in dict(info.params).items()}
     choices = dict(getattr(info, "choices", {}) or {})
     main = [k for k in spec if k in MAIN_PARAMS]
     for k in main:
@@ -104,9 +136,11 @@ def params_editor(protocol: str, info: Any) -> dict:
     return params
 
 
-def generation_settings(info: Any) -> dict:
+def generation_settings(info: Any, pace: str = "paper") -> dict:
+    from debate import pace as pace_mod
+
     ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
-    keep("cfg_max_tokens", 256)
+    keep("cfg_max_tokens", pace_mod.max_tokens(pace))
     keep(ev_key, bool(getattr(info, "uses_evidence", False)))
     keep("cfg_top_k", 20)
     max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,

@@ -233,6 +233,7 @@ def served() -> int:
     return _served
 
 
+SLOTS = 4  # saved states per model (~12 kB per token for Qwen2.5-0.5B: a 2,000-token state is ~25 MB)
 ALIGN = 64  # prompt block size: reuse granularity vs batch efficiency (64 costs ~10 % of prompt speed vs 512)
 
 
@@ -251,6 +252,7 @@ class AlignedEval:
     def __init__(self, llm: Any) -> None:
         self.llm, self.inner = llm, llm.eval
         self.clean = 0  # tokens [0, clean) were evaluated in whole aligned blocks of a prompt
+        self.slots: list[tuple[tuple[int, ...], Any]] = []  # (clean prompt prefix, saved state), newest last
         self.pending = False
         self.reused = 0
         self.abort: Any = None  # a warm-up's "give way" check, asked between blocks
@@ -273,8 +275,11 @@ class AlignedEval:
         self.pending = False
         llm = self.llm
         matched = int(llm.n_tokens)  # generate() matched these with the new prompt (0 after a reset)
+        prompt = [int(t) for t in llm.input_ids[:matched]] + [int(t) for t in tokens]
         start = min(matched, self.clean) // ALIGN * ALIGN
-        todo = [int(t) for t in llm.input_ids[start:matched]] + [int(t) for t in tokens]
+        if prefix_reuse():  # (without it the state was reset: a fresh start is the point)
+            start = self._restore(prompt, start)
+        todo = prompt[start:]
         llm.n_tokens = start  # the inner eval drops the cached state from here on
         self.clean, self.reused = start, start
         pos, i = start, 0
@@ -289,6 +294,39 @@ class AlignedEval:
             if len(block) == n:
                 self.clean = pos
         return None
+
+    # -- saved states: one per prompt family (members, chair, judge…) --------------------------------
+    def save(self) -> None:
+        """Keep the current state under its clean prefix, so a later prompt of the same family (the
+        next round's member prompt after the chair spoke in between) reuses it. A saved prefix that
+        the new one extends is dropped; at most SLOTS are kept, the least recently used go first."""
+        if self.clean < 2 * ALIGN or not prefix_reuse():
+            return
+        key = tuple(int(t) for t in self.llm.input_ids[:self.clean])
+        self.slots = [(k, st) for k, st in self.slots if not (len(k) <= len(key) and key[:len(k)] == k)]
+        self.slots.append((key, self.llm.save_state()))
+        del self.slots[:-SLOTS]
+
+    def _restore(self, prompt: list[int], start: int) -> int:
+        """Load the saved state that shares the longest aligned prefix with `prompt`, if it beats the
+        current state's `start`; the position to evaluate from."""
+        best, best_i = start, None
+        for i, (key, _) in enumerate(self.slots):
+            n = min(len(key), len(prompt) - 1)
+            common = next((j for j in range(n) if key[j] != prompt[j]), n)
+            common = common // ALIGN * ALIGN
+            if common > best:
+                best, best_i = common, i
+        if best_i is None:
+            return start
+        key, state = self.slots.pop(best_i)
+        self.slots.append((key, state))
+        seed = getattr(self.llm, "_seed", None)
+        self.llm.load_state(state)
+        if seed is not None:
+            self.llm._seed = seed
+        self.clean = len(key)
+        return best
 
 
 class LocalBackend:
@@ -408,6 +446,7 @@ class LocalBackend:
                                          "set DEBATE_N_CTX or settings local.n_ctx).") from e
                 raise DebateError(f"llama.cpp failed on {path.name}: {e}.",
                                  "Try a shorter prompt, other options, or another model.") from e
+            aligned.save()
             probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
                         label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused)
