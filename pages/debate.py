@@ -62,7 +62,7 @@ config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"],
                       custom_title=task["custom_title"], custom_description=task["custom_description"],
                       lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
                       max_tokens=gen["max_tokens"], gold=gold)
-if not running and not unavailable:
+if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
 
 if run_clicked:
