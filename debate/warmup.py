@@ -13,7 +13,7 @@ state and the real request reuses it (prefix reuse, debate/models/local.py).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from debate.models.base import GenOptions, Message
 from debate.models.client import ModelClient
@@ -59,8 +59,9 @@ def _spec_of(model: str, specs: set[str]) -> str:
     return model
 
 
-def warm(config: Any, client: ModelClient) -> list[dict]:
-    """Read each first prompt ahead on the backends that can; one row per request, for logs and tests."""
+def warm(config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None) -> list[dict]:
+    """Read each first prompt ahead on the backends that can; one row per request, for logs and tests.
+    `give_way()` True stops it at the next block (the page was set up for another debate meanwhile)."""
     rows = []
     for spec, messages, options in first_requests(config):
         try:
@@ -71,7 +72,7 @@ def warm(config: Any, client: ModelClient) -> list[dict]:
         fn = getattr(backend, "warm", None)
         if fn is None:
             continue
-        done = bool(fn(ms.model, messages, options))
+        done = bool(fn(ms.model, messages, options, give_way=give_way))
         rows.append({"model": spec, "done": done})
         if not done:  # a real request came: stop warming
             break

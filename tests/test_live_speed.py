@@ -334,3 +334,14 @@ def test_a_warm_up_gives_way_to_a_real_request():
     t.join(60)
     assert result == {"done": False}
     assert real.text == fresh
+
+
+def test_json_answer_with_unescaped_quotes_still_stops_at_its_closing_brace():
+    """Qwen2.5-0.5B writes quotes inside its explanation without escaping them; with an odd number the
+    strict string state is inverted when the object closes, and the answer used to run to the cap."""
+    answer = '{"vote": "NO", "explanation": "It\'s a "study. No data."}'
+    w = AnswerWatch(json_answer=True)
+    n = _feed(w, answer + " The tweet does not contain any evidence. " * 3, step=1)
+    assert w.done and w.reason == "json closed" and n == len(answer)
+    w = AnswerWatch(json_answer=True)  # an escaped quote before a brace is still text
+    assert not w.feed('{"vote": "NO", "explanation": "a set {1, 2}, a \\"} quote')

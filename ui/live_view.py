@@ -25,8 +25,11 @@ from ui.render import (render_claim, render_counters, render_debate, render_sect
                        render_verdict)
 from ui.transcript import DebateView
 
-TICK_S = 0.5  # the live round
-COUNTER_TICK_S = 1.0  # tokens and elapsed time
+TICK_S = 1.0  # the live round (each tick costs the browser a re-render, and the browser shares the cores)
+COUNTER_TICK_S = 2.0  # tokens and elapsed time
+# While a debate streams, Streamlit's own "running" indicator would animate on every tick: hidden (the
+# page's status badge and the streaming text say that the debate runs)
+QUIET_CSS = "<style>[data-testid='stStatusWidget']{display:none}</style>"
 
 
 def _view(debate_id: str, scope: str) -> DebateView:
@@ -68,6 +71,7 @@ def show_live(debate_id: str, gold: Any = None) -> None:
         render_debate(view, debate_id, row=row, gold=gold, elapsed=_elapsed(row, view), chart_key="live")
         return
 
+    st.html(QUIET_CSS)
     render_claim(view, row)
 
     @st.fragment(run_every=COUNTER_TICK_S)

@@ -239,7 +239,7 @@ def _warm_loop() -> None:
         if live.running():
             continue  # a debate owns the CPU; the page asks again after it
         try:
-            rows = warm(config, client)
+            rows = warm(config, client, give_way=lambda: _WARM["want"] is not None)  # a newer set-up wins
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
             rows = []
         with _WARM_LOCK:

@@ -30,7 +30,7 @@ import os
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
@@ -404,23 +404,26 @@ class LocalBackend:
         check_request(messages, options)
         return self._generate(model, messages, options)
 
-    def warm(self, model: str, messages: list[Message], options: GenOptions) -> bool:
+    def warm(self, model: str, messages: list[Message], options: GenOptions,
+             give_way: Callable[[], bool] | None = None) -> bool:
         """Evaluate this request's prompt ahead of time (load the model, read its label vocabulary, fill
         llama.cpp's state), so the real request later re-evaluates at most its last block and its first
         token comes at once. Gives way to any real request: it does not start while one waits for the
         CPU, and stops at the next block boundary when one arrives. True if the whole prompt was read."""
         check_request(messages, options)
-        if _real_request_waiting():
+        stop = (lambda: _real_request_waiting() or give_way()) if give_way else _real_request_waiting
+        if stop():
             return False
         try:
-            for _ in self._generate(model, messages, replace(options, max_tokens=1), warm=True):
+            for _ in self._generate(model, messages, replace(options, max_tokens=1), warm=stop):
                 pass
         except WarmAborted:
             return False
         return True
 
     def _generate(self, model: str, messages: list[Message], options: GenOptions,
-                  warm: bool = False) -> Iterator[Chunk]:
+                  warm: Callable[[], bool] | None = None) -> Iterator[Chunk]:
+        """`warm`: this is a warm-up, which stops (WarmAborted) as soon as `warm()` says so."""
         # lazy, so loading counts in the caller's latency and runs inside the client's model slot
         from llama_cpp import LogitsProcessorList
 
@@ -430,7 +433,7 @@ class LocalBackend:
         with contextlib.ExitStack() as held:
             if warm:  # never queue behind anything: a busy CPU means a debate is running
                 for sem in (cpu_slot(self.n_threads), lock):
-                    if _real_request_waiting() or not sem.acquire(blocking=False):
+                    if warm() or not sem.acquire(blocking=False):
                         raise WarmAborted()
                     held.callback(sem.release)
             else:
@@ -447,7 +450,7 @@ class LocalBackend:
             if not prefix_reuse():
                 llm.reset()
             aligned.expect_prompt()
-            aligned.abort = _real_request_waiting if warm else None
+            aligned.abort = warm
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
                 else _StepRecorder()
             if not options.json_schema:  # a grammar decides where a constrained answer may end

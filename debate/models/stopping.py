@@ -27,6 +27,7 @@ class AnswerWatch:
         self._depth = 0
         self._in_str = False
         self._esc = False
+        self._prev = ""  # the last non-space character of the answer
         self._sentence: list[str] = []
         self._seen: dict[int, int] = {}
 
@@ -41,7 +42,17 @@ class AnswerWatch:
         return self.done
 
     def _json(self, ch: str) -> None:
+        prev = self._prev
+        if not ch.isspace():
+            self._prev = "\\" if self._in_str and self._esc else ch  # an escaped quote is text
         if self._in_str:
+            if ch == "}" and prev == '"' and self._depth == 1 and not self._esc:
+                # `"}` with the scan inside a string: small models leave quotes unescaped inside their
+                # explanation ("it's a "study."}), which flips the strict string state; a quote right
+                # before the closing brace of the top-level object ends the answer either way
+                self._depth, self._in_str = 0, False
+                self.done, self.reason = True, "json closed"
+                return
             if self._esc:
                 self._esc = False
             elif ch == "\\":
