@@ -140,8 +140,11 @@ def app_run(page, protocol: str, store) -> dict:
     fin = next((e for e in evs if e["type"] == "finished"), {})
     # the next debate starts on a page that has settled
     wait_idle(page, timeout=120_000)
+    turns = [e for e in evs if e["type"] == "turn_finished"]
     return {"first": t1 - t0, "verdict": t2 - t0, "wall": fin.get("wall_s"), "events": evs,
-            "calls": fin.get("model_calls"), "label": fin.get("label")}
+            "calls": fin.get("model_calls"), "label": fin.get("label"),
+            "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None),
+            "reused_first": (turns[0].get("prompt_reused_tokens", 0), turns[0].get("prompt_tokens", 0)) if turns else None}
 
 
 def main() -> int:
@@ -188,6 +191,8 @@ def main() -> int:
                     results[p]["app"] = r = app_run(page, p, store)
                     print(f"  Run→verdict {r['verdict']:.1f} s, first token on screen {r['first']:.2f} s "
                           f"({r['calls']} calls, verdict {r['label']}); load {load()}", flush=True)
+                    print(f"  first token in the engine's own clock {r['first_engine']} s; first turn's prompt "
+                          f"tokens read ahead / all: {r['reused_first']}", flush=True)
 
     print(f"\nload average at end: {load()}")
     head = ("| protocol | model calls | prompt / generated tokens | limit (llama.cpp rates) | CLI | CLI / limit "
