@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E402
 
+CLICK = "ready"
 PACE = "demo"  # the app's default: the CLI runs the very same debate (bench --pace paper: both at the papers')
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
@@ -129,6 +130,11 @@ def app_run(page, protocol: str, store) -> dict:
     area.fill(CLAIM)
     area.press("Control+Enter")
     wait_idle(page)
+    ready_s = None
+    if CLICK == "ready":  # as a presenter would: Run once the page says the opening prompts are read
+        t = time.perf_counter()
+        page.get_by_text("Ready: the models have read").first.wait_for(timeout=300_000)
+        ready_s = time.perf_counter() - t
     t0 = time.perf_counter()
     page.locator(".st-key-run button").click()
     page.wait_for_function(FIRST_TEXT_JS, polling="raf", timeout=900_000)
@@ -143,7 +149,7 @@ def app_run(page, protocol: str, store) -> dict:
     turns = [e for e in evs if e["type"] == "turn_finished"]
     return {"first": t1 - t0, "verdict": t2 - t0, "wall": fin.get("wall_s"), "events": evs,
             "calls": fin.get("model_calls"), "label": fin.get("label"),
-            "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None),
+            "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None), "ready_s": ready_s,
             "reused_first": (turns[0].get("prompt_reused_tokens", 0), turns[0].get("prompt_tokens", 0)) if turns else None}
 
 
@@ -153,9 +159,12 @@ def main() -> int:
     ap.add_argument("--skip-app", action="store_true", help="only the limit and the CLI")
     ap.add_argument("--pace", choices=("demo", "paper"), default="demo",
                     help="the pace both sides run at (the app's toggle is set to match)")
+    ap.add_argument("--click", choices=("ready", "now"), default="ready",
+                    help="ready: click Run once the page says the models have read the opening prompts (as a "
+                         "presenter would); now: right after typing the claim")
     args = ap.parse_args()
-    global PACE
-    PACE = args.pace
+    global PACE, CLICK
+    PACE, CLICK = args.pace, args.click
     protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
 
     print(f"load average at start: {load()}", flush=True)
@@ -192,7 +201,8 @@ def main() -> int:
                     print(f"  Run→verdict {r['verdict']:.1f} s, first token on screen {r['first']:.2f} s "
                           f"({r['calls']} calls, verdict {r['label']}); load {load()}", flush=True)
                     print(f"  first token in the engine's own clock {r['first_engine']} s; first turn's prompt "
-                          f"tokens read ahead / all: {r['reused_first']}", flush=True)
+                          f"tokens read ahead / all: {r['reused_first']}; claim typed → 'Ready' "
+                          f"{'–' if r['ready_s'] is None else format(r['ready_s'], '.1f') + ' s'}", flush=True)
 
     print(f"\nload average at end: {load()}")
     head = ("| protocol | model calls | prompt / generated tokens | limit (llama.cpp rates) | CLI | CLI / limit "

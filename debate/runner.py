@@ -282,6 +282,9 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
 
 
+EVIDENCE_AFTER_S = 60.0  # how long a finished debate waits for a still-loading index to show passages
+
+
 def _ready(retriever) -> bool:
     """Can the retriever answer at once (index and embedder loaded)? Objects without the notion are."""
     return bool(getattr(retriever, "searchable", True))
@@ -306,9 +309,14 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
             shown_later = True
     yield from _protocol_body(pp, ctx)
     if shown_later and not ctx.stopping():
+        # The models are done, so the CPU is free for the index and the embedder (which the app loads at
+        # idle priority, so as not to slow the models): wait a bounded time for them, then show passages.
+        deadline = time.monotonic() + EVIDENCE_AFTER_S
+        while not _ready(retriever) and time.monotonic() < deadline and not ctx.stopping():
+            time.sleep(0.2)
         if _ready(retriever):
             yield from _evidence(pp, ctx, retriever, for_prompts=False)
-        else:  # never hold a finished debate for passages nobody argued from
+        else:  # never hold a finished debate long for passages nobody argued from
             yield PhaseStarted(phase="evidence", title="Evidence",
                                note="The evidence index was still loading: no passages are shown for this "
                                     "debate (the next one will have them).")

@@ -64,6 +64,7 @@ config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"],
                       max_tokens=gen["max_tokens"], gold=gold)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
+    widgets.warm_status(config, agents)
 
 if run_clicked:
     problem = _problem()

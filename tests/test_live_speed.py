@@ -154,16 +154,36 @@ def test_display_only_evidence_never_delays_the_first_model_call(searchable):
         assert evidence > types.index("verdict")  # still loading: shown after the verdict, not waited for
 
 
-def test_evidence_still_loading_after_the_verdict_is_not_waited_for():
+def test_evidence_still_loading_after_the_verdict_is_waited_for_a_bounded_time(monkeypatch):
+    import debate.runner as runner
     from debate.runner import DebateConfig, run_debate
     from tests.support.engine import lineup, scripted
 
+    monkeypatch.setattr(runner, "EVIDENCE_AFTER_S", 0.3)
     retriever = SlowRetriever(False)
     cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
     events = list(run_debate(cfg, scripted()[0], retriever=retriever))
     assert retriever.calls == 0 and events[-1].status == "completed"
     note = [e for e in events if e.type == "phase_started" and e.phase == "evidence"]
     assert note and "still loading" in note[0].note
+
+
+def test_evidence_that_becomes_ready_after_the_verdict_is_shown():
+    """The app loads the embedder at idle priority, so it often finishes only once the models are done:
+    the finished debate waits for it (the CPU is free then) and shows the passages after the verdict."""
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import lineup, scripted
+
+    retriever = SlowRetriever(False)
+    cfg = DebateConfig(claim="A new study shows coffee helps", protocol="baseline", lineup=lineup(1), max_tokens=16)
+    events = []
+    for ev in run_debate(cfg, scripted()[0], retriever=retriever):
+        events.append(ev)
+        if ev.type == "verdict":
+            threading.Timer(0.3, lambda: setattr(retriever, "searchable", True)).start()
+    types = [e.type for e in events]
+    assert retriever.calls == 1 and types.index("evidence") > types.index("verdict")
+    assert events[-1].type == "finished" and events[-1].status == "completed"
 
 
 # -- the real embedded model -----------------------------------------------------------------------

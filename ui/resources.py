@@ -194,8 +194,33 @@ def examples(task: str, n: int = 60) -> list[dict]:
 
 
 # -- reading the next debate's first prompts ahead (issue 11) -----------------------------------------
-_WARM = {"key": None, "doing": None, "want": None, "thread": None}
+_WARM = {"key": None, "failed": None, "doing": None, "want": None, "thread": None}
 _WARM_LOCK = threading.Lock()
+
+
+def _warm_key(config: Any) -> str | None:
+    from dataclasses import asdict
+
+    from debate.models.local import served
+
+    try:  # a warm-up is stale once any real request has run since: the models' state moved on
+        return json.dumps([asdict(config), served()], sort_keys=True, default=str)
+    except TypeError:
+        return None
+
+
+def warm_state(config: Any) -> str:
+    """"ready" when the models have read this set-up's opening prompts, "failed" when they could not
+    (Run then reports why), else "reading" (or "off")."""
+    if os.environ.get("DEBATE_WARM_AHEAD", "1") == "0" or "_client" in st.session_state:
+        return "off"
+    key = _warm_key(config)
+    with _WARM_LOCK:
+        if key is not None and key == _WARM["key"]:
+            return "ready"
+        if key is not None and key == _WARM.get("failed"):
+            return "failed"
+    return "reading"
 
 
 def warm_ahead(config: Any) -> None:
@@ -205,13 +230,8 @@ def warm_ahead(config: Any) -> None:
     a warm-up gives way to any real request (debate.warmup)."""
     if os.environ.get("DEBATE_WARM_AHEAD", "1") == "0" or "_client" in st.session_state:
         return
-    from dataclasses import asdict
-
-    from debate.models.local import served
-
-    try:  # a warm-up is stale once any real request has run since: the models' state moved on
-        key = json.dumps([asdict(config), served()], sort_keys=True, default=str)
-    except TypeError:
+    key = _warm_key(config)
+    if key is None:
         return
     client = get_client()
     with _WARM_LOCK:
@@ -241,8 +261,10 @@ def _warm_loop() -> None:
         try:
             rows = warm(config, client, give_way=lambda: _WARM["want"] is not None)  # a newer set-up wins
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
-            rows = []
+            rows = None
         with _WARM_LOCK:
             _WARM["doing"] = None
-            if rows and all(r["done"] for r in rows):
+            if rows is None:
+                _WARM["failed"] = key
+            elif all(r["done"] for r in rows):
                 _WARM["key"] = key

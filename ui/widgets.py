@@ -280,3 +280,27 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
         (st.success if msg[0] == "ok" else st.error)(msg[1])
     agents = catalog.resolve(lineup, protocol, params)
     return lineup, agents, status
+
+
+def warm_status(config: Any, agents: list[dict]) -> None:
+    """Says whether the embedded models have already read this debate's opening prompts (then the first
+    token comes right after Run). Ticks once a second only while they are reading."""
+    if not any(str(a.get("model", "")).startswith("local:") for a in agents):
+        return
+    first = resources.warm_state(config)
+    if first in ("off", "failed"):
+        return
+
+    @st.fragment(run_every=None if first == "ready" else 1.0)
+    def _status() -> None:
+        now = resources.warm_state(config)
+        if now == "ready":
+            st.caption(":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
+                       "words come right after Run.", help="debate/warmup.py")
+            if first != "ready":
+                st.rerun()  # one full run, which stops this ticking
+        elif now == "reading":
+            st.caption(":material/hourglass_top: Preparing: the models are reading this debate's opening "
+                       "prompts (Run works at any time; a run started now reads them itself).")
+
+    _status()
