@@ -57,6 +57,21 @@ def _env(home: Path) -> dict:
             "PYTHONPATH": str(REPO)}
 
 
+def browser_cpu_s() -> float:
+    """CPU seconds used so far by every chromium process (the page's cost on the shared cores)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if "chrom" not in Path(f"/proc/{pid}/comm").read_text():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -136,20 +151,27 @@ def app_run(page, protocol: str, store) -> dict:
         page.get_by_text("Ready: the models have read").first.wait_for(timeout=300_000)
         ready_s = time.perf_counter() - t
     t0 = time.perf_counter()
+    cpu0 = browser_cpu_s()
     page.locator(".st-key-run button").click()
     page.wait_for_function(FIRST_TEXT_JS, polling="raf", timeout=900_000)
     t1 = time.perf_counter()
     page.wait_for_function(VERDICT_JS, polling=100, timeout=1_800_000)
     t2 = time.perf_counter()
+    browser = browser_cpu_s() - cpu0
     row = store.list(limit=1)[0]
-    evs = store.event_dicts(row["id"])
-    fin = next((e for e in evs if e["type"] == "finished"), {})
+    deadline = time.time() + 120  # passages for the viewer may still come after the verdict
+    while True:
+        evs = store.event_dicts(row["id"])
+        fin = next((e for e in evs if e["type"] == "finished"), {})
+        if fin or time.time() > deadline:
+            break
+        time.sleep(0.5)
     # the next debate starts on a page that has settled
     wait_idle(page, timeout=120_000)
     turns = [e for e in evs if e["type"] == "turn_finished"]
     return {"first": t1 - t0, "verdict": t2 - t0, "wall": fin.get("wall_s"), "events": evs,
             "calls": fin.get("model_calls"), "label": fin.get("label"),
-            "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None), "ready_s": ready_s,
+            "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None), "ready_s": ready_s, "browser_cpu": browser,
             "reused_first": (turns[0].get("prompt_reused_tokens", 0), turns[0].get("prompt_tokens", 0)) if turns else None}
 
 
@@ -202,7 +224,8 @@ def main() -> int:
                           f"({r['calls']} calls, verdict {r['label']}); load {load()}", flush=True)
                     print(f"  first token in the engine's own clock {r['first_engine']} s; first turn's prompt "
                           f"tokens read ahead / all: {r['reused_first']}; claim typed → 'Ready' "
-                          f"{'–' if r['ready_s'] is None else format(r['ready_s'], '.1f') + ' s'}", flush=True)
+                          f"{'–' if r['ready_s'] is None else format(r['ready_s'], '.1f') + ' s'}; chromium used "
+                          f"{r['browser_cpu']:.1f} CPU-s during Run→verdict", flush=True)
 
     print(f"\nload average at end: {load()}")
     head = ("| protocol | model calls | prompt / generated tokens | limit (llama.cpp rates) | CLI | CLI / limit "

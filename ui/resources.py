@@ -256,8 +256,16 @@ def _warm_loop() -> None:
                 return
             _WARM["doing"] = want[0]
         key, config, client = want
-        if live.running():
-            continue  # a debate owns the CPU; the page asks again after it
+        while live.running():  # a debate owns the CPU: wait for its end, unless the set-up changes
+            time.sleep(0.5)
+            with _WARM_LOCK:
+                if _WARM["want"] is not None:
+                    break
+        else:
+            key = _warm_key(config) or key  # the debate moved the models' state on: that is the key now
+        with _WARM_LOCK:
+            if _WARM["want"] is not None:
+                continue
         try:
             rows = warm(config, client, give_way=lambda: _WARM["want"] is not None)  # a newer set-up wins
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems

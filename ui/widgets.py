@@ -293,6 +293,7 @@ def warm_status(config: Any, agents: list[dict]) -> None:
 
     @st.fragment(run_every=None if first == "ready" else 1.0)
     def _status() -> None:
+        resources.warm_ahead(config)  # (again: a debate that ended meanwhile moved the models' state on)
         now = resources.warm_state(config)
         if now == "ready":
             st.caption(":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
