@@ -292,7 +292,6 @@ def _ready(retriever) -> bool:
 
 def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     cfg = pp.config
-    shown_later = False
     if cfg.fork is not None and cfg.fork.evidence is not None:  # a fork argues over its parent's passages
         ev = EvidenceRetrieved(**{k: v for k, v in cfg.fork.evidence.items() if k not in ("seq", "t", "type")})
         if ev.in_prompts and ctx.evidence_on:
@@ -301,25 +300,62 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        # Shown beside the debate only: it must not delay the first model call (issue 11). A retriever
-        # still loading its index or embedder is asked after the verdict instead, if it is ready by then.
-        if _ready(retriever):
-            yield from _evidence(pp, ctx, retriever, for_prompts=False)
-        else:
-            shown_later = True
+        # Shown beside the debate only: it must never delay a model call (issue 11). The search runs in a
+        # thread (in the app the embedder answers from an idle-priority process, which a busy CPU can
+        # hold up for seconds); its passages are shown as soon as they come, and a debate that ends
+        # first waits a bounded time for them (the CPU is free then).
+        later = _LaterEvidence(pp, ctx, retriever)
+        try:
+            yield from later.take(wait_s=0.3)  # an index already loaded answers at once: shown first
+            for ev in _protocol_body(pp, ctx):
+                yield ev
+                yield from later.take()
+            if not later.emitted and not ctx.stopping():
+                got = list(later.take(wait_s=EVIDENCE_AFTER_S))
+                yield from got or [PhaseStarted(
+                    phase="evidence", title="Evidence",
+                    note="The evidence index was still loading: no passages are shown for this debate (the "
+                         "next one will have them).")]
+        finally:
+            later.stop.set()
+        return
     yield from _protocol_body(pp, ctx)
-    if shown_later and not ctx.stopping():
-        # The models are done, so the CPU is free for the index and the embedder (which the app loads at
-        # idle priority, so as not to slow the models): wait a bounded time for them, then show passages.
-        deadline = time.monotonic() + EVIDENCE_AFTER_S
-        while not _ready(retriever) and time.monotonic() < deadline and not ctx.stopping():
-            time.sleep(0.2)
-        if _ready(retriever):
-            yield from _evidence(pp, ctx, retriever, for_prompts=False)
-        else:  # never hold a finished debate long for passages nobody argued from
-            yield PhaseStarted(phase="evidence", title="Evidence",
-                               note="The evidence index was still loading: no passages are shown for this "
-                                    "debate (the next one will have them).")
+
+
+class _LaterEvidence:
+    """Display-only passages, searched in a thread once the retriever is ready."""
+
+    def __init__(self, pp: Prepared, ctx: DebateContext, retriever) -> None:
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self.events: list[Event] = []
+        self.emitted = False
+
+        def run() -> None:
+            try:
+                while not _ready(retriever):
+                    failed = getattr(retriever, "error", None)
+                    if failed is not None:  # the app's background load failed: say so, do not wait
+                        self.events = [PhaseStarted(phase="evidence", title="Evidence",
+                                                    note=f"The evidence index could not be loaded: {failed}")]
+                        return
+                    if self.stop.wait(0.2):
+                        return
+                self.events = list(_evidence(pp, ctx, retriever, for_prompts=False))
+            except Exception as e:  # noqa: BLE001 - a viewer's extra: the debate goes on without it
+                self.events = [PhaseStarted(phase="evidence", title="Evidence",
+                                            note=f"Retrieval failed ({type(e).__name__}): no passages are shown.")]
+            finally:
+                self.done.set()
+
+        threading.Thread(target=run, name="evidence-for-viewer", daemon=True).start()
+
+    def take(self, wait_s: float = 0.0) -> Iterator[Event]:
+        """The passages' events once, when they are ready (waiting at most `wait_s`)."""
+        if self.emitted or not self.done.wait(wait_s):
+            return
+        self.emitted = True
+        yield from self.events
 
 
 def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
