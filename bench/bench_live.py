@@ -169,6 +169,13 @@ def app_run(page, protocol: str, store) -> dict:
     # the next debate starts on a page that has settled
     wait_idle(page, timeout=120_000)
     turns = [e for e in evs if e["type"] == "turn_finished"]
+    head = []  # the debate's opening, in the engine's clock: what came before the first token
+    for e in evs:
+        if e["type"] == "token":
+            head.append(f"{e['t']:.2f} first token")
+            break
+        head.append(f"{e['t']:.2f} {e['type']} {e.get('agent', '')}".rstrip())
+    print("  opening: " + " · ".join(head), flush=True)
     return {"first": t1 - t0, "verdict": t2 - t0, "wall": fin.get("wall_s"), "events": evs,
             "calls": fin.get("model_calls"), "label": fin.get("label"),
             "first_engine": next((e["t"] for e in evs if e["type"] == "token"), None), "ready_s": ready_s, "browser_cpu": browser,
