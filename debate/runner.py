@@ -306,7 +306,7 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
         # first waits a bounded time for them (the CPU is free then).
         later = _LaterEvidence(pp, ctx, retriever)
         try:
-            yield from later.take(wait_s=0.3)  # an index already loaded answers at once: shown first
+            yield from later.take(wait_s=0.1)  # an index already loaded answers at once: shown first
             for ev in _protocol_body(pp, ctx):
                 yield ev
                 yield from later.take()

@@ -252,7 +252,9 @@ class AlignedEval:
     def __init__(self, llm: Any) -> None:
         self.llm, self.inner = llm, llm.eval
         self.clean = 0  # tokens [0, clean) were evaluated in whole aligned blocks of a prompt
-        self.slots: list[tuple[tuple[int, ...], Any]] = []  # (clean prompt prefix, saved state), newest last
+        self.body: tuple[int, ...] | None = None  # the last prompt but its final token, evaluated as below
+        self.slots: list[tuple[tuple[int, ...], tuple[int, ...] | None, Any]] = []  # (clean prefix, body,
+        # saved state), newest last
         self.pending = False
         self.reused = 0
         self.abort: Any = None  # a warm-up's "give way" check, asked between blocks
@@ -266,33 +268,44 @@ class AlignedEval:
     def expect_prompt(self) -> None:
         self.pending, self.reused = True, 0
         if hasattr(self.llm, "_requires_eval"):
-            # never sample from logits left by an earlier request: the prompt's last block is always evaluated
+            # never sample from logits left by an earlier request: the prompt's last token is always evaluated
             self.llm._requires_eval = True
 
     def __call__(self, tokens) -> None:
+        """A prompt is always cut the same way: all but its last token in blocks ending at multiples of
+        ALIGN (and at the end of that body), then the last token alone. So the same prompt again (the
+        next council member's, or the real request after a warm-up) reuses everything but that token,
+        and a prompt sharing a prefix reuses the whole blocks of it."""
         if not self.pending:
             return self.inner(tokens)
         self.pending = False
         llm = self.llm
         matched = int(llm.n_tokens)  # generate() matched these with the new prompt (0 after a reset)
         prompt = [int(t) for t in llm.input_ids[:matched]] + [int(t) for t in tokens]
-        start = min(matched, self.clean) // ALIGN * ALIGN
+        body = tuple(prompt[:-1])
+        if self.body == body and matched >= len(body):
+            start = len(body)
+        else:
+            start = min(matched, self.clean) // ALIGN * ALIGN
         if prefix_reuse():  # (without it the state was reset: a fresh start is the point)
-            start = self._restore(prompt, start)
-        todo = prompt[start:]
+            start = self._restore(prompt, body, start)
         llm.n_tokens = start  # the inner eval drops the cached state from here on
-        self.clean, self.reused = start, start
-        pos, i = start, 0
-        while i < len(todo):
+        self.reused = start
+        if start < len(body):
+            self.clean, self.body = start, None
+        pos = start
+        while pos < len(body):
             if self.abort is not None and self.abort():
                 raise WarmAborted()  # the blocks evaluated so far stay cached (and clean)
-            n = (pos // ALIGN + 1) * ALIGN - pos
-            block = todo[i:i + n]
-            self.inner(block)
-            i += len(block)
-            pos += len(block)
-            if len(block) == n:
+            end = min((pos // ALIGN + 1) * ALIGN, len(body))
+            self.inner(list(body[pos:end]))
+            pos = end
+            if pos % ALIGN == 0:
                 self.clean = pos
+        self.body = body
+        if self.abort is not None and self.abort():
+            raise WarmAborted()
+        self.inner(prompt[-1:])
         return None
 
     # -- saved states: one per prompt family (members, chair, judge…) --------------------------------
@@ -303,28 +316,32 @@ class AlignedEval:
         if self.clean < 2 * ALIGN or not prefix_reuse():
             return
         key = tuple(int(t) for t in self.llm.input_ids[:self.clean])
-        self.slots = [(k, st) for k, st in self.slots if not (len(k) <= len(key) and key[:len(k)] == k)]
-        self.slots.append((key, _get_state(self.llm)))
+        self.slots = [sl for sl in self.slots if not (len(sl[0]) <= len(key) and key[:len(sl[0])] == sl[0])]
+        self.slots.append((key, self.body, _get_state(self.llm)))
         del self.slots[:-SLOTS]
 
-    def _restore(self, prompt: list[int], start: int) -> int:
-        """Load the saved state that shares the longest aligned prefix with `prompt`, if it beats the
-        current state's `start`; the position to evaluate from."""
+    def _restore(self, prompt: list[int], body: tuple[int, ...], start: int) -> int:
+        """Load the saved state that lets `prompt` skip the most (its whole body if a saved state read
+        exactly that body, else its longest aligned prefix), if it beats the current state's `start`;
+        the position to evaluate from."""
         best, best_i = start, None
-        for i, (key, _) in enumerate(self.slots):
-            n = min(len(key), len(prompt) - 1)
-            common = next((j for j in range(n) if key[j] != prompt[j]), n)
-            common = common // ALIGN * ALIGN
+        for i, (key, saved_body, _) in enumerate(self.slots):
+            if saved_body == body:
+                common = len(body)
+            else:
+                n = min(len(key), len(prompt) - 1)
+                common = next((j for j in range(n) if key[j] != prompt[j]), n) // ALIGN * ALIGN
             if common > best:
                 best, best_i = common, i
         if best_i is None:
             return start
-        key, state = self.slots.pop(best_i)
-        self.slots.append((key, state))
+        slot = self.slots.pop(best_i)
+        self.slots.append(slot)
+        key, saved_body, state = slot
         if not _set_state(self.llm, state):
-            self.clean = 0
+            self.clean, self.body = 0, None
             return 0
-        self.clean = len(key)
+        self.clean, self.body = len(key), saved_body
         return best
 
 
