@@ -282,7 +282,7 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
 
 
-EVIDENCE_AFTER_S = 60.0  # how long a finished debate waits for a still-loading index to show passages
+EVIDENCE_AFTER_S = 20.0  # how long a finished debate waits (status "running") for a still-loading index
 
 
 def _ready(retriever) -> bool:
