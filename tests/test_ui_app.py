@@ -305,3 +305,21 @@ def test_models_page_saves_settings_the_cli_then_reads(tmp_path, monkeypatch):
     from debate.models.spec import ModelSpec
     backend = default_client(cache=False).backend_for(ModelSpec("openai", "-"))
     assert backend.json_format == "json_object"
+
+
+def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settings(monkeypatch):
+    """Issue 11: the app opens at a pace the embedded models can finish while people watch, says what
+    that pace changes, and gives the papers' settings back with one toggle (and the pace again)."""
+    monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
+    at = _app()
+    captions = lambda: " ".join(c.value for c in at.sidebar.caption)  # noqa: E731
+    assert at.toggle(key="cfg_pace").value is True
+    assert at.number_input(key="p_council_rounds").value == 2 and at.number_input(key="cfg_max_tokens").value == 128
+    assert "Live-demo pace: rounds 2 (paper: 5)" in captions() and "at most 128 tokens" in captions()
+    at.toggle(key="cfg_pace").set_value(False).run()
+    assert at.number_input(key="p_council_rounds").value == 5 and at.number_input(key="cfg_max_tokens").value == 256
+    assert "The papers' settings." in captions()
+    at.radio(key="cfg_protocol").set_value("single").run()  # every protocol follows the toggle
+    assert at.number_input(key="p_single_rounds").value == 3
+    at.toggle(key="cfg_pace").set_value(True).run()
+    assert at.number_input(key="p_single_rounds").value == 2 and at.number_input(key="cfg_max_tokens").value == 128
