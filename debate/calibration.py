@@ -8,6 +8,8 @@ always the same. Two standard repairs, each a visible option of the baseline pro
 - **contextual calibration** (Zhao et al., "Calibrate Before Use", ICML 2021): ask the same prompt with a
   content-free input ("N/A") and divide each label's probability by the probability the prompt alone
   gives it (W = diag(p_cf)^-1, b = 0), then renormalise. No data needed.
+- **class weights fitted on the LIAR train split** for the RADAR judge's three labels (argmax of
+  w_l · p_l, the multi-class form of a threshold), the same way.
 - **a decision threshold fitted on the CheckThat train split** (`python -m debate eval-fit-threshold` on a
   train run): YES iff P(YES) >= t, t chosen to maximise macro-F1 on train. Fitted values are data in
   `debate/fitted_thresholds.json`, keyed by model and prompt setting; never fitted on dev or test.
@@ -86,10 +88,66 @@ def fit_threshold(scores: Sequence[float], golds: Sequence[str], yes: str = "YES
     return round(float(cands[i]), 6), round(float(macro[i]), 6)
 
 
+def weighted(probs: Mapping[str, float] | None, weights: Mapping[str, float], labels: Sequence[str]) -> dict[str, float] | None:
+    """q_l ∝ w_l · p_l: a class prior correction (the multi-class form of a threshold)."""
+    p = normalised(probs, labels)
+    if p is None:
+        return None
+    return normalised({lab: p[lab] * float(weights.get(lab, 1.0)) for lab in labels}, labels)
+
+
+def fit_class_weights(probs: Sequence[Mapping[str, float]], golds: Sequence[str], labels: Sequence[str],
+                      span: float = 3.0, step: float = 0.25, passes: int = 4) -> tuple[dict[str, float], float]:
+    """(weights, macro-F1) maximising macro-F1 of argmax_l w_l · p_l over the given items.
+
+    Coordinate ascent over log-weights on a grid (the first label's weight stays 1); among equally good
+    values the one nearest no change is kept, so a weight moves only when it helps. Deterministic, and
+    instant for a few hundred items. Fitted on a train split only (`eval-fit-threshold`)."""
+    import numpy as np
+
+    if len(probs) != len(golds) or not len(probs):
+        raise ValueError("fit_class_weights needs as many probability rows as gold labels, at least one")
+    labs = list(labels)
+    P = np.array([[float((normalised(p, labs) or {}).get(lab, 0.0)) for lab in labs] for p in probs])
+    g = np.array([labs.index(str(x).upper()) if str(x).upper() in labs else -1 for x in golds])
+
+    def macro(logw: "np.ndarray") -> float:
+        pred = np.argmax(np.log(np.maximum(P, 1e-12)) + logw, axis=1)
+        f1s = []
+        for c in range(len(labs)):
+            tp = int(((pred == c) & (g == c)).sum())
+            fp = int(((pred == c) & (g != c)).sum())
+            fn = int(((pred != c) & (g == c)).sum())
+            f1s.append(2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else 0.0)
+        return float(np.mean(f1s))
+
+    grid = np.round(np.arange(-span, span + step / 2, step), 6)
+    grid = grid[np.argsort(np.abs(grid), kind="stable")]  # nearest no change first: wins ties
+    logw = np.zeros(len(labs))
+    best = macro(logw)
+    for _ in range(passes):
+        moved = False
+        for c in range(1, len(labs)):
+            for v in grid:
+                trial = logw.copy()
+                trial[c] = v
+                f = macro(trial)
+                if f > best + 1e-12:
+                    best, logw, moved = f, trial, True
+        if not moved:
+            break
+    return {lab: round(float(np.exp(w)), 6) for lab, w in zip(labs, logw)}, round(best, 6)
+
+
+def judge_key(model: str, task: str, protocol: str, judge_answer: str) -> str:
+    """Which fitted class weights apply to a RADAR judge: its model, task, protocol and answer format."""
+    return f"{model}|{task}|{protocol}-judge|judge_answer={judge_answer}"
+
+
 def setting_key(model: str, task: str, category: int | None, answer: str, demos: str, k: int) -> str:
     """Which fitted threshold applies: it is only valid for the prompt it was fitted with."""
     cat = f"{task}{category if category is not None else ''}"
-    return f"{model}|{cat}|answer={answer}|demos={demos}" + (f"-{k}" if demos == "similar" else "")
+    return f"{model}|{cat}|answer={answer}|demos={demos}" + (f"-{k}" if demos in ("similar", "dialogue") else "")
 
 
 @lru_cache(maxsize=1)
@@ -104,6 +162,12 @@ def fitted_threshold(key: str) -> dict | None:
     """The fitted entry {threshold, train_macro_f1, n, run, ...} for a setting, or None."""
     entry = _fitted().get(key)
     return dict(entry) if isinstance(entry, dict) and "threshold" in entry else None
+
+
+def fitted_weights(key: str) -> dict | None:
+    """The fitted entry {weights, train_macro_f1, n, run, ...} for a RADAR judge, or None."""
+    entry = _fitted().get(key)
+    return dict(entry) if isinstance(entry, dict) and isinstance(entry.get("weights"), dict) else None
 
 
 def save_fitted(key: str, entry: dict, path: Path | None = None) -> None:

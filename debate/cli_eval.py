@@ -78,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--tolerance", type=float, default=0.0, help="accept this much less quality for fewer tokens")
     k.set_defaults(func=cmd_calibrate)
 
-    f = sub.add_parser("eval-fit-threshold", help="fit the baseline's P(YES) threshold on a CheckThat train run")
+    f = sub.add_parser("eval-fit-threshold", help="fit the baseline's P(YES) threshold on a CheckThat train run, or a RADAR judge's class weights on a LIAR train run")
     f.add_argument("runs", nargs="+", help="baseline runs on --dataset checkthat-train, one category each")
     f.add_argument("--write", action="store_true", help="store in debate/fitted_thresholds.json (used by "
                    "--param calibration=threshold)")
@@ -191,8 +191,11 @@ def cmd_fit_threshold(args: argparse.Namespace) -> int:
 
     for run in args.runs:
         key, entry = fit_run(run)
-        print(f"{key}: threshold {entry['threshold']}  train macro-F1 {entry['train_macro_f1']}  n={entry['n']} "
-              f"({entry['positives']} YES)")
+        if "weights" in entry:
+            print(f"{key}: class weights {entry['weights']}  train macro-F1 {entry['train_macro_f1']}  n={entry['n']}")
+        else:
+            print(f"{key}: threshold {entry['threshold']}  train macro-F1 {entry['train_macro_f1']}  n={entry['n']} "
+                  f"({entry['positives']} YES)")
         if args.write:
             save_fitted(key, entry)
     if args.write:

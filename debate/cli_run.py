@@ -50,6 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
+    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False,
+                   help="small-model aids (the app's default for the embedded models): similar CheckThat train "
+                        "tweets as earlier turns, label probabilities against thresholds fitted on train, a "
+                        "constrained RADAR judge; see debate/aids.py. Off: the papers' settings")
     p.add_argument("--pace", choices=("paper", "demo"), default="paper",
                    help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
                         "models (fewer rounds at most, shorter answers; see debate/pace.py)")
@@ -124,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                        custom_title=args.custom_title, custom_description=args.custom_description,
                        lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,
                        max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
-                       apply_cat2_rule=not args.no_cat2_rule)
+                       apply_cat2_rule=not args.no_cat2_rule, aids=args.aids)
     pp = prepare(cfg)  # bad input fails here, before any model loads
     client = default_client(cache=not args.no_cache)
     if not args.no_check:

@@ -14,6 +14,7 @@ DEBATE_HOME/indexes, keyed by the train file's fingerprint.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -66,6 +67,24 @@ def format_demos(demos: Sequence[Demo]) -> str:
         kind = "Positive" if d.label == "YES" else "Negative"
         lines.append(f"• Example {i} ({kind}): \"{d.text.strip()}\"")
     return "\n".join(lines)
+
+
+def dialogue(demos: Sequence[Demo], key: str = "category") -> list[dict[str, str]]:
+    """The demonstrations as earlier turns of the conversation: the tweet as the user's message in the
+    form of template small.fewshot.tweet, its gold label as the assistant's JSON answer.
+
+    Why turns and not a list in the description: a 0.5B model copies the pattern of earlier answers
+    far more than it follows a list of examples. Measured on a stratified CheckThat train sample
+    (category 2, n=40, 8 demonstrations, leave-one-out): AUC of P(YES) 0.835 as turns, above the 0.818
+    of the neighbours' own label share, against 0.775 for the same tweets listed in one message
+    (bench/pilot_demo_format.py reproduces both)."""
+    from debate import prompts
+
+    out: list[dict[str, str]] = []
+    for d in demos:
+        out.append({"role": "user", "content": prompts.render("small.fewshot.tweet", tweet=d.text.strip())})
+        out.append({"role": "assistant", "content": json.dumps({key: d.label})})
+    return out
 
 
 class Pool:

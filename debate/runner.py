@@ -53,6 +53,7 @@ class DebateConfig:
     fork: Any = None  # debate.fork.Fork: continue another debate after its round N (built by debate.fork)
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
+    aids: bool = False  # small-model aids (debate/aids.py) over the parameters left at the paper's defaults
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -135,6 +136,10 @@ def prepare(config: DebateConfig) -> Prepared:
     else:
         lineup = load_lineup(config.lineup)
         agents = resolve_agents(lineup, info.name, params)
+    if config.aids:
+        from debate import aids
+
+        params = aids.apply(params, info.defaults(), aids.overrides(info.name, config.task, categories, agents))
     evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
     return Prepared(config, info, params, lineup, agents, categories, evidence_on)
 

@@ -19,6 +19,7 @@ with st.sidebar:
     task = widgets.task_picker()
     protocol, info = widgets.protocol_picker()
     pace = widgets.pace_toggle(protocol, info)
+    aids_on = widgets.aids_toggle()
     st.markdown("**Parameters**")
     params = widgets.params_editor(protocol, info, pace)
     gen = widgets.generation_settings(info, pace)
@@ -29,6 +30,8 @@ claim, gold = widgets.claim_box(task["task"], task["category"])
 with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
     lineup, agents, status = widgets.lineup_editor(protocol, params)
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
+if aids_on:
+    st.caption(widgets.aids_line(protocol, task, agents, info))
 unavailable = {m: r for m, r in status.items() if not r.get("ok")}
 if unavailable:
     st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
@@ -61,7 +64,7 @@ def _problem() -> tuple[str, str] | None:
 config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
                       custom_title=task["custom_title"], custom_description=task["custom_description"],
                       lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                      max_tokens=gen["max_tokens"], gold=gold)
+                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     widgets.warm_status(config, agents)

@@ -14,32 +14,65 @@ N_LIAR_SINGLE=${N_LIAR_SINGLE:-24}
 SUFFIX=${SUFFIX:-}        # e.g. SUFFIX=-ollama to keep runs of another lineup apart
 E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP"
 
-# 0. Small-model options (issue 12), first because they are the cheapest: CheckThat categories 1 and 2,
-#    the few-shot baseline of each member with the label decoded under a JSON schema (answer=label-first),
-#    the 4 most similar CheckThat TRAIN tweets as examples, and its P(YES) against a threshold fitted on a
-#    stratified TRAIN sample (eval-fit-threshold writes debate/fitted_thresholds.json); scored on a
-#    stratified DEV sample of N_DEV. calibration=none on the same prompts (all from the response cache)
-#    pairs each calibrated run with its uncalibrated self; `eval-compare RUN constant` pairs it with the
-#    constant-label floor on the same items. PART=small runs only this part.
-N_TRAIN=${N_TRAIN:-40}    # train tweets the threshold is fitted on (stratified sample, seed 0)
+# 0. Small-model options (issue 12), first because they are the cheapest: CheckThat categories 1 and 2.
+#    The few-shot baseline of each member with the 8 CheckThat TRAIN tweets most similar to the one being
+#    judged as earlier turns of the conversation (demos=dialogue, each answered with its gold label), the
+#    label decoded first under a JSON schema (answer=label-first), and its P(YES) held against a threshold
+#    fitted on a stratified TRAIN sample (eval-fit-threshold writes debate/fitted_thresholds.json; train
+#    tweets never see themselves as demonstrations). Scored on a stratified DEV sample of N_DEV.
+#    calibration=none on the same prompts (all from the response cache) pairs each calibrated run with its
+#    uncalibrated self; `eval-compare RUN constant` pairs it with the constant-label floor on the same items.
+#    Then the embedded council on the same dev items: the same prompt for the initial votes, each member
+#    voting with its own model's fitted threshold, the chair and one discussion round when they disagree.
+#    PART=small runs only this part.
+N_TRAIN=${N_TRAIN:-80}    # train tweets the threshold is fitted on (stratified sample, seed 0)
 N_DEV=${N_DEV:-100}       # dev sample (stratified, seed 0) ...
-DEV_LIMIT=${DEV_LIMIT:-$N_DEV}  # ... of which the first DEV_LIMIT are scored (the README's runs: see there)
-S="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --lineup $LINEUP --protocol baseline \
-   --param answer=label-first --param demos=similar --param k_demos=4"
+DEV_LIMIT=${DEV_LIMIT:-$N_DEV}  # ... of which the first DEV_LIMIT are scored
+K=${K_DEMOS:-8}
+DEMOS="--param demos=dialogue --param k_demos=$K"
+S="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --lineup $LINEUP --protocol baseline --param answer=label-first $DEMOS"
 SMALL_RUNS=()
-for M in ${MEMBERS:-1 2}; do
-  for C in ${CATS:-2 1}; do
-    $S --dataset checkthat-train --category $C --sample "$N_TRAIN" --param member=$M --out runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX
-    $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-lf-sim-m$M$SUFFIX --write
+for C in ${CATS:-2 1}; do
+  for M in ${MEMBERS:-1 2}; do
+    $S --dataset checkthat-train --category $C --sample "$N_TRAIN" --param member=$M --out runs/ct$C-train-s$N_TRAIN-dlg$K-m$M$SUFFIX
+    $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-dlg$K-m$M$SUFFIX --write
     for CAL in none threshold; do
       $S --dataset checkthat-dev --category $C --sample "$N_DEV" --limit "$DEV_LIMIT" --param member=$M --param calibration=$CAL \
-        --out runs/ct$C-dev-s$N_DEV-lf-sim-$CAL-m$M$SUFFIX
+        --out runs/ct$C-dev-s$N_DEV-dlg$K-$CAL-m$M$SUFFIX
     done
-    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX constant
-    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX runs/ct$C-dev-s$N_DEV-lf-sim-none-m$M$SUFFIX
-    SMALL_RUNS+=(runs/ct$C-dev-s$N_DEV-lf-sim-none-m$M$SUFFIX runs/ct$C-dev-s$N_DEV-lf-sim-threshold-m$M$SUFFIX)
+    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-dlg$K-threshold-m$M$SUFFIX constant
+    SMALL_RUNS+=(runs/ct$C-dev-s$N_DEV-dlg$K-none-m$M$SUFFIX runs/ct$C-dev-s$N_DEV-dlg$K-threshold-m$M$SUFFIX)
   done
+  if [ "${COUNCIL:-1}" = 1 ]; then
+    $PY -m debate eval --no-progress --concurrency 1 --max-tokens 48 --lineup $LINEUP --protocol council $DEMOS \
+      --param calibration=threshold --param rounds=${COUNCIL_ROUNDS:-1} --dataset checkthat-dev --category $C \
+      --sample "$N_DEV" --limit "$DEV_LIMIT" --out runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX
+    $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX constant
+    for M in ${MEMBERS:-1 2}; do
+      $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX runs/ct$C-dev-s$N_DEV-dlg$K-threshold-m$M$SUFFIX
+    done
+    SMALL_RUNS+=(runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX)
+  fi
 done
+# LIAR (3 classes): RADAR on the embedded lineup (Politician and Scientist open and close over the top-3
+# passages, no rebuttal round, no early stop: the cheapest full RADAR debate), the judge's answer decoded
+# under its JSON schema; class weights for its three labels fitted on a stratified LIAR TRAIN sample, then
+# valid scored with and without them (the second run comes from the response cache).
+N_LIAR_TRAIN=${N_LIAR_TRAIN:-36}
+N_LIAR_VALID=${N_LIAR_VALID:-60}
+if [ "${RADAR:-1}" = 1 ]; then
+  R="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP --protocol radar --top-k 3 \
+     --param rounds=0 --param early_stop=false --param judge_answer=constrained"
+  $R --dataset liar-train --sample "$N_LIAR_TRAIN" --out runs/liar-train-s$N_LIAR_TRAIN-radar-r0$SUFFIX
+  $PY -m debate eval-fit-threshold runs/liar-train-s$N_LIAR_TRAIN-radar-r0$SUFFIX --write
+  for CAL in none fitted; do
+    $R --dataset liar-valid --sample "$N_LIAR_VALID" --param judge_calibration=$CAL \
+      --out runs/liar-valid-s$N_LIAR_VALID-radar-r0-$CAL$SUFFIX
+  done
+  $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX constant
+  $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX
+  SMALL_RUNS+=(runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX)
+fi
 $PY -m debate eval-table "${SMALL_RUNS[@]}"
 if [ "${PART:-all}" = small ]; then exit 0; fi
 CT="--dataset checkthat-dev --category 2"

@@ -10,7 +10,7 @@ import pytest
 
 from debate.runner import DebateConfig, run_debate
 from tests.support.engine import by_type
-from tests.support.real_cases import CASES, CLAIM, MAX_TOKENS, TOP_K, labels_for
+from tests.support.real_cases import AIDS, CASES, CLAIM, MAX_TOKENS, TOP_K, labels_for
 
 llama_cpp = pytest.importorskip("llama_cpp")
 
@@ -37,7 +37,7 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
         from debate.retrieval import default_retriever
         retriever = default_retriever()
     cfg = DebateConfig(claim=CLAIM, protocol=protocol, task=case["task"], category=case["category"],
-                       lineup="embedded", params=dict(case["params"]), max_tokens=MAX_TOKENS, top_k=TOP_K)
+                       lineup="embedded", params=dict(case["params"]), max_tokens=MAX_TOKENS, top_k=TOP_K, aids=AIDS)
     events = list(run_debate(cfg, client, retriever=retriever))
     fin = events[-1]
     errors = [e.message for e in by_type(events, "error")]

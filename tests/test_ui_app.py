@@ -323,3 +323,28 @@ def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settin
     assert at.number_input(key="p_single_rounds").value == 3
     at.toggle(key="cfg_pace").set_value(True).run()
     assert at.number_input(key="p_single_rounds").value == 2 and at.number_input(key="cfg_max_tokens").value == 128
+
+
+def test_small_model_aids_are_the_default_and_one_toggle_restores_the_papers_settings(monkeypatch):
+    """Issue 12: the app opens with the small-model aids, says what they change beside the papers' values,
+    and the debate it starts records the parameters that actually ran; off gives the papers' settings."""
+    monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
+    preset = _scripted_lineup(_store(), "aids-lineup", ["steady", "other"])
+    at = _app(_client=_scripted_client())
+    assert at.toggle(key="cfg_aids").value is True
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_category").set_value(2)
+    at.radio(key="cfg_protocol").set_value("baseline").run()
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Small-model aids: answer label-first (paper: paper), demos dialogue (paper: paper)" in captions
+    row = _run_to_end(at, timeout=120)
+    assert row["status"] == "completed", row
+    started = _store().events(row["id"])[0]
+    assert started.settings["aids"] is True
+    assert (started.settings["params"]["answer"], started.settings["params"]["demos"]) == ("label-first", "dialogue")
+    at.toggle(key="cfg_aids").set_value(False).run()
+    assert "Small-model aids:" not in " ".join(c.value for c in at.caption)
+    row = _run_to_end(at, timeout=120)
+    params = _store().events(row["id"])[0].settings["params"]
+    assert (params["answer"], params["demos"], params["calibration"]) == ("paper", "paper", "none")

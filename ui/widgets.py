@@ -116,6 +116,30 @@ def pace_toggle(protocol: str, info: Any) -> str:
     return chosen
 
 
+def aids_toggle() -> bool:
+    """Small-model aids (on by default: the app opens on the embedded models) or the papers' settings."""
+    keep("cfg_aids", True)
+    on = st.toggle("Small-model aids", key="cfg_aids",
+                   help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
+                        "label probabilities held against thresholds fitted on train, a RADAR judge that always "
+                        "gives a readable verdict. Applied only to parameters left at the papers' defaults; the "
+                        "line under the lineup says what they change. Off: the papers' settings.")
+    remember("cfg_aids")
+    return bool(on)
+
+
+def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
+    """What the aids change for this set-up (they depend on the task, category and models)."""
+    from debate import aids
+    from debate.tasks import task_categories
+
+    try:
+        cats = task_categories(task["task"], task["category"])
+    except Exception:  # noqa: BLE001 - an invalid task is reported where it is chosen
+        cats = []
+    return aids.describe(protocol, task["task"], cats, agents, info.defaults())
+
+
 def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
     """The protocol's parameters with the papers' defaults (or the pace's); the main ones first."""
     from debate import pace as pace_mod

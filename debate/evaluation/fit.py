@@ -53,8 +53,51 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
     return scores, golds, setting
 
 
+def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
+    """(the final judge's label probabilities per item, gold per item, the setting) of a finished RADAR
+    run on a train split."""
+    from debate.protocols import PROTOCOLS
+
+    opts = read_meta(run_dir, "options") or {}
+    ds = read_meta(run_dir, "dataset") or {}
+    protocol = opts.get("protocol")
+    if "train" not in str(ds.get("name", "")):
+        raise InvalidInput(f"{run_dir} scores {ds.get('name')!r}, not a train split: fitting on it would tune "
+                           "on the data the weights are judged on.", "Fit on a --dataset liar-train run.")
+    setting = {**PROTOCOLS[protocol].defaults(), **(opts.get("params") or {})}
+    labels = tuple(ds.get("labels") or ())
+    probs, golds, models = [], [], set()
+    for row in read_rows(run_dir, with_events=True):
+        if row.get("status") != "done" or row.get("gold") is None:
+            continue
+        j = next((e for e in reversed(row.get("events") or []) if e.get("type") == "turn_finished"
+                  and e.get("phase") == "judge"), None)
+        p = cal.normalised((j or {}).get("label_probs"), labels)
+        if p is None:
+            continue
+        probs.append(p)
+        golds.append(str(row["gold"]).upper())
+        models.add(j.get("model"))
+    if len(models) != 1 or len(probs) < 10:
+        raise InvalidInput(f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models "
+                           f"{sorted(models)}.", "Fit needs one judge model and at least 10 items with "
+                           "--param judge_answer=constrained.")
+    setting.update(model=models.pop(), task=ds.get("task", "halftruth"), protocol=protocol, labels=labels)
+    return probs, golds, setting
+
+
 def fit_run(run_dir: str) -> tuple[str, dict]:
-    """(setting key, fitted entry) for a train run."""
+    """(setting key, fitted entry) for a train run: a threshold for a CheckThat baseline run, class
+    weights for a RADAR run's judge."""
+    opts = read_meta(run_dir, "options") or {}
+    if str(opts.get("protocol", "")).startswith("radar"):
+        probs, golds, s = judge_probs(run_dir)
+        weights, f1 = cal.fit_class_weights(probs, golds, s["labels"])
+        key = cal.judge_key(s["model"], s["task"], s["protocol"], str(s["judge_answer"]))
+        where = f"{(read_meta(run_dir, 'dataset') or {}).get('name')}" + (
+            f", stratified sample of {opts['sample']} (seed {opts.get('sample_seed', 0)})" if opts.get("sample") else "")
+        return key, {"weights": weights, "train_macro_f1": f1, "n": len(probs), "fitted_on": where,
+                     "run": str(run_dir)}
     scores, golds, s = answer_scores(run_dir)
     t, f1 = cal.fit_threshold(scores, golds)
     key = cal.setting_key(s["model"], s["task"], s["category"], s["answer"], s["demos"], int(s["k_demos"]))

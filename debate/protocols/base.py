@@ -209,7 +209,7 @@ class DebateContext:
         if self.replay:
             return (yield from self._replayed(specs))
         specs = [replace(s, messages=with_moderator(s.messages, self.moderator_notes)) for s in specs]
-        streams = [self._chat(s, s.messages, self._first_schema(s)) for s in specs]
+        streams = [self._chat(s, s.messages, self._first_schema(s), self._first_min_tokens(s)) for s in specs]
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
                               phase=s.phase, round=s.round, prompt_id=s.prompt_id)
@@ -316,6 +316,14 @@ class DebateContext:
             return None
         backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
         return spec.schema if getattr(backend, "supports_json_schema", False) else None
+
+    def _first_min_tokens(self, spec: TurnSpec) -> int:
+        """A constrained first answer with a free-text field gets the repair's budget at least: cut
+        short inside its reason, it would never reach the label (and cost a repair call)."""
+        if self._first_schema(spec) is None:
+            return 0
+        props = (spec.schema or {}).get("properties") or {}
+        return REPAIR_MIN_TOKENS if any("enum" not in v for v in props.values()) else 0
 
     def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Iterator[Event]:
         it = iter(stream)

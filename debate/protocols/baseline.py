@@ -7,8 +7,10 @@ Options for small models (issue 12), each a parameter whose default is the paper
 - `answer`: `paper` (`{"category": 0 or 1, "explanation": ...}`), `reason-first` (a one-sentence reason,
   then "YES"/"NO") or `label-first` (only the label): the last two are decoded under a JSON schema, so the
   label is always readable and its probability is read where the schema forces it.
-- `demos`: `paper` (the App. A.2 examples) or `similar` (the `k_demos` most similar CheckThat train
-  tweets with their gold labels; debate/demos.py; never from the split being scored).
+- `demos`: `paper` (the App. A.2 examples), `similar` (the `k_demos` most similar CheckThat train
+  tweets with their gold labels, listed in the description; debate/demos.py; never from the split being
+  scored) or `dialogue` (the same tweets as earlier user/assistant turns, each answered with its label:
+  what a 0.5B model copies best).
 - `calibration`: `none`, `contextual` (the same prompt with the content-free tweet "N/A"; Zhao et al.
   2021) or `threshold` (a threshold on P(YES) fitted on CheckThat train, debate/fitted_thresholds.json).
   A threshold t is applied as contextual calibration with the prior (t, 1 − t), so the shown confidence
@@ -25,9 +27,10 @@ from debate.errors import InvalidInput
 from debate.events import Event
 from debate.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols.fewshot import label_first_spec
 
 ANSWERS = ("paper", "reason-first", "label-first")
-DEMOS = ("paper", "similar")
+DEMOS = ("paper", "similar", "dialogue")
 
 
 def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Iterator[Event]:
@@ -42,11 +45,7 @@ def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Itera
         return TurnSpec(agent, phase, round, msgs, "turquaz.baseline", parse=parse, labels=t.labels,
                         answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
                         **json_answer("category", t.labels, numeric=t.binary))
-    fields = json_answer("category", t.labels, text_key="explanation" if answer == "reason-first" else None)
-    msgs = yield from ctx.prompt(agent, None, "small.baseline", {**values, "response_format": fields["schema_format"]},
-                                 phase=phase, round=round)
-    return TurnSpec(agent, phase, round, msgs, "small.baseline", parse=parse, labels=t.labels,
-                    answer_format=fields["schema_format"], constrain=True, **fields)
+    return (yield from label_first_spec(ctx, agent, phase, round, values, reason=answer == "reason-first"))
 
 
 def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
@@ -71,6 +70,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         raise InvalidInput(f"baseline: answer={answer!r}, demos={demos!r}, calibration={how!r} is not a known "
                            "setting.", f"Use answer in {ANSWERS}, demos in {DEMOS}, calibration in "
                            f"{cal.CALIBRATIONS}.")
+    if demos == "dialogue" and answer != "label-first":
+        raise InvalidInput("demos=dialogue answers each demonstration with its label only, so it needs "
+                           "answer=label-first.", "Use answer=label-first, or demos=similar.")
     if how == "threshold" and not t.binary:
         raise InvalidInput("calibration=threshold needs a YES/NO task.", "Use calibration=contextual.")
     values = ctx.task_values()
@@ -81,6 +83,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             x for x in (t.description_and_guidelines(examples=False), format_demos(shown)) if x)
         note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
                 "labels as examples.")
+    elif demos == "dialogue":
+        note = (f"One model answers after {int(ctx.p('k_demos'))} earlier turns of the conversation: the most "
+                "similar CheckThat train tweets, each answered with its gold label.")
     yield ctx.phase("answer", 0, "Few-shot answer", note)
     turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."
@@ -126,7 +131,9 @@ INFO = ProtocolInfo(
                             "reason-first = a short reason, then YES/NO; label-first = only YES/NO (the "
                             "last two are schema-constrained and give a readable label probability)."),
         "demos": ("paper", "Examples: paper = the App. A.2 ones; similar = the k_demos most similar "
-                           "CheckThat train tweets with their labels (never from the scored split)."),
+                           "CheckThat train tweets with their labels (never from the scored split); "
+                           "dialogue = the same tweets as earlier turns of the conversation, each answered "
+                           "with its gold label (needs answer=label-first)."),
         "k_demos": (4, "How many similar train tweets to show with demos=similar."),
         "calibration": ("none", "none = the written label; contextual = divide out a content-free "
                                 "input's label probabilities; threshold = P(YES) against a threshold "

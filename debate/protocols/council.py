@@ -18,6 +18,8 @@ from debate.calibration import normalised
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.parsing import ParseResult, parse_chair, parse_label
+from debate.errors import InvalidInput
+from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 
@@ -26,14 +28,18 @@ def _chair_parse(text: str) -> ParseResult:
     return ParseResult(d["status"] or "SUMMARY", d, "json") if d else ParseResult(None)
 
 
-def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str) -> str | None:
+def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
+                threshold: float | None = None) -> str | None:
     """A member's vote: its written label (the paper), or with vote_from=probs the label its own
     probabilities favour (issue 12: small models sampled at temperature often write the label they
-    find less probable; the probabilities are read anyway). Falls back to the written label when the
-    backend gave none."""
-    if source == "probs":
+    find less probable; the probabilities are read anyway), or with a `threshold` on P(first label)
+    fitted on CheckThat train, that decision. Falls back to the written label when the backend gave
+    no probabilities."""
+    if source == "probs" or threshold is not None:
         p = normalised(turn.label_probs, labels)
         if p is not None and turn.valid:
+            if threshold is not None:
+                return labels[0] if p[labels[0]] >= threshold else labels[1]
             return max(p, key=lambda k: p[k])
     return turn.label
 
@@ -52,17 +58,39 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     history: list[dict] = []
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
+    small = ctx.p("demos") == "dialogue"
+    if small:
+        vals_common = fewshot.dialogue_values(ctx, vals_common)
+    thresholds: dict[str, float | None] = {}
+    if ctx.p("calibration") == "threshold":
+        if not t.binary or not small:
+            raise InvalidInput("council calibration=threshold needs a YES/NO task and demos=dialogue (the "
+                               "threshold is fitted for that prompt).", "Use demos=dialogue on CheckThat.")
+        for m in members:
+            thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m.model)
+            if thresholds[m.agent] is None:
+                raise InvalidInput(f"council calibration=threshold: {where}.",
+                                   "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.")
+
     def member_specs(rnd: int, summary: str) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
+        fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
         for m in members:
+            if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
+                specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals)))
+                continue
+            history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
             msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
-                                         phase="vote", round=rnd)
+                                         phase="vote", round=rnd, history=history)
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
                                   labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
-                                  **json_answer("vote", t.labels)))
+                                  constrain=small, **fields))
         return specs
+
+    def votes_of(turns: list[TurnFinished]) -> dict:
+        return {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from")), thresholds.get(x.agent)) for x in turns}
 
     def tallied(rnd: int, votes: dict) -> VotesTallied:
         prev = history[-2] if len(history) > 1 else None
@@ -76,7 +104,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     "Alg. 3 line 4: every council member assesses the tweet and votes, all at once.")
     turns = yield from ctx.turns((yield from member_specs(0, "")))
     said += turns
-    votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
+    votes = votes_of(turns)
     history.append(votes)
     tally_ev = tallied(0, votes)
     yield tally_ev
@@ -100,7 +128,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
             turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
-            votes = {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from"))) for x in turns}
+            votes = votes_of(turns)
             history.append(votes)
             tally_ev = tallied(r, votes)
             yield tally_ev
@@ -136,7 +164,15 @@ INFO = ProtocolInfo(
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
                                  "own label probabilities favour (for small models sampled at temperature)."),
+        "demos": ("paper", "paper = the App. A.2 examples in the description; dialogue = the k_demos most "
+                           "similar CheckThat train tweets as earlier turns, each answered with its label; the "
+                           "initial vote is then the few-shot baseline's label-first prompt (small models)."),
+        "k_demos": (8, "How many similar train tweets to show with demos=dialogue."),
+        "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
+                                "P(YES) reaches the threshold fitted on CheckThat train for its model with "
+                                "the baseline's label-first dialogue prompt (needs demos=dialogue)."),
     }),
     run=run,
-    choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs")},
+    choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs"),
+             "demos": ("paper", "dialogue"), "calibration": ("none", "threshold")},
 )

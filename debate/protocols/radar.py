@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
+from debate import calibration as cal
 from debate import prompts
 from debate.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
 from debate.events import Event, StopCheck, TurnFinished
@@ -157,16 +158,69 @@ class Debate:
             out[f"critic_{key}"] = slot(b_role, phase, extras, missing if b_role else lone)
         return out
 
-    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None) -> Iterator[Event]:
+    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None,
+                   content_free: bool = False) -> Iterator[Event]:
+        """The judge's turn; with `content_free` the same prompt with the claim, the evidence and every
+        argument replaced by "N/A" (Zhao et al.'s content-free input: what the prompt alone favours)."""
         t = self.ctx.task
         kind = "position" if self.position else "expertise"
         uid = f"radar.{kind}.judge"
         slots = self.judge_slots(partial, *([lone] if lone else []))
-        msgs = yield from self.ctx.prompt(judge, f"radar.{kind}.system.judge", uid, self.ctx.task_values(), slots,
+        values = self.ctx.task_values()
+        if content_free:
+            values.update(claim=cal.CONTENT_FREE, tweet=cal.CONTENT_FREE, evidence=cal.CONTENT_FREE)
+            slots = {k: Slot(empty=cal.CONTENT_FREE) for k in slots}
+        msgs = yield from self.ctx.prompt(judge, f"radar.{kind}.system.judge", uid, values, slots,
                                           phase=phase, round=rnd)
         return TurnSpec(judge, phase, rnd, msgs, uid, parse=lambda s: parse_verdict(s, t.labels), labels=t.labels,
                         answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
+                        constrain=self.ctx.p("judge_answer") == "constrained",
                         **json_answer("verdict", t.labels, "reason"))
+
+    def final_verdict(self, judge: Agent, rnd: int, lone: str | None = None) -> Iterator[Event]:
+        """The judge's verdict; with judge_calibration=contextual its label probabilities divided by those
+        of the content-free prompt (small models lean on one label whatever the debate said)."""
+        t = self.ctx.task
+        j = yield from self.ctx.turn((yield from self.judge_spec(judge, "judge", rnd, partial=False, lone=lone)))
+        written = (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read."
+        label, conf, probs, notes = j.label, j.confidence, None, []
+        how = self.ctx.p("judge_calibration")
+        if how == "fitted":
+            key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
+            entry = cal.fitted_weights(key)
+            probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if entry and j.valid else None
+            if entry is None:
+                notes.append(f"Uncalibrated: no class weights fitted on a train split for {key}.")
+            elif probs is None:
+                notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
+            else:
+                label = max(probs, key=lambda k: probs[k])
+                conf = probs[label]
+                notes.append("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("
+                             + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
+                if j.label is not None and label != j.label:
+                    notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
+        elif how == "contextual":
+            yield self.ctx.phase("calibrate", rnd, "Content-free judge",
+                                 'The judge prompt with the claim, the evidence and every argument replaced by '
+                                 f'"{cal.CONTENT_FREE}": its label probabilities are the prompt\'s own bias, '
+                                 "divided out of the verdict's.")
+            cf = yield from self.ctx.turn((yield from self.judge_spec(judge, "calibrate", rnd, partial=False,
+                                                                      lone=lone, content_free=True)))
+            probs = cal.contextual(j.label_probs, cf.label_probs, t.labels) if j.valid else None
+            if probs is None:
+                notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
+            else:
+                label = max(probs, key=lambda k: probs[k])
+                conf = probs[label]
+                prior = cal.normalised(cf.label_probs, t.labels) or {}
+                notes.append("Contextually calibrated (content-free prior "
+                             + ", ".join(f"{k} {v:.2f}" for k, v in prior.items()) + ").")
+                if j.label is not None and label != j.label:
+                    notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
+        yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
+                               round(conf, 6) if conf is not None else None,
+                               probs={k: round(v, 6) for k, v in probs.items()} if probs else None)
 
     def summary(self) -> Slot:
         """"Rounds completed so far" for the stop agent: every argument, in the order given."""
@@ -300,9 +354,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     + (" (the journalist first)." if journalist else "."))
     yield from round_of_speech("closing", ctx.rounds)
     yield ctx.phase("judge", ctx.rounds, "Judge's verdict", "The judge weighs the debate and the evidence.")
-    j = yield from ctx.turn((yield from d.judge_spec(judge, "judge", ctx.rounds, partial=False)))
-    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
-                      "The judge's answer could not be read.", "judge", j.confidence)
+    yield from d.final_verdict(judge, ctx.rounds)
 
 
 def run_single(ctx: DebateContext) -> Iterator[Event]:
@@ -325,9 +377,7 @@ def run_single(ctx: DebateContext) -> Iterator[Event]:
         yield ctx.phase("closing", 0, "Closing statement", "The same agent sums up; no other agent is heard.")
         yield from d.speak(debaters, "closing", 0)
     yield ctx.phase("judge", 0, "Judge's verdict", "The judge decides from what the single-agent setting said.")
-    j = yield from ctx.turn((yield from d.judge_spec(ctx.role("judge"), "judge", 0, partial=False, lone=lone)))
-    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
-                      "The judge's answer could not be read.", "judge", j.confidence)
+    yield from d.final_verdict(ctx.role("judge"), 0, lone)
 
 
 _SHARED = {
@@ -337,7 +387,15 @@ _SHARED = {
                               "(only with debater_memory): once, then '(the same evidence as given above)'."),
     "debater_memory": (False, "Each debater keeps its own conversation (its earlier prompts and answers). The "
                               "paper's templates are self-contained and say nothing of memory: off."),
+    "judge_answer": ("paper", "paper: the judge writes [REASON] and [VERDICT] freely (repaired under a JSON schema "
+                              "when unreadable); constrained: decoded under that schema from the first token, so "
+                              "a small model always gives a readable verdict and its label probabilities."),
+    "judge_calibration": ("none", "none: the judge's verdict; contextual: its label probabilities divided by "
+                                  "those of the same prompt with everything replaced by 'N/A' (Zhao et al. "
+                                  "2021), one more judge call (the same for every claim, so cached); fitted: "
+                                  "multiplied by class weights fitted on LIAR train (eval-fit-threshold)."),
 }
+_SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}
 
 INFO = ProtocolInfo(
     name="radar", title="RADAR (role-anchored debate over evidence)",
@@ -360,7 +418,7 @@ INFO = ProtocolInfo(
     }),
     run=run, uses_evidence=True,
     choices={"roles": ("expertise", "position"), "debaters": (2, 3, 4), "stop_method": ("auto", "logprobs", "samples"),
-             "on_stop": ("verdict", "closing")},
+             "on_stop": ("verdict", "closing"), **_SHARED_CHOICES},
 )
 
 SINGLE_INFO = ProtocolInfo(
@@ -376,5 +434,5 @@ SINGLE_INFO = ProtocolInfo(
                                          "scientist, advocate, critic).")}),
     run=run_single, uses_evidence=True,
     choices={"roles": ("expertise", "position"), "role": ("politician", "scientist", "advocate", "critic"),
-             "single_mode": ("one-debater", "independent", "judge")},
+             "single_mode": ("one-debater", "independent", "judge"), **_SHARED_CHOICES},
 )

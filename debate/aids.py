@@ -1,0 +1,75 @@
+"""Small-model aids (issue 12): the few settings that make the packaged 0.5B / 135M models' verdicts
+worth showing, as one switch beside the papers' settings.
+
+Why: on two CPU cores the app runs models 15-30 times smaller than the papers'. Asked as the papers ask,
+they answer with the prompt's favourite label whatever the tweet says (README "Results"). With the aids:
+- baseline and council on CheckThat: the 8 most similar CheckThat **train** tweets as earlier turns of the
+  conversation, each answered with its gold label (demos=dialogue; KATE, Liu et al. 2022); the label
+  decoded first and its probability held against a threshold fitted on train for that model and
+  category (calibration=threshold); council members vote by that threshold (their initial prompt is the
+  baseline's, so the same fitted threshold applies);
+- RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
+  probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them.
+
+An aid applies only where its data exists (a fitted threshold for every member's model and category,
+fitted weights for the judge), and never over a value the person changed from the paper's default.
+Prompts' task text, the council's rounds, consensus and chair, and RADAR's debate are the papers'.
+Off: exactly the papers' settings. The engine applies the aids in `runner.prepare` (DebateConfig.aids),
+so the app, the CLI (`--aids`) and exports record the parameters that actually ran.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from debate import calibration as cal
+
+K_DEMOS = 8
+AIDS: dict[str, dict[str, Any]] = {
+    "baseline": {"answer": "label-first", "demos": "dialogue", "k_demos": K_DEMOS, "calibration": "threshold"},
+    "council": {"demos": "dialogue", "k_demos": K_DEMOS, "vote_from": "probs", "calibration": "threshold"},
+    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted"},
+    "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted"},
+}
+
+
+def _thresholds_fitted(models: Iterable[str], task: str, categories: list) -> bool:
+    return all(c is not None and cal.fitted_threshold(
+        cal.setting_key(m, task, c, "label-first", "dialogue", K_DEMOS)) is not None
+        for m in set(models) for c in categories) and bool(categories)
+
+
+def _field(agent: Any, name: str) -> str:
+    """An agent's field, whether an engine Agent or the page's dict of it."""
+    return str(agent.get(name, "") if isinstance(agent, dict) else getattr(agent, name, ""))
+
+
+def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[str, Any]:
+    """The aids' parameter values for this set-up: only those whose data exists (see the module doc)."""
+    want = dict(AIDS.get(protocol, {}))
+    if protocol in ("baseline", "council"):
+        if task != "checkthat":
+            return {}  # the demonstrations come from CheckThat train; other tasks have none
+        models = [_field(a, "model") for a in agents if _field(a, "role") in ("baseline", "member")]
+        if not _thresholds_fitted(models, task, categories):
+            want["calibration"] = "none"
+    if protocol.startswith("radar"):
+        judge = next((a for a in agents if _field(a, "role") == "judge"), None)
+        key = judge and cal.judge_key(_field(judge, "model"), task, protocol, "constrained")
+        if not key or cal.fitted_weights(key) is None:
+            want["judge_calibration"] = "none"
+    return want
+
+
+def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]) -> dict[str, Any]:
+    """The parameters with the aids applied where the person left the paper's default."""
+    return {**params, **{k: v for k, v in aids.items() if k in params and params[k] == defaults.get(k)}}
+
+
+def describe(protocol: str, task: str, categories: list, agents: list, defaults: dict[str, Any]) -> str:
+    """One line for the page: what the aids change here, beside the papers' values."""
+    o = {k: v for k, v in overrides(protocol, task, categories, agents).items() if defaults.get(k) != v}
+    if not o:
+        return "No small-model aid applies to this protocol and task: the papers' settings."
+    return ("Small-model aids: " + ", ".join(f"{k} {v} (paper: {defaults.get(k)})" for k, v in o.items())
+            + ". Off: the papers' settings.")

@@ -1,0 +1,82 @@
+"""Few-shot answers for small models (issue 12), shared by the baseline and the council.
+
+With `demos=dialogue` a model first reads the task text as a system message, then the `k_demos` CheckThat
+**train** tweets most similar to this one as earlier turns of the conversation (each answered with its gold
+label, debate/demos.py), then the tweet. The answer is decoded under a JSON schema with the label first, so
+its probability is read at a forced position and can be held against a threshold fitted on train
+(debate/calibration.py). The council's initial votes use exactly the baseline's prompt, so one fitted
+threshold per model serves both; later rounds keep the same system message and demonstrations (a shared
+prefix the local backend reuses) and end with the paper's council member prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from debate import calibration as cal
+from debate import prompts
+from debate.demos import dialogue, similar_demos
+from debate.events import Event
+from debate.lineups import Agent
+from debate.models.base import Message
+from debate.parsing import parse_label
+from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, TurnSpec, json_answer
+
+LABEL_KEY = "category"
+
+
+def dialogue_values(ctx: DebateContext, values: dict) -> dict:
+    """The task values with the description alone: the demonstrations replace the App. A.2 examples."""
+    return {**values, "category_description_and_guidelines": ctx.task.description_and_guidelines(examples=False)}
+
+
+def dialogue_history(ctx: DebateContext, values: dict, response_format: str) -> list[Message]:
+    """System message (task text and answer format), then the similar train tweets as answered turns."""
+    t = ctx.task
+    shown = similar_demos(ctx.claim, t.task, t.category, int(ctx.p("k_demos")))
+    system = prompts.render("small.fewshot.system", **{**values, "response_format": response_format})
+    return [{"role": "system", "content": system}, *dialogue(shown, LABEL_KEY)]
+
+
+def json_answer_format(labels: tuple[str, ...]) -> str:
+    """The label-first answer format line (the system message's, the same in every round)."""
+    return json_answer(LABEL_KEY, labels, text_key=None)["schema_format"]
+
+
+def label_first_spec(ctx: DebateContext, agent: Agent, phase: str, round: int, values: dict,
+                     reason: bool = False) -> Iterator[Event]:
+    """`spec = yield from label_first_spec(...)`: one schema-constrained answer, `{"category": label}`
+    (or with `reason`, a short explanation first), after the demonstrations when demos=dialogue, else
+    in the small.baseline layout."""
+    t = ctx.task
+    fields = json_answer(LABEL_KEY, t.labels, text_key="explanation" if reason else None)
+    filled = {**values, "response_format": fields["schema_format"]}
+    template, history = "small.baseline", None
+    if ctx.p("demos") == "dialogue":
+        template, filled = "small.fewshot.tweet", dialogue_values(ctx, filled)
+        history = dialogue_history(ctx, filled, fields["schema_format"])
+    msgs = yield from ctx.prompt(agent, None, template, filled, phase=phase, round=round, history=history)
+    return TurnSpec(agent, phase, round, msgs, template, parse=lambda s: parse_label(s, t.labels),
+                    labels=t.labels, answer_format=fields["schema_format"], constrain=True, **fields)
+
+
+def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
+    """Schema fields for the council's `{"vote": ..., "explanation": ...}` with the vote decoded first,
+    as the paper's format has it, so its probability is read before any argument is written."""
+    schema = {"type": "object", "properties": {
+        key: {"type": "string", "enum": list(labels)},
+        "explanation": {"type": "string", "maxLength": REPAIR_TEXT_CHARS}}, "required": [key, "explanation"]}
+    shown = "<one of " + ", ".join(f'"{v}"' for v in labels) + ">"
+    return {"schema": schema, "schema_format": f'{{"{key}": {shown}, "explanation": "<one short sentence>"}}'}
+
+
+def fitted_threshold(ctx: DebateContext, model: str) -> tuple[float | None, str]:
+    """The threshold on P(YES) fitted on CheckThat train for this model with the label-first prompt and
+    these demonstrations, and where it came from ('' reason when none is known)."""
+    t = ctx.task
+    key = cal.setting_key(model, t.task, t.category, "label-first", str(ctx.p("demos")), int(ctx.p("k_demos")))
+    entry = cal.fitted_threshold(key)
+    if entry is None:
+        return None, f"no threshold fitted on CheckThat train for {key}"
+    return float(entry["threshold"]), (f"threshold {entry['threshold']:g} fitted on {entry.get('fitted_on', 'train')}"
+                                       f" (train macro-F1 {entry.get('train_macro_f1', '?')})")
