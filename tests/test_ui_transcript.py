@@ -72,3 +72,21 @@ def test_model_text_becomes_inert_html():
     assert 'cite missing' in out  # E9 is no passage
     assert "\n" not in out and out.count("<br>") == 2 and out.startswith('<div class="txt">')
     assert escape("a&b") == "a&#38;b" and anchor("d 1", "E1") == "ev-d1-E1"
+
+
+def test_a_vote_counted_from_probabilities_is_shown_beside_the_written_label():
+    """Issue 12: a council member voting by its threshold may be counted as the label it did not write;
+    its bubble says so (a student reading the transcript would otherwise see the tally contradict it)."""
+    from ui.render import _header_html
+
+    evs = [TurnStarted(turn_id="t1", agent="A", role="member", model="m", phase="vote", round=0),
+           TurnStarted(turn_id="t2", agent="B", role="member", model="m", phase="vote", round=0),
+           TurnFinished(turn_id="t1", agent="A", role="member", phase="vote", round=0, text="{}", label="YES"),
+           TurnFinished(turn_id="t2", agent="B", role="member", phase="vote", round=0, text="{}", label="NO"),
+           VotesTallied(round=0, votes={"A": "NO", "B": "NO"}, counts={"NO": 2}, consensus_share=1.0)]
+    for i, e in enumerate(evs):
+        e.seq = i
+    view = build_view(evs)
+    assert view.turns["t1"].counted == "NO" and view.turns["t2"].counted is None
+    assert "counted as NO" in _header_html(view.turns["t1"], "#000")
+    assert "counted as" not in _header_html(view.turns["t2"], "#000")

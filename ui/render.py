@@ -54,6 +54,10 @@ def _header_html(turn: TurnView, color: str) -> str:
     tail = []
     if turn.done:
         tail.append(label_chip(turn.label, turn.confidence, turn.valid))
+        if turn.counted:
+            tail.append(f'<span class="chip gray" title="the council counted the label this member\'s own probabilities '
+                        f'give (against its model\'s threshold fitted on train), not the one it wrote">counted as '
+                        f'{escape(turn.counted)}</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:

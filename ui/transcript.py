@@ -55,6 +55,7 @@ class TurnView:
     replayed: bool = False  # a fork's copy of its parent's turn
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
+    counted: str | None = None  # the vote the tally counted for it, when that is not its written label
 
     def display(self) -> tuple[str, str, bool]:
         """(reasoning, answer, thinking) to show now."""
@@ -151,6 +152,12 @@ class DebateView:
             turn.replayed = bool(getattr(ev, "replayed", False))
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
                    "moderator"):
+            if t == "votes_tallied":  # votes read from probabilities may differ from the written label
+                for turn in self.turns.values():
+                    vote = (ev.votes or {}).get(turn.agent)
+                    if turn.phase == "vote" and turn.round == ev.round and vote and turn.label \
+                            and vote != turn.label:
+                        turn.counted = vote
             self._section().items.append((t, ev))
             {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(
                 t, []).append(ev)
