@@ -35,6 +35,7 @@ from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E
 
 CLICK = "ready"
 PACE = "demo"  # the app's default: the CLI runs the very same debate (bench --pace paper: both at the papers')
+AIDS = True  # the app's default small-model aids (debate/aids.py); the CLI gets --aids to match
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
 TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",
@@ -122,7 +123,8 @@ def cli_run(protocol: str, home: Path) -> dict:
     events = home / f"cli-{protocol}.jsonl"
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", protocol, "--lineup", "embedded",
-                           "--pace", PACE, "--no-cache", "--color", "never", "--events", str(events), CLAIM],
+                           "--pace", PACE, "--aids" if AIDS else "--no-aids", "--no-cache", "--color", "never",
+                           "--events", str(events), CLAIM],
                           cwd=REPO, env=_env(home), capture_output=True, text=True)
     total = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -140,6 +142,9 @@ def app_run(page, protocol: str, store) -> dict:
     wait_idle(page)
     if PACE == "paper" and page.locator(".st-key-cfg_pace input").is_checked():
         page.locator(".st-key-cfg_pace").get_by_text("Live-demo pace").click()
+        wait_idle(page)
+    if not AIDS and page.locator(".st-key-cfg_aids input").is_checked():
+        page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
         wait_idle(page)
     area = page.locator(".st-key-claim textarea")
     area.fill(CLAIM)
@@ -191,12 +196,15 @@ def main() -> int:
     ap.add_argument("--click", choices=("ready", "now"), default="ready",
                     help="ready: click Run once the page says the models have read the opening prompts (as a "
                          "presenter would); now: right after typing the claim")
+    ap.add_argument("--aids", action=argparse.BooleanOptionalAction, default=True,
+                    help="small-model aids on both sides (the app's default; the app's toggle is set to match)")
     args = ap.parse_args()
-    global PACE, CLICK
-    PACE, CLICK = args.pace, args.click
+    global PACE, CLICK, AIDS
+    PACE, CLICK, AIDS = args.pace, args.click, args.aids
     protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
 
     print(f"load average at start: {load()}", flush=True)
+    print(f"both sides: pace {PACE}, small-model aids {'on' if AIDS else 'off'}, click {CLICK}", flush=True)
     model_rates = {m: rates(m) for m in ("qwen2.5-0.5b", "smollm2-135m")}
     for m, (pr, gr) in model_rates.items():
         print(f"llama.cpp directly, {m}: prompt {pr:.0f} tok/s, generation {gr:.1f} tok/s", flush=True)

@@ -8,6 +8,11 @@ rule in debate.decisions.majority. Members and the chair read the whole discussi
 member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
 members also read the chair's latest summary. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
+
+Small-model options (issue 12; defaults are the paper's): with demos=dialogue the initial vote is the
+few-shot baseline's label-first prompt after the most similar CheckThat train tweets (protocols/fewshot.py),
+and discussion rounds keep those turns before the paper's member prompt; with calibration=threshold each
+member votes by its P(YES) against the threshold fitted on train for its own model.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from typing import Iterator
 from debate.calibration import normalised
 from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
-from debate.parsing import ParseResult, parse_chair, parse_label
 from debate.errors import InvalidInput
+from debate.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
