@@ -53,6 +53,10 @@ for C in ${CATS:-2 1}; do
     done
     SMALL_RUNS+=(runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX)
   fi
+  # the retrieval-only reference: the neighbours' own labels, no language model (scripts/knn_reference.py)
+  for RUN in runs/ct$C-dev-s$N_DEV-dlg$K-threshold-m1$SUFFIX runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX; do
+    [ -d "$RUN" ] && $PY scripts/knn_reference.py runs/ct$C-train-s$N_TRAIN-dlg$K-m1$SUFFIX "$RUN" "$K"
+  done
 done
 # LIAR (3 classes): RADAR on the embedded lineup (Politician and Scientist open and close over the top-3
 # passages, no rebuttal round, no early stop: the cheapest full RADAR debate), the judge's answer decoded
@@ -70,6 +74,7 @@ if [ "${RADAR:-1}" = 1 ]; then
       --out runs/liar-valid-s$N_LIAR_VALID-radar-r0-$CAL$SUFFIX
   done
   $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX constant
+  $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX constant
   $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX
   SMALL_RUNS+=(runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX)
 fi
