@@ -42,6 +42,13 @@ def _set_number(page, key: str, value: int | float) -> None:
     wait_idle(page)
 
 
+def _toggle(page, key: str, label: str, on: bool) -> None:
+    if page.locator(f".st-key-{key} input").is_checked() != on:
+        page.locator(f".st-key-{key}").get_by_text(label).click()
+        wait_idle(page)
+    assert page.locator(f".st-key-{key} input").is_checked() == on
+
+
 def _fill_claim(page, text: str) -> None:
     area = page.locator(".st-key-claim textarea")
     area.fill(text)
@@ -94,6 +101,9 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
 
         # -- a council debate on the embedded lineup, kept short -----------------------------------
         _fill_claim(page, CLAIM)
+        # the papers' settings, where every member argues from the first vote (with the small-model aids,
+        # on by default, the first votes are labels only and most councils end there: nothing to watch)
+        _toggle(page, "cfg_aids", "Small-model aids", False)
         _set_number(page, "p_council_rounds", 1)
         _set_number(page, "p_council_members", 2)
         _set_number(page, "cfg_max_tokens", 40)
@@ -110,6 +120,7 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         # -- a RADAR debate -----------------------------------------------------------------------
         page.get_by_text("RADAR (role-anchored debate over evidence)").click()
         wait_idle(page)
+        _toggle(page, "cfg_aids", "Small-model aids", True)  # the default again: a constrained judge
         _set_number(page, "p_radar_rounds", 0)
         _set_number(page, "cfg_max_tokens", 40)
         _set_number(page, "cfg_top_k", 5)

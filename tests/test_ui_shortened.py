@@ -26,6 +26,8 @@ def test_shortened_transcript_is_shown_in_the_debate_and_the_library():
     at = _app(_client=ModelClient({"scripted": backend}))
     at.text_area(key="claim").input("Shortened transcript test claim")
     at.selectbox(key="cfg_preset").set_value("saved:long-lineup").run()
+    _set(at, "cfg_aids", False)  # the papers' prompts: the whole debate is in the slots being shortened
+    at.run()
     _set(at, "p_council_rounds", 2)  # 1 YES / 1 NO: no consensus, two discussion rounds
     _set(at, "p_council_examples", False)
     _set(at, "p_council_max_context_chars", 3000)
