@@ -83,6 +83,7 @@ class DebateContext:
     rounds: int = 0
     moderator_notes: list[str] = field(default_factory=list)  # said so far; every later prompt carries them
     replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
+    memo: dict = field(default_factory=dict)  # per-debate values every turn shares (e.g. chosen demonstrations)
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

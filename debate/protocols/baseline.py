@@ -27,6 +27,7 @@ from debate.errors import InvalidInput
 from debate.events import Event
 from debate.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols import fewshot
 from debate.protocols.fewshot import label_first_spec
 
 ANSWERS = ("paper", "reason-first", "label-first")
@@ -53,14 +54,7 @@ def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
     given = float(ctx.p("threshold") or 0)
     if given > 0:
         return given, f"threshold {given:g} (given)"
-    t = ctx.task
-    key = cal.setting_key(ctx.role("baseline").model, t.task, t.category, ctx.p("answer"), ctx.p("demos"),
-                          int(ctx.p("k_demos")))
-    entry = cal.fitted_threshold(key)
-    if entry is None:
-        return None, f"no threshold fitted on CheckThat train for {key}"
-    return float(entry["threshold"]), (f"threshold {entry['threshold']:g} fitted on {entry.get('fitted_on', 'train')}"
-                                       f" (train macro-F1 {entry.get('train_macro_f1', '?')})")
+    return fewshot.fitted_threshold(ctx, ctx.role("baseline").model, str(ctx.p("answer")))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:

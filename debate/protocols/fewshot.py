@@ -33,7 +33,10 @@ def dialogue_values(ctx: DebateContext, values: dict) -> dict:
 def dialogue_history(ctx: DebateContext, values: dict, response_format: str) -> list[Message]:
     """System message (task text and answer format), then the similar train tweets as answered turns."""
     t = ctx.task
-    shown = similar_demos(ctx.claim, t.task, t.category, int(ctx.p("k_demos")))
+    key = ("demos", t.category, int(ctx.p("k_demos")))
+    if key not in ctx.memo:  # every member and round shows the same tweets: select (and embed) once
+        ctx.memo[key] = similar_demos(ctx.claim, t.task, t.category, key[2])
+    shown = ctx.memo[key]
     system = prompts.render("small.fewshot.system", **{**values, "response_format": response_format})
     return [{"role": "system", "content": system}, *dialogue(shown, LABEL_KEY)]
 
@@ -70,11 +73,11 @@ def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
     return {"schema": schema, "schema_format": f'{{"{key}": {shown}, "explanation": "<one short sentence>"}}'}
 
 
-def fitted_threshold(ctx: DebateContext, model: str) -> tuple[float | None, str]:
-    """The threshold on P(YES) fitted on CheckThat train for this model with the label-first prompt and
-    these demonstrations, and where it came from ('' reason when none is known)."""
+def fitted_threshold(ctx: DebateContext, model: str, answer: str = "label-first") -> tuple[float | None, str]:
+    """The threshold on P(YES) fitted on CheckThat train for this model with this answer format and
+    these demonstrations, and where it came from (or why there is none)."""
     t = ctx.task
-    key = cal.setting_key(model, t.task, t.category, "label-first", str(ctx.p("demos")), int(ctx.p("k_demos")))
+    key = cal.setting_key(model, t.task, t.category, answer, str(ctx.p("demos")), int(ctx.p("k_demos")))
     entry = cal.fitted_threshold(key)
     if entry is None:
         return None, f"no threshold fitted on CheckThat train for {key}"

@@ -178,28 +178,23 @@ class Debate:
                         **json_answer("verdict", t.labels, "reason"))
 
     def final_verdict(self, judge: Agent, rnd: int, lone: str | None = None) -> Iterator[Event]:
-        """The judge's verdict; with judge_calibration=contextual its label probabilities divided by those
-        of the content-free prompt (small models lean on one label whatever the debate said)."""
+        """The judge's verdict; with judge_calibration=fitted its label probabilities times the class weights
+        fitted on train, with contextual divided by those of the content-free prompt (small models lean on
+        one label whatever the debate said); either way the card says which, and when it overrode the text."""
         t = self.ctx.task
         j = yield from self.ctx.turn((yield from self.judge_spec(judge, "judge", rnd, partial=False, lone=lone)))
         written = (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read."
-        label, conf, probs, notes = j.label, j.confidence, None, []
+        label, conf, probs, notes, how_note = j.label, j.confidence, None, [], ""
         how = self.ctx.p("judge_calibration")
         if how == "fitted":
             key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
             entry = cal.fitted_weights(key)
-            probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if entry and j.valid else None
             if entry is None:
                 notes.append(f"Uncalibrated: no class weights fitted on a train split for {key}.")
-            elif probs is None:
-                notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
             else:
-                label = max(probs, key=lambda k: probs[k])
-                conf = probs[label]
-                notes.append("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("
-                             + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
-                if j.label is not None and label != j.label:
-                    notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
+                probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if j.valid else None
+                how_note = ("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("
+                            + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
         elif how == "contextual":
             yield self.ctx.phase("calibrate", rnd, "Content-free judge",
                                  'The judge prompt with the claim, the evidence and every argument replaced by '
@@ -208,16 +203,16 @@ class Debate:
             cf = yield from self.ctx.turn((yield from self.judge_spec(judge, "calibrate", rnd, partial=False,
                                                                       lone=lone, content_free=True)))
             probs = cal.contextual(j.label_probs, cf.label_probs, t.labels) if j.valid else None
-            if probs is None:
-                notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
-            else:
-                label = max(probs, key=lambda k: probs[k])
-                conf = probs[label]
-                prior = cal.normalised(cf.label_probs, t.labels) or {}
-                notes.append("Contextually calibrated (content-free prior "
-                             + ", ".join(f"{k} {v:.2f}" for k, v in prior.items()) + ").")
-                if j.label is not None and label != j.label:
-                    notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
+            how_note = ("Contextually calibrated (content-free prior " + ", ".join(
+                f"{k} {v:.2f}" for k, v in (cal.normalised(cf.label_probs, t.labels) or {}).items()) + ").")
+        if how != "none" and probs is None and not notes:
+            notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
+        elif probs is not None:
+            label = max(probs, key=lambda k: probs[k])
+            conf = probs[label]
+            notes.append(how_note)
+            if j.label is not None and label != j.label:
+                notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
         yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
                                round(conf, 6) if conf is not None else None,
                                probs={k: round(v, 6) for k, v in probs.items()} if probs else None)
