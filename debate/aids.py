@@ -7,7 +7,9 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
   conversation, each answered with its gold label (demos=dialogue; KATE, Liu et al. 2022); the label
   decoded first and its probability held against a threshold fitted on train for that model and
   category (calibration=threshold); council members vote by that threshold (their initial prompt is the
-  baseline's, so the same fitted threshold applies);
+  baseline's, so the same fitted threshold applies); a one-sentence explanation decoded after the label
+  (explain=after: same prompt, label decoded first, so votes and thresholds are unchanged, and a live
+  audience sees arguments even when the council agrees at once);
 - RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
   probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them.
 
@@ -26,8 +28,10 @@ from debate import calibration as cal
 
 K_DEMOS = 8
 AIDS: dict[str, dict[str, Any]] = {
-    "baseline": {"answer": "label-first", "demos": "dialogue", "k_demos": K_DEMOS, "calibration": "threshold"},
-    "council": {"demos": "dialogue", "k_demos": K_DEMOS, "vote_from": "probs", "calibration": "threshold"},
+    "baseline": {"answer": "label-first", "demos": "dialogue", "k_demos": K_DEMOS, "calibration": "threshold",
+                 "explain": "after"},
+    "council": {"demos": "dialogue", "k_demos": K_DEMOS, "vote_from": "probs", "calibration": "threshold",
+                "explain": "after"},
     "radar": {"judge_answer": "constrained", "judge_calibration": "fitted"},
     "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted"},
 }

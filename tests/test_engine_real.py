@@ -76,3 +76,32 @@ def test_real_debate_longer_than_the_context_window_is_condensed_and_still_judge
     judge = [t for t in by_type(events, "turn_finished") if t.agent == "judge"][0]
     assert judge.prompt_tokens + judge.completion_tokens <= n_ctx
     assert by_type(events, "verdict")[-1].label in ("YES", "NO")
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_real_explanation_after_the_label_leaves_the_vote_and_its_probability_unchanged(client):
+    """The aids' explain=after on the real Qwen2.5-0.5B: the same prompt and the label decoded first give
+    the label-only answer's own P(YES) (so the threshold fitted for it holds), then one whole sentence."""
+    params = {"answer": "label-first", "demos": "dialogue", "k_demos": 8, "calibration": "threshold"}
+    turns = {}
+    for explain in ("none", "after"):
+        cfg = DebateConfig(claim=CLAIM, protocol="baseline", task="checkthat", category=1, lineup="embedded",
+                           params={**params, "explain": explain}, max_tokens=MAX_TOKENS)
+        events = list(run_debate(cfg, client))
+        assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
+        (turns[explain],) = by_type(events, "turn_finished")
+    none, after = turns["none"], turns["after"]
+    assert after.label == none.label and after.label_probs == pytest.approx(none.label_probs, abs=1e-4)
+    expl = after.parsed["explanation"]
+    assert after.completion_tokens > none.completion_tokens and len(expl) > 10 and expl.endswith(".")
+    # threshold decoding: the label written (and explained) is the one the threshold picks, whatever the
+    # model would have sampled; its probabilities are still read unbiased
+    p_yes = none.label_probs["YES"] / sum(none.label_probs.values())
+    for thr, want in ((max(0.01, p_yes - 0.05), "YES"), (min(0.99, p_yes + 0.05), "NO")):
+        cfg = DebateConfig(claim=CLAIM, protocol="baseline", task="checkthat", category=1, lineup="embedded",
+                           params={**params, "explain": "after", "threshold": thr}, max_tokens=MAX_TOKENS)
+        events = list(run_debate(cfg, client))
+        (turn,) = by_type(events, "turn_finished")
+        assert turn.label == want and turn.label_probs == pytest.approx(none.label_probs, abs=1e-4)
+        assert turn.confidence > 0.5 and by_type(events, "verdict")[-1].label == want

@@ -122,6 +122,22 @@ def test_label_helper_picks_the_discriminating_position_in_json():
     assert probs["YES"] == pytest.approx(0.65 / 0.95) and probs["NO"] == pytest.approx(0.30 / 0.95)
 
 
+def test_label_helper_reads_a_label_decoded_first_at_its_own_position():
+    """Vote-first answers: the label's position, even when a later sentence opens with "No" more surely."""
+    import math
+
+    ln = math.log
+    positions = [
+        {'{"': ln(0.9)},
+        {"YES": ln(0.55), "NO": ln(0.40), "maybe": ln(0.05)},  # `{"category": "` → the label
+        {'",': ln(0.9)},
+        {"No": ln(0.97), "The": ln(0.03)},  # the explanation: "No scientific claim is made."
+    ]
+    first = label_probs_from_positions(positions, ("YES", "NO"), first=True)
+    assert first["YES"] == pytest.approx(0.55 / 0.95)
+    assert label_probs_from_positions(positions, ("YES", "NO"))["NO"] == pytest.approx(1.0)  # why `first` exists
+
+
 def test_label_helper_multi_label_and_none():
     import math
 

@@ -70,6 +70,56 @@ def test_baseline_with_dialogue_demos(fake_demos):
                                                       params={"answer": "paper", "demos": "dialogue"}))
 
 
+def test_explain_after_keeps_the_prompt_and_decodes_the_label_first(fake_demos):
+    """explain=after: the label-only prompt word for word, the label decoded (and its probability read)
+    first, then one sentence the reader sees; baseline and council's initial votes alike."""
+    said = '{"category": "NO", "explanation": "It is a joke about coffee."}'
+    params = {"answer": "label-first", "demos": "dialogue", "k_demos": 2}
+    calls = {}
+    for explain in ("none", "after"):
+        client, backend = scripted({"argue": said}, label_probs=lambda t, o: {"YES": 0.2, "NO": 0.8})
+        backend.supports_json_schema = True
+        events = run(client, protocol="baseline", params={**params, "explain": explain})
+        calls[explain] = backend.calls[0]
+    assert calls["after"]["messages"] == calls["none"]["messages"]  # the fitted threshold still applies
+    schema, opts = calls["after"]["options"].json_schema, calls["after"]["options"]
+    assert list(schema["properties"]) == ["category", "explanation"] and opts.label_first
+    assert not calls["none"]["options"].label_first  # label-only requests keep their cache keys
+    assert "pattern" in schema["properties"]["explanation"]  # one whole sentence, not a cut phrase
+    assert "It is a joke about coffee." in by_type(events, "verdict")[-1].explanation
+
+    assert calls["after"]["options"].label_threshold is None  # no threshold asked for: the model's own label
+
+    client, backend = scripted({"argue": said}, label_probs=lambda t, o: {"YES": 0.2, "NO": 0.8})
+    backend.supports_json_schema = True
+    run(client, protocol="council", n=2, params={"demos": "dialogue", "k_demos": 2, "rounds": 0,
+                                                 "explain": "after"})
+    assert calls["none"]["messages"] == backend.calls[0]["messages"]
+    assert backend.calls[0]["options"].json_schema == schema
+
+
+def test_explain_after_with_a_threshold_writes_the_counted_label(fake_demos, fitted):
+    """With a fitted threshold the backend is asked to write the label the threshold picks (so the
+    explanation argues for the counted vote), and the turn's confidence is the calibrated one."""
+    fitted(cal.setting_key("scripted:m1", "checkthat", 2, "label-first", "dialogue", 2),
+           {"threshold": 0.15, "fitted_on": "checkthat-train (test)"})
+    client, backend = scripted({"argue": '{"category": "YES", "explanation": "A claim."}'},
+                               label_probs=lambda t, o: {"YES": 0.2, "NO": 0.8})
+    backend.supports_json_schema = True
+    events = run(client, protocol="baseline", params={"answer": "label-first", "demos": "dialogue", "k_demos": 2,
+                                                      "calibration": "threshold", "explain": "after"})
+    assert backend.calls[0]["options"].label_threshold == 0.15
+    (turn,) = by_type(events, "turn_finished")
+    assert turn.label == "YES" and turn.confidence == pytest.approx((0.2 / 0.15) / (0.2 / 0.15 + 0.8 / 0.85))
+    v = by_type(events, "verdict")[-1]
+    assert v.label == "YES" and "wrote" not in v.explanation  # no contradiction left to explain
+    client, backend = scripted({"argue": '{"category": "YES"}'}, label_probs=lambda t, o: {"YES": 0.2, "NO": 0.8})
+    backend.supports_json_schema = True
+    run(client, protocol="baseline", params={"answer": "label-first", "demos": "dialogue", "k_demos": 2,
+                                             "calibration": "threshold"})
+    assert backend.calls[0]["options"].label_threshold is None  # label-only answers: requests as measured
+
+
 def _council_client(p_yes: dict[str, float]) -> tuple[ModelClient, ScriptedBackend]:
     """Members whose P(YES) is fixed per model (the written label says YES for everyone)."""
     replies = {m: f'{{"category": "YES", "m": "{m}"}}' for m in p_yes}

@@ -33,6 +33,10 @@ class GenOptions:
     labels: tuple[str, ...] = ()  # labels to score with logprobs (e.g. ("YES", "NO"))
     cache: bool = True  # use the response cache when the request is deterministic
     stop_after_json: bool = False  # the answer is one JSON object: stop generating once it closes
+    label_first: bool = False  # the schema decodes the label before any free text: read its probabilities there
+    # with label_first and two labels: write labels[0] iff its probability reaches this (a threshold fitted
+    # on train), so the text after the label explains the vote that is counted; where the backend can
+    label_threshold: float | None = None
 
     @property
     def deterministic(self) -> bool:
@@ -45,6 +49,10 @@ class GenOptions:
         d.pop("cache")
         if not d["stop_after_json"]:
             d.pop("stop_after_json")  # keys of requests without it stay as they were
+        if not d["label_first"]:
+            d.pop("label_first")
+        if d["label_threshold"] is None:
+            d.pop("label_threshold")
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d

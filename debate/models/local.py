@@ -66,7 +66,7 @@ def _matches(token: str, label: str) -> bool:
 
 
 def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
-                               labels: Sequence[str]) -> dict[str, float] | None:
+                               labels: Sequence[str], first: bool = False) -> dict[str, float] | None:
     """Probability per label at the generated position whose alternatives best cover the labels.
 
     `positions` holds, per generated token, {token_text: logprob} of its alternatives. A token
@@ -74,7 +74,9 @@ def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
     label: "YES", " Yes", "Y" → YES. Mass of a token that fits several labels
     is split between them. The chosen position is the one with the most label mass (the earliest
     on ties), which skips JSON scaffolding such as `{"vote": "` and free text that merely contains
-    "no". Returns None when no position offers any label.
+    "no". With `first` (the answer's schema decodes the label before any free text) it is the earliest
+    position where the labels hold at least half the mass: a later sentence that opens with "No" must
+    not stand in for the vote. Returns None when no position offers any label.
     """
     norm = [lab.upper() for lab in labels]
     if not norm:
@@ -88,6 +90,8 @@ def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
             for i in hits:
                 mass[i] += p / len(hits)
         total = sum(mass)
+        if first and total >= 0.5:
+            return {lab: m / total for lab, m in zip(labels, mass)}
         covered = sum(1 for m in mass if m > 0)
         score = total + 0.01 * covered
         if total > 0 and (best is None or score > best[0] + 1e-9):
@@ -177,9 +181,17 @@ class _StepRecorder:
     generation token as the only choice. (llama-cpp-python's chat API takes no stopping criteria; a
     forced end token stops it the same way, with finish reason "stop".)"""
 
-    def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None) -> None:
+    def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None,
+                 labels: Sequence[str] = (), threshold: float | None = None) -> None:
         self.ids = label_ids
         self.texts = label_texts or []
+        # threshold decoding (GenOptions.label_threshold): at the label's position, the label is the one
+        # P(labels[0]) >= threshold gives, so any text after it argues for the vote that is counted
+        self.threshold = threshold if threshold is not None and len(labels) == 2 and self.texts else None
+        self.fits = [[_matches(t, lab.upper()) for t in self.texts] for lab in labels] if self.threshold else []
+        self.shares = [[f[j] / max(1, sum(g[j] for g in self.fits)) for j in range(len(self.texts))]
+                       for f in self.fits]  # a token that fits both labels counts half for each, as when read
+        self.decided: str | None = None
         self.prompt_tokens = 0
         self.steps = 0
         self.positions: list[dict[str, float]] = []
@@ -209,7 +221,24 @@ class _StepRecorder:
                 tok, lp = self.texts[j], float(lps[j])  # same text from two ids: add probabilities
                 pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
             self.positions.append(pos)
+            if self.threshold is not None and self.decided is None:
+                self._decide(scores, lps)
         return scores
+
+    def _decide(self, scores, lps) -> None:
+        """The first position where the two labels hold at least half the mass is the label's (the
+        same rule label_probs_from_positions(first=True) reads): keep only the thresholded label there."""
+        import numpy as np
+
+        p = np.exp(lps.astype(np.float64))
+        mass = [float((p * np.asarray(share)).sum()) for share in self.shares]
+        total = sum(mass)
+        if total < 0.5:
+            return
+        win = 0 if mass[0] / total >= self.threshold else 1
+        lose = [j for j in range(len(self.texts)) if self.fits[1 - win][j] and not self.fits[win][j]]
+        scores[self.ids[lose]] = -math.inf
+        self.decided = "first" if win == 0 else "second"
 
 
 class WarmAborted(Exception):
@@ -468,8 +497,8 @@ class LocalBackend:
                 llm.reset()
             aligned.expect_prompt()
             aligned.abort = warm
-            rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels)) if options.labels \
-                else _StepRecorder()
+            rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels), options.labels,
+                                options.label_threshold) if options.labels else _StepRecorder()
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch, rec.llm = AnswerWatch(json_answer=options.stop_after_json), llm
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
@@ -496,6 +525,7 @@ class LocalBackend:
                 raise DebateError(f"llama.cpp failed on {path.name}: {e}.",
                                  "Try a shorter prompt, other options, or another model.") from e
             aligned.save()
-            probs = label_probs_from_positions(rec.positions, options.labels) if options.labels else None
+            probs = (label_probs_from_positions(rec.positions, options.labels, options.label_first)
+                     if options.labels else None)
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
                         label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused)

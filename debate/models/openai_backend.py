@@ -342,7 +342,7 @@ class OpenAIBackend:
             for tok in (getattr(lp, "content", None) or []) if lp else []:
                 positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob})
             usage, finish, model_id = done.usage, choice.finish_reason, done.model or model_id
-        probs = label_probs_from_positions(positions, options.labels) if options.labels else None
+        probs = label_probs_from_positions(positions, options.labels, options.label_first) if options.labels else None
         yield Final(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                     completion_tokens=getattr(usage, "completion_tokens", 0) or pieces,
                     finish_reason=finish or "incomplete", label_probs=probs, model_id=model_id)

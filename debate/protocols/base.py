@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Iterator
 
+from debate import calibration as cal
 from debate import prompts
 from debate.decisions import normalise_probs
 from debate.errors import Cancelled, InvalidInput
@@ -64,6 +65,9 @@ class TurnSpec:
     schema: dict | None = None  # JSON schema the repair call is constrained to, where the backend can
     schema_format: str = ""  # the answer format shown in a constrained repair prompt
     constrain: bool = False  # also constrain the first answer to `schema` (where the backend can)
+    # the label is counted by P(labels[0]) >= threshold (fitted on train): a schema that writes text after
+    # the label then decodes that label (GenOptions.label_threshold), and `confidence` is the calibrated one
+    threshold: float | None = None
     turn_id: str = ""
 
 
@@ -303,7 +307,9 @@ class DebateContext:
         opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
                           seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
                           labels=tuple(spec.labels), json_schema=json_schema,
-                          stop_after_json=spec.schema is not None)  # a JSON answer ends when it closes
+                          stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
+                          label_first=label_leads(json_schema, spec.labels),
+                          label_threshold=spec.threshold if label_leads(json_schema, spec.labels) else None)
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
             self.model_calls += 1
@@ -376,6 +382,10 @@ class DebateContext:
                 parsed = {**(parsed or {}), "label": None, "error": "answer could not be read"}
         confidence = None
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
+        if norm is not None and spec.threshold is not None and len(spec.labels) == 2:
+            # the threshold becomes 0.5 (prior (t, 1 - t)): the counted label never shows the lower confidence
+            norm = cal.contextual(norm, {spec.labels[0]: spec.threshold, spec.labels[1]: 1 - spec.threshold},
+                                  spec.labels)
         if norm is not None and label is not None:
             confidence = round(norm.get(label, 0.0), 6)
         finished = TurnFinished(
@@ -423,6 +433,13 @@ REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + lab
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
     return {**own, **COMMON_PARAMS}
+
+
+def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> bool:
+    """The schema decodes the label first and free text after it (vote-first answers): the label's
+    probabilities are then read at its own position, not wherever the text later says "no"."""
+    props = list(((schema or {}).get("properties") or {}).values())
+    return len(props) > 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 
 
 def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation",

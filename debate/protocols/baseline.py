@@ -11,6 +11,8 @@ Options for small models (issue 12), each a parameter whose default is the paper
   tweets with their gold labels, listed in the description; debate/demos.py; never from the split being
   scored) or `dialogue` (the same tweets as earlier user/assistant turns, each answered with its label:
   what a 0.5B model copies best).
+- `explain`: with label-first, `after` adds a one-sentence explanation decoded after the label (the
+  prompt is unchanged, so is the label's probability).
 - `calibration`: `none`, `contextual` (the same prompt with the content-free tweet "N/A"; Zhao et al.
   2021) or `threshold` (a threshold on P(YES) fitted on CheckThat train, debate/fitted_thresholds.json).
   A threshold t is applied as contextual calibration with the prior (t, 1 − t), so the shown confidence
@@ -46,7 +48,10 @@ def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Itera
         return TurnSpec(agent, phase, round, msgs, "turquaz.baseline", parse=parse, labels=t.labels,
                         answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
                         **json_answer("category", t.labels, numeric=t.binary))
-    return (yield from label_first_spec(ctx, agent, phase, round, values, reason=answer == "reason-first"))
+    explain = ctx.p("explain") == "after" and phase == "answer"
+    thr = _threshold(ctx)[0] if explain and ctx.p("calibration") == "threshold" and t.binary else None
+    return (yield from label_first_spec(ctx, agent, phase, round, values, reason=answer == "reason-first",
+                                        explain=explain, threshold=thr))
 
 
 def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
@@ -132,9 +137,12 @@ INFO = ProtocolInfo(
         "calibration": ("none", "none = the written label; contextual = divide out a content-free "
                                 "input's label probabilities; threshold = P(YES) against a threshold "
                                 "fitted on CheckThat train (needs answer reason-first or label-first)."),
+        "explain": ("none", "With answer=label-first: none = the label only; after = a one-sentence "
+                            "explanation decoded after the label (same prompt, so the label, its probability "
+                            "and a fitted threshold are unchanged; the reader sees why)."),
         "threshold": (0.0, "Threshold on P(YES) for calibration=threshold; 0 = the one fitted on "
                            "CheckThat train for this model and setting."),
     }),
-    choices={"answer": ANSWERS, "demos": DEMOS, "calibration": cal.CALIBRATIONS},
+    choices={"answer": ANSWERS, "demos": DEMOS, "calibration": cal.CALIBRATIONS, "explain": ("none", "after")},
     run=run,
 )

@@ -12,7 +12,9 @@ reads another's answer of the same round (CollectResponses, line 10).
 Small-model options (issue 12; defaults are the paper's): with demos=dialogue the initial vote is the
 few-shot baseline's label-first prompt after the most similar CheckThat train tweets (protocols/fewshot.py),
 and discussion rounds keep those turns before the paper's member prompt; with calibration=threshold each
-member votes by its P(YES) against the threshold fitted on train for its own model.
+member votes by its P(YES) against the threshold fitted on train for its own model; with explain=after
+each initial vote is followed by a one-sentence explanation (the vote is decoded first, from the same
+prompt, so it and its probability do not change).
 """
 
 from __future__ import annotations
@@ -83,7 +85,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
-                specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals)))
+                specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
+                                                                  explain=ctx.p("explain") == "after",
+                                                                  threshold=thresholds.get(m.agent))))
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
             msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
@@ -91,7 +95,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
                                   labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
-                                  constrain=small, **fields))
+                                  constrain=small, threshold=thresholds.get(m.agent), **fields))
         return specs
 
     def votes_of(turns: list[TurnFinished]) -> dict:
@@ -173,11 +177,14 @@ INFO = ProtocolInfo(
                            "similar CheckThat train tweets as earlier turns, each answered with its label; the "
                            "initial vote is then the few-shot baseline's label-first prompt (small models)."),
         "k_demos": (8, "How many similar train tweets to show with demos=dialogue."),
+        "explain": ("none", "With demos=dialogue: none = initial votes are labels only (the baseline's "
+                            "answer); after = a one-sentence explanation decoded after the label, with the same "
+                            "prompt, so votes and fitted thresholds are unchanged and the audience sees why."),
         "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
                                 "P(YES) reaches the threshold fitted on CheckThat train for its model with "
                                 "the baseline's label-first dialogue prompt (needs demos=dialogue)."),
     }),
     run=run,
     choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs"),
-             "demos": ("paper", "dialogue"), "calibration": ("none", "threshold")},
+             "demos": ("paper", "dialogue"), "calibration": ("none", "threshold"), "explain": ("none", "after")},
 )

@@ -23,6 +23,9 @@ from debate.parsing import parse_label
 from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, TurnSpec, json_answer
 
 LABEL_KEY = "category"
+# One sentence that ends: a length cap alone (maxLength) cut small models' explanations mid-phrase
+# ("... this was due to the"). No quotes or backslashes, so the JSON around it stays valid.
+ONE_SENTENCE = r'^[^."\\\n]{12,' + str(REPAIR_TEXT_CHARS + 40) + r'}[.]$'
 
 
 def dialogue_values(ctx: DebateContext, values: dict) -> dict:
@@ -47,20 +50,30 @@ def json_answer_format(labels: tuple[str, ...]) -> str:
 
 
 def label_first_spec(ctx: DebateContext, agent: Agent, phase: str, round: int, values: dict,
-                     reason: bool = False) -> Iterator[Event]:
+                     reason: bool = False, explain: bool = False,
+                     threshold: float | None = None) -> Iterator[Event]:
     """`spec = yield from label_first_spec(...)`: one schema-constrained answer, `{"category": label}`
     (or with `reason`, a short explanation first), after the demonstrations when demos=dialogue, else
-    in the small.baseline layout."""
+    in the small.baseline layout.
+
+    With `explain` the schema continues after the label with a short explanation, so a reader sees why.
+    The prompt stays word for word the label-only one and the label is still decoded first, so its
+    probability (and a threshold fitted on it) is unchanged; the explanation can only follow it. With a
+    `threshold` the label written is the one the threshold picks (TurnSpec.threshold), so the explanation
+    argues for the label that is counted, never against it."""
     t = ctx.task
     fields = json_answer(LABEL_KEY, t.labels, text_key="explanation" if reason else None)
     filled = {**values, "response_format": fields["schema_format"]}
+    if explain and not reason:
+        fields = vote_first_fields(LABEL_KEY, t.labels)
     template, history = "small.baseline", None
     if ctx.p("demos") == "dialogue":
         template, filled = "small.fewshot.tweet", dialogue_values(ctx, filled)
-        history = dialogue_history(ctx, filled, fields["schema_format"])
+        history = dialogue_history(ctx, filled, filled["response_format"])
     msgs = yield from ctx.prompt(agent, None, template, filled, phase=phase, round=round, history=history)
     return TurnSpec(agent, phase, round, msgs, template, parse=lambda s: parse_label(s, t.labels),
-                    labels=t.labels, answer_format=fields["schema_format"], constrain=True, **fields)
+                    labels=t.labels, answer_format=fields["schema_format"], constrain=True, threshold=threshold,
+                    **fields)
 
 
 def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
@@ -68,7 +81,7 @@ def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
     as the paper's format has it, so its probability is read before any argument is written."""
     schema = {"type": "object", "properties": {
         key: {"type": "string", "enum": list(labels)},
-        "explanation": {"type": "string", "maxLength": REPAIR_TEXT_CHARS}}, "required": [key, "explanation"]}
+        "explanation": {"type": "string", "pattern": ONE_SENTENCE}}, "required": [key, "explanation"]}
     shown = "<one of " + ", ".join(f'"{v}"' for v in labels) + ">"
     return {"schema": schema, "schema_format": f'{{"{key}": {shown}, "explanation": "<one short sentence>"}}'}
 
