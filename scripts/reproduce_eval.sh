@@ -23,7 +23,9 @@ E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LI
 #    calibration=none on the same prompts (all from the response cache) pairs each calibrated run with its
 #    uncalibrated self; `eval-compare RUN constant` pairs it with the constant-label floor on the same items.
 #    Then the embedded council on the same dev items: the same prompt for the initial votes, each member
-#    voting with its own model's fitted threshold, the chair and one discussion round when they disagree.
+#    voting with its own model's fitted threshold and explaining its vote in one sentence after the label
+#    (explain=after: the label is decoded first, so votes are those of the label-only prompt), the chair and
+#    one discussion round when they disagree.
 #    PART=small runs only this part.
 N_TRAIN=${N_TRAIN:-80}    # train tweets the threshold is fitted on (stratified sample, seed 0)
 N_DEV=${N_DEV:-100}       # dev sample (stratified, seed 0) ...
@@ -45,7 +47,8 @@ for C in ${CATS:-2 1}; do
   done
   if [ "${COUNCIL:-1}" = 1 ]; then
     $PY -m debate eval --no-progress --concurrency 1 --max-tokens 48 --lineup $LINEUP --protocol council $DEMOS \
-      --param calibration=threshold --param rounds=${COUNCIL_ROUNDS:-1} --dataset checkthat-dev --category $C \
+      --param calibration=threshold --param explain=after --param rounds=${COUNCIL_ROUNDS:-1} \
+      --dataset checkthat-dev --category $C \
       --sample "$N_DEV" --limit "$DEV_LIMIT" --out runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX
     $PY -m debate eval-compare runs/ct$C-dev-s$N_DEV-dlg$K-council$SUFFIX constant
     for M in ${MEMBERS:-1 2}; do
@@ -62,8 +65,8 @@ done
 # passages, no rebuttal round, no early stop: the cheapest full RADAR debate), the judge's answer decoded
 # under its JSON schema; class weights for its three labels fitted on a stratified LIAR TRAIN sample, then
 # valid scored with and without them (the second run comes from the response cache).
-N_LIAR_TRAIN=${N_LIAR_TRAIN:-36}
-N_LIAR_VALID=${N_LIAR_VALID:-60}
+N_LIAR_TRAIN=${N_LIAR_TRAIN:-90}
+N_LIAR_VALID=${N_LIAR_VALID:-150}
 if [ "${RADAR:-1}" = 1 ]; then
   R="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP --protocol radar --top-k 3 \
      --param rounds=0 --param early_stop=false --param judge_answer=constrained"

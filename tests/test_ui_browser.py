@@ -101,15 +101,17 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
 
         # -- a council debate on the embedded lineup, kept short -----------------------------------
         _fill_claim(page, CLAIM)
-        # the papers' settings, where every member argues from the first vote (with the small-model aids,
-        # on by default, the first votes are labels only and most councils end there: nothing to watch)
-        _toggle(page, "cfg_aids", "Small-model aids", False)
+        # the app's default (small-model aids on): each member's first vote comes with its one-sentence
+        # explanation (explain=after), so even a council that agrees at once has arguments to watch
+        _toggle(page, "cfg_aids", "Small-model aids", True)
         _set_number(page, "p_council_rounds", 1)
         _set_number(page, "p_council_members", 2)
         _set_number(page, "cfg_max_tokens", 40)
         seen = _run_and_watch(page, "council", "Votes", "council")
         assert seen["mid"], "no intermediate streaming state was observed"
         assert page.locator('[data-testid="stChatMessage"]').count() >= 3
+        said = page.locator('[data-testid="stChatMessage"]').all_inner_texts()
+        assert sum('"explanation"' in t for t in said) >= 2, said  # every member argues, not just votes
         assert page.locator(".tally").count() >= 1
         verdict = page.locator(".verdict-card").inner_text()
         assert re.search(r"\b(YES|NO|no verdict)\b", verdict)
@@ -120,7 +122,7 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         # -- a RADAR debate -----------------------------------------------------------------------
         page.get_by_text("RADAR (role-anchored debate over evidence)").click()
         wait_idle(page)
-        _toggle(page, "cfg_aids", "Small-model aids", True)  # the default again: a constrained judge
+        _toggle(page, "cfg_aids", "Small-model aids", True)  # the default: a constrained judge
         _set_number(page, "p_radar_rounds", 0)
         _set_number(page, "cfg_max_tokens", 40)
         _set_number(page, "cfg_top_k", 5)
