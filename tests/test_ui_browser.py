@@ -109,7 +109,7 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         _set_number(page, "cfg_max_tokens", 40)
         seen = _run_and_watch(page, "council", "Votes", "council")
         assert seen["mid"], "no intermediate streaming state was observed"
-        assert page.locator('[data-testid="stChatMessage"]').count() >= 3
+        assert page.locator('[data-testid="stChatMessage"]').count() >= 2  # both members (+ chair if they disagree)
         said = page.locator('[data-testid="stChatMessage"]').all_inner_texts()
         assert sum('"explanation"' in t for t in said) >= 2, said  # every member argues, not just votes
         assert page.locator(".tally").count() >= 1
