@@ -65,6 +65,17 @@ def _matches(token: str, label: str) -> bool:
     return bool(t) and label.startswith(t)
 
 
+def _label_mass(pos: Mapping[str, float], norm: Sequence[str]) -> list[float]:
+    """Probability mass per (upper-cased) label at one position; a token fitting several labels is split."""
+    mass = [0.0] * len(norm)
+    for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
+        hits = [i for i, lab in enumerate(norm) if _matches(tok, lab)]
+        p = math.exp(lp) if lp is not None and lp > -1e9 else 0.0
+        for i in hits:
+            mass[i] += p / len(hits)
+    return mass
+
+
 def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
                                labels: Sequence[str], first: bool = False) -> dict[str, float] | None:
     """Probability per label at the generated position whose alternatives best cover the labels.
@@ -83,12 +94,7 @@ def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
         return None
     best: tuple[float, int, list[float]] | None = None
     for pos in positions:
-        mass = [0.0] * len(norm)
-        for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
-            hits = [i for i, lab in enumerate(norm) if _matches(tok, lab)]
-            p = math.exp(lp) if lp is not None and lp > -1e9 else 0.0
-            for i in hits:
-                mass[i] += p / len(hits)
+        mass = _label_mass(pos, norm)
         total = sum(mass)
         if first and total >= 0.5:
             return {lab: m / total for lab, m in zip(labels, mass)}
@@ -188,10 +194,8 @@ class _StepRecorder:
         # threshold decoding (GenOptions.label_threshold): at the label's position, the label is the one
         # P(labels[0]) >= threshold gives, so any text after it argues for the vote that is counted
         self.threshold = threshold if threshold is not None and len(labels) == 2 and self.texts else None
-        self.fits = [[_matches(t, lab.upper()) for t in self.texts] for lab in labels] if self.threshold else []
-        self.shares = [[f[j] / max(1, sum(g[j] for g in self.fits)) for j in range(len(self.texts))]
-                       for f in self.fits]  # a token that fits both labels counts half for each, as when read
-        self.decided: str | None = None
+        self.labels = [lab.upper() for lab in labels]
+        self.decided = False
         self.prompt_tokens = 0
         self.steps = 0
         self.positions: list[dict[str, float]] = []
@@ -221,24 +225,22 @@ class _StepRecorder:
                 tok, lp = self.texts[j], float(lps[j])  # same text from two ids: add probabilities
                 pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
             self.positions.append(pos)
-            if self.threshold is not None and self.decided is None:
-                self._decide(scores, lps)
+            if self.threshold is not None and not self.decided:
+                self._decide(scores, pos)
         return scores
 
-    def _decide(self, scores, lps) -> None:
-        """The first position where the two labels hold at least half the mass is the label's (the
-        same rule label_probs_from_positions(first=True) reads): keep only the thresholded label there."""
-        import numpy as np
-
-        p = np.exp(lps.astype(np.float64))
-        mass = [float((p * np.asarray(share)).sum()) for share in self.shares]
+    def _decide(self, scores, pos: dict[str, float]) -> None:
+        """At the first position where the two labels hold at least half the mass (the position, and the
+        mass, label_probs_from_positions(first=True) reads), keep only the label the threshold picks."""
+        mass = _label_mass(pos, self.labels)
         total = sum(mass)
         if total < 0.5:
             return
-        win = 0 if mass[0] / total >= self.threshold else 1
-        lose = [j for j in range(len(self.texts)) if self.fits[1 - win][j] and not self.fits[win][j]]
+        win, other = (0, 1) if mass[0] / total >= self.threshold else (1, 0)
+        lose = [j for j, tok in enumerate(self.texts)
+                if _matches(tok, self.labels[other]) and not _matches(tok, self.labels[win])]
         scores[self.ids[lose]] = -math.inf
-        self.decided = "first" if win == 0 else "second"
+        self.decided = True
 
 
 class WarmAborted(Exception):

@@ -176,7 +176,8 @@ class OllamaBackend:
         reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
         if last is None or not getattr(last, "done", False):
             reason = "incomplete"  # the stream ended without its `done` line: not the whole answer, never cached
-        probs = label_probs_from_positions(positions, options.labels, options.label_first) if options.labels and positions else None
+        probs = (label_probs_from_positions(positions, options.labels, options.label_first)
+                 if options.labels and positions else None)
         yield Final(prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
                     completion_tokens=getattr(last, "eval_count", 0) or pieces,
                     finish_reason=reason if reason in ("length", "incomplete") else "stop",

@@ -304,12 +304,12 @@ class DebateContext:
               min_tokens: int = 0) -> ChatStream:
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
+        leads = label_leads(json_schema, spec.labels)
         opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
                           seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
                           labels=tuple(spec.labels), json_schema=json_schema,
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
-                          label_first=label_leads(json_schema, spec.labels),
-                          label_threshold=spec.threshold if label_leads(json_schema, spec.labels) else None)
+                          label_first=leads, label_threshold=spec.threshold if leads else None)
         stream = self.client.chat(a.model, messages, opts)
         with self._lock:
             self.model_calls += 1
