@@ -67,8 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=cmd_report)
 
     c = sub.add_parser("eval-compare", help="paired comparison of two runs (bootstrap CI, McNemar)")
-    c.add_argument("run_a")
-    c.add_argument("run_b", help="another run, or `constant`: the constant-label floor on run A's items")
+    c.add_argument("run_a", help="a run folder, or several of one dataset joined by commas (pooled, each item once)")
+    c.add_argument("run_b", help="another run (or runs, as for run_a), or `constant`: the constant-label floor "
+                                 "on run A's items")
     c.add_argument("--n-boot", type=int, default=2000)
     c.set_defaults(func=cmd_compare)
 
@@ -142,12 +143,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from debate.evaluation.browse import compare
 
     if args.run_b == "constant":
-        from debate.evaluation.checkpoint import read_meta, read_rows
+        from debate.evaluation.browse import pooled
         from debate.evaluation.fit import constant_rows
         from debate.evaluation.metrics import compare_runs
 
-        ds = read_meta(args.run_a, "dataset") or {}
-        rows = read_rows(args.run_a)
+        rows, ds = pooled(args.run_a)
         res = compare_runs(rows, constant_rows(rows, list(ds.get("categories") or [])), ds, n_boot=args.n_boot)
     else:
         res = compare(args.run_a, args.run_b, n_boot=args.n_boot)

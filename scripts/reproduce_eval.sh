@@ -80,6 +80,25 @@ if [ "${RADAR:-1}" = 1 ]; then
   $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX constant
   $PY -m debate eval-compare runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX
   SMALL_RUNS+=(runs/liar-valid-s$N_LIAR_VALID-radar-r0-none$SUFFIX runs/liar-valid-s$N_LIAR_VALID-radar-r0-fitted$SUFFIX)
+  # A replication on a second sample of the same size (--sample-seed 1; items both samples drew come from
+  # the response cache), reported alone and pooled with the first (eval-compare A1,A2: each claim once).
+  V0=runs/liar-valid-s$N_LIAR_VALID-radar-r0 V1=runs/liar-valid-s${N_LIAR_VALID}seed1-radar-r0
+  for CAL in fitted none; do
+    $R --dataset liar-valid --sample "$N_LIAR_VALID" --sample-seed 1 --param judge_calibration=$CAL --out $V1-$CAL$SUFFIX
+  done
+  for CAL in fitted none; do
+    $PY -m debate eval-compare $V1-$CAL$SUFFIX constant
+    $PY -m debate eval-compare $V0-$CAL$SUFFIX,$V1-$CAL$SUFFIX constant
+  done
+  $PY -m debate eval-compare $V0-fitted$SUFFIX,$V1-fitted$SUFFIX $V0-none$SUFFIX,$V1-none$SUFFIX
+  SMALL_RUNS+=($V1-none$SUFFIX $V1-fitted$SUFFIX)
+  # The packaged Qwen2.5-Coder-1.5B as judge (JUDGE15=1, ~17 min: the debates come from the cache), chosen
+  # or not on LIAR train alone: class weights refitted per fold, held-out macro-F1 (scripts/judge_cv.py).
+  if [ "${JUDGE15:-0}" = 1 ]; then
+    ${R/--lineup $LINEUP/--lineup assets/lineups/embedded-judge-1.5b.json} --dataset liar-train --sample "$N_LIAR_TRAIN" \
+      --out runs/liar-train-s$N_LIAR_TRAIN-radar-r0-judge15$SUFFIX
+    $PY scripts/judge_cv.py runs/liar-train-s$N_LIAR_TRAIN-radar-r0$SUFFIX runs/liar-train-s$N_LIAR_TRAIN-radar-r0-judge15$SUFFIX
+  fi
 fi
 $PY -m debate eval-table "${SMALL_RUNS[@]}"
 if [ "${PART:-all}" = small ]; then exit 0; fi

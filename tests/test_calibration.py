@@ -178,6 +178,48 @@ def test_fit_refuses_anything_but_a_train_run(tmp_path):
     json.dumps(entry)
 
 
+def test_judge_cross_validation_scores_held_out_claims_only():
+    """scripts/judge_cv.py: weights refitted per fold and scored on the held-out fold, so a judge whose
+    probabilities carry the label scores well, and one of pure noise falls to chance even where the
+    in-sample fit flatters it."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("judge_cv", Path(__file__).parents[1] / "scripts" / "judge_cv.py")
+    jcv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(jcv)
+    labels = ("TRUE", "HALF-TRUE", "FALSE")
+    rng = random.Random(0)
+    golds = [labels[i % 3] for i in range(60)]
+
+    def probs(informative: bool) -> list[dict]:
+        out = []
+        for g in golds:
+            raw = {lab: rng.random() for lab in labels}
+            if informative:  # the gold label leads, but the judge overrates TRUE fourfold: weights fix that
+                raw[g] += 0.6
+            raw["TRUE"] *= 4
+            out.append(cal.normalised(raw, labels))
+        return out
+
+    good = probs(True)
+    good_cv, _ = jcv.cross_validated(good, golds, labels)
+    as_decoded = sum(max(labels, key=p.get) == g for p, g in zip(good, golds)) / len(golds)
+    noise = probs(False)
+    noise_cv, _ = jcv.cross_validated(noise, golds, labels)
+    _, noise_in_sample = cal.fit_class_weights(noise, golds, labels)
+    assert as_decoded < 0.65 < 0.75 < good_cv and noise_cv < 0.45 and noise_in_sample > noise_cv
+
+
+def test_the_1_5b_judge_lineup_file_changes_only_the_judge():
+    from debate.lineups import PRESETS, load_lineup
+
+    mine = load_lineup("assets/lineups/embedded-judge-1.5b.json")
+    assert mine["judge"]["model"] == "local:qwen2.5-1.5b" and mine["judge"]["temperature"] == 0
+    assert {k: v for k, v in mine.items() if k not in ("name", "description", "judge")} == \
+        {k: v for k, v in PRESETS["embedded"].items() if k not in ("name", "description", "judge")}
+
+
 # -- the real embedded model ---------------------------------------------------------------------------
 
 

@@ -291,6 +291,22 @@ def test_cli_eval_report_compare_and_calibrate(tmp_path, monkeypatch, capsys):
     assert cal["n_items"] == 6 and cal["chosen"] and cal["frontier"]
     assert main(["eval-compare", str(tmp_path / "rec"), str(tmp_path / "single"), "--n-boot", "200"]) == 0
     assert "McNemar" in capsys.readouterr().out
+    # runs of one dataset pool, each item once (first run's row): a replication reported alone and together
+    more = common[:common.index("--limit")] + ["--limit", "9"] + common[common.index("--limit") + 2:]
+    assert main(more + ["--protocol", "radar-single", "--out", str(tmp_path / "single9")]) == 0
+    pooled = f"{tmp_path / 'rec'},{tmp_path / 'single9'}"
+    capsys.readouterr()
+    assert main(["eval-compare", pooled, "constant", "--n-boot", "200"]) == 0
+    assert "on 9 shared items" in capsys.readouterr().out
+    from debate.evaluation.browse import pooled as pool
+    from debate.evaluation.checkpoint import read_rows
+
+    rows, ds = pool(pooled)
+    rec = {r["item_id"]: r["prediction"] for r in read_rows(tmp_path / "rec")}
+    assert ds["name"] == "liar-valid" and len(rows) == 9 and len({r["item_id"] for r in rows}) == 9
+    assert all(r["prediction"] == rec[r["item_id"]] for r in rows if r["item_id"] in rec) and len(rec) == 6
+    assert main(["eval-compare", pooled, str(tmp_path / "single9"), "--n-boot", "200"]) == 0
+    assert "on 9 shared items" in capsys.readouterr().out
     assert main(["eval-report", str(tmp_path / "single")]) == 0
     m = json.loads((tmp_path / "single" / "metrics.json").read_text())
     assert m["n"] == 6 and m["papers"]["comparable"] is False and m["papers"]["rows"]

@@ -97,13 +97,34 @@ def item_events(run_dir: str | Path, item_id: str) -> list[Event]:
     return [event_from_dict(d) for d in rows[0]["events"] or []]
 
 
+def pooled(runs: str | Path) -> tuple[list[dict], dict]:
+    """(rows, dataset) of one run, or of several comma-separated runs of one dataset taken as one: e.g. two
+    samples drawn with different --sample-seed, so a replication can be reported alone and pooled. An item
+    in more than one run counts once (the first run's row)."""
+    parts = [p.strip() for p in str(runs).split(",") if p.strip()]
+    if not parts:
+        raise InvalidInput("No run given.", "Name a run folder, or several joined by commas.")
+    rows: dict[str, dict] = {}
+    dataset: dict = {}
+    for part in parts:
+        ds = read_meta(part, "dataset") or {}
+        if dataset and ds.get("name") != dataset.get("name"):
+            raise InvalidInput(f"{part} scores {ds.get('name')!r}, not {dataset.get('name')!r}.",
+                               "Pool only runs of the same dataset.")
+        dataset = dataset or ds
+        for r in read_rows(part):
+            rows.setdefault(str(r.get("item_id")), r)
+    return list(rows.values()), dataset
+
+
 def compare(run_a: str | Path, run_b: str | Path, *, n_boot: int = 2000, seed: int = 0) -> dict:
-    """Paired comparison A - B on the items both runs finished (bootstrap CI of macro-F1, McNemar)."""
-    ds_a, ds_b = read_meta(run_a, "dataset") or {}, read_meta(run_b, "dataset") or {}
+    """Paired comparison A - B on the items both runs finished (bootstrap CI of macro-F1, McNemar).
+    Either side may pool comma-separated runs (`pooled`)."""
+    (rows_a, ds_a), (rows_b, ds_b) = pooled(run_a), pooled(run_b)
     if ds_a.get("name") != ds_b.get("name"):
         raise InvalidInput(f"Runs are on different datasets ({ds_a.get('name')} vs {ds_b.get('name')}).",
                            "Compare two runs of the same dataset.")
-    res = compare_runs(read_rows(run_a), read_rows(run_b), ds_a, n_boot=n_boot, seed=seed)
+    res = compare_runs(rows_a, rows_b, ds_a, n_boot=n_boot, seed=seed)
     res.update(run_a=str(run_a), run_b=str(run_b))
     return res
 
