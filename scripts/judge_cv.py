@@ -23,28 +23,16 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from debate import calibration as cal  # noqa: E402
-from debate.errors import InvalidInput  # noqa: E402
-from debate.evaluation.checkpoint import read_meta, read_rows  # noqa: E402
+from debate.evaluation import fit  # noqa: E402
 
 FOLDS, REPEATS = 5, 10
 
 
 def judge_probs(run: str) -> tuple[dict[str, tuple[dict, str]], tuple[str, ...]]:
-    """{item: (final judge's label probabilities, gold)} of a train run, and the dataset's labels."""
-    ds = read_meta(run, "dataset") or {}
-    if "train" not in str(ds.get("name", "")):
-        raise InvalidInput(f"{run} scores {ds.get('name')!r}, not a train split.", "Give LIAR train runs only.")
-    labels = tuple(ds.get("labels") or ())
-    out = {}
-    for row in read_rows(run, with_events=True):
-        if row.get("status") != "done" or row.get("gold") is None:
-            continue
-        j = next((e for e in reversed(row.get("events") or []) if e.get("type") == "turn_finished"
-                  and e.get("phase") == "judge"), None)
-        p = cal.normalised((j or {}).get("label_probs"), labels)
-        if p:
-            out[str(row["item_id"])] = (p, str(row["gold"]).upper())
-    return out, labels
+    """{item: (final judge's label probabilities, gold)} of a train run, and the dataset's labels
+    (read by the same code `eval-fit-threshold` fits from, which refuses any split but train)."""
+    probs, golds, setting = fit.judge_probs(run)
+    return {i: (p, g) for i, p, g in zip(setting["items"], probs, golds)}, setting["labels"]
 
 
 def cross_validated(probs: list[dict], golds: list[str], labels: tuple[str, ...]) -> tuple[float, float]:

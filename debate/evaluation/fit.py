@@ -55,7 +55,7 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
 
 def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
     """(the final judge's label probabilities per item, gold per item, the setting) of a finished RADAR
-    run on a train split."""
+    run on a train split; the setting's `items` are the item ids, in the same order."""
     from debate.protocols import PROTOCOLS
 
     opts = read_meta(run_dir, "options") or {}
@@ -66,7 +66,7 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
                            "on the data the weights are judged on.", "Fit on a --dataset liar-train run.")
     setting = {**PROTOCOLS[protocol].defaults(), **(opts.get("params") or {})}
     labels = tuple(ds.get("labels") or ())
-    probs, golds, models = [], [], set()
+    probs, golds, models, ids = [], [], set(), []
     for row in read_rows(run_dir, with_events=True):
         if row.get("status") != "done" or row.get("gold") is None:
             continue
@@ -75,6 +75,7 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
         p = cal.normalised((j or {}).get("label_probs"), labels)
         if p is None:
             continue
+        ids.append(str(row["item_id"]))
         probs.append(p)
         golds.append(str(row["gold"]).upper())
         models.add(j.get("model"))
@@ -82,7 +83,8 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
         raise InvalidInput(f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models "
                            f"{sorted(models)}.", "Fit needs one judge model and at least 10 items with "
                            "--param judge_answer=constrained.")
-    setting.update(model=models.pop(), task=ds.get("task", "halftruth"), protocol=protocol, labels=labels)
+    setting.update(model=models.pop(), task=ds.get("task", "halftruth"), protocol=protocol, labels=labels,
+                   items=ids)
     return probs, golds, setting
 
 
