@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "debate.cli_index",    # index build|info|query
     "debate.cli_eval",     # eval
     "debate.cli_share",    # export, fork, robustness
+    "debate.cli.annotators",  # annotators add|passwd|role|remove|list
 )
 
 

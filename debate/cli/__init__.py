@@ -1,0 +1,1 @@
+"""The `python -m debate` subcommands, one module per area."""
