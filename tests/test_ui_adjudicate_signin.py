@@ -162,3 +162,24 @@ def test_no_team_keeps_the_typed_name(team_db):
     assert at.sidebar.text_input(key="adj_annotator").value == "Alice"
     at.button(key="adj_lab_0").click().run()  # "Alice" is the alice who labelled c1 before
     assert AnnotationStore(team_db).progress(qid)["annotators"] == ["alice"]
+
+
+@pytest.mark.timeout(300)
+def test_agreement_says_when_there_is_nothing_to_measure(team_db):
+    store = AnnotationStore(team_db)
+    qid = store.create_queue(from_upload("plain.csv", b"id,claim\nc1,Crime doubled.\nc2,Taxes fell.\n",
+                                         task="halftruth"), {"blind": False})
+    store.set_label(qid, "c1", "alice", "TRUE")
+    store.set_label(qid, "c1", "bob", "FALSE")  # a tie: nothing adjudicated
+    at = AppTest.from_file("../pages/adjudicate.py", default_timeout=T)
+    at.query_params.update({"who": "rita", "q": qid})
+    at.run()
+    at.segmented_control(key="adj_view").set_value("Agreement").run()
+    assert not at.exception and not at.error
+    text = _text(at)
+    assert "No judge verdicts" in text and "Nothing adjudicated yet" in text
+    assert "judge accuracy" not in text and "annotator,cases,Cohen's kappa" not in text  # no table of nothing
+    store.set_label(qid, "c2", "alice", "TRUE")  # one label is a final label; still no judge
+    at.run()
+    text = _text(at)
+    assert "none of the 1 adjudicated cases came with a judge's verdict" in text and "judge accuracy" not in text
