@@ -9,6 +9,7 @@ annotator by typing a name. With neither, the page keeps the one-person path (a 
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import asdict
 
 import streamlit as st
@@ -73,12 +74,20 @@ def sign_in_panel(accounts: AccountStore) -> None:
     """What a signed-out member of the team sees: the provider's button and/or the password form."""
     st.markdown("#### Sign in to label")
     st.caption("This page serves a labelling team: labels are saved under the identity you sign in with.")
-    for provider in oidc_providers():
+    if msg := st.session_state.pop("signin_msg", None):
+        st.error(msg, icon=":material/error:")
+    providers = oidc_providers()
+    if providers and importlib.util.find_spec("authlib") is None:
+        st.error("**Sign-in through the team's provider needs Authlib, which is not installed.**  \n"
+                 "Install the app's requirements: `pip install -r requirements.txt`.", icon=":material/error:")
+        providers = []
+    for provider in providers:
         label = f"Sign in with {provider}" if provider else "Sign in with the team's provider"
         st.button(label, key=f"signin_oidc:{provider or ''}", icon=":material/login:", type="primary",
-                  on_click=st.login, args=(provider,) if provider else ())
+                  on_click=_login, args=(provider,))
     if accounts.has_passwords():
-        with st.form("signin_form", border=True):
+        # cleared on submit: the typed password does not stay in the session's state
+        with st.form("signin_form", border=True, clear_on_submit=True):
             name = st.text_input("Name", key="signin_name", autocomplete="username")
             password = st.text_input("Password", type="password", key="signin_password",
                                      autocomplete="current-password")
@@ -93,6 +102,17 @@ def sign_in_panel(accounts: AccountStore) -> None:
     elif not oidc_providers():
         st.info("No account here has a password. Ask the team's admin to set one: "
                 "`python -m debate annotators passwd NAME`.", icon=":material/key:")
+
+
+def _login(provider: str | None) -> None:
+    from streamlit.errors import StreamlitAPIException, StreamlitAuthError
+
+    try:
+        st.login(provider) if provider else st.login()
+    except (StreamlitAuthError, StreamlitAPIException) as e:  # secrets.toml incomplete: say what is missing
+        st.session_state["signin_msg"] = (f"**The team's sign-in is not set up completely:** {escape(str(e))}  \n"
+                                          "Check the [auth] section of .streamlit/secrets.toml (README, "
+                                          "\"A labelling team: sign-in\").")
 
 
 def signed_in_box(ident: Identity) -> None:
