@@ -126,6 +126,7 @@ def test_names_are_one_identity_whatever_the_case(tmp_path):
     assert s.progress(qid)["annotators"] == ["alice"]
     assert s.mine(qid, "aLiCe")["c1"]["note"] == "checked the budget office"
     assert fold_name("Ｂob") == fold_name("bob")  # full-width letters too (NFKC)
+    assert fold_name("al\u200bice\u202e") == fold_name("ALICE") == "alice"  # no invisible look-alike
 
 
 def test_an_older_file_with_two_spellings_merges_into_one_annotator(tmp_path):

@@ -43,8 +43,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 
 
 def fold_name(name: str | None) -> str:
-    """The identity of a typed name: NFKC, spaces collapsed, case folded ("Alice " == "alice")."""
-    return " ".join(unicodedata.normalize("NFKC", name or "").split()).casefold()[:MAX_NAME]
+    """The identity of a typed name: NFKC, invisible characters dropped (a zero-width space or a bidi
+    control would make a second "alice" that looks the same), spaces collapsed, case folded."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", name or "")
+                   if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace())
+    return " ".join(text.split()).casefold()[:MAX_NAME]
 
 
 @dataclass(frozen=True)
