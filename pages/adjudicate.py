@@ -453,6 +453,8 @@ with right:
              else "not labelled yet")
     if current.get("label") and current.get("guideline_version") is not None:
         state += f" under guidelines v{current['guideline_version']}"
+    if current.get("first_label") and current.get("first_label") != current.get("label"):
+        state += f" (changed; your first label, {current['first_label']}, is the one agreement counts)"
     st.caption(f"This case: {state}{' · flagged' if flagged else ''}. Keys: "
                + " · ".join(f"**{i + 1}** {lab}" for i, lab in enumerate(labels))
                + " · **s** skip · **f** flag · **←/→** previous/next")

@@ -80,6 +80,8 @@ def test_password_team_blind_queue_and_reviewer_only_review(team_db):
     # a changed label after the reveal is kept as a revision
     at.button(key=f"adj_lab_{store.queue(qid)['labels'].index('FALSE')}").click().run()
     assert [(r["annotator"], r["old_label"], r["new_label"]) for r in store.revisions(qid)] == [("bob", "TRUE", "FALSE")]
+    at.button(key="adj_prev").click().run()
+    assert "your first label, TRUE, is the one agreement counts" in _text(at)
     # a view name pushed into the session does not open Review for an annotator
     at.session_state["adj_view"] = "Review"
     at.run()
