@@ -152,6 +152,11 @@ def test_oidc_identity_from_the_teams_provider(team_db):
     at.button(key=f"adj_lab_{labels.index('HALF-TRUE')}").click().run()
     assert AnnotationStore(team_db).mine(qid, "alice")["c1"]["label"] == "HALF-TRUE"
 
+    at.user = {"is_logged_in": True, "email": "alice@example.org", "email_verified": False}
+    at.run()
+    assert "is not verified by the team's provider" in _text(at)
+    assert not [b for b in at.button if b.key and b.key.startswith("adj_lab_")]
+
     at.user = {"is_logged_in": True, "email": "mallory@example.org"}
     at.run()
     text = _text(at)

@@ -10,6 +10,7 @@ annotator by typing a name. With neither, the page keeps the one-person path (a 
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import asdict
 
 import streamlit as st
@@ -52,11 +53,15 @@ def identity(accounts: AccountStore) -> tuple[bool, Identity | None]:
         return False, None
     user = _user()
     if providers and user.get("is_logged_in"):
-        email = str(user.get("email") or "")
-        found = accounts.by_email(email) if email else None
+        email = str(user.get("email") or "")[:320]
+        # an address the provider itself has not verified proves nothing about who signed in
+        verified = user.get("email_verified") not in (False, "false")
+        found = accounts.by_email(email) if email and verified else None
         if found is None:
-            st.error(f"**{escape(email) or 'This account'} is not on this labelling team.**  \nAsk the team's admin to add "
-                     f"it: `python -m debate annotators add NAME --email {email or 'EMAIL'}`.",
+            shown = re.sub(r"[^\w.@+-]", "", email) or "EMAIL"  # provider text, inside a code span below
+            why = "is not on this labelling team" if verified else "is not verified by the team's provider"
+            st.error(f"**{escape(email) or 'This account'} {why}.**  \nAsk the team's admin to add "
+                     f"it: `python -m debate annotators add NAME --email {shown}`.",
                      icon=":material/no_accounts:")
             st.button("Sign out", key="signin_out_unknown", on_click=st.logout)
             st.stop()
