@@ -22,7 +22,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate import calibration as cal  # noqa: E402
+from debate.aids import calibration as cal  # noqa: E402
 from debate.evaluation import fit  # noqa: E402
 
 FOLDS, REPEATS = 5, 10

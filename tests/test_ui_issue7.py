@@ -11,13 +11,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debate import live
-from debate.annotations import AnnotationStore
+from debate.adjudication.annotations import AnnotationStore
 from debate.evaluation.checkpoint import Checkpoint
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
-from debate.teaching_flow import _reply_fn
+from debate.teaching.flow import _reply_fn
 
 T = 90
 

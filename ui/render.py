@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate.calibration import disagreement
+from debate.aids.calibration import disagreement
 from debate.transcript import shortened_note
 from ui import charts
 from ui.safe import anchor, escape, text_html

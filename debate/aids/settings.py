@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 
 K_DEMOS = 8
 AIDS: dict[str, dict[str, Any]] = {

@@ -4,7 +4,7 @@ Initial votes (line 4) are collected from all members at once. If the leading la
 the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summarises in JSON (line 9),
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
-rule in debate.decisions.majority. Members and the chair read the whole discussion so far (every
+rule in debate.protocols.decisions.majority. Members and the chair read the whole discussion so far (every
 member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
 members also read the chair's latest summary. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from debate.calibration import normalised
-from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
+from debate.aids.calibration import normalised
+from debate.protocols.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.errors import InvalidInput
-from debate.parsing import ParseResult, parse_chair, parse_label
+from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
