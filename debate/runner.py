@@ -305,7 +305,7 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        # Shown beside the debate only: it must never delay a model call (issue 11). The search runs in a
+        # Shown beside the debate only: it must never delay a model call (a live audience waits for those). The search runs in a
         # thread (in the app the embedder answers from an idle-priority process, which a busy CPU can
         # hold up for seconds); its passages are shown as soon as they come, and a debate that ends
         # first waits a bounded time for them (the CPU is free then).

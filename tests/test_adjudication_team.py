@@ -1,4 +1,4 @@
-"""Issue 16: a labelling team's adjudication — own data in a dataset's own format (CheckThat 4a TSV with
+"""A labelling team's adjudication — own data in a dataset's own format (CheckThat 4a TSV with
 soft labels, AVeriTeC JSON, LIAR TSV) through eval, upload and export; blind queues; the reviewer's
 resolution; Krippendorff's alpha against Krippendorff's published worked examples; judge vs adjudicated
 gold; versioned guidelines. Real SQLite stores, real files made from the shared datasets' rows."""

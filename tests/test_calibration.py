@@ -1,4 +1,4 @@
-"""Issue 12: calibration maths, similar demonstrations (never from the scored split), the baseline's
+"""Small-model aids: calibration maths, similar demonstrations (never from the scored split), the baseline's
 calibrated verdict on a scripted model, the train-only threshold fit, and one real-model run."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 11: the live path asks the models for less and the page/store cost them little.
+"""Speed on CPU: the live path asks the models for less and the page/store cost them little.
 
 Pure parts (when an answer is complete, batched token writes, evidence that must not delay a debate)
 run on scripted parts; what llama.cpp does (prefix reuse keeps temperature-0 answers identical, a

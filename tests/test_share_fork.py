@@ -1,4 +1,4 @@
-"""Issue 15 engine and CLI: moderator notes, forks, robustness variants, the offline HTML export.
+"""Sharing and steering, engine and CLI: moderator notes, forks, robustness variants, the offline HTML export.
 
 Protocol logic runs on the scripted backend (exact prompts and call counts); the real-model fork and the
 CLI run the embedded llama.cpp model in test_share_fork_real below.

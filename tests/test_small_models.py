@@ -1,4 +1,4 @@
-"""Issue 12, second part: demonstrations as dialogue turns, the council voting with thresholds fitted on
+"""Small-model aids, second part: demonstrations as dialogue turns, the council voting with thresholds fitted on
 train for its members' own models, and the RADAR judge's constrained and calibrated verdict. Protocol
 logic on scripted models; the last tests run the real embedded models."""
 

@@ -1,4 +1,4 @@
-"""AppTest of issue 15's page parts: deep link at a round, fork from the Library (real store, real runner
+"""AppTest of the sharing and steering page parts: deep link at a round, fork from the Library (real store, real runner
 and worker, scripted backend), the fork beside its parent in Compare, the presenter view, interjection."""
 
 from __future__ import annotations

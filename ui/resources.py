@@ -193,7 +193,7 @@ def examples(task: str, n: int = 60) -> list[dict]:
     return load_examples(task, n)
 
 
-# -- reading the next debate's first prompts ahead (issue 11) -----------------------------------------
+# -- reading the next debate's first prompts ahead (first token at once) -----------------------------------------
 _WARM = {"key": None, "failed": None, "doing": None, "want": None, "thread": None}
 _WARM_LOCK = threading.Lock()
 

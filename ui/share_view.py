@@ -1,4 +1,4 @@
-"""Issue 15's page parts: fork a debate, steer it, check its robustness, share it, present it.
+"""Sharing and steering page parts: fork a debate, steer it, check its robustness, share it, present it.
 
 Pages stay thin: each function here reads its widgets and calls the engine (debate.sharing.fork,
 debate.moderation, debate.sharing.robustness, debate.sharing.html, debate.sharing.family); the debates they start run in

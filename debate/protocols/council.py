@@ -9,7 +9,7 @@ member's every answer; shortened only when a model's context window cannot hold 
 members also read the chair's latest summary. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
-Small-model options (issue 12; defaults are the paper's): with demos=dialogue the initial vote is the
+Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the initial vote is the
 few-shot baseline's label-first prompt after the most similar CheckThat train tweets (protocols/fewshot.py),
 and discussion rounds keep those turns before the paper's member prompt; with calibration=threshold each
 member votes by its P(YES) against the threshold fitted on train for its own model; with explain=after
@@ -38,7 +38,7 @@ def _chair_parse(text: str) -> ParseResult:
 def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
                 threshold: float | None = None) -> str | None:
     """A member's vote: its written label (the paper), or with vote_from=probs the label its own
-    probabilities favour (issue 12: small models sampled at temperature often write the label they
+    probabilities favour (small models sampled at temperature often write the label they
     find less probable; the probabilities are read anyway), or with a `threshold` on P(first label)
     fitted on CheckThat train, that decision. Falls back to the written label when the backend gave
     no probabilities."""

@@ -1,4 +1,4 @@
-"""Few-shot answers for small models (issue 12), shared by the baseline and the council.
+"""Few-shot answers for small models (the small-model aids), shared by the baseline and the council.
 
 With `demos=dialogue` a model first reads the task text as a system message, then the `k_demos` CheckThat
 **train** tweets most similar to this one as earlier turns of the conversation (each answered with its gold
