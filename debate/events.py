@@ -197,7 +197,7 @@ class Verdict(Event):
     labels: dict | None = None  # all categories at once, e.g. {"1": "YES", "2": "NO", "3": "YES"}
     gold: str | None = None
     correct: bool | None = None
-    probs: dict | None = None  # the label distribution behind `confidence`, where one was read (a reader can then see when the label contradicts it)
+    probs: dict | None = None  # the label distribution behind `confidence`, if read (flags a contradicted label)
 
 
 @_register

@@ -50,7 +50,7 @@ class DebateConfig:
     gold: str | None = None
     debate_id: str | None = None
     apply_cat2_rule: bool = True
-    fork: Any = None  # debate.sharing.fork.Fork: continue another debate after its round N (built by debate.sharing.fork)
+    fork: Any = None  # sharing.fork.Fork: continue another debate after its round N (built by debate.sharing.fork)
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
     aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
@@ -305,7 +305,7 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        # Shown beside the debate only: it must never delay a model call (a live audience waits for those). The search runs in a
+        # Shown beside the debate only: it must never delay a model call (people wait for those). The search runs in a
         # thread (in the app the embedder answers from an idle-priority process, which a busy CPU can
         # hold up for seconds); its passages are shown as soon as they come, and a debate that ends
         # first waits a bounded time for them (the CPU is free then).

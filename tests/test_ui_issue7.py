@@ -79,7 +79,7 @@ def test_adjudicate_queue_from_runs_label_reload_export(runs_dir):
     assert not _errors(at)
     at.segmented_control(key="adj_view").set_value("New queue").run()
     at.multiselect(key="adj_runs").set_value([str(runs_dir / "council-a"), str(runs_dir / "council-b")]).run()
-    at.toggle(key="adj_new_blind").set_value(False).run()  # new queues are blind by default (annotators must not be anchored by the judge)
+    at.toggle(key="adj_new_blind").set_value(False).run()  # blind by default: the judge must not anchor annotators
     at.button(key="adj_build").click().run()
     assert not _errors(at)
     store = AnnotationStore()

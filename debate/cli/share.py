@@ -2,7 +2,8 @@
 
 export     EVENTS --html OUT.html    one self-contained HTML file that opens offline (debate.sharing.html)
 fork       EVENTS --round N [--say NOTE] [--lineup L] [--param k=v] --events OUT.jsonl (debate.sharing.fork)
-robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds (debate.sharing.robustness)
+robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds
+           (debate.sharing.robustness)
 
 EVENTS is a JSONL events file (`run --events`), a Library JSON export, or the id of a stored debate.
 """

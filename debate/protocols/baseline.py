@@ -3,7 +3,8 @@
 The paper gives no prompt text for the baselines, only that they use the App. A.2 descriptions with
 examples; template turquaz.baseline composes that with the A.3 judge's answer format.
 
-Options for small models (which lean to one label when asked as the paper asks), each a parameter whose default is the paper's setting:
+Options for small models (asked as the paper asks, they lean to one label), each a parameter whose
+default is the paper's setting:
 - `answer`: `paper` (`{"category": 0 or 1, "explanation": ...}`), `reason-first` (a one-sentence reason,
   then "YES"/"NO") or `label-first` (only the label): the last two are decoded under a JSON schema, so the
   label is always readable and its probability is read where the schema forces it.

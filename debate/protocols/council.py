@@ -9,12 +9,12 @@ member's every answer; shortened only when a model's context window cannot hold 
 members also read the chair's latest summary. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
-Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the initial vote is the
-few-shot baseline's label-first prompt after the most similar CheckThat train tweets (protocols/fewshot.py),
-and discussion rounds keep those turns before the paper's member prompt; with calibration=threshold each
-member votes by its P(YES) against the threshold fitted on train for its own model; with explain=after
-each initial vote is followed by a one-sentence explanation (the vote is decoded first, from the same
-prompt, so it and its probability do not change).
+Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the
+initial vote is the few-shot baseline's label-first prompt after the most similar CheckThat train tweets
+(protocols/fewshot.py), and discussion rounds keep those turns before the paper's member prompt; with
+calibration=threshold each member votes by its P(YES) against the threshold fitted on train for its own model;
+with explain=after each initial vote is followed by a one-sentence explanation (the vote is decoded first,
+from the same prompt, so it and its probability do not change).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from debate.aids.calibration import normalised
-from debate.protocols.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
+from debate.protocols.decisions import (consensus_reached, consensus_share, majority, tally, vote_status,
+                                       votes_stabilised)
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.errors import InvalidInput
 from debate.protocols.parsing import ParseResult, parse_chair, parse_label
