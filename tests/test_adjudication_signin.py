@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from debate import agreement
+from debate.adjudication import agreement
 from debate.adjudication.accounts import MAX_FAILURES, AccountStore, fold_name
-from debate.annotations import MIGRATIONS, AnnotationStore
+from debate.adjudication.annotations import MIGRATIONS, AnnotationStore
 from debate.errors import InvalidInput
-from debate.hardcases import from_upload, shown_reasons
+from debate.adjudication.hardcases import from_upload, shown_reasons
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -194,7 +194,7 @@ def test_a_change_after_the_reveal_is_a_revision_and_agreement_uses_the_first_la
 
 # -- exports: only the new labels -------------------------------------------------------------------------
 def test_native_checkthat_export_never_mixes_the_dataset_gold(tmp_path):
-    from debate.evaluation.datasets import load_checkthat
+    from debate.datasets import load_checkthat
 
     tsv = ("index\ttext\tlabels\n"
            "101\tNew study in Nature: sleep loss raises blood pressure\t[1.0, 0.5, 0.0]\n"

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debate.adjudication.accounts import AccountStore
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_upload
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_upload
 
 T = 90
 CASES = (b"id,claim,label,verdict,confidence\nc1,The deficit fell 15% last year.,HALF-TRUE,TRUE,0.9\n"

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from debate.adjudication.accounts import AccountStore
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_upload
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_upload
 from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
 from tests.support.oidc import OIDCStandIn
 

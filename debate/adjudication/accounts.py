@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from debate.errors import InvalidInput
-from debate.sqlite_db import SqliteStore
+from debate.store.sqlite import SqliteStore
 
 MIN_PASSWORD = 8
 MAX_NAME = 80
