@@ -64,8 +64,14 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
                 f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".")
     if t == "evidence":
         k = len(e.get("passages") or [])
+        if not k:
+            return "Evidence retrieved", "Retrieval found no passage for this claim."
+        if not e.get("in_prompts", True):  # the viewer's own search: the prompts stay as without evidence
+            return ("Evidence retrieved (for the viewer only)",
+                    f"Retrieval finds {k} passages for the claim. They are shown beside the debate for reference: "
+                    "the agents did not see them, so nothing they say rests on them.")
         return ("Evidence retrieved", f"Retrieval finds {k} passages for the claim; agents see them numbered "
-                f"[E1]…[E{k}] and are asked to cite them." if k else "Retrieval found no passage for this claim.")
+                f"[E1]…[E{k}] and are asked to cite them.")
     if t == "phase_started":
         phase = str(e.get("phase", ""))
         default = next((v for k, v in PHASE_NOTES.items() if k in phase), f"{phase.title()} begins.")
@@ -95,6 +101,10 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         counts = ", ".join(f"{k} {v}" for k, v in (e.get("counts") or {}).items())
         head = f"Votes, round {e.get('round')}: {counts}"
         nxt = _next_kinds(events, i)
+        goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
+        if e.get("reached") and goes_on:  # min_rounds: discussion rounds held even after agreement
+            return head, (f"consensus {_pct(share)} ≥ {_pct(th)}, but the council was asked to hold more "
+                          "discussion rounds (min_rounds), so the chairperson summarises and a new round starts.")
         if e.get("reached"):
             return head, (f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
                           f"label {e.get('majority')} is the verdict.")

@@ -1,0 +1,1 @@
+"""Sharing a debate with other people: exports, forks, families, robustness, presentation playback."""
