@@ -389,6 +389,21 @@ def list_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
+def compact_verdict(value: str | None) -> str:
+    """A stored verdict as a short line: a multi-category one ('{"1": "NO", ...}') as '1: NO · 2: NO · …'."""
+    if not value:
+        return ""
+    text = str(value)
+    if text.startswith("{"):
+        try:
+            d = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(d, dict):
+            return " · ".join(f"{k}: {v if v is not None else '—'}" for k, v in d.items())
+    return text
+
+
 def _quote(text: str) -> str:
     return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
 
