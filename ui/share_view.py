@@ -398,7 +398,8 @@ def play_recorded(debate_id: str, speed: float, key: str) -> None:
         shown, focus, reveal = playback.frame(events, bs, pos)
         done = pos >= len(bs)
         view = DebateView().extend([event_from_dict(e) for e in shown])
-        presenter(view, recorded=True, status="completed" if done else "running", reveal=reveal,
+        presenter(view, recorded=True, status="completed" if done else "running",
+                  reveal=reveal if playing else 1.0,  # paused or stepped: the whole turn, to talk about it
                   focus=focus.turn_id if focus is not None and focus.kind == "turn" else None)
         st.progress(min(1.0, pos / len(bs)) if bs else 1.0,
                     text=f"step {min(int(pos) + 1, len(bs))} of {len(bs)}" + (" · paused" if not playing else ""))
