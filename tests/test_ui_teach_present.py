@@ -201,3 +201,24 @@ def test_models_page_says_assembled_on_first_use(tmp_path, monkeypatch):
     status = dict(zip(table["spec"], table["status"]))
     for r in later:
         assert status[r.spec] == "🟡 assembled on first use"
+
+
+def test_a_fork_from_learn_opens_in_the_library_at_its_own_address():
+    did = _council("Fork from Learn, a study says.", scenario="flip")
+    at = AppTest.from_file("../app.py", default_timeout=T)
+    at.session_state["_client"] = scripted_client("flip")
+    at.session_state["_run"] = run_debate
+    at.session_state["_retriever"] = None
+    at.switch_page("pages/learn.py").run()
+    at.selectbox(key="learn_debate").select(did).run()
+    steps = teaching.steps(DebateStore().event_dicts(did))
+    at.session_state["learn_step"] = next(s.index for s in steps if s.kind == "votes_tallied")  # round 0
+    at.run()
+    assert "then the chairperson summarises and the members vote again from round 1" in _texts(at)
+    at.button(key="FormSubmitter:learn0_fork-Fork").click().run()
+    assert not at.exception, at.exception
+    fork = next(r for r in DebateStore().list() if r["id"] != did and r["claim"] == "Fork from Learn, a study says.")
+    assert live.wait(fork["id"], 30)
+    qp = at.query_params["debate"]
+    assert (qp[0] if isinstance(qp, list) else qp) == fork["id"]
+    assert "Library" in _texts(at)
