@@ -63,20 +63,21 @@ def test_learn_evidence_step_says_what_the_panel_says():
     assert "did not see them" not in text
 
 
-def _fork_page(did: str) -> AppTest:
+def _page(page: str, client, did: str | None = None) -> AppTest:
+    """A page run with `client` behind every debate it starts (the live worker, no retriever)."""
     at = AppTest.from_file("../app.py", default_timeout=T)
-    at.session_state["_client"] = scripted_client("agree")
-    at.session_state["_run"] = run_debate
-    at.session_state["_retriever"] = None
-    at.query_params["debate"] = did
-    at.switch_page("pages/library.py").run()
+    for k, v in {"_client": client, "_run": run_debate, "_retriever": None}.items():
+        at.session_state[k] = v
+    if did:
+        at.query_params["debate"] = did
+    at.switch_page(page).run()
     assert not at.exception, at.exception
     return at
 
 
 def test_a_fork_of_a_council_that_agreed_says_so_first_and_the_address_follows_the_fork():
     did = _council("Fork an agreed council, a study says.")
-    at = _fork_page(did)
+    at = _page("pages/library.py", scripted_client("agree"), did)
     at.selectbox(key="lib_fork_round").select(0).run()
     warning = "\n".join(w.value for w in at.warning)
     assert "A fork after round 0 would run nothing new: the members agreed at round 0" in warning
@@ -107,12 +108,7 @@ def test_robustness_counts_finished_runs_and_names_the_replays(tmp_path):
     client = ModelClient(backends={"scripted": ScriptedBackend(default=_reply_fn("agree", ("YES", "NO")))},
                          cache=cache)
     did = _council("Robust, a study says.", client=client, rounds=0)
-    at = AppTest.from_file("../app.py", default_timeout=T)
-    at.session_state["_client"] = client
-    at.session_state["_run"] = run_debate
-    at.session_state["_retriever"] = None
-    at.query_params["debate"] = did
-    at.switch_page("pages/library.py").run()
+    at = _page("pages/library.py", client, did)
     at.number_input(key="lib_rb_seeds").set_value(1).run()
     at.button(key="lib_rb_go").click().run()
     assert not at.exception, at.exception
@@ -205,11 +201,7 @@ def test_models_page_says_assembled_on_first_use(tmp_path, monkeypatch):
 
 def test_a_fork_from_learn_opens_in_the_library_at_its_own_address():
     did = _council("Fork from Learn, a study says.", scenario="flip")
-    at = AppTest.from_file("../app.py", default_timeout=T)
-    at.session_state["_client"] = scripted_client("flip")
-    at.session_state["_run"] = run_debate
-    at.session_state["_retriever"] = None
-    at.switch_page("pages/learn.py").run()
+    at = _page("pages/learn.py", scripted_client("flip"))
     at.selectbox(key="learn_debate").select(did).run()
     steps = teaching.steps(DebateStore().event_dicts(did))
     at.session_state["learn_step"] = next(s.index for s in steps if s.kind == "votes_tallied")  # round 0
