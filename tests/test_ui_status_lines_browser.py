@@ -24,6 +24,13 @@ EVIDENCE_JS = """() => { const h = [...document.querySelectorAll('h4')]
     const col = h.closest('[data-testid="stVerticalBlock"]');
     return col ? col.innerText : null; }"""
 
+STATUS_JS = """() => { const card = [...document.querySelectorAll('.claim-card')]
+      .filter(el => !el.closest('[data-stale="true"]')).pop();
+    if (!card) return '';
+    const block = card.closest('[data-testid="stElementContainer"]');
+    const next = block && block.nextElementSibling;
+    return next ? next.innerText : ''; }"""
+
 BODY_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
     .filter(el => !el.closest('[data-stale="true"]') && el.children.length === 0)
     .map(el => el.textContent).join('\\n')"""
@@ -45,11 +52,10 @@ def test_status_lines_say_what_is_happening(tmp_path):
         while time.time() < deadline:
             state = page.evaluate(STATE_JS)
             panel = page.evaluate(EVIDENCE_JS)
-            badge = page.locator('[data-testid="stBadge"]').all_inner_texts() if page.locator(
-                '[data-testid="stBadge"]').count() else []
-            if panel and any("Running" in b for b in badge):
+            status = page.evaluate(STATUS_JS)  # the badge under the claim: Running, Completed, …
+            if panel and "Running" in status:
                 running_evidence.append(panel)
-            if state["verdict"] and any("Completed" in b for b in badge):
+            if state["verdict"] and "Completed" in status:
                 break
             time.sleep(0.25)
         wait_settled(page)

@@ -214,3 +214,26 @@ def test_a_fork_from_learn_opens_in_the_library_at_its_own_address():
     qp = at.query_params["debate"]
     assert (qp[0] if isinstance(qp, list) else qp) == fork["id"]
     assert "Library" in _texts(at)
+
+
+def test_present_shows_the_tallies_stop_checks_and_verdict_beside_the_speaker():
+    from debate.sharing import playback
+    from tests.support.engine import lineup, scripted
+
+    client, _ = scripted()
+    cfg = DebateConfig(claim="Present the stop checks.", protocol="radar", task="halftruth", lineup=lineup(5),
+                       params={"rounds": 1}, max_tokens=32, evidence=True)
+    radar = live.start_debate(cfg, client, FakeRetriever(), DebateStore(), run=run_debate)
+    council = _council("Present the votes.", scenario="flip")
+    assert live.wait(radar, 30)
+    for did, expect in ((radar, "Stop check, round 0: margin"), (council, "Votes, round 0:")):
+        n = len(playback.beats(DebateStore().event_dicts(did)))
+        at = AppTest.from_file("../app.py", default_timeout=T)
+        at.query_params["debate"] = did
+        at.session_state[f"pres_pos:{did}"] = float(n)  # at the end of the recording
+        at.session_state[f"pres_playing:{did}"] = False
+        at.switch_page("pages/present.py").run()
+        assert not at.exception, at.exception
+        text = _texts(at)
+        assert expect in text and "p-verdict" in text and "RECORDED" in text, text[:2000]
+        assert [p.proto.text for p in at.get("progress")] == [f"step {n} of {n} · paused"]
