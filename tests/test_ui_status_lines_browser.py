@@ -44,7 +44,7 @@ def test_status_lines_say_what_is_happening(tmp_path):
         wait_idle(page)
         _fill_claim(page, "A new study in Nature shows that two cups of coffee a day lower the risk of heart disease.")
         _toggle(page, "cfg_aids", "Small-model aids", True)
-        _set_number(page, "p_council_rounds", 0)
+        _set_number(page, "p_council_rounds", 1)
         _set_number(page, "p_council_members", 2)
         _set_number(page, "cfg_max_tokens", 24)
         page.locator(".st-key-run button").click()
