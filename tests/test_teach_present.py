@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from debate import teaching
+from debate.teaching import steps as teaching
 from debate.errors import InvalidInput
-from debate.fork import fork_config, fork_plan
+from debate.sharing.fork import fork_config, fork_plan
 from debate.runner import run_debate
 from debate.sharing import playback
 from debate.store import to_markdown

@@ -11,13 +11,14 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from debate import live, teaching
+from debate import live
 from debate.models.cache import ResponseCache
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
-from debate.teaching_flow import _reply_fn
+from debate.teaching import steps as teaching
+from debate.teaching.flow import _reply_fn
 from tests.support.engine import FakeRetriever
 from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
 
@@ -112,7 +113,7 @@ def test_robustness_counts_finished_runs_and_names_the_replays(tmp_path):
     at.number_input(key="lib_rb_seeds").set_value(1).run()
     at.button(key="lib_rb_go").click().run()
     assert not at.exception, at.exception
-    from debate.family import variants
+    from debate.sharing.family import variants
     vids = variants(DebateStore(), did)
     assert len(vids) == 2 and all(live.wait(v, 30) for v in vids)
     at.run()

@@ -163,7 +163,7 @@ def _plan(protocol: str, ds: list[dict], n: int, p: dict[str, Any]) -> ForkPlan:
     replay = f"The fork replays {_span(0, n)} as they were said (no model is asked again)"
     note = f"a moderator's note is read from round {n + 1} on" if n < rounds else ""
     if protocol == "council":
-        from debate.decisions import consensus_reached, consensus_share, votes_stabilised
+        from debate.protocols.decisions import consensus_reached, consensus_share, votes_stabilised
         tallies = [e for e in ds if e.get("type") == "votes_tallied" and int(e.get("round", 0)) <= n]
         votes = dict((tallies[-1].get("votes") or {})) if tallies else {}
         theta, min_rounds = float(p.get("theta", 0.8)), int(p.get("min_rounds", 0))
