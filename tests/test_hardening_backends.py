@@ -294,3 +294,26 @@ def test_ollama_num_ctx_setting_is_sent_when_the_model_reports_no_length():
         client.chat(f"ollama:scripted@{srv.host}", ASK, GenOptions(max_tokens=8, cache=False)).result()
         chats = [r["body"] for r in srv.requests if r["path"].startswith("/api/chat")]
     assert backend.context_window("scripted") == 3000 and chats[0]["options"]["num_ctx"] == 3000
+
+
+@pytest.mark.timeout(300)
+def test_the_ollama_standin_is_asked_for_the_window_it_reports(tmp_path, monkeypatch):
+    """The real Ollama API over a real model: /api/show reports the model's length, every chat asks for it."""
+    from debate.models import packaged
+    from tests.support.servers import start_ollama_standin
+
+    log = tmp_path / "prompts.jsonl"
+    monkeypatch.setenv("OLLAMA_STANDIN_LOG", str(log))
+    srv = start_ollama_standin({"smollm2:135m": packaged.ensure_model("smollm2-135m")}, tmp_path, n_ctx=1536)
+    try:
+        member = {"name": "m1", "model": f"ollama:smollm2:135m@{srv.url}"}
+        cfg = DebateConfig(claim=CLAIM, protocol="baseline", category=2, max_tokens=8,
+                           lineup={"name": "o", "members": [member], "judge": member, "chair": member})
+        client = default_client({}, cache=False)
+        events = list(run_debate(cfg, client))
+        window = client.backend_for(client_spec(member["model"])).context_window("smollm2:135m")
+    finally:
+        srv.stop()
+    assert events[-1].status == "completed", [e for e in events if e.type == "error"]
+    sent = [json.loads(line)["options"] for line in log.read_text().splitlines()]
+    assert window == 1536 and sent and all(o["num_ctx"] == 1536 for o in sent)
