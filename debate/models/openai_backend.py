@@ -98,9 +98,7 @@ def _http_library():
 def _window_of(model: Any) -> int | None:
     """A model entry's context window, under the names servers use for it."""
     extra = dict(getattr(model, "model_extra", None) or {})
-    meta = extra.get("meta") if isinstance(extra.get("meta"), dict) else {}
-    for value in (extra.get("max_model_len"), extra.get("loaded_context_length"), extra.get("context_length"),
-                  meta.get("n_ctx")):
+    for value in (extra.get("max_model_len"), extra.get("loaded_context_length"), extra.get("context_length")):
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None
@@ -247,7 +245,7 @@ class OpenAIBackend:
 
     def context_window(self, model: str) -> int | None:
         """The context window the server reports for `model` in its /models list (vLLM `max_model_len`,
-        OpenRouter and LM Studio `context_length`, llama.cpp `meta.n_ctx`), or None: then the engine
+        OpenRouter and LM Studio `context_length`), or None: then the engine
         sends the whole prompt and the server's own error says if it is too long."""
         if model not in self._windows and not self._listed:
             self._listed = True  # asked once: a server without /models is not asked again
