@@ -120,15 +120,15 @@ def test_eval_counts_the_item_failed_with_the_real_cause(tmp_path):
 
 
 # -- 3: a cut-off stream is not a vote ---------------------------------------------------------------------
-def test_a_stream_cut_before_its_finish_is_asked_again_then_counted_invalid():
-    with recorder("cut", reply='{"vote": "YES", "explan') as srv:
-        members = [{"name": f"m{i}", "model": f"openai:scripted@{srv.url}", "temperature": 0.7, "seed": i}
-                   for i in (1, 2)]
+@pytest.mark.parametrize("kind", ["openai", "ollama"])
+def test_a_stream_cut_before_its_finish_is_asked_again_then_counted_invalid(kind):
+    with recorder("cut" if kind == "openai" else "no_done", reply='{"vote": "YES", "explan') as srv:
+        model = f"openai:scripted@{srv.url}" if kind == "openai" else f"ollama:scripted@{srv.host}"
+        members = [{"name": f"m{i}", "model": model, "temperature": 0.7, "seed": i} for i in (1, 2)]
         cfg = DebateConfig(claim=CLAIM, protocol="council", category=2, max_tokens=16, params={"rounds": 1},
                            lineup={"name": "cut", "members": members, "judge": members[0], "chair": members[0]})
-        client = ModelClient({f"openai@{srv.url}": OpenAIBackend(srv.url)})
-        events = list(run_debate(cfg, client))
-        chats = [r for r in srv.requests if r["path"].endswith("/chat/completions")]
+        events = list(run_debate(cfg, default_client({}, cache=False)))
+        chats = [r for r in srv.requests if r["path"].endswith(("/chat/completions", "/api/chat"))]
     votes = [e for e in events if e.type == "turn_finished" and e.phase == "vote"]
     assert votes and all(not t.valid and t.label is None and "cut off" in t.parsed["error"] for t in votes)
     tally = next(e for e in events if e.type == "votes_tallied")
