@@ -4,8 +4,8 @@ back, and which secret headers it may carry.
 httpx's timeouts bound each read, not the request: a server that sends one byte a second answers every
 read in time and so holds a 3 s health check, or a generation, for as long as it likes (and a body that
 never ends grows in memory). `BoundedTransport` makes the request's timeout a wall-time bound on the
-whole response body and caps its size, whatever arrives, raising a DebateError that says which. (A server
-that trickles its status line and headers is bounded only by the per-read timeout: the SDKs read those.)
+whole response, status line and headers included, and caps its size, whatever arrives, raising a
+DebateError that says which.
 
 The SDKs also add secrets from the environment to every request, wherever it goes: the `ollama` client
 sends OLLAMA_API_KEY to any host, the `openai` client OPENAI_ORG_ID / OPENAI_PROJECT_ID. A secret goes
@@ -15,6 +15,8 @@ request and sets only the ones its backend was given for its own URL.
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 from types import ModuleType
 from typing import Any, Iterator, Mapping
@@ -79,11 +81,20 @@ def _classes(http: ModuleType) -> tuple[type, type]:
             for name in self.strip:
                 request.headers.pop(name, None)
             request.headers.update(self.headers)
-            t0 = time.monotonic()
-            response = self._inner.handle_request(request)
+            t0, deadline = time.monotonic(), deadline_of(request)
+            watch = _HeadWatch(request, deadline)
+            try:
+                response = self._inner.handle_request(request)
+            except Exception as e:
+                if watch.expired.is_set():
+                    raise BackendTimeout(f"{self.where} was still sending one response's status and headers "
+                                         f"after {deadline:g} s.", "The server is stuck or very slow; check it, or "
+                                         "raise the backend's timeout (settings timeout_s / health_timeout_s).") from e
+                raise
+            finally:
+                watch.cancel()
             return http.Response(status_code=response.status_code, headers=response.headers,
-                                 stream=BoundedBody(response.stream, t0, deadline_of(request), self.max_bytes,
-                                                    self.where),
+                                 stream=BoundedBody(response.stream, t0, deadline, self.max_bytes, self.where),
                                  extensions=response.extensions, request=request)
 
         def close(self) -> None:
@@ -91,6 +102,42 @@ def _classes(http: ModuleType) -> tuple[type, type]:
 
     _CLASSES[http.__name__] = (BoundedBody, BoundedTransport)
     return _CLASSES[http.__name__]
+
+
+class _HeadWatch:
+    """Bounds the wait for a response's status line and headers, which the client library reads itself:
+    the connection opened for this request is shut down when the deadline passes, so the blocked read
+    ends. (A kept-alive connection reused from an earlier request is not seen here: there the per-read
+    timeout is the bound.)"""
+
+    def __init__(self, request: Any, deadline_s: float) -> None:
+        self.expired = threading.Event()
+        self._streams: list[Any] = []
+        outer = request.extensions.get("trace")
+
+        def trace(name: str, info: dict) -> None:
+            if name.endswith(("connect_tcp.complete", "start_tls.complete")) and info.get("return_value") is not None:
+                self._streams.append(info["return_value"])
+            if outer is not None:
+                outer(name, info)
+
+        request.extensions["trace"] = trace
+        self._timer = threading.Timer(deadline_s, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.expired.set()
+        for stream in self._streams:
+            sock = stream.get_extra_info("socket")
+            try:
+                if sock is not None:
+                    sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read (close alone may not)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def deadline_of(request: Any) -> float:

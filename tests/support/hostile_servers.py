@@ -11,6 +11,7 @@ headers, and can be told to:
 - `cut`: (OpenAI) stream the words, then close without a finish reason or `[DONE]` (a cut-off stream;
   only the first `cuts` answers when given);
 - `trickle`: answer every request (lists too) with HTTP 200 and then one byte every `delay_s`, for ever;
+- `trickle_head`: the same, one byte at a time from the status line on (the headers never end);
 - `error`: answer every request with HTTP `status` and `error_text` as the server's error message.
 
 `delay_s` paces the words (a slow server). `context_length` is reported as the model's window: Ollama's
@@ -72,6 +73,13 @@ class Recorder:
                 elif outer.mode == "error":
                     self._json({"error": {"message": outer.error_text, "type": "server_error"}}
                                if not self.path.startswith("/api/") else {"error": outer.error_text}, outer.status)
+                elif outer.mode == "trickle_head":
+                    self.close_connection = True
+                    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: "
+                    for i in range(10**6):
+                        if outer._stop.is_set() or not self._send(head[i:i + 1] if i < len(head) else b"a"):
+                            break
+                        outer._stop.wait(outer.delay_s)
                 elif outer.mode == "trickle":
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
