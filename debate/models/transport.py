@@ -28,6 +28,7 @@ from debate.errors import BackendTimeout, ResponseTooLarge
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # an answer with top-20 logprobs per token is ~2 KB a token
 DEFAULT_DEADLINE_S = 600.0  # a request given no timeout at all
+HEAD_GRACE_S = 1.0
 
 
 def bounded_transport(where: str, *, strip: tuple[str, ...] = (), headers: Mapping[str, str] | None = None,
@@ -122,7 +123,9 @@ class _HeadWatch:
                 outer(name, info)
 
         request.extensions["trace"] = trace
-        self._timer = threading.Timer(deadline_s, self._expire)
+        # a little after the deadline: a server that sends nothing at all meets the read timeout first,
+        # and its own message ("did not answer within ...") is the truer one
+        self._timer = threading.Timer(deadline_s + HEAD_GRACE_S, self._expire)
         self._timer.daemon = True
         self._timer.start()
 
