@@ -319,3 +319,19 @@ def test_the_ollama_standin_is_asked_for_the_window_it_reports(tmp_path, monkeyp
     assert events[-1].status == "completed", [e for e in events if e.type == "error"]
     sent = [json.loads(line)["options"] for line in log.read_text().splitlines()]
     assert window == 1536 and sent and all(o["num_ctx"] == 1536 for o in sent)
+
+
+def test_radar_without_its_expert_stops_rather_than_judge_with_fewer_debaters():
+    """Item 2 for RADAR: the expert's backend is down, so the debate ends failed; no verdict is given."""
+    from tests.support.engine import FakeRetriever, lineup, run, scripted
+
+    _, backend = scripted()
+    client = ModelClient({"scripted": backend}, backend_factory=lambda spec: make_backend(spec, {}))
+    expert = f"openai:expert@http://127.0.0.1:{closed_port()}/v1"
+    lu = {**lineup(3), "roles": {"expert": {"name": "expert", "model": expert}}}
+    events = run(client, "radar", task="halftruth", category=None, lineup=lu, retriever=FakeRetriever(),
+                 params={"debaters": 4, "rounds": 1})
+    err = next(e for e in events if e.type == "error")
+    assert err.model == expert and err.backend == "openai" and err.error == "BackendUnavailable"
+    assert "Cannot reach" in err.message and expert in err.message
+    assert events[-1].status == "error" and not any(e.type == "verdict" for e in events)
