@@ -276,7 +276,7 @@ def test_the_context_window_is_known_and_a_long_transcript_is_shortened_with_an_
         settings = {"ollama": {"num_ctx": 4096}}  # more than the model's own 1024: the model's wins
         client = default_client(settings, cache=False)
         backend = client.backend_for(client_spec(spec))
-        assert backend.context_window("scripted" if kind == "openai" else "scripted") == 1024
+        assert backend.context_window("scripted") == 1024
         agent = {"name": "a", "model": spec}
         cfg = DebateConfig(claim=CLAIM, protocol="single", category=2, max_tokens=64, params={"rounds": 1},
                            lineup={"name": "w", "members": [agent, agent], "judge": agent, "chair": agent})
