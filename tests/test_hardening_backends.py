@@ -53,7 +53,7 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-# -- 1 and 2: a failed member ends the debate failed, with who, which backend and why -------------------------
+# -- a failed member ends the debate failed, with who, which backend and why -------------------------
 @pytest.mark.parametrize("down", ["refused", "http500"])
 def test_a_failed_member_ends_the_cli_run_failed_with_member_backend_and_cause(tmp_path, down):
     with recorder() as good, recorder("error", status=500, error_text="scripted overload") as bad:
@@ -76,7 +76,7 @@ def test_a_failed_member_ends_the_cli_run_failed_with_member_backend_and_cause(t
     assert err["error"] == ("BackendUnavailable" if down == "refused" else "ServerError")
     assert cause in err["message"]
     assert events[-1]["type"] == "finished" and events[-1]["status"] == "error" and events[-1]["label"] is None
-    # item 2, the behaviour chosen: no verdict from fewer members than the lineup seats
+    # the behaviour chosen for a member down: stop, so no verdict from fewer members than the lineup seats
     assert not any(e["type"] in ("verdict", "votes_tallied") for e in events)
 
 
@@ -119,7 +119,7 @@ def test_eval_counts_the_item_failed_with_the_real_cause(tmp_path):
     assert "stopped" not in err and "DebateNotCompleted" not in err
 
 
-# -- 3: a cut-off stream is not a vote ---------------------------------------------------------------------
+# -- a cut-off stream is not a vote ---------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
 def test_a_stream_cut_before_its_finish_is_asked_again_then_counted_invalid(kind):
     with recorder("cut" if kind == "openai" else "no_done", reply='{"vote": "YES", "explan') as srv:
@@ -149,7 +149,7 @@ def test_a_stream_cut_once_is_replaced_by_the_whole_answer():
     assert turn.valid and not turn.repaired and turn.label == "YES" and len(chats) == 2
 
 
-# -- 4: trickling servers are bounded in wall time and bytes ---------------------------------------------------
+# -- trickling servers are bounded in wall time and bytes ---------------------------------------------------
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("mode", ["trickle", "trickle_head"])
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
@@ -192,7 +192,7 @@ def test_a_response_larger_than_the_cap_is_refused():
                         pass
 
 
-# -- 6 and 7: environment secrets go only to the URL they were set for -----------------------------------------
+# -- environment secrets go only to the URL they were set for -----------------------------------------
 def test_ollama_api_key_goes_only_to_ollama_host(monkeypatch):
     monkeypatch.setenv("DEBATE_CACHE", "0")
     monkeypatch.setenv("OLLAMA_API_KEY", "ollama-secret-key")
@@ -233,7 +233,7 @@ def test_openai_org_and_project_go_only_to_openai_base_url(monkeypatch):
         assert "openai-organization" not in r["headers"] and "openai-project" not in r["headers"], r["headers"]
 
 
-# -- 8: the response cache is keyed by the endpoint really asked -----------------------------------------------
+# -- the response cache is keyed by the endpoint really asked -----------------------------------------------
 def test_the_cache_never_answers_server_b_with_server_a(tmp_path, monkeypatch):
     cache = ResponseCache(tmp_path / "cache.sqlite")
     with recorder(reply="answer from A") as a, recorder(reply="answer from B") as b:
@@ -248,7 +248,7 @@ def test_the_cache_never_answers_server_b_with_server_a(tmp_path, monkeypatch):
     assert [r.cached for r in got] == [False, False, True]
 
 
-# -- 9: a server's error text cannot drive the terminal -----------------------------------------------------
+# -- a server's error text cannot drive the terminal -----------------------------------------------------
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mboom\x1b[0m\rfake line"
 
 
@@ -265,7 +265,7 @@ def test_server_error_text_reaches_the_terminal_without_control_sequences(tmp_pa
     assert "\x1b" not in shown and "\x07" not in shown and "\r" not in shown
 
 
-# -- 12: the context window is sent (Ollama num_ctx) and reported, so the transcript rule works ----------------
+# -- the context window is sent (Ollama num_ctx) and reported, so the transcript rule works ----------------
 LONG = " ".join(["This argument is long and cites the evidence again and again."] * 30)
 
 
@@ -322,7 +322,7 @@ def test_the_ollama_standin_is_asked_for_the_window_it_reports(tmp_path, monkeyp
 
 
 def test_radar_without_its_expert_stops_rather_than_judge_with_fewer_debaters():
-    """Item 2 for RADAR: the expert's backend is down, so the debate ends failed; no verdict is given."""
+    """RADAR never judges without its expert: the expert's backend is down, so the debate ends failed."""
     from tests.support.engine import FakeRetriever, lineup, run, scripted
 
     _, backend = scripted()
