@@ -38,11 +38,16 @@ def max_tokens(pace: str) -> int:
     return DEMO_MAX_TOKENS if pace == "demo" else PAPER_MAX_TOKENS
 
 
-def describe(pace: str, protocol: str, paper_params: dict[str, tuple]) -> str:
-    """One line for the page: what the pace changes, beside the papers' values."""
+def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: bool = False) -> str:
+    """One line for the page: what the pace changes, beside the papers' values. With the small-model aids
+    on, the votes and the judge's verdict are read their way (debate/aids.py), so the line does not call
+    them the papers'."""
+    rest = ("Prompts and the rules of each round are the papers'; the small-model aids (below) change how votes "
+            "and the judge's verdict are read." if aids else
+            "Prompts, votes, thresholds and the judge are the papers'.")
     if pace != "demo":
-        return "The papers' settings."
+        return "The papers' rounds and answer length. " + rest if aids else "The papers' settings."
     bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in overrides(pace, protocol).items()
             if k in paper_params]
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
-    return "Live-demo pace: " + ", ".join(bits) + ". Prompts, votes, thresholds and the judge are the papers'."
+    return "Live-demo pace: " + ", ".join(bits) + ". " + rest

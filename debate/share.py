@@ -15,6 +15,7 @@ import re
 from typing import Iterable
 
 from debate.events import Event
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -150,8 +151,10 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
         gold = ""
         if v.get("gold"):
             gold = f'<div>Gold label: {_chip(v["gold"])} {"right" if v.get("correct") else "wrong" if v.get("correct") is False else ""}</div>'
+        said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in verdict_sentences(v, started))
+        over = f'<div class="err">{_e(override_note(v))}</div>' if override_note(v) else ""
         body.append(f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
-                    f'</div><div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
+                    f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
                     f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>')
     if tallies:
         body.append(f'<h2 id="votes">Votes per round</h2><div class="card">{vote_chart_svg(tallies)}</div>')
@@ -167,6 +170,7 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
             conf = f' {float(e["confidence"]):.2f}' if e.get("confidence") is not None else ""
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
+            flags += [cut_off_mark(e.get("cut_off_at"))] * bool(e.get("cut_off_at"))
             body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                         f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
                         f'{_e(e.get("phase"))} {_e(e.get("round"))}</span> {_chip(e.get("label"))}'

@@ -27,6 +27,7 @@ from debate.sanitize import csv_row, md_text
 from debate.sqlite_db import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
 
@@ -406,6 +407,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
            f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
            "## Claim", "", _quote(row.get("claim", "")), ""]
+    started = next((e for e in events if e.get("type") == "debate_started"), None)
     for e in events:
         t = e.get("type")
         if t == "evidence" and e.get("passages"):
@@ -419,7 +421,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             vote = "" if e.get("valid", True) else " — INVALID answer"
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
+            cut = [f"*{cut_off_mark(e['cut_off_at'])}*", ""] if e.get("cut_off_at") else []
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+            out += cut
         elif t == "moderator":
             out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
         elif t == "chair_summary":
@@ -441,6 +445,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
             out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
                                                           if e.get("confidence") is not None else "")]
+            out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
+            if override_note(e):
+                out += ["", f"**{md_text(override_note(e))}**"]
             if e.get("gold"):
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
