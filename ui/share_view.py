@@ -20,7 +20,7 @@ from debate.fork import cut_after_round, fork_config, rounds_of
 from debate.lineups import PRESETS
 from debate.robustness import table, variant_configs, verdict_of
 from debate.share import to_html
-from ui import resources
+from ui import resources, verdicts
 from ui.safe import escape, text_html
 from ui.transcript import DebateView, build_view
 
@@ -282,8 +282,9 @@ def presenter(view: DebateView, *, recorded: bool, status: str) -> None:
     v = view.verdict
     if v is not None:
         label = v.label or ", ".join(f"{k}: {x}" for k, x in (v.labels or {}).items()) or "no verdict"
+        words = verdicts.verdict_words_html(v, view.started, sentence_css="p-sentence")
         st.markdown(f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-                    f'{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
+                    f'{words}{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
     if view.tallies:
         t = view.tallies[-1]
         chips = " ".join(f"<b>{escape(k)}</b> {n}" for k, n in (t.counts or {}).items())
