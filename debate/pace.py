@@ -51,3 +51,19 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: boo
             if k in paper_params]
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
     return "Live-demo pace: " + ", ".join(bits) + ". " + rest
+
+
+def describe_many(pace: str, protocols: list[str], aids: bool = False) -> str:
+    """`describe` for one or several protocols (Compare's columns): each protocol's paced values named."""
+    from debate.protocols import PROTOCOLS
+
+    protocols = [p for p in dict.fromkeys(protocols) if p in PROTOCOLS]
+    if len(protocols) <= 1:
+        name = protocols[0] if protocols else ""
+        return describe(pace, name, dict(PROTOCOLS[name].params) if name else {}, aids)
+    line = describe(pace, "", {}, aids)
+    if pace != "demo":
+        return line
+    bits = [f"{p} {k} {v} (paper: {PROTOCOLS[p].params[k][0]})" for p in protocols
+            for k, v in overrides(pace, p).items()]
+    return line.replace("Live-demo pace: ", "Live-demo pace: " + ", ".join(bits) + ", ", 1) if bits else line

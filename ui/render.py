@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from debate.calibration import disagreement
-from debate.transcript import shortened_note
+from debate.transcript import settings_line, shortened_note
 from ui import charts, verdicts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
@@ -218,6 +218,12 @@ def render_counters(view: DebateView, elapsed: float | None = None) -> None:
     cols[3].metric("Elapsed", f"{(elapsed if elapsed is not None else c['elapsed']):.1f} s")
 
 
+def render_ran(started: Any) -> None:
+    """Under a debate: the settings it ran, from its own start event (not from the widgets as they are now)."""
+    if started is not None:
+        st.caption(":material/tune: " + settings_line(started))
+
+
 def render_claim(view: DebateView, row: dict | None = None) -> None:
     s = view.started
     claim = (s.claim if s else "") or (row or {}).get("claim", "")
@@ -229,6 +235,7 @@ def render_claim(view: DebateView, row: dict | None = None) -> None:
     st.markdown(f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
                 f'{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
     st.badge(text, color=color, icon=icon)
+    render_ran(s)
     if view.finished is not None and view.finished.stop_reason:
         st.caption(f"Stop reason: {view.finished.stop_reason}")
 
