@@ -218,3 +218,10 @@ def test_compare_uses_the_same_set_up_and_says_what_each_column_ran(monkeypatch)
     assert _html(at).count("YES — this tweet contains a scientific claim") >= 2
     started = [_store().events(d)[0] for d in ids]
     assert all(s.settings["aids"] and s.settings["max_tokens"] == 128 for s in started)
+    # the aids switch on Compare: every protocol's widgets show what will run, on and off
+    at.selectbox(key="cmp_proto_1").set_value("baseline").run()
+    assert (at.selectbox(key="p_council_vote_from").value, at.selectbox(key="p_baseline_answer").value) == \
+        ("probs", "label-first")
+    at.toggle(key="cfg_aids").set_value(False).run()
+    assert (at.selectbox(key="p_council_vote_from").value, at.selectbox(key="p_baseline_answer").value) == \
+        ("written", "paper")

@@ -102,8 +102,8 @@ def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) ->
             continue
         if target != cur:
             pending[key] = target
-    if pending:
-        st.session_state[PENDING] = pending
+    if pending:  # (several protocols settle in one run on Compare: add to what others left)
+        st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **pending}
     return bool(pending)
 
 
