@@ -22,6 +22,7 @@ from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.store import DebateStore
 from tests.support.engine import DEFAULTS, kind
+from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 from tests.test_verdict_words import CLAIM, RADAR_LINEUP, _radar_client, budget_client
 
 T = 120
@@ -30,16 +31,11 @@ OVERRULED = "The judge said TRUE; its calibrated probabilities give FALSE (class
 
 
 @pytest.fixture()
-def fitted_judge(tmp_path, monkeypatch):
+def fitted_judge(fitted, monkeypatch):
     """Class weights for the scripted judge in a fitted-values file of the test's own."""
-    path = tmp_path / "fitted.json"
-    monkeypatch.setattr(cal, "FITTED_PATH", path)
-    cal._fitted.cache_clear()
-    cal.save_fitted(cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
-                    {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"}, path)
+    fitted(cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
+           {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"})
     monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
-    yield
-    cal._fitted.cache_clear()
 
 
 def _store() -> DebateStore:

@@ -19,19 +19,10 @@ from debate.tasks import (CHECKTHAT_CATEGORIES, override_note, verdict_sentence,
 from debate.teaching import steps
 from debate.transcript import render_text, settings_line
 from tests.support.engine import DEFAULTS, kind
+from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 
 CLAIM = "Joe Biden said unemployment fell to 3.4 percent, the lowest since 1969."
 JUDGE_TRUE = '{"reason": "The figure matches the jobs report.", "verdict": "TRUE"}'
-
-
-@pytest.fixture()
-def fitted(tmp_path, monkeypatch):
-    """A fitted-values file of the test's own; returns a function that adds an entry."""
-    path = tmp_path / "fitted.json"
-    monkeypatch.setattr(cal, "FITTED_PATH", path)
-    cal._fitted.cache_clear()
-    yield lambda key, entry: cal.save_fitted(key, entry, path)
-    cal._fitted.cache_clear()
 
 
 # -- the sentence ------------------------------------------------------------------------------------
@@ -194,14 +185,14 @@ def test_settings_line_names_the_pace_the_aids_and_every_changed_parameter():
 
 # -- the same fields on a real model ----------------------------------------------------------------------
 @pytest.mark.real_model
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1800)  # ~1 min on an idle 2-core machine; the embedded models share the cores
 def test_real_judge_with_the_aids_says_when_its_weights_overrule_it():
     pytest.importorskip("llama_cpp")
     from debate.models.registry import default_client
 
     # the cheapest full RADAR: openings, then the judge (class weights are fitted for RADAR's judge)
     cfg = DebateConfig(claim=CLAIM, protocol="radar", task="halftruth", category=None, lineup="embedded",
-                       params={"rounds": 0, "early_stop": False}, max_tokens=64, aids=True, evidence=False)
+                       params={"rounds": 0, "early_stop": False}, max_tokens=48, aids=True, evidence=False)
     events = [e for e in run_debate(cfg, default_client()) if e.type != "token"]
     v = next(e for e in events if e.type == "verdict")
     judge = [e for e in events if e.type == "turn_finished" and e.role == "judge"][-1]
