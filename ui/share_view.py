@@ -296,6 +296,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str) -> None:
     if current is not None:
         color = view.color(current.agent)
         _, answer, _ = current.display()
+        answer = verdicts.turn_words(current, view.started) or answer  # a finished JSON answer, in words
         st.markdown(f'<div class="present p-speaker" style="border-color:{color}"><div class="meta">'
                     f'{escape(sec)}</div><div class="p-who" style="color:{color}">{escape(current.agent)} '
                     f'<span class="meta">{escape(current.role)}</span></div>'

@@ -53,7 +53,7 @@ def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-senten
     return said + over
 
 
-def turn_reads_html(turn: Any, started: Any, category: int | None = None) -> str:
+def turn_sentence(turn: Any, started: Any, category: int | None = None) -> str:
     """A finished turn's answer as a person reads it: "TRUE — the claim is true", when its label is one of
     the task's verdict labels (votes, judges, the baseline); empty for arguments, stop checks, chairs."""
     if not turn.done or not turn.valid or not turn.label or str(turn.label).upper() not in task_labels(started):
@@ -61,9 +61,20 @@ def turn_reads_html(turn: Any, started: Any, category: int | None = None) -> str
     task = getattr(started, "task", "") if started is not None else ""
     settings = (getattr(started, "settings", None) or {}) if started is not None else {}
     cat = category if category is not None else getattr(started, "category", None)
-    sentence = verdict_sentence(task, cat, turn.label, settings.get("custom_title", ""))
-    counted = (f' <span class="meta">· counted as {escape(turn.counted)}</span>' if turn.counted else "")
-    return f'<div class="reads">{escape(sentence)}{counted}</div>'
+    return verdict_sentence(task, cat, turn.label, settings.get("custom_title", ""))
+
+
+def turn_reads_html(turn: Any, started: Any, category: int | None = None) -> str:
+    sentence = turn_sentence(turn, started, category)
+    return f'<div class="reads">{escape(sentence)}</div>' if sentence else ""
+
+
+def turn_words(turn: Any, started: Any) -> str:
+    """The answer in words for large type (Present): the sentence and the explanation, never the JSON."""
+    if not (turn.done and turn.valid and is_json_answer(turn)):
+        return ""
+    sentence = turn_sentence(turn, started, getattr(turn, "category", None))
+    return " ".join(x for x in (f"{sentence}." if sentence else "", turn.explanation) if x)
 
 
 def is_json_answer(turn: Any) -> bool:
