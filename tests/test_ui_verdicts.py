@@ -169,6 +169,7 @@ def test_with_the_aids_on_the_parameters_show_what_will_run_and_the_captions_say
     assert "votes are counted from the members' label probabilities, not from the label they wrote" in caps
     assert "which can turn the label it wrote into the other one" in caps
     assert "can overrule the label a model wrote" in at.toggle(key="cfg_aids").help
+    assert at.number_input(key="p_council_members").label == "members (0 = every lineup member)"  # not "members 0"
     at.toggle(key="cfg_aids").set_value(False).run()
     more = {k: at.selectbox(key=f"p_council_{k}").value for k in ("vote_from", "demos", "calibration", "explain")}
     assert more == {"vote_from": "written", "demos": "paper", "calibration": "none", "explain": "none"}

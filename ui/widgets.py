@@ -8,6 +8,7 @@ restored when the page is drawn again.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import streamlit as st
@@ -73,6 +74,9 @@ def _param_widget(protocol: str, name: str, default: Any, help_text: str, choice
     key = f"p_{protocol}_{name}"
     keep(key, default)
     label = name.replace("_", " ")
+    zero = re.search(r"\b0 = ([^.;(]+)", help_text) if default == 0 else None
+    if zero:  # "members 0" reads as no members: say what 0 means where the value is
+        label += f" (0 = {zero.group(1).strip()})"
     kind = catalog.param_kind(name, default, choices)
     if kind == "choice":
         opts = list(choices[name])
