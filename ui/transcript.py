@@ -153,7 +153,8 @@ class DebateView:
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
-            turn.explanation = str((ev.parsed or {}).get("explanation") or "") if ev.valid else ""
+            said = ev.parsed or {}
+            turn.explanation = str(said.get("explanation") or said.get("summary") or "") if ev.valid else ""
             turn.cut_off_at = getattr(ev, "cut_off_at", None)
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
                    "moderator"):

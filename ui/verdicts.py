@@ -87,7 +87,9 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     text as written; then the token-budget mark when the answer was cut."""
     parts = []
     if is_json_answer(turn) and turn.valid:
-        parts.append(text_html(explanation or "(no explanation given)", debate_id=debate_id, known=known))
+        words = explanation or (f"Answered {turn.label}, without an explanation." if turn.label else
+                                "(no explanation given)")
+        parts.append(text_html(words, debate_id=debate_id, known=known))
         parts.append(f'<details class="raw"><summary>Raw answer (JSON)</summary>'
                      f'{text_html(turn.text, debate_id=debate_id, known=known, css="txt raw-json")}</details>')
     else:
