@@ -200,6 +200,11 @@ def test_compare_uses_the_same_set_up_and_says_what_each_column_ran(monkeypatch)
     assert "so the task switched to Half-truth" in " ".join(i.value for i in at.info)
     at.selectbox(key="cmp_proto_1").set_value("single").run()
     assert at.selectbox(key="cfg_task").value == "checkthat"  # and back
+    at.selectbox(key="cmp_proto_1").set_value("radar").run()
+    at.selectbox(key="cfg_task").set_value("averitec").run()  # the person's own choice of task ...
+    at.selectbox(key="cmp_proto_1").set_value("single").run()
+    assert at.selectbox(key="cfg_task").value == "averitec"  # ... is not switched back over
+    at.selectbox(key="cfg_task").set_value("checkthat").run()
     for i in (0, 1):
         at.selectbox(key=f"cmp_lineup_{i}").set_value(lineup)
     at.number_input(key="p_single_rounds").set_value(0)

@@ -202,3 +202,18 @@ def test_real_judge_with_the_aids_says_when_its_weights_overrule_it():
         assert v.written_label == judge.label and override_note(v).startswith(f"The judge said {judge.label}; ")
     else:
         assert v.written_label is None and override_note(v) == ""
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1200)
+def test_real_model_answer_cut_by_the_budget_is_marked():
+    pytest.importorskip("llama_cpp")
+    from debate.models.registry import default_client
+
+    cfg = DebateConfig(claim="A study in Nature finds that sleeping less than six hours raises the risk of early "
+                             "death by 12 percent.", protocol="baseline", task="checkthat", category=1,
+                       lineup="embedded", params={"examples": False}, max_tokens=8)
+    events = [e for e in run_debate(cfg, default_client()) if e.type != "token"]
+    turn = next(e for e in events if e.type == "turn_finished")
+    assert turn.completion_tokens >= 8 and turn.cut_off_at == 8  # llama.cpp ended it on the budget ("length")
+    assert "cut off at 8 tokens" in render_text(events)

@@ -63,8 +63,9 @@ def switch_note() -> None:
     task, note = st.session_state.get(SWITCH_NOTE) or (None, "")
     if note and st.session_state.get("cfg_task") == task:
         st.info(note, icon=":material/swap_horiz:")
-    elif note:
+    elif note:  # the person chose another task since: it is theirs, no switching back over it
         st.session_state.pop(SWITCH_NOTE, None)
+        st.session_state.pop(BEFORE_RADAR, None)
 
 
 def apply_pending() -> None:
