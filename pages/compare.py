@@ -6,6 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
+from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, resources, setup, share_view, widgets
 from ui.render import render_evidence, render_ran, render_sections, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
@@ -131,7 +132,7 @@ claim = st.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="
 widgets.remember("cmp_claim")
 n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
 # RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols
-defaults = (["radar", "radar-single", "council", "single"] if task["task"] in setup.TRUTH_TASKS
+defaults = (["radar", "radar-single", "council", "single"] if task["task"] in TRUTH_TASKS
             else ["council", "baseline", "single", "team"])
 
 

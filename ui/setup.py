@@ -22,7 +22,7 @@ import streamlit as st
 
 from debate import aids as aids_mod
 from debate.runner import DebateConfig
-from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories  # noqa: F401 (TRUTH_TASKS: pages)
+from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories
 from ui import catalog, widgets
 
 BEFORE_RADAR = "setup:task_before_radar"  # the yes/no task the person had before RADAR switched it

@@ -182,9 +182,10 @@ def params_editor(protocol: str, info: Any, pace: str = "paper", notes: dict[str
 
 
 def generation_settings(info: Any, pace: str = "paper") -> dict:
-    budget = answer_budget(pace, top_k=False)
-    evidence = evidence_toggle(info)
-    return {**budget, "evidence": evidence, "top_k": answer_budget(pace, max_tokens=False)["top_k"]}
+    out = answer_budget(pace, top_k=False)  # the widgets in the order the sidebar always had them
+    out["evidence"] = evidence_toggle(info)
+    out.update(answer_budget(pace, max_tokens=False))
+    return out
 
 
 def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool = True) -> dict:
