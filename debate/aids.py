@@ -65,6 +65,12 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     return want
 
 
+def applies(protocol: str, task: str) -> bool:
+    """Whether any aid can change this protocol on this task (the demonstrations and thresholds exist
+    for CheckThat only; the RADAR judge's aids for every task)."""
+    return protocol in AIDS and (protocol.startswith("radar") or task == "checkthat")
+
+
 def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]) -> dict[str, Any]:
     """The parameters with the aids applied where the person left the paper's default."""
     return {**params, **{k: v for k, v in aids.items() if k in params and params[k] == defaults.get(k)}}

@@ -34,7 +34,7 @@ h1{font-size:1.4em;margin:0 0 8px} h2{font-size:1.15em;margin:28px 0 8px;border-
 .chip{display:inline-block;padding:0 8px;border-radius:10px;color:#fff;font-size:.8em;font-weight:700;background:#8C8C8C}
 .tally,.stop{background:#eef2f7;border-radius:6px;padding:6px 10px;margin:6px 0;font-size:.92em}
 .mod{background:#fff7e0;border:1px solid #e8c35a;border-radius:8px;padding:8px 12px;margin:8px 0}
-.verdict{border:2px solid #1b1d21} .verdict .big{font-size:1.6em;font-weight:800}
+.verdict{border:2px solid #1b1d21} .verdict .big{font-size:1.6em;font-weight:800} .verdict .sentence{font-weight:700}
 .err{background:#fde8e8;border:1px solid #d64545;border-radius:6px;padding:6px 10px}
 .passage{font-size:.92em} .src{color:#555;font-size:.85em;word-break:break-all}
 table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}

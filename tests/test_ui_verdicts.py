@@ -170,6 +170,10 @@ def test_with_the_aids_on_the_parameters_show_what_will_run_and_the_captions_say
     assert "which can turn the label it wrote into the other one" in caps
     assert "can overrule the label a model wrote" in at.toggle(key="cfg_aids").help
     assert at.number_input(key="p_council_members").label == "members (0 = every lineup member)"  # not "members 0"
+    at.selectbox(key="cfg_task").set_value("halftruth").run()  # no aid applies to a council here: no claim it does
+    assert "No small-model aid applies" in _captions(at) and "the small-model aids (below)" not in _captions(at)
+    assert at.selectbox(key="p_council_vote_from").value == "written"
+    at.selectbox(key="cfg_task").set_value("checkthat").run()
     at.toggle(key="cfg_aids").set_value(False).run()
     more = {k: at.selectbox(key=f"p_council_{k}").value for k in ("vote_from", "demos", "calibration", "explain")}
     assert more == {"vote_from": "written", "demos": "paper", "calibration": "none", "explain": "none"}

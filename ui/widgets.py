@@ -122,9 +122,13 @@ def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None =
                         "read; the small-model aids do (their own switch).")
     remember("cfg_pace")
     chosen = "demo" if on else "paper"
+    from debate import aids as aids_mod
+
+    protocols = [protocol] if isinstance(protocol, str) else list(protocol)
     aids_on = bool(st.session_state.get("keep:cfg_aids", True)) if aids is None else aids
-    st.caption(pace_mod.describe_many(chosen, [protocol] if isinstance(protocol, str) else list(protocol),
-                                      aids_on))
+    task = st.session_state.get("cfg_task", "checkthat")
+    st.caption(pace_mod.describe_many(chosen, protocols, aids_on and any(aids_mod.applies(p, task)
+                                                                        for p in protocols)))
     return chosen
 
 
