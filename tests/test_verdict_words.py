@@ -217,3 +217,26 @@ def test_real_model_answer_cut_by_the_budget_is_marked():
     turn = next(e for e in events if e.type == "turn_finished")
     assert turn.completion_tokens >= 8 and turn.cut_off_at == 8  # llama.cpp ended it on the budget ("length")
     assert "cut off at 8 tokens" in render_text(events)
+
+
+def test_the_aids_and_the_pace_say_in_words_what_they_change():
+    from debate import aids, pace
+    from debate.protocols import PROTOCOLS
+
+    members = [{"role": "member", "model": "local:qwen2.5-0.5b"}, {"role": "member", "model": "local:smollm2-135m"}]
+    line = aids.describe("council", "checkthat", [1], members, PROTOCOLS["council"].defaults())
+    assert "Each member first reads the 8 most similar CheckThat train tweets" in line
+    assert "votes are counted from the members' label probabilities, not from the label they wrote" in line
+    assert "can turn the label it wrote into the other one (the verdict then says so)" in line
+    assert "vote_from = probs (paper: written)" in line
+    judge = [{"role": "judge", "model": "local:qwen2.5-0.5b"}]
+    radar = aids.describe("radar", "halftruth", [None], judge, PROTOCOLS["radar"].defaults())
+    assert "weighted by class weights fitted on LIAR train, which can turn the verdict it wrote into another" in radar
+    unfitted = aids.describe("radar", "halftruth", [None], [{"role": "judge", "model": "scripted:x"}],
+                             PROTOCOLS["radar"].defaults())
+    assert "No class weights are fitted for this judge's model, so its verdict counts as written." in unfitted
+    demo = pace.describe("demo", "council", dict(PROTOCOLS["council"].params), aids=True)
+    assert "the small-model aids (below) change how votes and the judge's verdict are read" in demo
+    assert "votes, thresholds and the judge are the papers'" not in demo
+    assert "Prompts, votes, thresholds and the judge are the papers'" in pace.describe(
+        "demo", "council", dict(PROTOCOLS["council"].params), aids=False)
