@@ -16,6 +16,7 @@ from typing import Iterable
 
 from debate.events import Event
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
+from debate.transcript import settings_line
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -137,7 +138,8 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
                                         f"category {started['category']}" if started.get("category") else "",
                                         f"lineup {(started.get('settings') or {}).get('lineup_name', '')}",
                                         started.get("created_at")) if x)
-    body = [f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>',
+    ran = f'<div class="meta">{_e(settings_line(started))}</div>' if started else ""
+    body = [f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>{ran}',
             f'<div class="card claim">{_text(started.get("claim", ""), set())}</div>']
     fork = started.get("forked_from")
     if fork:

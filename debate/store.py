@@ -402,12 +402,15 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
     events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
               for e in events]
+    from debate.transcript import settings_line
+
+    started = next((e for e in events if e.get("type") == "debate_started"), None)
     out = [f"# Debate {row['id']}", "",
            f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
-           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
+           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
+           *([f"- {md_text(settings_line(started))}"] if started else []), "",
            "## Claim", "", _quote(row.get("claim", "")), ""]
-    started = next((e for e in events if e.get("type") == "debate_started"), None)
     for e in events:
         t = e.get("type")
         if t == "evidence" and e.get("passages"):

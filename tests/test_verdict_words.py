@@ -88,6 +88,7 @@ def test_fitted_class_weights_that_overrule_the_judge_are_in_the_verdict_event_a
     row = {"id": "d1", "protocol": "radar", "task": "halftruth", "status": "completed", "created_at": "", "claim": CLAIM}
     md = to_markdown(row, events)
     assert "FALSE — the claim is false." in md and "The judge said TRUE; its calibrated probabilities give FALSE" in md
+    assert "Ran with: radar · answers of at most 64 tokens" in md and "Ran with: radar" in to_html(events)
     page = to_html(events)
     assert "FALSE — the claim is false" in page and "The judge said TRUE; its calibrated probabilities give FALSE" in page
     from debate.events import event_from_dict
