@@ -231,3 +231,35 @@ def test_compare_uses_the_same_set_up_and_says_what_each_column_ran(monkeypatch)
     at.toggle(key="cfg_aids").set_value(False).run()
     assert (at.selectbox(key="p_council_vote_from").value, at.selectbox(key="p_baseline_answer").value) == \
         ("written", "paper")
+
+
+def test_the_same_claim_and_lineup_run_with_the_same_settings_on_debate_and_compare(monkeypatch):
+    monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
+
+    def reply(m, o):
+        return VOTE if kind(m) == "vote" else DEFAULTS[kind(m)]
+
+    client = ModelClient({"scripted": ScriptedBackend({m: reply for m in ("ana", "ben", "cy", "chair", "judge")})})
+    lineup = _saved("parity", {"members": [{"name": n, "model": f"scripted:{n}"} for n in ("ana", "ben", "cy")],
+                               "chair": {"name": "chair", "model": "scripted:chair"},
+                               "judge": {"name": "judge", "model": "scripted:judge"}})
+    claim = "A new study in Nature shows coffee cures colds."
+    at = _page("../app.py", _client=client, _retriever=None)
+    at.selectbox(key="cfg_preset").set_value(lineup).run()
+    at.number_input(key="p_council_rounds").set_value(1)
+    at.text_area(key="claim").input(claim).run()
+    at.button(key="run").click().run()
+    debate_id = at.session_state["debate_id"]
+    _wait([debate_id], at)
+    at.switch_page("pages/compare.py").run()
+    assert at.text_area(key="cmp_claim").value == claim  # the Debate page's claim, set-up and switches
+    assert at.number_input(key="p_council_rounds").value == 1
+    at.selectbox(key="cmp_proto_0").set_value("council")
+    at.selectbox(key="cmp_proto_1").set_value("single")
+    at.selectbox(key="cmp_lineup_0").set_value(lineup).run()
+    at.button(key="cmp_run").click().run()
+    ids = at.session_state["cmp_ids"]
+    _wait(ids, at)
+    here, there = (_store().events(d)[0].settings for d in (debate_id, ids[0]))
+    same = ("params", "max_tokens", "aids", "evidence_on", "top_k", "task", "category", "lineup_name")
+    assert {k: here[k] for k in same} == {k: there[k] for k in same}
