@@ -52,7 +52,7 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
                         f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
                         f'it wrote">counted as {escape(turn.counted)}</span>')
         if turn.cut_off_at:
-            tail.append(f'<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
+            tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:
