@@ -198,7 +198,7 @@ class Verdict(Event):
     labels: dict | None = None  # all categories at once, e.g. {"1": "YES", "2": "NO", "3": "YES"}
     gold: str | None = None
     correct: bool | None = None
-    probs: dict | None = None  # the label distribution behind `confidence`, where one was read (issue 12)
+    probs: dict | None = None  # the label distribution behind `confidence`, if read (flags a contradicted label)
     # When an aid (fitted class weights, a fitted threshold, calibration) gave another label than the one
     # the deciding model wrote: that written label, and the aid in words. Every sink reads these two
     # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
@@ -251,7 +251,7 @@ class DebateFinished(Event):
 @_register
 @dataclass
 class TranscriptShortened(Event):
-    """An agent's prompt could not hold the whole debate: the oldest turns were condensed (issue 14).
+    """An agent's prompt could not hold the whole debate: the oldest turns were condensed to fit its context window.
 
     Observed, not said: the viewer shows it where it happened so a reader knows that this agent read
     a shortened transcript, and how much of it."""

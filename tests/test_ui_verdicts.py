@@ -16,7 +16,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate import config, live  # noqa: F401 (the package, before pages/ is on the path)
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
@@ -111,7 +111,7 @@ def test_an_overruled_judge_is_said_where_the_label_is_on_every_page(fitted_judg
 
     at.switch_page("pages/learn.py").run()
     at.selectbox(key="learn_debate").set_value(did).run()
-    from debate.teaching import steps
+    from debate.teaching.steps import steps
     at.session_state["learn_step"] = [x.kind for x in steps(_store().event_dicts(did))].index("verdict")
     at.run()
     assert not at.exception, [e.message for e in at.exception]

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import pytest
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate.events import Verdict
 from debate.models.base import Delta, Final
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
-from debate.share import to_html
+from debate.sharing.html import to_html
 from debate.store import to_markdown
 from debate.tasks import (CHECKTHAT_CATEGORIES, override_note, verdict_sentence, verdict_sentences)
-from debate.teaching import steps
-from debate.transcript import render_text, settings_line
+from debate.teaching.steps import steps
+from debate.live.pace import settings_line
+from debate.transcript import render_text
 from tests.support.engine import DEFAULTS, kind
 from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 
@@ -221,7 +222,8 @@ def test_real_model_answer_cut_by_the_budget_is_marked():
 
 
 def test_the_aids_and_the_pace_say_in_words_what_they_change():
-    from debate import aids, pace
+    from debate.aids import settings as aids
+    from debate.live import pace
     from debate.protocols import PROTOCOLS
 
     members = [{"role": "member", "model": "local:qwen2.5-0.5b"}, {"role": "member", "model": "local:smollm2-135m"}]

@@ -11,8 +11,9 @@ from typing import Any
 
 import streamlit as st
 
-from debate.calibration import disagreement
-from debate.transcript import settings_line, shortened_note
+from debate.aids.calibration import disagreement
+from debate.live.pace import settings_line
+from debate.transcript import shortened_note
 from ui import charts, verdicts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
@@ -201,7 +202,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
                 ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
         right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
-    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # never an unflagged contradiction
+    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '

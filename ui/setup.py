@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate import aids as aids_mod
+from debate.aids import settings as aids_mod
 from debate.runner import DebateConfig
 from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories
 from ui import catalog, widgets

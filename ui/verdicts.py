@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from debate.calibration import disagreement
+from debate.aids.calibration import disagreement
 from debate.tasks import TRUTH_TASKS, cut_off_mark, override_note, verdict_sentence, verdict_sentences
 from ui.safe import escape, text_html
 

@@ -101,7 +101,7 @@ def _param_widget(protocol: str, name: str, default: Any, help_text: str, choice
 def _apply_pace() -> None:
     """The toggle moved: every protocol's paced parameters and the answer budget take the pace's values
     (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
     for name, info in catalog.protocols().items():
@@ -117,7 +117,7 @@ def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None =
     """Live-demo pace (on by default: the app opens on the embedded models) or the papers' settings.
     `protocol` may be several (Compare's columns); `aids` (default: the aids switch's value) words the
     caption, since the aids change how votes and verdicts are read."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     keep("cfg_pace", True)
     on = st.toggle("Live-demo pace", key="cfg_pace", on_change=_apply_pace,
@@ -126,7 +126,7 @@ def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None =
                         "read; the small-model aids do (their own switch).")
     remember("cfg_pace")
     chosen = "demo" if on else "paper"
-    from debate import aids as aids_mod
+    from debate.aids import settings as aids_mod
 
     protocols = [protocol] if isinstance(protocol, str) else list(protocol)
     aids_on = bool(st.session_state.get("keep:cfg_aids", True)) if aids is None else aids
@@ -152,7 +152,7 @@ def aids_toggle() -> bool:
 
 def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
     """What the aids change for this set-up (they depend on the task, category and models)."""
-    from debate import aids
+    from debate.aids import settings as aids
     from debate.tasks import task_categories
 
     try:
@@ -165,7 +165,7 @@ def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
 def params_editor(protocol: str, info: Any, pace: str = "paper", notes: dict[str, str] | None = None) -> dict:
     """The protocol's parameters with the papers' defaults (or the pace's); the main ones first.
     `notes`: parameter -> a line added to its help (e.g. set by the small-model aids)."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     params: dict[str, Any] = {}
     spec = {k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
@@ -198,7 +198,7 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
 
 def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool = True) -> dict:
     """Max tokens per turn and the evidence top-k (shared by every protocol on the page)."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     out: dict = {}
     if max_tokens:
@@ -367,7 +367,7 @@ def warm_status(config: Any, agents: list[dict]) -> None:
         now = resources.warm_state(config)
         if now == "ready":
             st.caption(":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
-                       "words come right after Run.", help="debate/warmup.py")
+                       "words come right after Run.", help="debate/live/warmup.py")
             if first != "ready":
                 st.rerun()  # one full run, which stops this ticking
         elif now == "reading":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 
 
 @pytest.fixture()

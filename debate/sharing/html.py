@@ -16,7 +16,7 @@ from typing import Iterable
 
 from debate.events import Event
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
-from debate.transcript import settings_line
+from debate.live.pace import settings_line
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")

@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from debate.decisions import consensus_share
+from debate.protocols.decisions import consensus_share
 from debate.tasks import override_note, verdict_sentences
 
 NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")

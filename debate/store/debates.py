@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.sanitize import csv_row, md_text
-from debate.sqlite_db import SqliteStore
+from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
@@ -402,7 +402,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
     events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
               for e in events]
-    from debate.transcript import settings_line
+    from debate.live.pace import settings_line
 
     started = next((e for e in events if e.get("type") == "debate_started"), None)
     out = [f"# Debate {row['id']}", "",
