@@ -66,7 +66,10 @@ def _problem() -> tuple[str, str] | None:
 config = setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen, aids_on, gold)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
-    widgets.warm_status(config, agents)
+    # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run
+    # would read as if the debate shown below were still starting
+    if st.session_state.get("debate_config") != config:
+        widgets.warm_status(config, agents)
 
 if run_clicked:
     problem = _problem()
@@ -78,6 +81,7 @@ if run_clicked:
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run())
             st.session_state["debate_gold"] = gold
+            st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
             st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
@@ -90,9 +94,8 @@ if st.session_state.get("debate_id"):
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):
             new_id = share_view.fork_form(st.session_state["debate_id"], "deb")
-            if new_id:
-                st.session_state["debate_id"] = new_id
-                st.rerun()
+            if new_id:  # the fork streams in the Library, at its own link
+                share_view.open_debate(new_id)
 else:
     st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
                "appear as they happen. Every debate is saved to the Library.")

@@ -149,14 +149,27 @@ def render_sections(view: DebateView, debate_id: str) -> None:
         render_section(view, sec, debate_id)
 
 
-def render_evidence(view: DebateView, debate_id: str) -> None:
+def evidence_status(view: DebateView, running: bool | None = None) -> str:
+    """What the evidence panel says while it has no passages. Until the debate has ended, retrieval may
+    still be running (the viewer's own search runs beside the debate and can arrive late), so it says
+    so; only an ended debate, or a note that retrieval gave up, says that there are none."""
+    gave_up = next((sec.note for sec in view.sections if sec.phase == "evidence" and sec.note), "")
+    if gave_up:
+        return gave_up
+    if running is None:
+        running = view.finished is None
+    settings = (view.started.settings or {}) if view.started else {}
+    for_viewer = bool(view.started) and not settings.get("evidence_on", True)
+    if running:
+        return ("Searching for passages to show beside the debate… (the agents do not see them)" if for_viewer
+                else "Searching for evidence…")
+    return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
+
+
+def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
     st.markdown("#### Evidence")
     if not view.evidence:
-        settings = (view.started.settings or {}) if view.started else {}
-        if view.started and not settings.get("evidence_on", True):
-            st.caption("No evidence was retrieved for this debate.")
-        else:
-            st.caption("No passages were retrieved." if view.finished or view.sections else "Retrieving evidence…")
+        st.caption(evidence_status(view, running))
         return
     cited = view.cited()
     rows = []
@@ -249,12 +262,12 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
     render_verdict(view, gold)
     left, right = st.columns([3, 2], gap="large")
     with right:
-        render_side(view, debate_id, chart_key)
+        render_side(view, debate_id, chart_key, running=None if row is None else row.get("status") == "running")
     with left:
         render_sections(view, debate_id)
 
 
-def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
+def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: bool | None = None) -> None:
     """The column beside the rounds: vote and stop-check charts, then the evidence."""
     protocol = view.started.protocol if view.started else ""
     if view.tallies or protocol == "council":
@@ -265,4 +278,4 @@ def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
         st.markdown("#### Early-stop checks")
         st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
                         config={"displayModeBar": False})
-    render_evidence(view, debate_id)
+    render_evidence(view, debate_id, running)

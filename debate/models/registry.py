@@ -108,12 +108,20 @@ def known_models(source: ModelClient | dict | None = None, backends: tuple[str, 
     return rows
 
 
+def readiness(row: ModelInfo) -> str:
+    """What a person should read about a model: "ready" only when it can answer at once; a packaged
+    model whose file is assembled and verified by its first request reads "assembled on first use"."""
+    if row.status == "ready" and (row.extra or {}).get("on_first_use"):
+        return "assembled on first use"
+    return row.status
+
+
 def backends_status(source: ModelClient | dict | None = None) -> dict[str, Any]:
     """Per backend: ready model count and the first problem, for a compact status line."""
     out: dict[str, Any] = {}
     for row in known_models(source):
         b = out.setdefault(row.backend, {"ready": 0, "problem": ""})
-        if row.status == "ready":
+        if readiness(row) == "ready":
             b["ready"] += 1
         elif not b["problem"] and not row.name:
             b["problem"] = row.detail
