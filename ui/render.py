@@ -22,7 +22,7 @@ LABEL_COLORS = verdicts.LABEL_COLORS
 STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
                 "completed": ("Completed", "green", ":material/check_circle:"),
                 "stopped": ("Stopped", "orange", ":material/stop_circle:"),
-                "error": ("Ended with an error", "red", ":material/error:"),
+                "error": ("Failed", "red", ":material/error:"),
                 "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
                 "waiting": ("Starting", "blue", ":material/hourglass_top:")}
 
@@ -130,7 +130,7 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
     elif kind == "transcript_shortened":
         st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
     elif kind == "error":
-        msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
+        msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
 
 
