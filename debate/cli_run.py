@@ -14,9 +14,15 @@ import signal
 import sys
 import threading
 from contextlib import nullcontext
+from pathlib import Path
 
 from debate.errors import InvalidInput
 from debate.transcript import TextRenderer, read_events, write_event
+
+
+AIDS_HELP = ("small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
+             "earlier turns, label probabilities against thresholds fitted on train, a constrained RADAR judge; "
+             "only over parameters left at the paper's defaults; see debate/aids.py. Off: the papers' settings")
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -50,10 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
-    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False,
-                   help="small-model aids (the app's default for the embedded models): similar CheckThat train "
-                        "tweets as earlier turns, label probabilities against thresholds fitted on train, a "
-                        "constrained RADAR judge; see debate/aids.py. Off: the papers' settings")
+    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
     p.add_argument("--pace", choices=("paper", "demo"), default="paper",
                    help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
                         "models (fewer rounds at most, shorter answers; see debate/pace.py)")
@@ -83,6 +86,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("events", metavar="FILE")
     r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     r.set_defaults(func=cmd_replay)
+
+
+def out_file(path: str | None, what: str) -> str | None:
+    """`path` checked as a file to write, before any model is loaded: not a folder, in a folder that exists."""
+    if not path:
+        return path
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise InvalidInput(f"{what} {p} is a folder.", f"Name a file in it, e.g. {p / 'debate.jsonl'}.")
+    if not p.parent.is_dir():
+        raise InvalidInput(f"No folder {p.parent} to write {p.name} into.", "Create it or choose another path.")
+    return str(p)
 
 
 def _use_color(choice: str) -> bool:
@@ -116,6 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
     from debate.runner import DebateConfig, prepare
 
+    out_file(args.events, "--events")
     claim = sys.stdin.read() if args.claim == "-" else args.claim
     from debate import pace
 
@@ -146,12 +162,17 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str) -
     Shared by `run` and `fork` (debate.cli_share). Exit code 0 completed, 130 stopped, 1 otherwise."""
     from debate.runner import run_debate
 
+    try:
+        fh_or_none = open(events_path, "w", encoding="utf-8") if events_path else nullcontext()
+    except OSError as e:
+        raise InvalidInput(f"Cannot write the events to {events_path}: {e.strerror or e}.",
+                           "Choose a file in a folder you can write to.") from None
     cancel = threading.Event()
     old = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     renderer = TextRenderer(color=_use_color(color))
     status = "error"
     try:
-        with (open(events_path, "w", encoding="utf-8") if events_path else nullcontext()) as fh:
+        with fh_or_none as fh:
             for ev in run_debate(cfg, client, retriever=retriever, cancel=cancel):
                 if fh is not None:
                     write_event(fh, ev)

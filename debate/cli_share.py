@@ -14,25 +14,24 @@ import json
 import sys
 from pathlib import Path
 
-from debate.cli_run import _kv, _retriever, stream_debate
+from debate.cli_run import _kv, _retriever, out_file, stream_debate
 from debate.errors import InvalidInput
-from debate.transcript import read_events
+from debate.transcript import events_path, read_events
 
 
 def load_events(ref: str) -> list:
-    """Events from a JSONL file, a Library JSON export ({"debate", "events"}) or a stored debate's id."""
-    from debate.events import event_from_dict
-
+    """Events from a JSONL file, a Library JSON export ({"debate", "events"}) or a stored debate's id.
+    A file may be anyone's: whatever is wrong with it is an InvalidInput naming it, never a traceback."""
     p = Path(ref).expanduser()
+    if p.is_dir():
+        events_path(p)  # says it is a folder
     if p.is_file():
-        head = p.read_text(encoding="utf-8", errors="replace")[:200].lstrip()
-        if head.startswith("{") and '"debate"' in head.split("\n", 1)[0] + head:
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and isinstance(data.get("events"), list):
-                return [event_from_dict(d) for d in data["events"]]
+        try:
+            head = p.open("rb").read(200).decode("utf-8", errors="replace").lstrip()
+        except OSError as e:
+            raise InvalidInput(f"Cannot read {p}: {e.strerror or e}.", "Check the path and its permissions.") from None
+        if head.startswith("{") and '"debate"' in head:
+            return _library_export(p) or read_events(p)
         return read_events(p)
     from debate import config
     from debate.store import DebateStore
@@ -42,6 +41,28 @@ def load_events(ref: str) -> list:
     raise InvalidInput(f"{ref} is neither an events file nor the id of a stored debate.",
                        "Pass the JSONL written by `python -m debate run --events FILE`, a Library JSON export, "
                        "or an id from the Library.")
+
+
+def _library_export(p: Path) -> list | None:
+    """The events of a Library JSON export, checked one by one; None when the file is not one."""
+    from debate.events import checked_event
+
+    try:
+        data = json.loads(p.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError):  # not one JSON document: perhaps JSONL, whose reader says what is wrong
+        return None
+    if not (isinstance(data, dict) and isinstance(data.get("events"), list)):
+        return None
+    out = []
+    for n, d in enumerate(data["events"], 1):
+        try:
+            out.append(checked_event(d))
+        except ValueError as e:
+            raise InvalidInput(f"{p}: event {n} of the export is not an event ({str(e)[:200]}).",
+                               "Export the debate again from the Library, or pass its JSONL events file.") from None
+    if not out:
+        raise InvalidInput(f"{p}: the export holds no events.", "Export the debate again from the Library.")
+    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,11 +97,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from debate.share import to_html
 
+    out = Path(out_file(args.html, "--html"))
     events = load_events(args.events)
-    out = Path(args.html).expanduser()
-    if out.parent and not out.parent.exists():
-        raise InvalidInput(f"No folder {out.parent} to write {out.name} into.", "Create it or choose another path.")
-    out.write_text(to_html(events), encoding="utf-8")
+    try:
+        out.write_text(to_html(events), encoding="utf-8")
+    except OSError as e:
+        raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.", "Choose a file in a folder you can write to.") from None
     print(f"wrote {out} ({out.stat().st_size:,} bytes, no external resources)")
     return 0
 
@@ -90,6 +112,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
     from debate.runner import prepare
 
+    out_file(args.out, "--events")
     cfg = fork_config(load_events(args.events), args.round, say=args.say, lineup=args.lineup,
                       params=dict(args.param))
     pp = prepare(cfg)
@@ -109,6 +132,8 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     client = default_client(cache=not args.no_cache)
     out_dir = Path(args.out_dir).expanduser() if args.out_dir else None
     if out_dir:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InvalidInput(f"--out-dir {out_dir} is a file, not a folder.", "Name a folder (it is created if missing).")
         out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for v in variants:

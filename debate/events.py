@@ -33,6 +33,53 @@ def _register(cls: type[Event]) -> type[Event]:
     return cls
 
 
+_SIMPLE: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
+                                        "None": (type(None),), "dict": (dict,), "list": (list,), "Any": (object,)}
+
+
+def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
+    """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,)): the allowed types
+    of a field and, for a list or dict of simple values, of its items."""
+    allowed: tuple[type, ...] = ()
+    inner: tuple[type, ...] | None = None
+    for part in (x.strip() for x in annotation.split("|")):
+        base, _, rest = part.partition("[")
+        allowed += _SIMPLE.get(base, (object,))
+        if rest and base in ("list", "dict"):
+            item = rest.rstrip("]").split(",")[-1].strip()
+            inner = tuple(t for x in item.split("|") for t in _SIMPLE.get(x.strip().partition("[")[0], (object,)))
+    return allowed, inner
+
+
+def _kind(v: Any) -> str:
+    """What a JSON value is, in JSON's words (for messages about a file)."""
+    return {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def checked_event(d: Any) -> Event:
+    """An event rebuilt from data read from a file (which may be anyone's): it must be a JSON object with a
+    known `type`, and every field must have its declared type (a number where a number is shown, a list of
+    objects for a lineup ...), so what renders it later never meets a value it cannot handle.
+    Raises ValueError saying which field is wrong."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{_kind(d)} where an event (a JSON object) belongs")
+    cls = _REGISTRY.get(d.get("type", "")) if isinstance(d.get("type"), str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {str(d.get('type'))[:40]!r}")
+    for f in fields(cls):
+        if f.name not in d:
+            continue
+        v = d[f.name]
+        allowed, inner = _types(str(f.type))
+        if not isinstance(v, allowed) or (isinstance(v, bool) and bool not in allowed and object not in allowed):
+            raise ValueError(f"{cls.type}: field {f.name!r} is {_kind(v)}, not {f.type}")
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        if inner is not None and not all(isinstance(x, inner) for x in items):
+            raise ValueError(f"{cls.type}: field {f.name!r} holds values that are not {f.type}")
+    return event_from_dict(d)
+
+
 def event_from_dict(d: dict[str, Any]) -> Event:
     cls = _REGISTRY.get(d.get("type", ""))
     if cls is None:

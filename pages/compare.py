@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from debate.runner import DebateConfig
+from debate.runner import MAX_CLAIM_CHARS, DebateConfig
 from ui import catalog, charts, resources, share_view
 from ui.render import render_evidence, render_sections, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
@@ -121,7 +121,8 @@ names = list(infos)
 presets = list(catalog.presets())
 saved = [f"saved:{n}" for n in store.lineups()]
 c1, c2 = st.columns([3, 1])
-claim = c1.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.")
+claim = c1.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.",
+                     max_chars=MAX_CLAIM_CHARS, help=f"At most {MAX_CLAIM_CHARS:,} characters.")
 task = c2.selectbox("Task", list(catalog.TASKS), key="cmp_task", format_func=catalog.TASKS.get)
 category, custom_title = None, ""
 if task == "checkthat":

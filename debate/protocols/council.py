@@ -28,6 +28,7 @@ from debate.errors import InvalidInput
 from debate.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.prompting import Said, order_of
 
 
 def _chair_parse(text: str) -> ParseResult:
@@ -51,9 +52,12 @@ def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
     return turn.label
 
 
-def discussion(turns: list[TurnFinished]) -> Slot:
-    """The council's discussion so far: "m2 (round 1): ..." paragraphs."""
-    return Slot(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, str]] = ()) -> Slot:
+    """The council's discussion so far: "m2 (round 1): ..." paragraphs, with the chair's earlier summaries
+    ("Chairperson (round 1 summary): ...") in their place, as TurQUaz Table 5's log shows them."""
+    said = list(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+    said += [Said(text, f"Chairperson (round {ch.round} summary): ", order_of(ch.turn_id)) for ch, text in summaries]
+    return Slot(tuple(sorted(said, key=lambda e: e.order)))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -62,7 +66,13 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     theta, max_rounds = float(ctx.p("theta")), int(ctx.p("rounds"))
     members, chair = ctx.with_role("member"), ctx.role("chair")
     said: list[TurnFinished] = []
+    summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
     history: list[dict] = []
+
+    def so_far() -> Slot:
+        """What members and chair read as "Council Discussion": with summaries_in_discussion (the paper),
+        the chair's earlier summaries too; the latest one also fills the members' "Chairperson Summary"."""
+        return discussion(said, summaries if ctx.p("summaries_in_discussion") else [])
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
     small = ctx.p("demos") == "dialogue"
@@ -83,6 +93,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
+        # the latest summary has its own slot: the discussion shows the ones before it
+        discussion_now = discussion(said, summaries[:-1] if ctx.p("summaries_in_discussion") else [])
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
@@ -90,7 +102,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                                                                   threshold=thresholds.get(m.agent))))
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
-            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
+            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
                                          phase="vote", round=rnd, history=history)
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
@@ -125,7 +137,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": discussion(said)},
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": so_far()},
                                          phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, msgs, "turquaz.council.chair",
@@ -135,6 +147,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
+            summaries.append((ch, summary))
             turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
             votes = votes_of(turns)
@@ -170,6 +183,10 @@ INFO = ProtocolInfo(
         "tie_rule": ("previous", "Tie rule: 'previous' = the previous round's leader, else the task's tie "
                                  "label (NO / HALF-TRUE); 'default' = the tie label directly."),
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
+        "summaries_in_discussion": (True, "The chair's earlier summaries are part of the 'Council Discussion' "
+                                          "that members and the chair read, in order (TurQUaz Table 5's log); "
+                                          "the latest also fills the members' 'Chairperson Summary'. Off: the "
+                                          "discussion holds member answers only."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
                                  "own label probabilities favour (for small models sampled at temperature)."),
