@@ -17,7 +17,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from debate.errors import InvalidInput
-from debate.transcript import TextRenderer, read_events, write_event
+from debate.transcript import TextRenderer, write_event
 
 
 AIDS_HELP = ("small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
@@ -82,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_protocols)
 
-    r = sub.add_parser("replay", help="print the transcript of a stored JSONL events file")
+    r = sub.add_parser("replay", help="print the transcript of a JSONL events file, a Library export or a stored debate")
     r.add_argument("events", metavar="FILE")
     r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     r.set_defaults(func=cmd_replay)
@@ -204,8 +204,10 @@ def cmd_protocols(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from debate.cli_share import load_events  # a JSONL file, a Library JSON export or a stored debate's id
+
     renderer = TextRenderer(color=_use_color(args.color))
-    for ev in read_events(args.events):
+    for ev in load_events(args.events):
         sys.stdout.write(renderer.feed(_for_terminal(ev)))
     sys.stdout.flush()
     return 0

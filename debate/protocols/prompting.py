@@ -156,7 +156,7 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
         if excess <= 0:
             break
         e = entries[ref[1]][ref[2]]
-        keep = max(MIN_KEEP, len(e.text) - excess)
+        keep = max(MIN_KEEP, len(e.text) - excess - len(CONDENSED_MARK))  # the mark counts too
         if keep < len(e.text):
             excess -= shrink(ref, head(e.text, keep))
     for name, s in slots.items():

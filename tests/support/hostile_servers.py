@@ -9,6 +9,9 @@ headers, and can be told to:
 - `flood`: stream words without end, ignoring max_tokens (a server that does not honour it);
 - `no_done`: (Ollama) stream the words, then close without the final `done: true` line.
 
+`reply` may be a function of the request's JSON body (answers that depend on the prompt); every request
+is recorded with its parsed body.
+
 `delay_s` paces the words (a slow server).
 
 Each runs in a thread of the test process on 127.0.0.1 with a port of its own.
@@ -46,12 +49,13 @@ class Recorder:
             def _record(self) -> dict:
                 n = int(self.headers.get("Content-Length", 0) or 0)
                 body = self.rfile.read(n) if n else b""
-                outer.requests.append({"method": self.command, "path": self.path,
-                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
                 try:
-                    return json.loads(body or b"{}")
+                    parsed = json.loads(body or b"{}")
                 except ValueError:
-                    return {}
+                    parsed = {}
+                outer.requests.append({"method": self.command, "path": self.path, "body": parsed,
+                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                return parsed
 
             def _json(self, obj: dict, code: int = 200) -> None:
                 send_json(self, code, obj)
@@ -85,7 +89,7 @@ class Recorder:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
-                for word in self._words():
+                for word in self._words(body):
                     chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
                              "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
                     if not self._send(f"data: {json.dumps(chunk)}\n\n".encode()):
@@ -94,13 +98,14 @@ class Recorder:
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self._send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
 
-            def _words(self) -> Iterator[str]:
+            def _words(self, body: dict) -> Iterator[str]:
                 if outer.mode == "flood":
                     while not outer._stop.is_set():
                         outer._stop.wait(outer.delay_s)
                         yield "flood "
                     return
-                for w in outer.reply.split(" "):
+                reply = outer.reply(body) if callable(outer.reply) else outer.reply
+                for w in reply.split(" "):
                     outer._stop.wait(outer.delay_s)
                     yield w + " "
 
@@ -119,7 +124,7 @@ class Recorder:
                 self.end_headers()
                 self.close_connection = True
                 name = body.get("model", outer.model)
-                for word in self._words():
+                for word in self._words(body):
                     line = {"model": name, "created_at": "2025-01-01T00:00:00Z",
                             "message": {"role": "assistant", "content": word}, "done": False}
                     if not self._send((json.dumps(line) + "\n").encode()):
