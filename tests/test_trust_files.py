@@ -236,8 +236,11 @@ def test_adjudication_csv_exports_guard_cells_and_headers(tmp_path):
         bad = [c for c in header + cells if c[:1] in FORMULA]
         assert not bad, (fmt, bad)
     cases_csv = list(csv.DictReader(io.StringIO(store.export(qid, "cases"))))
-    assert "'label:=HYPERLINK(\"http://evil.example\")" in cases_csv[0]  # the header says who, inert
-    assert {r["'rationale:=HYPERLINK(\"http://evil.example\")"] for r in cases_csv} == {"'-2+3 @SUM(A1) =1+1"}
+    # an annotator's name reaches the headers behind "label:", which no spreadsheet runs; cells are guarded
+    assert 'label:=HYPERLINK("http://evil.example")' in cases_csv[0] and "label:bob" in cases_csv[0]
+    assert {r['rationale:=HYPERLINK("http://evil.example")'] for r in cases_csv} == {"'-2+3 @SUM(A1) =1+1"}
+    from debate.sanitize import csv_text
+    assert csv_text(["=cmd", "ok"], [{"=cmd": "@x", "ok": 1}]) == "'=cmd,ok\n'@x,1\n"  # a bare header too
     assert [r["text"] for r in cases_csv] == ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+cmd|' /C calc'!A0"]
     assert [r["id"] for r in csv.DictReader(io.StringIO(store.export(qid, "csv")))] == ["'@SUM(1,2)", "2"]
 
@@ -262,9 +265,11 @@ def test_debate_home_is_created_private_and_an_existing_one_is_narrowed(tmp_path
     assert cache.is_file() and _mode(home) == 0o700 and _mode(cache) == 0o600
     assert all(_mode(p) == 0o600 for p in home.glob("response-cache.sqlite-*"))
     # written by an older version: 0755 folder, 0644 database with its WAL files
-    old = tmp_path / "old-home"
-    old.mkdir(mode=0o755)
-    os.chmod(old, 0o755)
+    shared = tmp_path / "shared"
+    old = shared / "old-home"
+    old.mkdir(parents=True)
+    for d in (shared, old):
+        os.chmod(d, 0o755)
     db = sqlite3.connect(old / "debates.sqlite")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("CREATE TABLE t (x)")
@@ -281,7 +286,7 @@ def test_debate_home_is_created_private_and_an_existing_one_is_narrowed(tmp_path
     for p in [old / "debates.sqlite", old / "settings.json", *old.glob("debates.sqlite-*")]:
         assert _mode(p) == 0o600, p
     assert DebateStore(old / "debates.sqlite").list() == []  # still a working store
-    assert _mode(tmp_path) & 0o077  # the folder above DEBATE_HOME is not ours to narrow
+    assert _mode(shared) == 0o755  # the folder above DEBATE_HOME is not ours to narrow
 
 
 # -- item: council chair summaries in the discussion (TurQUaz Table 5) ------------------------------------------
