@@ -110,6 +110,16 @@ def test_replay_export_and_fork_tell_what_is_wrong_with_a_hostile_events_file(tm
             assert "not UTF-8" in proc.stderr
         if name == "wrong type":
             assert "field 'text' is a list" in proc.stderr
+    # well-typed events whose recorded settings were edited into nonsense: fork says so
+    started = {"type": "debate_started", "debate_id": "d1", "protocol": "council", "task": "checkthat", "category": 2,
+               "claim": CLAIM, "lineup": [{"agent": "m1", "role": "member"}], "settings": {"params": ["rounds"]}}
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(json.dumps(e) for e in (
+        started, {"type": "phase_started", "phase": "vote", "round": 0},
+        {"type": "phase_started", "phase": "discussion", "round": 1}, {"type": "verdict", "label": "YES"})))
+    _told(_cli("fork", str(edited), "--round", "1", "--events", str(tmp_path / "fork.jsonl")),
+          "recorded settings or lineup cannot be used")
+    assert _cli("replay", str(edited)).returncode == 0  # the transcript itself is fine to show
 
 
 @pytest.mark.timeout(600)
@@ -176,10 +186,10 @@ def test_the_claim_box_states_the_limit_and_run_refuses_a_longer_claim():
     box = at.text_area(key="claim")
     assert box.proto.max_chars == 4000 and "4,000 characters" in box.help
     n_before = len(DebateStore().list())
-    box.input("c" * 5_000)  # a paste past the box's own stop (AppTest does not enforce it)
+    box.input("c" * 5_000)  # past the box's stop: the browser cuts a paste at 4,000, Streamlit refuses more
     at.button(key="run").click().run()
     assert not at.exception, [e.message for e in at.exception]
-    assert any("5,000 characters" in e.value and "at most 4,000" in e.value for e in at.error)
+    assert len(at.text_area(key="claim").value) <= 4_000 and at.error  # nothing longer reaches the engine
     assert len(DebateStore().list()) == n_before and "debate_id" not in at.session_state
 
 
