@@ -23,24 +23,27 @@ def home() -> Path:
     """DEBATE_HOME, created readable by its owner only: it holds claims, model answers, annotations and
     keys. An existing one is tightened too (see `private_dir`)."""
     p = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
+    if str(p) in _tightened:  # narrowed earlier in this process; if deleted meanwhile, made again private
+        p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+        return p
     private_dir(p)
-    key = str(p)
-    if key not in _tightened:
-        _tightened.add(key)
-        for name in ("settings.json", "debates.sqlite", "response-cache.sqlite"):
-            if (p / name).is_file():
-                private_file(p / name)
+    _tightened.add(str(p))
+    for name in ("settings.json", "debates.sqlite", "response-cache.sqlite"):
+        if (p / name).is_file():
+            private_file(p / name)
     return p
 
 
 def _ours(p: Path) -> bool:
-    """Safe to narrow: a real (not symlinked) path this user owns, and not the home folder or a root."""
+    """Safe to narrow: a real (not symlinked) path this user owns that is not a shared place: not the
+    home folder, not a folder directly under / (e.g. /tmp, /srv), not a sticky folder like /tmp."""
     try:
         st = p.lstat()
     except OSError:
         return False
-    return (not p.is_symlink() and st.st_uid == os.getuid()
-            and p.resolve() not in (Path.home().resolve(), Path(p.anchor or "/")))
+    real = p.resolve()
+    return (not p.is_symlink() and st.st_uid == os.getuid() and not st.st_mode & 0o1000
+            and real != Path.home().resolve() and len(real.parts) > 2)
 
 
 def private_dir(p: Path) -> Path:
@@ -76,7 +79,7 @@ def private_file(p: Path) -> Path:
 
 def models_dir() -> Path:
     p = Path(os.environ.get("DEBATE_MODELS_DIR", home() / "models")).expanduser()
-    p.mkdir(parents=True, exist_ok=True)
+    p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     return p
 
 
@@ -90,7 +93,7 @@ def store_db() -> Path:
 
 def index_dir() -> Path:
     p = Path(os.environ.get("DEBATE_INDEX_DIR", home() / "indexes"))
-    p.mkdir(parents=True, exist_ok=True)
+    p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     return p
 
 

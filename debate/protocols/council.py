@@ -5,8 +5,9 @@ the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summa
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
 rule in debate.decisions.majority. Members and the chair read the whole discussion so far (every
-member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
-members also read the chair's latest summary. Members of one round answer at once, so none of them
+member's every answer, and the chair's earlier summaries in their place, as TurQUaz Table 5's log shows
+them; shortened only when a model's context window cannot hold it, see prompting.py); members also read
+the chair's latest summary in its own slot. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
 Small-model options (issue 12; defaults are the paper's): with demos=dialogue the initial vote is the
@@ -69,10 +70,12 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
     history: list[dict] = []
 
-    def so_far() -> Slot:
-        """What members and chair read as "Council Discussion": with summaries_in_discussion (the paper),
-        the chair's earlier summaries too; the latest one also fills the members' "Chairperson Summary"."""
-        return discussion(said, summaries if ctx.p("summaries_in_discussion") else [])
+    def council_discussion(latest_apart: bool) -> Slot:
+        """"Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
+        chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
+        if not ctx.p("summaries_in_discussion"):
+            return discussion(said)
+        return discussion(said, summaries[:-1] if latest_apart else summaries)
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
     small = ctx.p("demos") == "dialogue"
@@ -93,8 +96,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
-        # the latest summary has its own slot: the discussion shows the ones before it
-        discussion_now = discussion(said, summaries[:-1] if ctx.p("summaries_in_discussion") else [])
+        discussion_now = council_discussion(latest_apart=True)
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
@@ -137,7 +139,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": so_far()},
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": council_discussion(latest_apart=False)},
                                          phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, msgs, "turquaz.council.chair",
