@@ -297,6 +297,11 @@ def test_debate_home_is_created_private_and_an_existing_one_is_narrowed(tmp_path
         assert _mode(p) == 0o600, p
     assert DebateStore(old / "debates.sqlite").list() == []  # still a working store
     assert _mode(shared) == 0o755  # the folder above DEBATE_HOME is not ours to narrow
+    sticky = tmp_path / "sticky"  # DEBATE_HOME pointed at a shared folder like /tmp: left as it is
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    _told(_cli("export", "no-such-debate", "--html", str(tmp_path / "y.html"), home=sticky), "no-such-debate")
+    assert _mode(sticky) == 0o1777
 
 
 # -- item: council chair summaries in the discussion (TurQUaz Table 5) ------------------------------------------
