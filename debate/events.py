@@ -10,6 +10,7 @@ equality). `event_from_dict` rebuilds any event from its dict by that tag.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
 from typing import Any, ClassVar
 
 
@@ -37,6 +38,7 @@ _SIMPLE: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (
                                         "None": (type(None),), "dict": (dict,), "list": (list,), "Any": (object,)}
 
 
+@lru_cache(maxsize=None)
 def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
     """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,)): the allowed types
     of a field and, for a list or dict of simple values, of its items."""
