@@ -431,3 +431,30 @@ def test_eval_aids_has_the_meaning_it_has_for_run(tmp_path):
     # a run folder's meaning is fixed: resuming it with the other setting is refused
     _told(_cli("eval", *common, "--dataset", str(data), "--task", "halftruth", "--lineup", str(lineup),
                "--aids", "--no-progress", "--out", str(tmp_path / "eval--no-aids")))
+
+
+# -- item: the deviations table states every reading ---------------------------------------------------------
+def _deviation_rows() -> list[list[str]]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    table = text.split("### Fidelity to the papers", 1)[1].split("\n\n| # |", 1)[1].split("\n\n", 1)[0]
+    return [[c.strip() for c in line.strip("|").split(" | ")] for line in table.splitlines()[1:] if line[:3] != "|--"]
+
+
+def test_the_deviations_table_states_the_readings_and_names_real_parameters():
+    from debate.protocols import PROTOCOLS
+
+    rows = _deviation_rows()
+    assert [int(r[0]) for r in rows] == list(range(1, len(rows) + 1)) and all(len(r) == 5 for r in rows)
+    said = "\n".join(" | ".join(r) for r in rows)
+    for reading in ("up to 3 **rebuttal** rounds", "rebuttals of one round are simultaneous",
+                    "the expert is heard only by the judge, the round judge and the stop agent",
+                    "the round judge uses the position-based judge template", "up to 5 rebuttal rounds",
+                    "the initial vote is the few-shot baseline's label-first prompt",
+                    "with the chair's earlier summaries in their place", "`single` has no `examples` parameter",
+                    "the repair prompt is built in `prompting.py`"):
+        assert reading in said, reading
+    params = {k for info in PROTOCOLS.values() for k in info.params}
+    named = {x.split(" ")[0] for r in rows for x in r[4].split("`")[1::2]}
+    flags = {"--no-cat2-rule", "--evidence", "--category", "apply_cat2_rule", "aids", "top_k"}  # run settings
+    assert named and named - flags <= params, named - flags - params
+    assert "summaries_in_discussion" in PROTOCOLS["council"].params and PROTOCOLS["council"].defaults()["summaries_in_discussion"] is True
