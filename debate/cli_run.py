@@ -43,11 +43,13 @@ def _category(text: str) -> int | None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     from debate.protocols import PROTOCOLS
+    from debate.runner import MAX_CLAIM_CHARS
     from debate.tasks import TASK_NAMES
 
     p = sub.add_parser("run", help="run one debate and stream its transcript",
                        description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.")
-    p.add_argument("claim", help="the tweet or claim ('-' reads it from standard input)")
+    p.add_argument("claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from "
+                                 "standard input)")
     p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
     p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
