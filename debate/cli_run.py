@@ -84,7 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_protocols)
 
-    r = sub.add_parser("replay", help="print the transcript of a JSONL events file, a Library export or a stored debate")
+    r = sub.add_parser("replay", help="print the transcript of a JSONL events file, a Library export or a "
+                                      "stored debate")
     r.add_argument("events", metavar="FILE")
     r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     r.set_defaults(func=cmd_replay)

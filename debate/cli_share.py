@@ -102,7 +102,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         out.write_text(to_html(events), encoding="utf-8")
     except OSError as e:
-        raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.", "Choose a file in a folder you can write to.") from None
+        raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.",
+                           "Choose a file in a folder you can write to.") from None
     print(f"wrote {out} ({out.stat().st_size:,} bytes, no external resources)")
     return 0
 
@@ -133,7 +134,8 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     out_dir = Path(args.out_dir).expanduser() if args.out_dir else None
     if out_dir:
         if out_dir.exists() and not out_dir.is_dir():
-            raise InvalidInput(f"--out-dir {out_dir} is a file, not a folder.", "Name a folder (it is created if missing).")
+            raise InvalidInput(f"--out-dir {out_dir} is a file, not a folder.",
+                               "Name a folder (it is created if missing).")
         out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for v in variants:

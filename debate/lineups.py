@@ -101,7 +101,8 @@ def _check_entry(e: Any, where: str) -> dict:
                            "Use a number such as 0 or 0.7.") from None
     seed = e.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise InvalidInput(f"Lineup entry {where} has a seed that is not a whole number.", "Use e.g. 0 or 1, or leave it out.")
+        raise InvalidInput(f"Lineup entry {where} has a seed that is not a whole number.",
+                           "Use e.g. 0 or 1, or leave it out.")
     if not isinstance(e.get("name", ""), str):
         raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
     return e
@@ -146,7 +147,8 @@ def load_lineup(ref: str | dict) -> dict:
     for key in ("roles", "teams"):
         if not isinstance(data.get(key) or {}, dict):
             raise InvalidInput(f"The lineup's {key!r} is not a JSON object.",
-                               'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": "local:qwen2.5-0.5b"}}, or leave it out.')
+                               'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": '
+                               '"local:qwen2.5-0.5b"}}, or leave it out.')
     for side, lst in (data.get("teams") or {}).items():
         if not isinstance(lst or [], list):
             raise InvalidInput(f"The lineup's team {side!r} is not a list of entries.",

@@ -191,7 +191,8 @@ def test_council_members_and_chair_read_the_whole_discussion(summaries):
     # in its place: after round 0's answers, before round 1's
     assert (f"Chairperson (round 1 summary): {first_summary}" in discussion) is summaries
     if summaries:
-        assert discussion.index("m5 (round 0)") < discussion.index("Chairperson (round 1") < discussion.index("m1 (round 1)")
+        at = discussion.index
+        assert at("m5 (round 0)") < at("Chairperson (round 1") < at("m1 (round 1)")
 
 
 def finished_rounds(ev):

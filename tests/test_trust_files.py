@@ -457,4 +457,4 @@ def test_the_deviations_table_states_the_readings_and_names_real_parameters():
     named = {x.split(" ")[0] for r in rows for x in r[4].split("`")[1::2]}
     flags = {"--no-cat2-rule", "--evidence", "--category", "apply_cat2_rule", "aids", "top_k"}  # run settings
     assert named and named - flags <= params, named - flags - params
-    assert "summaries_in_discussion" in PROTOCOLS["council"].params and PROTOCOLS["council"].defaults()["summaries_in_discussion"] is True
+    assert PROTOCOLS["council"].defaults()["summaries_in_discussion"] is True  # the paper's reading by default

@@ -139,8 +139,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": council_discussion(latest_apart=False)},
-                                         phase="chair", round=r)
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals,
+                                         {"discussion": council_discussion(latest_apart=False)}, phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, msgs, "turquaz.council.chair",
                 parse=_chair_parse,

@@ -183,8 +183,8 @@ def repair(messages: list[Message], answer: str, answer_format: str,
     window; what can push the repair past it is the echoed answer (and the repair's larger answer
     budget), so that answer is what `fit` shortens here, its opening kept."""
     def build(s: dict[str, Slot]) -> list[Message]:
-        return list(messages) + [{"role": "assistant", "content": s["answer"].render()},
-                                 {"role": "user", "content": prompts.render("engine.repair", answer_format=answer_format)}]
+        ask = prompts.render("engine.repair", answer_format=answer_format)
+        return [*messages, {"role": "assistant", "content": s["answer"].render()}, {"role": "user", "content": ask}]
 
     return fit(build, {"answer": Slot((Said(answer),) if answer.strip() else (), empty=REPAIR_ANSWER_EMPTY)}, budget)
 
