@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debate.annotations import AnnotationStore
+from debate.adjudication.annotations import AnnotationStore
 from debate.events import event_from_dict
-from debate.hardcases import from_upload
+from debate.adjudication.hardcases import from_upload
 from debate.store import DebateStore
 from tests.conftest import REPO
 from tests.support.hostile_servers import recorder

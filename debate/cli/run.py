@@ -16,13 +16,14 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from debate.cli.inputs import load_events
 from debate.errors import InvalidInput
 from debate.transcript import TextRenderer, write_event
 
 
 AIDS_HELP = ("small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
              "earlier turns, label probabilities against thresholds fitted on train, a constrained RADAR judge; "
-             "only over parameters left at the paper's defaults; see debate/aids.py. Off: the papers' settings")
+             "only over parameters left at the paper's defaults; see debate/aids/settings.py. Off: the papers' settings")
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -61,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
     p.add_argument("--pace", choices=("paper", "demo"), default="paper",
                    help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
-                        "models (fewer rounds at most, shorter answers; see debate/pace.py)")
+                        "models (fewer rounds at most, shorter answers; see debate/live/pace.py)")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
                     help="retrieve evidence (default: only RADAR)")
@@ -136,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     out_file(args.events, "--events")
     claim = sys.stdin.read() if args.claim == "-" else args.claim
-    from debate import pace
+    from debate.live import pace
 
     params = {**pace.overrides(args.pace, args.protocol), **dict(args.param)}
     if args.rounds is not None:
@@ -162,7 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def stream_debate(cfg, client, retriever, events_path: str | None, color: str) -> int:
     """Run `cfg`, print its transcript as it streams and write its events; Ctrl-C stops it cleanly.
-    Shared by `run` and `fork` (debate.cli_share). Exit code 0 completed, 130 stopped, 1 otherwise."""
+    Shared by `run` and `fork` (debate.cli.share). Exit code 0 completed, 130 stopped, 1 otherwise."""
     from debate.runner import run_debate
 
     try:
@@ -207,8 +208,6 @@ def cmd_protocols(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from debate.cli_share import load_events  # a JSONL file, a Library JSON export or a stored debate's id
-
     renderer = TextRenderer(color=_use_color(args.color))
     for ev in load_events(args.events):
         sys.stdout.write(renderer.feed(_for_terminal(ev)))

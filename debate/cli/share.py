@@ -1,8 +1,9 @@
 """`python -m debate export | fork | robustness`: share a debate, continue it, test its verdict.
 
-export     EVENTS --html OUT.html    one self-contained HTML file that opens offline (debate.share)
-fork       EVENTS --round N [--say NOTE] [--lineup L] [--param k=v] --events OUT.jsonl (debate.fork)
-robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds (debate.robustness)
+export     EVENTS --html OUT.html    one self-contained HTML file that opens offline (debate.sharing.html)
+fork       EVENTS --round N [--say NOTE] [--lineup L] [--param k=v] --events OUT.jsonl (debate.sharing.fork)
+robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds
+           (debate.sharing.robustness)
 
 EVENTS is a JSONL events file (`run --events`), a Library JSON export, or the id of a stored debate.
 """
@@ -10,59 +11,12 @@ EVENTS is a JSONL events file (`run --events`), a Library JSON export, or the id
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from debate.cli_run import _kv, _retriever, out_file, stream_debate
+from debate.cli.inputs import load_events
+from debate.cli.run import _kv, _retriever, out_file, stream_debate
 from debate.errors import InvalidInput
-from debate.transcript import events_path, read_events
-
-
-def load_events(ref: str) -> list:
-    """Events from a JSONL file, a Library JSON export ({"debate", "events"}) or a stored debate's id.
-    A file may be anyone's: whatever is wrong with it is an InvalidInput naming it, never a traceback."""
-    p = Path(ref).expanduser()
-    if p.is_dir():
-        events_path(p)  # says it is a folder
-    if p.is_file():
-        try:
-            head = p.open("rb").read(200).decode("utf-8", errors="replace").lstrip()
-        except OSError as e:
-            raise InvalidInput(f"Cannot read {p}: {e.strerror or e}.", "Check the path and its permissions.") from None
-        if head.startswith("{") and '"debate"' in head:
-            return _library_export(p) or read_events(p)
-        return read_events(p)
-    from debate import config
-    from debate.store import DebateStore
-    store = DebateStore(config.store_db()) if config.store_db().is_file() else None
-    if store is not None and store.get(ref) is not None:
-        return store.events(ref)
-    raise InvalidInput(f"{ref} is neither an events file nor the id of a stored debate.",
-                       "Pass the JSONL written by `python -m debate run --events FILE`, a Library JSON export, "
-                       "or an id from the Library.")
-
-
-def _library_export(p: Path) -> list | None:
-    """The events of a Library JSON export, checked one by one; None when the file is not one."""
-    from debate.events import checked_event
-
-    try:
-        data = json.loads(p.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError):  # not one JSON document: perhaps JSONL, whose reader says what is wrong
-        return None
-    if not (isinstance(data, dict) and isinstance(data.get("events"), list)):
-        return None
-    out = []
-    for n, d in enumerate(data["events"], 1):
-        try:
-            out.append(checked_event(d))
-        except ValueError as e:
-            raise InvalidInput(f"{p}: event {n} of the export is not an event ({str(e)[:200]}).",
-                               "Export the debate again from the Library, or pass its JSONL events file.") from None
-    if not out:
-        raise InvalidInput(f"{p}: the export holds no events.", "Export the debate again from the Library.")
-    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from debate.share import to_html
+    from debate.sharing.html import to_html
 
     out = Path(out_file(args.html, "--html"))
     events = load_events(args.events)
@@ -109,7 +63,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    from debate.fork import fork_config
+    from debate.sharing.fork import fork_config
     from debate.models.registry import default_client
     from debate.runner import prepare
 
@@ -123,7 +77,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_robustness(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
-    from debate.robustness import format_table, table, variant_configs, verdict_of
+    from debate.sharing.robustness import format_table, table, variant_configs, verdict_of
     from debate.runner import prepare, run_debate
     from debate.transcript import write_event
 
