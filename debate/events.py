@@ -38,18 +38,33 @@ _SIMPLE: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (
                                         "None": (type(None),), "dict": (dict,), "list": (list,), "Any": (object,)}
 
 
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets: "dict[str, str | None] | None" -> the dict part, "None"."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "[") - (ch == "]")
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur.strip()]
+
+
 @lru_cache(maxsize=None)
 def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
-    """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,)): the allowed types
-    of a field and, for a list or dict of simple values, of its items."""
+    """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,));
+    ("dict[str, str | None]") -> ((dict,), (str, NoneType)): the allowed types of a field and, for a list
+    or dict, of its items (a dict's values)."""
     allowed: tuple[type, ...] = ()
     inner: tuple[type, ...] | None = None
-    for part in (x.strip() for x in annotation.split("|")):
+    for part in _top_level(annotation, "|"):
         base, _, rest = part.partition("[")
-        allowed += _SIMPLE.get(base, (object,))
-        if rest and base in ("list", "dict"):
-            item = rest.rstrip("]").split(",")[-1].strip()
-            inner = tuple(t for x in item.split("|") for t in _SIMPLE.get(x.strip().partition("[")[0], (object,)))
+        allowed += _SIMPLE.get(base.strip(), (object,))
+        if rest and base.strip() in ("list", "dict"):
+            item = _top_level(rest[:-1], ",")[-1]
+            inner = (inner or ()) + tuple(t for x in _top_level(item, "|")
+                                          for t in _SIMPLE.get(x.partition("[")[0].strip(), (object,)))
     return allowed, inner
 
 

@@ -116,6 +116,7 @@ def test_replay_export_and_fork_tell_what_is_wrong_with_a_hostile_events_file(tm
     edited = tmp_path / "edited.jsonl"
     edited.write_text("\n".join(json.dumps(e) for e in (
         started, {"type": "phase_started", "phase": "vote", "round": 0},
+        {"type": "votes_tallied", "round": 0, "votes": {"m1": None, "m2": "YES"}, "counts": {"YES": 1}},  # None: invalid
         {"type": "phase_started", "phase": "discussion", "round": 1}, {"type": "verdict", "label": "YES"})))
     _told(_cli("fork", str(edited), "--round", "1", "--events", str(tmp_path / "fork.jsonl")),
           "recorded settings or lineup cannot be used")

@@ -97,17 +97,18 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
     settings = started.get("settings") or {}
     evidence = next((e for e in ds[:cut] if e.get("type") == "evidence"), None)
     try:
-        return _config(ds[:cut], started, settings, evidence, n, notes, lineup, params, debate_id)
+        return _config(ds, cut, started, settings, evidence, n, notes, lineup, params, debate_id)
     except (TypeError, ValueError, AttributeError, KeyError) as e:  # a parent file edited by hand, or by anyone
         raise InvalidInput(f"The parent's recorded settings or lineup cannot be used ({type(e).__name__}: "
                            f"{str(e)[:200]}).", "Fork a debate written by `python -m debate run --events` or "
                            "exported from the Library, unedited.") from None
 
 
-def _config(before: list[dict], started: dict, settings: dict, evidence: dict | None, n: int, notes: list[str],
-            lineup: str | dict | None, params: dict[str, Any] | None, debate_id: str | None):
-    """fork_config's DebateConfig from the parent's events before the fork point and its recorded settings
-    (the caller turns what a hand-edited file makes fail here into a message)."""
+def _config(ds: list[dict], cut: int, started: dict, settings: dict, evidence: dict | None, n: int,
+            notes: list[str], lineup: str | dict | None, params: dict[str, Any] | None, debate_id: str | None):
+    """fork_config's DebateConfig from the parent's events (`ds[:cut]` before the fork point) and its recorded
+    settings (the caller turns what a hand-edited file makes fail here into a message)."""
+    before = ds[:cut]
     from debate.runner import DebateConfig, prepare
 
     protocol = started.get("protocol", "")
