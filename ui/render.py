@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from debate.aids.calibration import disagreement
+from debate.protocols.decisions import against_vote_sentence
 from debate.transcript import shortened_note
 from ui import charts
 from ui.safe import anchor, escape, text_html
@@ -206,9 +207,23 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
+    right += vote_comparison_html(view)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
                 f'<span class="meta">{conf}</span> {src}</div>{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
+
+
+def vote_comparison_html(view: DebateView) -> str:
+    """The verdict card's line(s) on the debate against a plain majority of its first answers."""
+    comps = view.vote_comparisons
+    out = []
+    for c in comps:
+        line = against_vote_sentence(c.outcome, c.vote_label, c.debate_label, c.effect)
+        where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
+        basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
+                 if c.basis == "assigned sides" else "")
+        out.append(f'<div class="gold vote-vs">Against the vote: {escape(where + line + basis)}</div>')
+    return "".join(out)
 
 
 def render_counters(view: DebateView, elapsed: float | None = None) -> None:

@@ -84,6 +84,7 @@ class DebateView:
     tallies: list[Any] = field(default_factory=list)
     stop_checks: list[Any] = field(default_factory=list)
     verdicts: list[Any] = field(default_factory=list)
+    vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
     errors: list[Any] = field(default_factory=list)
     finished: Any = None
     colors: dict[str, str] = field(default_factory=dict)
@@ -165,6 +166,8 @@ class DebateView:
                 self.color(ev.agent)
         elif t == "verdict":
             self.verdicts.append(ev)
+        elif t == "vote_comparison":
+            self.vote_comparisons.append(ev)
         elif t == "finished":
             self.finished = ev
 
