@@ -87,9 +87,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                            f"Use 0 (off) or a member number from 1 to {len(members)}.")
     advocate = members[advocate_no - 1].agent if advocate_no else None
 
-    def advocacy(agent: str, first: dict) -> str:
+    def advocacy(agent: str, first: dict | None) -> str:
         """The devil's advocate's instruction: argue the label the first vote gave the fewest votes to."""
-        if agent != advocate:
+        if agent != advocate or not first:  # the first vote itself is every member's own
             return ""
         counts = tally(first, t.labels)
         side = min(t.labels, key=lambda lab: counts[lab])  # ties: the earlier label in the task's order
@@ -109,7 +109,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
             msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
                                          phase="vote", round=rnd, history=history,
-                                         addendum=advocacy(m.agent, ctx.first_votes or {}))
+                                         addendum=advocacy(m.agent, ctx.first_votes) if rnd else "")
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
                                   labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
