@@ -186,3 +186,33 @@ def test_library_filters_on_the_discussion_changing_the_outcome(tmp_path):
     assert any(e.type == "vote_comparison" and e.changed for e in store.events("flipped"))
     with pytest.raises(InvalidInput):
         store.list(vote_outcome="maybe")
+
+
+# -- eval: per run, the flips and McNemar, the vote-only macro-F1 -----------------------------------------
+def test_eval_reports_the_flips_mcnemar_and_the_vote_only_macro_f1(tmp_path, capsys):
+    from debate.cli.eval import _print_summary
+    from debate.evaluation.checkpoint import read_rows
+    from debate.evaluation.metrics import score
+    from debate.evaluation.runner import EvalOptions, run_eval
+    from debate.runner import run_debate
+    from tests.support.engine import lineup
+
+    # every member votes NO at first except m3; after the chair, all vote YES: the discussion flips every item
+    client, _ = scripted({"vote": member_vote({1: "NO", 2: "NO", 3: "YES"}, later="YES")})
+    out = tmp_path / "run"
+    opts = EvalOptions(dataset="checkthat-dev", out=str(out), protocol="council", lineup=lineup(3), category=1,
+                       limit=10, concurrency=2, params={"rounds": 1}, progress=False)
+    s = run_eval(opts, client=client, debate_fn=lambda cfg, c, r, cancel: run_debate(cfg, c, r, cancel))
+    rows = [r for r in read_rows(out) if r["status"] == "done"]
+    gold = [r["gold"]["1"] for r in rows if r["gold"]["1"] in ("YES", "NO")]
+    v = s.metrics["vote"]
+    assert v["items"] == len(gold) and v["changed"] == len(gold)
+    assert v["flipped_wrong_to_right"] == gold.count("YES") and v["flipped_right_to_wrong"] == gold.count("NO")
+    assert v["macro_f1_vote"] == pytest.approx(score(gold, ["NO"] * len(gold), ["YES", "NO"])["macro_f1"])
+    assert v["macro_f1_debate"] == pytest.approx(s.metrics["macro_f1"])
+    assert 0.0 < v["mcnemar_p"] <= 1.0
+    assert "Debate against vote" in (out / "report.html").read_text(encoding="utf-8")
+    _print_summary(s.to_dict())
+    said = capsys.readouterr().out
+    assert f"flipped wrong -> right {gold.count('YES')}, right -> wrong {gold.count('NO')}" in said
+    assert "vote only" in said
