@@ -205,6 +205,7 @@ def test_eval_reports_the_flips_mcnemar_and_the_vote_only_macro_f1(tmp_path, cap
     s = run_eval(opts, client=client, debate_fn=lambda cfg, c, r, cancel: run_debate(cfg, c, r, cancel))
     rows = [r for r in read_rows(out) if r["status"] == "done"]
     gold = [r["gold"]["1"] for r in rows if r["gold"]["1"] in ("YES", "NO")]
+    assert gold.count("YES") and gold.count("NO")  # both kinds of flip occur
     v = s.metrics["vote"]
     assert v["items"] == len(gold) and v["changed"] == len(gold)
     assert v["flipped_wrong_to_right"] == gold.count("YES") and v["flipped_right_to_wrong"] == gold.count("NO")
