@@ -223,6 +223,15 @@ class VoteComparison(Event):
     debate_correct: bool | None = None
     effect: str | None = None  # "for the better" | "for the worse" | "neither" | None
 
+    def sentence(self) -> str:
+        """The verdict card's line on the debate against its first vote (also the text and Markdown transcripts)."""
+        if self.outcome == "unanimous":
+            return "unanimous at the first vote"
+        if self.outcome == "stood":
+            return "the first vote's majority stood"
+        s = f"the discussion changed the outcome: {self.vote_label or 'no vote'} → {self.debate_label or 'no verdict'}"
+        return f"{s} ({self.effect})" if self.effect else s
+
 
 @_register
 @dataclass

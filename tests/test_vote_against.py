@@ -15,7 +15,7 @@ from debate import prompts
 from debate.errors import InvalidInput
 from debate.events import VoteComparison, event_from_dict
 from debate.protocols import PROTOCOLS
-from debate.protocols.decisions import against_vote, against_vote_sentence
+from debate.protocols.decisions import against_vote
 from debate.store import DebateStore
 from debate.teaching import steps as teaching
 from tests.support.engine import by_type, run, scripted
@@ -71,10 +71,12 @@ def test_tie_and_unreadable_votes():
 
 
 def test_the_verdict_card_sentences():
-    assert against_vote_sentence("unanimous", "NO", "NO") == "unanimous at the first vote"
-    assert against_vote_sentence("stood", "YES", "YES") == "the first vote's majority stood"
-    assert against_vote_sentence("changed", "NO", "YES") == "the discussion changed the outcome: NO → YES"
-    assert (against_vote_sentence("changed", "NO", "YES", "for the better")
+    def said(first, debate_label, gold=None):
+        return VoteComparison(**against_vote(first, LABELS, "NO", debate_label, gold)).sentence()
+    assert said({"a": "NO", "b": "NO"}, "NO") == "unanimous at the first vote"
+    assert said({"a": "YES", "b": "YES", "c": "NO"}, "YES") == "the first vote's majority stood"
+    assert said({"a": "NO", "b": "NO", "c": "YES"}, "YES") == "the discussion changed the outcome: NO → YES"
+    assert (said({"a": "NO", "b": "NO", "c": "YES"}, "YES", "YES")
             == "the discussion changed the outcome: NO → YES (for the better)")
 
 
@@ -217,3 +219,14 @@ def test_eval_reports_the_flips_mcnemar_and_the_vote_only_macro_f1(tmp_path, cap
     said = capsys.readouterr().out
     assert f"flipped wrong -> right {gold.count('YES')}, right -> wrong {gold.count('NO')}" in said
     assert "vote only" in said
+
+
+def test_text_and_markdown_transcripts_carry_the_comparison(tmp_path):
+    from debate.transcript import render_text
+    client, _ = scripted({"vote": member_vote({1: "NO", 2: "NO", 3: "YES"}, later="YES")})
+    ev = run(client, "council", n=3, gold="YES")
+    assert "Against the vote (category 2): the discussion changed the outcome: NO → YES (for the better)" \
+        in render_text(ev)
+    store = DebateStore(tmp_path / "s.sqlite")
+    _stored(store, "md", ev)
+    assert "**Against the vote:** the discussion changed the outcome" in store.export_markdown("md")

@@ -12,7 +12,6 @@ from typing import Any
 import streamlit as st
 
 from debate.aids.calibration import disagreement
-from debate.protocols.decisions import against_vote_sentence
 from debate.transcript import shortened_note
 from ui import charts
 from ui.safe import anchor, escape, text_html
@@ -218,7 +217,7 @@ def vote_comparison_html(view: DebateView) -> str:
     comps = view.vote_comparisons
     out = []
     for c in comps:
-        line = against_vote_sentence(c.outcome, c.vote_label, c.debate_label, c.effect)
+        line = c.sentence()
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
         basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
                  if c.basis == "assigned sides" else "")

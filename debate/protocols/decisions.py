@@ -155,13 +155,3 @@ def against_vote(first_votes: Votes, labels: Sequence[str], tie_label: str | Non
             "unanimous": unanimous, "changed": changed, "outcome": outcome, "gold": g,
             "vote_correct": vote_correct, "debate_correct": debate_correct, "effect": effect}
 
-
-def against_vote_sentence(outcome: str, vote_label: str | None, debate_label: str | None,
-                          effect: str | None = None) -> str:
-    """The verdict card's one line on the debate against its first vote."""
-    if outcome == "unanimous":
-        return "unanimous at the first vote"
-    if outcome == "stood":
-        return "the first vote's majority stood"
-    s = f"the discussion changed the outcome: {vote_label or 'no vote'} → {debate_label or 'no verdict'}"
-    return f"{s} ({effect})" if effect else s
