@@ -148,6 +148,9 @@ def test_always_discuss_holds_a_round_even_on_a_unanimous_first_vote():
     assert [t.round for t in tallies] == [0, 1] and tallies[0].reached  # one round, then consensus ends it
     assert len(by_type(ev, "chair_summary")) == 1 and len(backend.calls) == 3 + 1 + 3
     assert "consensus in round 1" in by_type(ev, "verdict")[-1].explanation
+    client, backend = scripted({"vote": member_vote({1: "YES", 2: "YES", 3: "YES"})})
+    ev = run(client, "council", n=3, params={"always_discuss": True, "rounds": 0})  # no rounds allowed: none held
+    assert len(backend.calls) == 3 and "consensus at the first vote" in by_type(ev, "verdict")[-1].explanation
 
 
 def test_devils_advocate_argues_the_minority_side_in_discussion_rounds():

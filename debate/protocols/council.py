@@ -137,7 +137,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     tally_ev = tallied(0, votes)
     yield tally_ev
     how = "consensus at the first vote"
-    if not tally_ev.reached or ctx.p("always_discuss"):
+    if not tally_ev.reached or (ctx.p("always_discuss") and max_rounds > 0):  # rounds=0 still means none
         how = f"no consensus after {max_rounds} rounds"
         for r in range(1, max_rounds + 1):
             ctx.rounds = r
