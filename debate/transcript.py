@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from debate.errors import InvalidInput
-from debate.events import Event, event_from_dict
+from debate.events import Event, checked_event, event_from_dict
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 # -- JSONL ----------------------------------------------------------------------------------------
 
@@ -25,20 +26,49 @@ def write_event(fh: IO[str], ev: Event) -> None:
     fh.flush()
 
 
-def read_events(path: str | Path) -> list[Event]:
+_EVENTS_HINT = "Pass the JSONL file `python -m debate run --events FILE` wrote (one JSON event per line)."
+
+
+def events_path(path: str | Path) -> Path:
+    """The events file at `path`, or InvalidInput saying why it cannot be one (missing, a folder)."""
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise InvalidInput(f"{p} is a folder, not an events file.", _EVENTS_HINT)
     if not p.is_file():
         raise InvalidInput(f"No events file at {p}.", "Write one with: python -m debate run --events FILE ...")
+    return p
+
+
+def parse_event_line(raw: bytes | str, where: str) -> Event | None:
+    """One line of an events file as an event (None for a blank line). The file may be anyone's: bad
+    UTF-8, deep nesting, a non-object or a field of the wrong type is an InvalidInput naming the line."""
+    try:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{where} is not UTF-8 text (byte {e.start} of the line).", _EVENTS_HINT) from None
+    if not line.strip():
+        return None
+    try:
+        return checked_event(json.loads(line))
+    except RecursionError:
+        raise InvalidInput(f"{where} is nested too deeply to be an event.", _EVENTS_HINT) from None
+    except ValueError as e:
+        raise InvalidInput(f"{where} is not an event ({str(e)[:200]}).", _EVENTS_HINT) from None
+
+
+def read_events(path: str | Path) -> list[Event]:
+    p = events_path(path)
     out: list[Event] = []
-    with p.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(event_from_dict(json.loads(line)))
-            except (ValueError, TypeError) as e:
-                raise InvalidInput(f"{p}, line {n}, is not an event ({e}).",
-                                   "The file must hold one JSON event per line, as `run --events` writes.") from None
+    try:
+        with p.open("rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                ev = parse_event_line(raw, f"{p}, line {n},")
+                if ev is not None:
+                    out.append(ev)
+    except OSError as e:
+        raise InvalidInput(f"Cannot read {p}: {e.strerror or e}.", "Check the path and its permissions.") from None
+    if not out:
+        raise InvalidInput(f"{p} holds no events.", _EVENTS_HINT)
     return out
 
 
@@ -122,6 +152,7 @@ class TextRenderer:
         self.finished: dict[str, Event] = {}
         self.current: str | None = None
         self.had_tokens: dict[str, bool] = {}
+        self.debate_started: Event | None = None  # the task it says words the verdict (tasks.verdict_sentences)
 
     # -- styling --------------------------------------------------------------------------------
     def _c(self, code: str, text: str) -> str:
@@ -149,6 +180,8 @@ class TextRenderer:
             elif ev.label is not None:
                 conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
+        if getattr(ev, "cut_off_at", None):
+            bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at)))
         if ev.repaired:
             bits.append("repaired")
         if ev.citations:
@@ -206,6 +239,7 @@ class TextRenderer:
     def _other(self, ev: Event) -> str:
         kind = ev.type
         if kind == "debate_started":
+            self.debate_started = ev
             where = ev.task + (f" category {ev.category}" if ev.task == "checkthat" and ev.category else
                                " (all categories)" if ev.task == "checkthat" else "")
             head = self._rule(f"{ev.protocol} · {where} · lineup {ev.settings.get('lineup_name', '')}", "═")
@@ -253,15 +287,18 @@ class TextRenderer:
             if ev.gold is not None and ev.correct is not None:
                 gold = f" · gold {ev.gold}: {'right' if ev.correct else 'wrong'}"
             cat = f" · category {ev.category}" if ev.category else ""
+            said = "".join(f"\n  {x}." for x in verdict_sentences(ev, self.debate_started))
+            over = f"\n  {self._c('1;33', override_note(ev))}" if override_note(ev) else ""
             return "\n" + self._c("1;7", f" VERDICT{cat}: {label} ") + self._c("1", f"{conf} [{ev.source}]{gold}") + \
-                (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
+                said + over + (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
         if kind == "vote_comparison":
             cat = f" (category {ev.category})" if ev.category else ""
             return f"  Against the vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
         if kind == "error":
             return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
         if kind == "finished":
-            return "\n" + self._rule(f"{ev.status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
+            status = "failed" if ev.status == "error" else ev.status
+            return "\n" + self._rule(f"{status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
                                      f"{ev.model_calls} model calls · {ev.prompt_tokens}+{ev.completion_tokens} tokens · "
                                      f"{ev.cache_hits} cache hits · {ev.wall_s:.1f} s", "═")
         return ""
@@ -270,3 +307,4 @@ class TextRenderer:
 def render_text(events: Iterable[Event], color: bool = False) -> str:
     r = TextRenderer(color=color)
     return "".join(r.feed(ev) for ev in events)
+

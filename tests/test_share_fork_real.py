@@ -32,7 +32,7 @@ def _events(path):
 @pytest.mark.timeout(1800)  # ~1 min on an idle machine; the parents' answers are usually cached
 def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     parent = tmp_path / "parent.jsonl"
-    r = _cli("run", "--protocol", "single", "--rounds", "0", "--param", "examples=false", "--category", "1",
+    r = _cli("run", "--protocol", "single", "--rounds", "0", "--category", "1",
              "--max-tokens", str(MAX_TOKENS), "--lineup", "embedded", "--events", str(parent), CLAIM)
     assert r.returncode == 0, r.stderr
     fork = tmp_path / "fork.jsonl"
@@ -58,7 +58,8 @@ def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     assert b.returncode == 0, b.stderr
     rb = _cli("robustness", str(base), "--seeds", "1", "--out-dir", str(tmp_path / "variants"))
     assert rb.returncode == 0, rb.stderr
-    assert "seed +1" in rb.stdout and "The verdict holds in" in rb.stdout
+    assert "seed +1" in rb.stdout and ("holds in 1 of 1 finished variants that ran the models" in rb.stdout
+                                      or "answered entirely from the response cache" in rb.stdout)
     (variant,) = list((tmp_path / "variants").glob("*.jsonl"))
     ve = _events(variant)
     assert ve[0]["settings"]["variant_of"]["debate_id"] == _events(base)[0]["debate_id"]

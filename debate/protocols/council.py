@@ -5,8 +5,9 @@ the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summa
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
 rule in debate.protocols.decisions.majority. Members and the chair read the whole discussion so far (every
-member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
-members also read the chair's latest summary. Members of one round answer at once, so none of them
+member's every answer, and the chair's earlier summaries in their place, as TurQUaz Table 5's log shows
+them; shortened only when a model's context window cannot hold it, see prompting.py); members also read
+the chair's latest summary in its own slot. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
 Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the
@@ -30,6 +31,7 @@ from debate.errors import InvalidInput
 from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.prompting import Said, order_of
 
 
 def _chair_parse(text: str) -> ParseResult:
@@ -53,9 +55,12 @@ def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
     return turn.label
 
 
-def discussion(turns: list[TurnFinished]) -> Slot:
-    """The council's discussion so far: "m2 (round 1): ..." paragraphs."""
-    return Slot(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, str]] = ()) -> Slot:
+    """The council's discussion so far: "m2 (round 1): ..." paragraphs, with the chair's earlier summaries
+    ("Chairperson (round 1 summary): ...") in their place, as TurQUaz Table 5's log shows them."""
+    said = list(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+    said += [Said(text, f"Chairperson (round {ch.round} summary): ", order_of(ch.turn_id)) for ch, text in summaries]
+    return Slot(tuple(sorted(said, key=lambda e: e.order)))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -64,7 +69,15 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     theta, max_rounds = float(ctx.p("theta")), int(ctx.p("rounds"))
     members, chair = ctx.with_role("member"), ctx.role("chair")
     said: list[TurnFinished] = []
+    summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
     history: list[dict] = []
+
+    def council_discussion(latest_apart: bool) -> Slot:
+        """"Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
+        chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
+        if not ctx.p("summaries_in_discussion"):
+            return discussion(said)
+        return discussion(said, summaries[:-1] if latest_apart else summaries)
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
     small = ctx.p("demos") == "dialogue"
@@ -100,6 +113,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
+        discussion_now = council_discussion(latest_apart=True)
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
@@ -107,7 +121,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                                                                   threshold=thresholds.get(m.agent))))
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
-            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
+            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
                                          phase="vote", round=rnd, history=history,
                                          addendum=advocacy(m.agent, ctx.first_votes) if rnd else "")
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
@@ -137,15 +151,19 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     tally_ev = tallied(0, votes)
     yield tally_ev
     how = "consensus at the first vote"
-    if not tally_ev.reached or (ctx.p("always_discuss") and max_rounds > 0):  # rounds=0 still means none
+    # min_rounds > 0 holds discussion rounds even when the members already agree: a fork of a debate
+    # that agreed at once has nothing else to continue with (the paper's council stops at consensus);
+    # always_discuss (teaching) asks for at least one, so a unanimous council still argues
+    min_rounds = min(max(0, int(ctx.p("min_rounds")), 1 if ctx.p("always_discuss") else 0), max_rounds)
+    if not tally_ev.reached or min_rounds > 0:
         how = f"no consensus after {max_rounds} rounds"
         for r in range(1, max_rounds + 1):
             ctx.rounds = r
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": discussion(said)},
-                                         phase="chair", round=r)
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals,
+                                         {"discussion": council_discussion(latest_apart=False)}, phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, msgs, "turquaz.council.chair",
                 parse=_chair_parse,
@@ -154,12 +172,15 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
+            summaries.append((ch, summary))
             turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
             votes = votes_of(turns)
             history.append(votes)
             tally_ev = tallied(r, votes)
             yield tally_ev
+            if r < min_rounds:
+                continue
             if tally_ev.reached:
                 how = f"consensus in round {r}"
                 break
@@ -173,8 +194,14 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             "tie:default": f"tie broken by the default label {t.tie_label}",
             "no valid votes": "no member gave a readable vote"}[rule]
     n_for = sum(1 for x in votes.values() if x == label and label is not None)
+    # votes read from probabilities (vote_from=probs, a fitted threshold) may outvote what the members wrote
+    written, wrule = majority({x.agent: x.label for x in turns}, t.labels, t.tie_label, None, "default")
+    by_probs = (str(ctx.p("vote_from")) == "probs" or bool(thresholds)) and wrule == "majority"
+    aid = ("each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
+           if thresholds else "each member's vote read from its label probabilities")
     yield ctx.verdict(label, f"{how}; {counts}; {note}.", "majority",
-                      round(n_for / len(votes), 6) if votes else None)
+                      round(n_for / len(votes), 6) if votes else None,
+                      written=written if by_probs else None, aid=aid)
 
 
 INFO = ProtocolInfo(
@@ -184,14 +211,21 @@ INFO = ProtocolInfo(
     params=params({
         "theta": (0.8, "Consensus threshold θ: share of all members on one label (Sec. 4.1: 80%)."),
         "rounds": (5, "Maximum discussion rounds R (Sec. 4.1: 5)."),
+        "min_rounds": (0, "Discussion rounds held even when the members agree earlier (0 = the paper: stop at "
+                          "consensus); a fork uses it to make a council that agreed at once argue."),
         "stable_rounds": (2, "Votes count as stabilised when unchanged for this many consecutive rounds "
                              "(paper: 'VotesStabilized', unspecified; its Table 5 log continues after one)."),
         "tie_rule": ("previous", "Tie rule: 'previous' = the previous round's leader, else the task's tie "
                                  "label (NO / HALF-TRUE); 'default' = the tie label directly."),
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
+        "summaries_in_discussion": (True, "The chair's earlier summaries are part of the 'Council Discussion' "
+                                          "that members and the chair read, in order (TurQUaz Table 5's log); "
+                                          "the latest also fills the members' 'Chairperson Summary'. Off: the "
+                                          "discussion holds member answers only."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
-                                 "own label probabilities favour (for small models sampled at temperature)."),
+                                 "own label probabilities favour (for small models sampled at temperature); the "
+                                 "counted vote can differ from the written one, and the bubble and verdict say so."),
         "demos": ("paper", "paper = the App. A.2 examples in the description; dialogue = the k_demos most "
                            "similar CheckThat train tweets as earlier turns, each answered with its label; the "
                            "initial vote is then the few-shot baseline's label-first prompt (small models)."),
@@ -199,15 +233,17 @@ INFO = ProtocolInfo(
         "explain": ("none", "With demos=dialogue: none = initial votes are labels only (the baseline's "
                             "answer); after = a one-sentence explanation decoded after the label, with the same "
                             "prompt, so votes and fitted thresholds are unchanged and the audience sees why."),
-        "always_discuss": (False, "Teaching, not the paper: hold at least one discussion round even when the "
-                                  "first votes reach consensus (the paper decides at once), so the members argue."),
+        "always_discuss": (False, "Teaching, not the paper: hold at least one discussion round (min_rounds >= 1) "
+                                  "even when the first votes reach consensus (the paper decides at once), so the "
+                                  "members argue."),
         "devils_advocate": (0, "Teaching, not the paper: member k (1..N) argues, in every discussion round, the "
                                "label the first vote left in the minority (prompt engine.devils_advocate); its "
                                "vote still counts. 0 = off. Pair it with always_discuss to hear it on "
                                "unanimous tweets."),
         "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
                                 "P(YES) reaches the threshold fitted on CheckThat train for its model with "
-                                "the baseline's label-first dialogue prompt (needs demos=dialogue)."),
+                                "the baseline's label-first dialogue prompt (needs demos=dialogue); it can overrule "
+                                "the label a member wrote, and the verdict says so."),
     }),
     run=run,
     choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs"),
