@@ -397,6 +397,7 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
     for c in categories:
         ctx.task = resolve_task(cfg.task, c, cfg.custom_title, cfg.custom_description)
         ctx.rounds = 0
+        ctx.first_votes = None
         if multi:
             note = ("Decided first because the rule 'category 2 positive => category 3 positive' (TurQUaz) needs "
                     "it; switch the rule off (--no-cat2-rule) to score category 3 alone."
@@ -407,6 +408,8 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
             if isinstance(ev, Verdict) and multi:
                 labels[str(c)] = ev.label
             yield ev
+            if isinstance(ev, Verdict) and (cmp := ctx.vote_comparison(ev)) is not None:
+                yield cmp
         rounds = max(rounds, ctx.rounds)
     ctx.rounds = rounds
     if not multi:

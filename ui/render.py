@@ -217,10 +217,24 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
+    right += vote_comparison_html(view)
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
                 f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
+
+
+def vote_comparison_html(view: DebateView) -> str:
+    """The verdict card's line(s) on the debate against a plain majority of its first answers."""
+    comps = view.vote_comparisons
+    out = []
+    for c in comps:
+        line = c.sentence()
+        where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
+        basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
+                 if c.basis == "assigned sides" else "")
+        out.append(f'<div class="gold vote-vs">Against the vote: {escape(where + line + basis)}</div>')
+    return "".join(out)
 
 
 def render_counters(view: DebateView, elapsed: float | None = None) -> None:

@@ -87,6 +87,7 @@ class DebateView:
     tallies: list[Any] = field(default_factory=list)
     stop_checks: list[Any] = field(default_factory=list)
     verdicts: list[Any] = field(default_factory=list)
+    vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
     errors: list[Any] = field(default_factory=list)
     finished: Any = None
     colors: dict[str, str] = field(default_factory=dict)
@@ -177,6 +178,8 @@ class DebateView:
                               and x.role in ("judge", "baseline")), None)
                 if judge is not None:
                     judge.counted = ev.label
+        elif t == "vote_comparison":
+            self.vote_comparisons.append(ev)
         elif t == "finished":
             self.finished = ev
 

@@ -129,6 +129,9 @@ def _print_summary(s: dict) -> None:
     if d.get("items"):
         print(f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "
               f"tokens/item {d['tokens_mean'] or 0:.0f}  s/item {d['wall_s_mean'] or 0:.1f}")
+    from debate.evaluation.report import vote_lines
+    for line in vote_lines(m.get("vote")):
+        print(f"  {line}")
     print(f"  report: {Path(s['out']) / 'report.html'}")
 
 

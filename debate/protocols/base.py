@@ -18,10 +18,10 @@ from typing import Any, Callable, Iterator
 
 from debate.aids import calibration as cal
 from debate import prompts
-from debate.protocols.decisions import normalise_probs
+from debate.protocols.decisions import against_vote, normalise_probs
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (Event, PhaseStarted, TokenDelta, TranscriptShortened, TurnFinished, TurnStarted,
-                           Verdict)
+                           Verdict, VoteComparison)
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.spec import ModelSpec
@@ -88,6 +88,10 @@ class DebateContext:
     moderator_notes: list[str] = field(default_factory=list)  # said so far; every later prompt carries them
     replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
     memo: dict = field(default_factory=dict)  # per-debate values every turn shares (e.g. chosen demonstrations)
+    # the first answers (agent -> label) a plain vote would have counted; set by the protocol, read after
+    # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
+    first_votes: dict[str, str | None] | None = None
+    first_basis: str = "first votes"
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -196,6 +200,23 @@ class DebateContext:
                        category=self.task.category if self.task else None, gold=gold, probs=probs,
                        written_label=written if overruled else None, aid=aid if overruled else "",
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
+
+    def sides_as_votes(self) -> None:
+        """Single and team debates: each debater's first answer is the side it was told to argue (the
+        proponent the positive label; the opponent the other one on a yes/no task, no label otherwise)."""
+        t = self.task
+        assert t is not None
+        neg = t.labels[1] if t.binary and len(t.labels) > 1 else None
+        self.first_votes = {a.agent: (t.labels[0] if a.role == "proponent" else neg)
+                            for a in self.agents if a.role in ("proponent", "opponent")}
+        self.first_basis = "assigned sides"
+
+    def vote_comparison(self, v: Verdict) -> VoteComparison | None:
+        """The debate's verdict `v` against the plain majority of the first answers, if the protocol set them."""
+        if self.first_votes is None or self.task is None:
+            return None
+        d = against_vote(self.first_votes, self.task.labels, self.task.tie_label, v.label, v.gold)
+        return VoteComparison(category=v.category, basis=self.first_basis, **d)
 
     def _categories(self) -> list:
         from debate.tasks import task_categories
