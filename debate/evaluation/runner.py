@@ -64,6 +64,7 @@ class EvalOptions:
     fleet_policy: str = "least-busy"
     apply_cat2_rule: bool = True
     progress: bool = True
+    sources: str | None = None  # evidence sources ("local,web" or "auto"); None = the local index as before
 
 
 @dataclass
@@ -159,6 +160,13 @@ def _default_retriever() -> Any:
     return factory() if factory else None
 
 
+def _multi_retriever(sources: str) -> Any:
+    from debate.retrieval.multi import MultiRetriever
+    from debate.retrieval.sources import parse_names
+
+    return MultiRetriever(parse_names(sources))
+
+
 def _debate_fn() -> Callable:
     from debate.runner import run_debate
     return run_debate
@@ -168,6 +176,8 @@ def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
     d = {k: getattr(opts, k) for k in _IDENTITY}
     if opts.sample:  # only when set, so folders made before --sample existed still resume
         d.update(sample=opts.sample, sample_seed=opts.sample_seed)
+    if opts.sources:  # likewise
+        d.update(sources=opts.sources)
     d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
     return json.loads(json.dumps(d, sort_keys=True, default=str))
 
@@ -257,7 +267,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
         if retriever is None:
             retriever = hook.get("retriever")
         if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
-            retriever = _default_retriever()
+            retriever = _default_retriever() if not opts.sources else _multi_retriever(opts.sources)
         by_id = {it.id: it for it in items}
         task = opts.task or ds.task
 
@@ -269,7 +279,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
                 lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
-                apply_cat2_rule=opts.apply_cat2_rule)
+                apply_cat2_rule=opts.apply_cat2_rule, sources=opts.sources)
             events: list[dict] = []
             deadline = _Deadline(cancel, opts.item_timeout_s)
             try:

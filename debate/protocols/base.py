@@ -80,6 +80,7 @@ class DebateContext:
     task: TaskView | None = None
     passages: list[dict] = field(default_factory=list)
     evidence_on: bool = False
+    evidence_none_fit: bool = False  # passages were found but none reached the relevance floor
     cancel: threading.Event | None = None
     abort: threading.Event = field(default_factory=threading.Event)
     model_calls: int = 0
@@ -115,6 +116,9 @@ class DebateContext:
     def evidence_text(self) -> str:
         """Passages numbered as agents must cite them: [E1] ... [Ek]."""
         if not self.passages:
+            if self.evidence_none_fit:  # retrieval found passages, none about this claim: say so, do not pad
+                return ("\n(no retrieved passage is about this claim: none passed the relevance check, so there "
+                        "is no evidence to cite; judge from the claim and the arguments alone)")
             return "\n(no evidence retrieved)"
         lines = []
         for p in self.passages:
