@@ -32,6 +32,10 @@ def _ddg_engine(settings, timeout_s: float):
             reply = http.request("DuckDuckGo", method, url, timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES,
                                  params=kw.get("params"), data=kw.get("data"),
                                  headers={"User-Agent": settings.user_agent()})
+            if "result" not in reply.text:  # a results page names its results (or says "no results") somewhere
+                raise http.SourceError("DuckDuckGo answered with a page that has no results list (an error or "
+                                       "block page).", "Try again later, or set a Brave, Tavily or SearXNG "
+                                                       "source in the settings.")
             return reply.text
 
     engine = Bounded(timeout=int(max(1, timeout_s)))
@@ -84,12 +88,8 @@ class WebSource(Source):
         return [(r.title, r.href, r.body, "") for r in found]
 
     def _health_check(self) -> None:
-        if self.backend == "duckduckgo":
-            http.request("DuckDuckGo", "GET", self.settings.ddg_url, timeout_s=min(self.timeout_s, 3.0),
-                         max_bytes=SEARCH_MAX_BYTES, headers={"User-Agent": self.settings.user_agent()},
-                         ok_statuses=(200, 204, 301, 302, 405))
-        else:
-            self._results("fact check", 1, min(self.timeout_s, 3.0))
+        """A one-result search: a reachable page that is a block or error page does not count."""
+        self._results("fact check", 1, min(self.timeout_s, 3.0))
 
     # -- pages --------------------------------------------------------------------------------------
     def read_page(self, url: str) -> tuple[str, dict]:
