@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
                     help="retrieve evidence (default: only RADAR)")
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
-    p.add_argument("--top-k", type=int, default=20, help="evidence passages (default 20)")
+    p.add_argument("--top-k", type=int, default=None, help="evidence passages (default 20; 6 at --pace demo)")
     p.add_argument("--index", default=None, help="retrieval index name (default: the built-in corpus)")
     p.add_argument("--sources", default=None, metavar="NAMES",
                    help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
@@ -135,6 +135,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         params["rounds"] = args.rounds
     if args.max_tokens is None:
         args.max_tokens = pace.max_tokens(args.pace)
+    if args.top_k is None:
+        args.top_k = pace.top_k(args.pace)
     cfg = DebateConfig(claim=claim.strip(), protocol=args.protocol, task=args.task, category=args.category,
                        custom_title=args.custom_title, custom_description=args.custom_description,
                        lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,

@@ -15,6 +15,8 @@ from typing import Any
 PACES = ("paper", "demo")
 PAPER_MAX_TOKENS = 256
 DEMO_MAX_TOKENS = 128
+PAPER_TOP_K = 20  # RADAR: the top-20 retrieved passages per claim
+DEMO_TOP_K = 6  # every RADAR prompt carries the whole pool: 6 ranked, floor-checked passages instead of 20
 DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
     "council": {"rounds": 2},
     "single": {"rounds": 2},
@@ -38,6 +40,10 @@ def max_tokens(pace: str) -> int:
     return DEMO_MAX_TOKENS if pace == "demo" else PAPER_MAX_TOKENS
 
 
+def top_k(pace: str) -> int:
+    return DEMO_TOP_K if pace == "demo" else PAPER_TOP_K
+
+
 def describe(pace: str, protocol: str, paper_params: dict[str, tuple]) -> str:
     """One line for the page: what the pace changes, beside the papers' values."""
     if pace != "demo":
@@ -45,4 +51,6 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple]) -> str:
     bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in overrides(pace, protocol).items()
             if k in paper_params]
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
+    if protocol in ("radar", "radar-single"):
+        bits.append(f"{DEMO_TOP_K} evidence passages (paper: {PAPER_TOP_K})")
     return "Live-demo pace: " + ", ".join(bits) + ". Prompts, votes, thresholds and the judge are the papers'."

@@ -64,7 +64,7 @@ def _problem() -> tuple[str, str] | None:
 config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
                       custom_title=task["custom_title"], custom_description=task["custom_description"],
                       lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on)
+                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on, sources=gen.get("sources"))
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     widgets.warm_status(config, agents)
@@ -75,7 +75,7 @@ if run_clicked:
         st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
     else:
         try:
-            retriever = resources.get_retriever()  # evidence is always shown; the toggle decides the prompts
+            retriever = resources.get_retriever(gen.get("sources"))  # always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run())
             st.session_state["debate_gold"] = gold

@@ -100,6 +100,7 @@ def _apply_pace() -> None:
                 value = pace_mod.overrides(chosen, name).get(k, spec[k][0])
                 st.session_state[f"p_{name}_{k}"] = st.session_state[f"keep:p_{name}_{k}"] = value
     st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
+    st.session_state["cfg_top_k"] = st.session_state["keep:cfg_top_k"] = pace_mod.top_k(chosen)
 
 
 def pace_toggle(protocol: str, info: Any) -> str:
@@ -166,15 +167,29 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
     ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
     keep("cfg_max_tokens", pace_mod.max_tokens(pace))
     keep(ev_key, bool(getattr(info, "uses_evidence", False)))
-    keep("cfg_top_k", 20)
+    keep("cfg_top_k", pace_mod.top_k(pace))
     max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
                                  key="cfg_max_tokens", help="Longest answer each agent may give.")
     evidence = st.toggle("Give evidence to the agents", key=ev_key,
                          help="Put the top-k passages into the agents' prompts, numbered [E1]..[Ek] for citing. "
                               "Off: the passages are still retrieved and shown beside the debate, for you only.")
     top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k")
+    sources = evidence_sources()
     remember("cfg_max_tokens", ev_key, "cfg_top_k")
-    return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k)}
+    return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k), "sources": sources}
+
+
+def evidence_sources() -> str | None:
+    """Which evidence sources to ask; none chosen = every one that answers its health check."""
+    from debate.retrieval.sources import LABELS, NAMES
+
+    keep("cfg_sources", [])
+    chosen = st.multiselect("Evidence sources", list(NAMES), key="cfg_sources", format_func=lambda n: LABELS[n],
+                            placeholder="Auto: every source that answers",
+                            help="Left empty, every source that answers is asked (offline: the local index "
+                                 "only, and the evidence panel says so).")
+    remember("cfg_sources")
+    return ",".join(chosen) or None
 
 
 # -- claim and examples ---------------------------------------------------------------------------
