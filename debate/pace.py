@@ -21,8 +21,8 @@ DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
     "council": {"rounds": 2},
     "single": {"rounds": 2},
     "team": {"rounds": 2},
-    "radar": {"rounds": 2},
-    "radar-single": {"rounds": 2},
+    "radar": {"rounds": 2, "shared_evidence": True},
+    "radar-single": {"rounds": 2, "shared_evidence": True},
 }
 
 
