@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,28 @@ def floor_info() -> dict:
         return dict(json.loads(FLOOR_FILE.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError):
         return {}
+
+
+_QUERY_CACHE: "OrderedDict[str, object]" = OrderedDict()
+_QUERY_LOCK = threading.Lock()
+
+
+def query_vector(query: str, embed_fn=None):
+    """The query's embedding, remembered for the last few queries: the local source and the ranking
+    both need it, and on 2 busy cores one MiniLM call costs more than the rest of a search."""
+    from debate.retrieval import embed as embed_mod
+
+    with _QUERY_LOCK:
+        if embed_fn is None and query in _QUERY_CACHE:
+            _QUERY_CACHE.move_to_end(query)
+            return _QUERY_CACHE[query]
+    vec = (embed_fn or embed_mod.embed)([query])[0]
+    if embed_fn is None:
+        with _QUERY_LOCK:
+            _QUERY_CACHE[query] = vec
+            while len(_QUERY_CACHE) > 64:
+                _QUERY_CACHE.popitem(last=False)
+    return vec
 
 
 @dataclass
@@ -122,11 +146,11 @@ def rank(query: str, hits: list, k: int, floor: float | None, *, embed_fn=None, 
         return out
     embed = embed_fn or embed_mod.embed
     missing = [i for i, h in enumerate(kept) if h.vector is None]
-    fresh = embed([query] + [kept[i].text for i in missing])
-    qvec = np.asarray(fresh[0], dtype="float32")
+    qvec = np.asarray(query_vector(query, embed_fn), dtype="float32")
+    fresh = embed([kept[i].text for i in missing]) if missing else []
     vecs = np.zeros((len(kept), len(qvec)), dtype="float32")
     for j, i in enumerate(missing):
-        vecs[i] = fresh[j + 1]
+        vecs[i] = fresh[j]
     for i, h in enumerate(kept):
         if h.vector is not None:
             vecs[i] = np.asarray(h.vector, dtype="float32")

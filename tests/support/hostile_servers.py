@@ -362,7 +362,8 @@ class EvidenceService:
                 html = (f'<!DOCTYPE html><html lang="en"><head><title>{t}</title>'
                         f'<meta property="og:site_name" content="Science Daily Stand-in">'
                         f'<meta name="date" content="2023-06-01"></head><body><nav>Home | News | About</nav>'
-                        f'<article><h1>{t}</h1><p>{a}</p><p>{a}</p></article>'
+                        f'<article><h1>{t}</h1><p>Reported by the stand-in newsroom. {a}</p>'
+                        f'<p>Independent experts said the findings fit earlier work but called for trials.</p></article>'
                         f'<footer>Copyright Stand-in Media</footer></body></html>')
                 self._send(200, html.encode(), "text/html; charset=utf-8")
 

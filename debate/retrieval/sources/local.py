@@ -19,7 +19,6 @@ class LocalSource(Source):
             from debate.retrieval.retriever import default_retriever
             retriever = default_retriever()
         self.retriever = retriever
-        self._rows: dict[str, int] = {}
 
     @property
     def ready(self) -> bool:
@@ -30,20 +29,31 @@ class LocalSource(Source):
         if failed is not None:
             raise SourceError(f"The local index could not be loaded: {failed}")
 
-    def _row_of(self, vi, passage_id: str) -> int | None:
-        if len(self._rows) != len(vi.passages):
-            self._rows = {p.passage_id: i for i, p in enumerate(vi.passages)}
-        return self._rows.get(passage_id)
+    def _found(self, query: str, n: int) -> list[tuple[dict, object]]:
+        """(passage dict, its vector) by cosine, as Retriever.search ranks them; the query's vector
+        comes from the ranking's memo, so the query is embedded once per debate, not twice."""
+        import numpy as np
+
+        from debate.retrieval.ranking import query_vector
+
+        r = self.retriever
+        if not hasattr(r, "load") or not hasattr(r, "_lock"):  # another retriever: its own search
+            return [(d, None) for d in r.search(query, k=n)]
+        vi = r.load()
+        qvec = np.asarray(query_vector(query), dtype="float32")[None, :]
+        with r._lock:  # faiss must not search while add() appends
+            scores, rows = vi.search_vectors(qvec, n)
+            pairs = [(int(i), float(s)) for i, s in zip(rows[0], scores[0]) if i >= 0]
+            out = []
+            for row, score in pairs:
+                p = vi.passages[row]
+                out.append(({"text": p.text, "score": round(score, 4), "source": p.source, "title": p.title,
+                             "date": p.date, "doc_id": p.doc_id, "passage_id": p.passage_id}, vi.vectors[row]))
+        return out
 
     def _search(self, query: str, n: int) -> list[Hit]:
-        found = self.retriever.search(query, k=n)
-        vi = getattr(self.retriever, "_index", None)  # the loaded index holds every passage's vector
         hits = []
-        for d in found:
-            vec = None
-            if vi is not None and getattr(vi, "vectors", None) is not None:
-                row = self._row_of(vi, d.get("passage_id", ""))
-                vec = vi.vectors[row] if row is not None else None
+        for d, vec in self._found(query, n):
             url = str(d.get("source") or "")
             hits.append(Hit(text=str(d.get("text", "")), source=self.name, title=str(d.get("title") or ""),
                             url=url, site=site_of(url), date=str(d.get("date") or ""),
