@@ -152,3 +152,23 @@ def test_offline_services_are_reported_unavailable():
     for name in ("scholar", "wikipedia", "web"):
         ok, why = make(name, st).health(fresh=True)
         assert not ok and "cannot be reached" in why
+
+
+def test_the_export_shows_provenance_escaped():
+    from debate.events import DebateFinished, DebateStarted, EvidenceRetrieved, TurnFinished
+    from debate.share import to_html
+
+    p = {"id": "E1", "text": "An abstract.", "origin": "scholar", "title": "<script>alert(1)</script> Coffee",
+         "url": "https://doi.org/10.1/x", "source": "https://doi.org/10.1/x", "site": "Journal <b>X</b>",
+         "date": "2021-03-15", "doi": "10.1/x", "query": "coffee \"mortality\"", "score": 0.61}
+    events = [DebateStarted(debate_id="d1", protocol="radar", claim="c"),
+              EvidenceRetrieved(query="q", passages=[p], floor=0.48,
+                                sources=[{"name": "scholar", "label": "OpenAlex", "state": "live", "passages": 1,
+                                          "ms": 5, "note": "", "query": "coffee"}]),
+              TurnFinished(turn_id="t1", agent="scientist", text="As [E1] shows."),
+              DebateFinished(status="completed")]
+    html = to_html(events)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html and "Journal &lt;b&gt;X&lt;/b&gt;" in html
+    assert ">OpenAlex</span>" in html and "DOI <a href=\"https://doi.org/10.1/x\"" in html
+    assert "query “coffee &quot;mortality&quot;”" in html and "cited by scientist" in html
+    assert "relevance floor 0.48" in html and "2021-03-15" in html
