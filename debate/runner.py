@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from debate.decisions import apply_cat2_rule
+from debate.protocols.decisions import apply_cat2_rule
 from debate.errors import Cancelled, DebateError, InvalidInput
 from debate import moderation
 from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, Moderator,
@@ -50,11 +50,11 @@ class DebateConfig:
     gold: str | None = None
     debate_id: str | None = None
     apply_cat2_rule: bool = True
-    fork: Any = None  # debate.fork.Fork: continue another debate after its round N (built by debate.fork)
+    fork: Any = None  # sharing.fork.Fork: continue another debate after its round N (built by debate.sharing.fork)
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
     sources: str | None = None  # evidence sources asked ("web,scholar", ...); None = every one that answers
-    aids: bool = False  # small-model aids (debate/aids.py) over the parameters left at the paper's defaults
+    aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -138,7 +138,7 @@ def prepare(config: DebateConfig) -> Prepared:
         lineup = load_lineup(config.lineup)
         agents = resolve_agents(lineup, info.name, params)
     if config.aids:
-        from debate import aids
+        from debate.aids import settings as aids
 
         params = aids.apply(params, info.defaults(), aids.overrides(info.name, config.task, categories, agents))
     evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
@@ -318,7 +318,7 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        # Shown beside the debate only: it must never delay a model call (issue 11). The search runs in a
+        # Shown beside the debate only: it must never delay a model call (people wait for those). The search runs in a
         # thread (in the app the embedder answers from an idle-priority process, which a busy CPU can
         # hold up for seconds); its passages are shown as soon as they come, and a debate that ends
         # first waits a bounded time for them (the CPU is free then).

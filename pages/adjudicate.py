@@ -6,13 +6,14 @@ import os
 
 import streamlit as st
 
-from debate import agreement, config, live
-from debate.annotations import AnnotationStore, blind_events, visibility
-from debate.evaluation.datasets import SPLIT_TEXT
+from debate import config, live
+from debate.adjudication import agreement
+from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
+from debate.datasets import SPLIT_TEXT
 from debate.tasks import resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
-from debate.hardcases import REASONS, from_runs, from_upload
+from debate.adjudication.hardcases import REASONS, from_runs, from_upload
 from debate.runner import DebateConfig
 from ui import catalog, charts, resources
 from ui.live_view import show_live

@@ -4,7 +4,7 @@ layout (off) is untouched. Scripted models: this is prompt assembly, not model b
 
 from __future__ import annotations
 
-from debate import pace
+from debate.live import pace
 from tests.support.engine import FakeRetriever, lineup, run, scripted
 
 

@@ -156,7 +156,7 @@ def test_offline_services_are_reported_unavailable():
 
 def test_the_export_shows_provenance_escaped():
     from debate.events import DebateFinished, DebateStarted, EvidenceRetrieved, TurnFinished
-    from debate.share import to_html
+    from debate.sharing.html import to_html
 
     p = {"id": "E1", "text": "An abstract.", "origin": "scholar", "title": "<script>alert(1)</script> Coffee",
          "url": "https://doi.org/10.1/x", "source": "https://doi.org/10.1/x", "site": "Journal <b>X</b>",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.sanitize import csv_row, md_text
-from debate.sqlite_db import SqliteStore
+from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
 
