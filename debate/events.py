@@ -136,6 +136,7 @@ class TurnFinished(Event):
     prompt_id: str = ""
     label_probs: dict | None = None
     replayed: bool = False  # a fork's copy of its parent's turn: said before the fork, not generated now
+    cut_off_at: int | None = None  # the answer budget ended the answer after this many tokens (finish "length")
 
 
 @_register
@@ -202,6 +203,11 @@ class Verdict(Event):
     gold: str | None = None
     correct: bool | None = None
     probs: dict | None = None  # the label distribution behind `confidence`, if read (flags a contradicted label)
+    # When an aid (fitted class weights, a fitted threshold, calibration) gave another label than the one
+    # the deciding model wrote: that written label, and the aid in words. Every sink reads these two
+    # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
+    written_label: str | None = None
+    aid: str = ""
 
 
 @_register
@@ -226,8 +232,10 @@ class ErrorEvent(Event):
     error: str = ""
     message: str = ""
     hint: str = ""
-    agent: str = ""
+    agent: str = ""  # the member whose model call failed, when one did
     fatal: bool = True
+    model: str = ""  # that member's model spec (backend:model[@url])
+    backend: str = ""
 
 
 @_register

@@ -4,8 +4,7 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from debate.runner import DebateConfig
-from ui import catalog, resources, share_view, widgets
+from ui import catalog, resources, setup, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
@@ -17,11 +16,12 @@ resources.get_retriever()  # starts loading the evidence index in the background
 with st.sidebar:
     st.markdown("### Set-up")
     task = widgets.task_picker()
+    setup.switch_note()
     protocol, info = widgets.protocol_picker()
     pace = widgets.pace_toggle(protocol, info)
     aids_on = widgets.aids_toggle()
     st.markdown("**Parameters**")
-    params = widgets.params_editor(protocol, info, pace)
+    params = setup.protocol_params(protocol, info, pace)
     gen = widgets.generation_settings(info, pace)
 
 st.markdown("## :material/forum: Debate")
@@ -32,6 +32,8 @@ with st.expander("Lineup · who plays which part", expanded=False, icon=":materi
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
+if setup.settle_aids(protocol, info, task, agents, aids_on):
+    st.rerun()  # once: the parameter widgets then show the values that will run
 unavailable = {m: r for m, r in status.items() if not r.get("ok")}
 if unavailable:
     st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
@@ -61,13 +63,13 @@ def _problem() -> tuple[str, str] | None:
     return None
 
 
-config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
-                      custom_title=task["custom_title"], custom_description=task["custom_description"],
-                      lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on, sources=gen.get("sources"))
+config = setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen, aids_on, gold)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
-    widgets.warm_status(config, agents)
+    # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run
+    # would read as if the debate shown below were still starting
+    if st.session_state.get("debate_config") != config:
+        widgets.warm_status(config, agents)
 
 if run_clicked:
     problem = _problem()
@@ -79,6 +81,7 @@ if run_clicked:
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run())
             st.session_state["debate_gold"] = gold
+            st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
             st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
@@ -91,9 +94,8 @@ if st.session_state.get("debate_id"):
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):
             new_id = share_view.fork_form(st.session_state["debate_id"], "deb")
-            if new_id:
-                st.session_state["debate_id"] = new_id
-                st.rerun()
+            if new_id:  # the fork streams in the Library, at its own link
+                share_view.open_debate(new_id)
 else:
     st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
                "appear as they happen. Every debate is saved to the Library.")

@@ -12,17 +12,17 @@ from typing import Any
 import streamlit as st
 
 from debate.aids.calibration import disagreement
+from debate.live.pace import settings_line
 from debate.transcript import shortened_note
-from ui import charts
+from ui import charts, verdicts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
 
-LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
-                "NEI": "gray", "NOT ENOUGH INFO": "gray"}
+LABEL_COLORS = verdicts.LABEL_COLORS
 STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
                 "completed": ("Completed", "green", ":material/check_circle:"),
                 "stopped": ("Stopped", "orange", ":material/stop_circle:"),
-                "error": ("Ended with an error", "red", ":material/error:"),
+                "error": ("Failed", "red", ":material/error:"),
                 "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
                 "waiting": ("Starting", "blue", ":material/hourglass_top:")}
 
@@ -36,16 +36,10 @@ def avatar_svg(agent: str, color: str) -> str:
 
 
 def label_chip(label: str | None, confidence: float | None = None, valid: bool = True) -> str:
-    if not valid:
-        return '<span class="chip invalid" title="the answer could not be read as a vote">invalid answer</span>'
-    if not label:
-        return ""
-    cls = LABEL_COLORS.get(str(label).upper(), "gray")
-    conf = f" · {confidence:.2f}" if confidence is not None else ""
-    return f'<span class="chip {cls}">{escape(str(label))}{conf}</span>'
+    return verdicts.chip(label, confidence, valid)
 
 
-def _header_html(turn: TurnView, color: str) -> str:
+def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> str:
     bits = [f'<span class="agent" style="color:{color}">{escape(turn.agent)}</span>']
     if turn.role and turn.role != turn.agent:
         bits.append(f'<span class="role">{escape(turn.role)}</span>')
@@ -53,11 +47,13 @@ def _header_html(turn: TurnView, color: str) -> str:
         bits.append(f'<span class="model">{escape(turn.model)}</span>')
     tail = []
     if turn.done:
-        tail.append(label_chip(turn.label, turn.confidence, turn.valid))
+        tail.append(verdicts.chip(turn.label, turn.confidence, turn.valid, labels))
         if turn.counted:
-            tail.append(f'<span class="chip gray" title="the council counted the label this member\'s own probabilities '
-                        f'give (against its model\'s threshold fitted on train), not the one it wrote">counted as '
-                        f'{escape(turn.counted)}</span>')
+            tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
+                        f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
+                        f'it wrote">counted as {escape(turn.counted)}</span>')
+        if turn.cut_off_at:
+            tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:
@@ -76,14 +72,16 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
     known = {p.get("id") for p in view.evidence}
     reasoning, answer, thinking = turn.display()
     with st.chat_message(turn.agent, avatar=avatar_svg(turn.agent, color)):
-        parts = [_header_html(turn, color)]
+        parts = [_header_html(turn, color, verdicts.task_labels(view.started))]
         if reasoning or thinking:
             live_note = f" (thinking… {len(reasoning):,} characters)" if thinking else ""
             parts.append(f'<details class="think"><summary>Reasoning{live_note}</summary>'
                          f'{text_html(reasoning, debate_id=debate_id, known=known)}</details>')
-        if answer or turn.done:
-            parts.append(text_html(answer if answer.strip() else "(empty answer)", debate_id=debate_id,
-                                   known=known, css="txt" + ("" if turn.valid else " invalid-text")))
+        if turn.done:  # finished: the answer as a person reads it, the raw JSON on demand, the budget's cut
+            parts.append(verdicts.turn_reads_html(turn, view.started, turn.category))
+            parts.append(verdicts.answer_body_html(turn, turn.explanation, debate_id=debate_id, known=known))
+        elif answer:
+            parts.append(text_html(answer, debate_id=debate_id, known=known))
         st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>',
                     unsafe_allow_html=True)
 
@@ -132,7 +130,7 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
     elif kind == "transcript_shortened":
         st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
     elif kind == "error":
-        msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
+        msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
 
 
@@ -151,7 +149,24 @@ def render_sections(view: DebateView, debate_id: str) -> None:
         render_section(view, sec, debate_id)
 
 
-def render_evidence(view: DebateView, debate_id: str) -> None:
+def evidence_status(view: DebateView, running: bool | None = None) -> str:
+    """What the evidence panel says while it has no passages. Until the debate has ended, retrieval may
+    still be running (the viewer's own search runs beside the debate and can arrive late), so it says
+    so; only an ended debate, or a note that retrieval gave up, says that there are none."""
+    gave_up = next((sec.note for sec in view.sections if sec.phase == "evidence" and sec.note), "")
+    if gave_up:
+        return gave_up
+    if running is None:
+        running = view.finished is None
+    settings = (view.started.settings or {}) if view.started else {}
+    for_viewer = bool(view.started) and not settings.get("evidence_on", True)
+    if running:
+        return ("Searching for passages to show beside the debate… (the agents do not see them)" if for_viewer
+                else "Searching for evidence…")
+    return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
+
+
+def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
     from debate.retrieval import provenance as prov
 
     st.markdown("#### Evidence")
@@ -164,11 +179,7 @@ def render_evidence(view: DebateView, debate_id: str) -> None:
                 icon=":material/search_off:")
         return
     if not view.evidence:
-        settings = (view.started.settings or {}) if view.started else {}
-        if view.started and not settings.get("evidence_on", True):
-            st.caption("No evidence was retrieved for this debate.")
-        else:
-            st.caption("No passages were retrieved." if view.finished or view.sections else "Retrieving evidence…")
+        st.caption(evidence_status(view, running))
         return
     cited = view.cited()
     by_agent = prov.cited_by((t.agent, t.text) for t in view.turns.values())
@@ -214,8 +225,9 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
+    words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
-                f'<span class="meta">{conf}</span> {src}</div>{right}'
+                f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
 
 
@@ -226,6 +238,12 @@ def render_counters(view: DebateView, elapsed: float | None = None) -> None:
     cols[1].metric("Model calls", int(c["model_calls"]))
     cols[2].metric("Cache hits", int(c["cache_hits"]))
     cols[3].metric("Elapsed", f"{(elapsed if elapsed is not None else c['elapsed']):.1f} s")
+
+
+def render_ran(started: Any) -> None:
+    """Under a debate: the settings it ran, from its own start event (not from the widgets as they are now)."""
+    if started is not None:
+        st.caption(":material/tune: " + settings_line(started))
 
 
 def render_claim(view: DebateView, row: dict | None = None) -> None:
@@ -239,6 +257,7 @@ def render_claim(view: DebateView, row: dict | None = None) -> None:
     st.markdown(f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
                 f'{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
     st.badge(text, color=color, icon=icon)
+    render_ran(s)
     if view.finished is not None and view.finished.stop_reason:
         st.caption(f"Stop reason: {view.finished.stop_reason}")
 
@@ -251,12 +270,12 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
     render_verdict(view, gold)
     left, right = st.columns([3, 2], gap="large")
     with right:
-        render_side(view, debate_id, chart_key)
+        render_side(view, debate_id, chart_key, running=None if row is None else row.get("status") == "running")
     with left:
         render_sections(view, debate_id)
 
 
-def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
+def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: bool | None = None) -> None:
     """The column beside the rounds: vote and stop-check charts, then the evidence."""
     protocol = view.started.protocol if view.started else ""
     if view.tallies or protocol == "council":
@@ -267,4 +286,4 @@ def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
         st.markdown("#### Early-stop checks")
         st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
                         config={"displayModeBar": False})
-    render_evidence(view, debate_id)
+    render_evidence(view, debate_id, running)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 from debate.aids import calibration as cal
 from debate import prompts
 from debate.protocols.decisions import normalise_probs
-from debate.errors import Cancelled, InvalidInput
+from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (Event, PhaseStarted, TokenDelta, TranscriptShortened, TurnFinished, TurnStarted,
                            Verdict)
 from debate.lineups import Agent
@@ -150,12 +150,16 @@ class DebateContext:
     # -- prompt assembly (debate/protocols/prompting.py): every agent's messages are built here ------
     def context_budget(self, agent: Agent, max_tokens: int | None = None) -> int | None:
         """Characters a whole prompt for `agent` may have: `max_context_chars` if set, else what the
-        model's context window (backends that report `n_ctx`) leaves for the prompt; None = no limit."""
+        model's context window (backends that report one: `context_window(model)` per model, or `n_ctx`)
+        leaves for the prompt; None = no limit."""
         explicit = int(self.params.get("max_context_chars", 0) or 0)
         n_ctx = None
         if explicit <= 0:
             try:
-                n_ctx = getattr(self.client.backend_for(ModelSpec.parse(agent.model)), "n_ctx", None)
+                spec = ModelSpec.parse(agent.model)
+                backend = self.client.backend_for(spec)
+                window = getattr(backend, "context_window", None)
+                n_ctx = window(spec.model) if callable(window) else getattr(backend, "n_ctx", None)
             except Exception:  # noqa: BLE001 - an unknown backend fails later with its own clear message
                 n_ctx = None
         return prompting.budget_chars(n_ctx, int(max_tokens or self.config.max_tokens), explicit)
@@ -203,11 +207,16 @@ class DebateContext:
                             category=self.task.category if self.task else None, note=note)
 
     def verdict(self, label: str | None, explanation: str, source: str,
-                confidence: float | None = None, probs: dict | None = None) -> Verdict:
+                confidence: float | None = None, probs: dict | None = None,
+                written: str | None = None, aid: str = "") -> Verdict:
+        """The verdict event; `written`/`aid`: the label the model wrote and the aid that gave `label`
+        instead (kept only when they differ, so a sink that sees them knows a label was overruled)."""
+        overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
         return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
                        category=self.task.category if self.task else None, gold=gold, probs=probs,
+                       written_label=written if overruled else None, aid=aid if overruled else "",
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
 
     def _categories(self) -> list:
@@ -292,7 +301,6 @@ class DebateContext:
         for t in threads:
             t.start()
         pending = len(threads)
-        error: BaseException | None = None
         try:
             while pending:
                 try:
@@ -306,12 +314,10 @@ class DebateContext:
                 elif kind == "done":
                     pending -= 1
                 else:
+                    # a member's failure is the debate's end, reported as itself: raised at once, before the
+                    # abort it causes could be read as the user's Stop (the others stop at their next token)
                     pending -= 1
-                    if error is None:
-                        error = item
-                        self.abort.set()  # the others stop at their next token
-            if error is not None:
-                raise error
+                    raise item
         finally:
             if pending:
                 self.abort.set()
@@ -329,7 +335,10 @@ class DebateContext:
                           labels=tuple(spec.labels), json_schema=json_schema,
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
                           label_first=leads, label_threshold=spec.threshold if leads else None)
-        stream = self.client.chat(a.model, messages, opts)
+        try:
+            stream = self.client.chat(a.model, messages, opts)
+        except DebateError as e:  # e.g. a backend that cannot be set up for this member's spec
+            raise MemberFailed(a.agent, a.model, e) from e
         with self._lock:
             self.model_calls += 1
             self.cache_hits += int(stream.cached)
@@ -366,14 +375,37 @@ class DebateContext:
         return stream.result()
 
     def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
+        try:
+            return (yield from self._turn(spec, stream))
+        except (Cancelled, MemberFailed):
+            raise
+        except DebateError as e:
+            raise MemberFailed(spec.agent.agent, spec.agent.model, e) from e
+
+    def _whole(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        """The answer, asked once more (silently) when the stream closed before the model finished: a
+        cut-off `{"vote": "YES", "explan` is not a vote. Still cut off, it is returned as is and marked."""
         res = yield from self._drain(stream, spec, emit_tokens=True)
+        if res.finish_reason == "incomplete":
+            again = yield from self._drain(self._chat(spec, spec.messages, self._first_schema(spec),
+                                                      self._first_min_tokens(spec)), spec, emit_tokens=False)
+            if again.finish_reason != "incomplete" or len(again.text) > len(res.text):
+                again.latency_s += res.latency_s
+                res = again
+        return res
+
+    def _turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        res = yield from self._whole(spec, stream)
         answer, reasoning = split_think(res.text)
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
         reused = res.prompt_reused_tokens
         cached, probs = res.cached, res.label_probs
         parsed: dict | None = None
         label, valid, repaired = None, True, False
-        if spec.parse is not None:
+        if res.finish_reason == "incomplete":  # the server closed the stream twice before the end
+            valid, parsed = False, {"label": None, "error": CUT_OFF}
+        elif spec.parse is not None:
             pr = spec.parse(res.text)
             if not pr.ok and spec.repair and self.params.get("repair", True):
                 backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
@@ -389,7 +421,7 @@ class DebateContext:
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 reused += rep.prompt_reused_tokens
                 cached, probs = cached and rep.cached, rep.label_probs
-                pr2 = spec.parse(rep.text)
+                pr2 = spec.parse(rep.text) if rep.finish_reason != "incomplete" else ParseResult(None)
                 parsed = {"repair_text": rep.text}
                 if pr2.ok:
                     pr, repaired = pr2, True
@@ -413,7 +445,8 @@ class DebateContext:
             confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
             prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
             ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
-            prompt_id=spec.prompt_id, label_probs=probs)
+            prompt_id=spec.prompt_id, label_probs=probs,
+            cut_off_at=res.completion_tokens if res.finish_reason == "length" else None)
         yield finished
         return finished
 
@@ -446,6 +479,7 @@ COMMON_PARAMS: dict[str, Param] = {
 }
 
 
+CUT_OFF = "the answer was cut off: the server closed the stream before the model finished (asked twice)"
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
 REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
 

@@ -27,6 +27,7 @@ from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
 
@@ -389,6 +390,21 @@ def list_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
+def compact_verdict(value: str | None) -> str:
+    """A stored verdict as a short line: a multi-category one ('{"1": "NO", ...}') as '1: NO · 2: NO · …'."""
+    if not value:
+        return ""
+    text = str(value)
+    if text.startswith("{"):
+        try:
+            d = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(d, dict):
+            return " · ".join(f"{k}: {v if v is not None else '—'}" for k, v in d.items())
+    return text
+
+
 def _quote(text: str) -> str:
     return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
 
@@ -401,25 +417,29 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
     events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
               for e in events]
+    from debate.live.pace import settings_line
+
+    started = next((e for e in events if e.get("type") == "debate_started"), None)
     out = [f"# Debate {row['id']}", "",
            f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
-           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
+           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
+           *([f"- {md_text(settings_line(started))}"] if started else []), "",
            "## Claim", "", _quote(row.get("claim", "")), ""]
+    out += _md_evidence(events)
     for e in events:
         t = e.get("type")
-        if t == "evidence" and e.get("passages"):
-            out += ["## Evidence", ""]
-            out += [f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
-                    f"{md_text(p.get('text') or '').strip()}" for p in e["passages"]]
-            out.append("")
+        if t == "evidence" or (t == "phase_started" and e.get("phase") == "evidence"):
+            continue  # in its own section above: the viewer's search can arrive in the middle of a round
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
             vote = "" if e.get("valid", True) else " — INVALID answer"
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
+            cut = [f"*{cut_off_mark(e['cut_off_at'])}*", ""] if e.get("cut_off_at") else []
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+            out += cut
         elif t == "moderator":
             out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
         elif t == "chair_summary":
@@ -441,6 +461,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
             out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
                                                           if e.get("confidence") is not None else "")]
+            out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
+            if override_note(e):
+                out += ["", f"**{md_text(override_note(e))}**"]
             if e.get("gold"):
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
@@ -451,4 +474,29 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                     f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
                     f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
                     f"{e.get('wall_s') or 0:.1f} s", ""]
-    return "\n".join(out)
+    return "\n".join(_drop_empty_headings(out))
+
+
+def _md_evidence(events: list[dict]) -> list[str]:
+    """The Evidence section: the passages (saying whether the agents saw them), or why there are none."""
+    ev = next((e for e in reversed(events) if e.get("type") == "evidence"), None)
+    notes = [str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"]
+    if ev is None or not ev.get("passages"):
+        return ["## Evidence", "", *[n for n in notes if n][:1], ""] if any(notes) else []
+    seen = ("The agents saw these passages, numbered as cited." if ev.get("in_prompts", True) else
+            "Shown for reference only: the agents did not see these passages.")
+    return ["## Evidence", "", seen, "",
+            *[f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
+              f"{md_text(p.get('text') or '').strip()}" for p in ev["passages"]], ""]
+
+
+def _drop_empty_headings(lines: list[str]) -> list[str]:
+    """Remove a '## ' heading with nothing under it before the next '## ' heading (a phase without turns)."""
+    keep: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            nxt = next((x for x in lines[i + 1:] if x.strip()), None)
+            if nxt is None or nxt.startswith("## ") or nxt == "---":
+                continue
+        keep.append(line)
+    return keep
