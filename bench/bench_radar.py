@@ -25,8 +25,10 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
-         "https://t.co/abc")
+# an AVeriTeC dev claim: offline only the local index answers, and for a claim it does not cover nothing
+# passes the floor, so every variant would argue over no passages and compare nothing
+CLAIM = ("More than 225,000 people dead, 225,000. The estimates are, if we’d have acted responsibly, there’d be "
+         "160,000 fewer dead.")
 VARIANTS = {
     "paper-pool": ["--top-k", "20", "--param", "shared_evidence=false"],
     "fewer": ["--top-k", "6", "--param", "shared_evidence=false"],
