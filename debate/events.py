@@ -132,6 +132,10 @@ class EvidenceRetrieved(Event):
     passages: list[dict] = field(default_factory=list)
     corpus: str = ""
     in_prompts: bool = True  # False: retrieved for the viewer only; the agents did not see it
+    floor: float | None = None  # relevance floor (cosine) a passage had to reach; None = no floor
+    rejected: list[dict] = field(default_factory=list)  # best passages under the floor, with their scores
+    sources: list[dict] = field(default_factory=list)  # per source: {name, label, state, passages, ms, note, query}
+    note: str = ""  # e.g. "no passage is about this claim", "no network: local only"
 
 
 @_register

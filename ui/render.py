@@ -167,18 +167,26 @@ def evidence_status(view: DebateView, running: bool | None = None) -> str:
 
 
 def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
+    from debate.retrieval import provenance as prov
+
     st.markdown("#### Evidence")
+    meta = view.evidence_event or {}
+    if meta.get("sources") or meta.get("note"):
+        st.markdown(f'<div class="ev-sources">{prov.summary_html(meta)}</div>', unsafe_allow_html=True)
+    if not view.evidence and prov.nothing_fits(meta):
+        st.info("No passage is about this claim: every passage found scored under the relevance floor, so "
+                "none is shown" + (" and the agents argue without evidence." if view.evidence_in_prompts else "."),
+                icon=":material/search_off:")
+        return
     if not view.evidence:
         st.caption(evidence_status(view, running))
         return
     cited = view.cited()
+    by_agent = prov.cited_by((t.agent, t.text) for t in view.turns.values())
     rows = []
     for p in view.evidence:
         pid = str(p.get("id", ""))
-        src = p.get("source") or ""
-        src_html = (f'<a href="{html.escape(src, quote=True)}" target="_blank" rel="noopener noreferrer">'
-                    f'{escape(p.get("title") or src)}</a>' if src.startswith(("http://", "https://"))
-                    else escape(p.get("title") or src or "unknown source"))
+        src_html = prov.provenance_html(p, by_agent.get(pid))
         score = p.get("score")
         rows.append(f'<div class="passage{" cited" if pid in cited else ""}" id="{anchor(debate_id, pid)}">'
                     f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '

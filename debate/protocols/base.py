@@ -32,6 +32,8 @@ from debate.tasks import TaskView
 
 Param = tuple[Any, str]  # (default, description)
 
+SHARED_EVIDENCE_REF = " (given at the start of this conversation, before your instructions)"
+
 
 @dataclass(frozen=True)
 class ProtocolInfo:
@@ -80,6 +82,7 @@ class DebateContext:
     task: TaskView | None = None
     passages: list[dict] = field(default_factory=list)
     evidence_on: bool = False
+    evidence_none_fit: bool = False  # passages were found but none reached the relevance floor
     cancel: threading.Event | None = None
     abort: threading.Event = field(default_factory=threading.Event)
     model_calls: int = 0
@@ -119,6 +122,9 @@ class DebateContext:
     def evidence_text(self) -> str:
         """Passages numbered as agents must cite them: [E1] ... [Ek]."""
         if not self.passages:
+            if self.evidence_none_fit:  # retrieval found passages, none about this claim: say so, do not pad
+                return ("\n(no retrieved passage is about this claim: none passed the relevance check, so there "
+                        "is no evidence to cite; judge from the claim and the arguments alone)")
             return "\n(no evidence retrieved)"
         lines = []
         for p in self.passages:
@@ -169,14 +175,27 @@ class DebateContext:
         """`messages = yield from ctx.prompt(...)`: the template filled with the whole debate (`slots`),
         shortened only when the model's context cannot hold it — then a TranscriptShortened event says so."""
         slots = slots or {}
+        lead = self._shared_evidence(values, history)
+        if lead:
+            values = {**values, "evidence": SHARED_EVIDENCE_REF}
 
         def build(s: dict[str, Slot]) -> list[Message]:
-            return prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
+            msgs = prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
+            return prompting.lead_with(lead, msgs) if lead else msgs
 
         msgs, report = prompting.fit(build, slots, self.context_budget(agent, max_tokens))
         if report is not None:
             yield shortened(agent, phase, round, user_id, report)
         return msgs
+
+    def _shared_evidence(self, values: dict, history: list[Message] | None) -> str:
+        """With `shared_evidence` on, the claim and the passages as the first words of the prompt: the
+        same tokens for every role and phase, so the backend evaluates them once per model. Only where
+        the template would carry this very pool (not a content-free calibration prompt, not a memory)."""
+        if not (self.params.get("shared_evidence") and self.evidence_on and not history
+                and values.get("evidence") == self.evidence_text()):
+            return ""
+        return f"Claim: {self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}"
 
     def step(self, text: str) -> str:
         """The Alg. 1/2 step string as an engine line after the template, only when `step_instruction` is
