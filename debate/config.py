@@ -65,7 +65,14 @@ def private_file(p: Path) -> Path:
     p = Path(p)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(p, os.O_CREAT | os.O_WRONLY, PRIVATE_FILE))
+        if not p.exists():
+            # Never open an existing database file here: closing any descriptor of a file drops every
+            # POSIX lock this process holds on it, including those of SQLite connections already open
+            # on it (the live worker and the pages share one process), which SQLite then reports as
+            # "disk I/O error". A new file has no connection yet; O_EXCL leaves a racing creator's alone.
+            os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE))
+    except FileExistsError:
+        pass
     except OSError:
         return p  # the caller's own open reports what is wrong, with its message
     for f in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):

@@ -172,3 +172,16 @@ def test_concurrent_writers_do_not_mix(tmp_path):
     for d in ("x", "y"):
         evs = store.events(d)
         assert [e.seq for e in evs] == list(range(200)) and {e.agent for e in evs} == {d}
+
+
+def test_opening_the_store_again_in_one_process_keeps_the_first_connection_working(tmp_path):
+    """The live worker and every page open the same database in one process: opening it again must never
+    drop the locks of a connection already open on it (SQLite then fails with "disk I/O error")."""
+    first = DebateStore(tmp_path / "s.sqlite")
+    _debate(first, "d1")
+    for i in range(5):
+        again = DebateStore(tmp_path / "s.sqlite")  # as a page rerun does while the worker writes
+        _debate(first, f"w{i}")
+        _debate(again, f"p{i}")
+    assert {r["id"] for r in first.list()} == {"d1", *(f"w{i}" for i in range(5)), *(f"p{i}" for i in range(5))}
+    assert (tmp_path / "s.sqlite").stat().st_mode & 0o777 == 0o600
