@@ -167,6 +167,7 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
             conf = f' {float(e["confidence"]):.2f}' if e.get("confidence") is not None else ""
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
+            flags += ["written by a person"] * bool(e.get("human"))
             body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                         f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
                         f'{_e(e.get("phase"))} {_e(e.get("round"))}</span> {_chip(e.get("label"))}'
@@ -190,6 +191,8 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
                         f'{float(e.get("stop_margin") or 0):+.2f} vs τs {float(e.get("tau_s") or 0):.2f}, confidence '
                         f'{float(e.get("verdict_confidence") or 0):.2f} vs τc {float(e.get("tau_c") or 0):.2f} → '
                         f'{_e(str(e.get("decision", "")).upper())} (preliminary {_e(e.get("preliminary_verdict"))})</div>')
+        elif kind == "human_timeout":
+            body.append(f'<div class="tally">{_e(e.get("message"))}</div>')
         elif kind == "rule_applied":
             body.append(f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>')
         elif kind == "error":

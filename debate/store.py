@@ -360,7 +360,7 @@ class DebateStore(SqliteStore):
     def export_csv(self, debate_id: str) -> str:
         """One line per finished turn: what each agent said, its vote and its cost."""
         self._require(debate_id)
-        cols = ["round", "phase", "agent", "role", "model", "label", "confidence", "valid", "cached",
+        cols = ["round", "phase", "agent", "role", "model", "human", "label", "confidence", "valid", "cached",
                 "prompt_tokens", "completion_tokens", "latency_s", "citations", "text"]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
@@ -417,9 +417,12 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
             vote = "" if e.get("valid", True) else " — INVALID answer"
+            who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
-            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
+        elif t == "human_timeout":
+            out += [f"*{e.get('message')}*", ""]
         elif t == "moderator":
             out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
         elif t == "chair_summary":

@@ -5,7 +5,7 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import DebateConfig
-from ui import catalog, resources, share_view, widgets
+from ui import catalog, resources, seat_view, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
@@ -29,6 +29,7 @@ claim, gold = widgets.claim_box(task["task"], task["category"])
 
 with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
     lineup, agents, status = widgets.lineup_editor(protocol, params)
+humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (none by default)
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
@@ -64,7 +65,8 @@ def _problem() -> tuple[str, str] | None:
 config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
                       custom_title=task["custom_title"], custom_description=task["custom_description"],
                       lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on)
+                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on, humans=humans or None,
+                      human_timeout_s=human_timeout)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     widgets.warm_status(config, agents)
@@ -87,6 +89,7 @@ if st.session_state.get("debate_id"):
     st.divider()
     if running:
         share_view.moderator_box(debate_id)
+        seat_view.seat_box(debate_id)
     show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):

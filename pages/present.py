@@ -7,7 +7,7 @@ recorded pace in the same layout, labelled "recorded".
 import streamlit as st
 
 from debate import live
-from ui import resources, share_view
+from ui import resources, seat_view, share_view
 from ui.entry import through_app
 
 through_app()
@@ -41,6 +41,7 @@ if st.query_params.get("debate") != did:
 if mode == "live":
     if not running and by_id[did]["status"] == "running":
         st.warning("This debate is not running in this app any more; play it recorded.", icon=":material/warning:")
+    seat_view.seat_box(did, "pres_seat")
     share_view.follow_live(did)
 else:
     share_view.play_recorded(did, float(speed), "pres")

@@ -64,9 +64,11 @@ def _header_html(turn: TurnView, color: str) -> str:
             tail.append('<span class="chip gray" title="answered from the response cache">cached</span>')
         if turn.replayed:
             tail.append('<span class="chip gray" title="said in the parent debate, before the fork">replayed</span>')
+        if turn.human:
+            tail.append('<span class="chip person" title="a person played this seat and wrote this turn">person</span>')
         tail.append(f'<span class="meta">{turn.tokens} tok · {turn.latency_s:.1f} s</span>')
     else:
-        word = "speaking" if turn.text else "waiting for the model"
+        word = "speaking" if turn.text else ("waiting for the person" if turn.human else "waiting for the model")
         tail.append(f'<span class="typing">{word}<span>.</span><span>.</span><span>.</span></span>')
     return f'<div class="turn-head">{" ".join(bits)}<span class="grow"></span>{" ".join(t for t in tail if t)}</div>'
 
@@ -131,6 +133,8 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
                     f'({escape(str(item.before))} → {escape(str(item.after))})</div>', unsafe_allow_html=True)
     elif kind == "transcript_shortened":
         st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
+    elif kind == "human_timeout":
+        st.markdown(f'<div class="tally human-timeout">⏱ {escape(item.message)}</div>', unsafe_allow_html=True)
     elif kind == "error":
         msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")

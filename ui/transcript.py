@@ -53,6 +53,7 @@ class TurnView:
     ttft_s: float | None = None
     cached: bool = False
     replayed: bool = False  # a fork's copy of its parent's turn
+    human: bool = False  # a person's words (a seat a person plays)
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
     counted: str | None = None  # the vote the tally counted for it, when that is not its written label
@@ -128,7 +129,7 @@ class DebateView:
         elif t == "turn_started":
             self.color(ev.agent)
             self.turns[ev.turn_id] = TurnView(ev.turn_id, ev.agent, ev.role, ev.model, ev.phase, ev.round,
-                                              t_start=ev.t)
+                                              t_start=ev.t, human=bool(getattr(ev, "human", False)))
             self._section().items.append(("turn", ev.turn_id))
         elif t == "token":
             turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
@@ -150,8 +151,9 @@ class DebateView:
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
+            turn.human = bool(getattr(ev, "human", False)) or turn.human
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
-                   "moderator"):
+                   "moderator", "human_timeout"):
             if t == "votes_tallied":  # votes read from probabilities may differ from the written label
                 for turn in self.turns.values():
                     vote = (ev.votes or {}).get(turn.agent)
