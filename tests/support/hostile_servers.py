@@ -33,7 +33,7 @@ class Recorder:
         self.delay_s = delay_s
         self.reply = reply
         self.model = model
-        self.requests: list[dict] = []  # {"method", "path", "headers"}
+        self.requests: list[dict] = []  # {"method", "path", "body", "headers"}
         self._stop = threading.Event()
         outer = self
 
@@ -46,12 +46,13 @@ class Recorder:
             def _record(self) -> dict:
                 n = int(self.headers.get("Content-Length", 0) or 0)
                 body = self.rfile.read(n) if n else b""
-                outer.requests.append({"method": self.command, "path": self.path,
-                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
                 try:
-                    return json.loads(body or b"{}")
+                    parsed = json.loads(body or b"{}")
                 except ValueError:
-                    return {}
+                    parsed = {}
+                outer.requests.append({"method": self.command, "path": self.path, "body": parsed,
+                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                return parsed
 
             def _json(self, obj: dict, code: int = 200) -> None:
                 send_json(self, code, obj)
