@@ -355,7 +355,9 @@ class DebateStore(SqliteStore):
 
     def export_json(self, debate_id: str) -> str:
         row = self._require(debate_id)
-        return json.dumps({"debate": row, "events": self.event_dicts(debate_id)}, indent=1, default=str)
+        from debate import people  # a person's verdict and the audience poll, kept beside the events
+        return json.dumps({"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
+                          indent=1, default=str)
 
     def export_csv(self, debate_id: str) -> str:
         """One line per finished turn: what each agent said, its vote and its cost."""
@@ -371,7 +373,9 @@ class DebateStore(SqliteStore):
         return buf.getvalue()
 
     def export_markdown(self, debate_id: str) -> str:
-        return to_markdown(self._require(debate_id), self.event_dicts(debate_id))
+        from debate import people
+        return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
+                         + people.markdown(people.export(self.path, debate_id)))
 
 
 # fields that go through _quote (escaped there), so they are not escaped twice

@@ -5,13 +5,14 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import DebateConfig
-from ui import catalog, resources, seat_view, share_view, widgets
+from ui import catalog, people_view, resources, seat_view, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
 through_app()
 if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
-    st.switch_page("pages/library.py", query_params=dict(st.query_params))
+    st.switch_page("pages/poll.py" if st.query_params.get("poll") else "pages/library.py",
+                   query_params=dict(st.query_params))  # ?debate=ID&poll=1: the audience votes
 resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
@@ -79,11 +80,16 @@ if run_clicked:
         try:
             retriever = resources.get_retriever()  # evidence is always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
-                                                              resources.get_store(), run=resources.get_run())
+                                                              resources.get_store(), run=resources.get_run(),
+                                                              debate_id=st.session_state.pop("next_debate_id", None))
             st.session_state["debate_gold"] = gold
             st.rerun()
         except DebateError as e:
             st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+
+if not running:
+    with st.expander("Audience poll · ask the room before Run", icon=":material/how_to_vote:"):
+        people_view.poll_before_run(task, claim)
 
 if st.session_state.get("debate_id"):
     st.divider()
@@ -97,6 +103,10 @@ if st.session_state.get("debate_id"):
             if new_id:
                 st.session_state["debate_id"] = new_id
                 st.rerun()
+        with st.expander("Your verdict · overrule the judge", icon=":material/gavel:"):
+            people_view.overrule_form(st.session_state["debate_id"], "deb")
+        with st.expander("Audience poll · ask the room again", icon=":material/how_to_vote:"):
+            people_view.poll_controls_for(st.session_state["debate_id"], "deb")
 else:
     st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
                "appear as they happen. Every debate is saved to the Library.")

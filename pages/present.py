@@ -7,7 +7,7 @@ recorded pace in the same layout, labelled "recorded".
 import streamlit as st
 
 from debate import live
-from ui import resources, seat_view, share_view
+from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
 
 through_app()
@@ -38,6 +38,9 @@ speed = c3.selectbox("Speed", [1.0, 2.0, 5.0], key="pres_speed", format_func=lam
                      disabled=mode == "live")
 if st.query_params.get("debate") != did:
     st.query_params["debate"] = did
+with st.expander("Audience poll", icon=":material/how_to_vote:"):
+    people_view.poll_controls_for(did, "pres")
+people_view.poll_results(did)  # the audience poll: before, after and the swing, live
 if mode == "live":
     if not running and by_id[did]["status"] == "running":
         st.warning("This debate is not running in this app any more; play it recorded.", icon=":material/warning:")

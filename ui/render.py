@@ -13,7 +13,7 @@ import streamlit as st
 
 from debate.calibration import disagreement
 from debate.transcript import shortened_note
-from ui import charts
+from ui import charts, people_view
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
 
@@ -210,6 +210,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # issue 12: never an unflagged contradiction
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
+    right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
                 f'<span class="meta">{conf}</span> {src}</div>{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
