@@ -169,7 +169,7 @@ def poll_page(debate_id: str) -> None:
             if col.button(lab, key=f"poll_vote_{stage}_{lab}", type="primary", width="stretch"):
                 try:
                     ps.vote(debate_id, voter_id(), lab)
-                    st.rerun(scope="fragment")
+                    st.rerun()
                 except DebateError as e:
                     _error(e)
 
