@@ -35,10 +35,11 @@ def _pick(page, key: str, option: str) -> None:
             if attempt == 2:
                 raise
             page.keyboard.press("Escape")
+    page.keyboard.press("Escape")  # a multiselect keeps its list open after a pick
     wait_settled(page)
 
 
-def _answer_seat(page, seen: set[str], text: str, timeout_s: float = 900) -> None:
+def _answer_seat(page, seen: set[str], text: str, phase: str, timeout_s: float = 900) -> None:
     """Wait for a seat box this test has not answered yet, type `text`, send it."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
@@ -51,7 +52,8 @@ def _answer_seat(page, seen: set[str], text: str, timeout_s: float = 900) -> Non
                 area = boxes.nth(i).locator("textarea")
                 area.fill(text)
                 page.get_by_role("button", name="Send").first.click()
-                page.get_by_text("Sent: your turn as opponent is in the debate.").first.wait_for(timeout=60_000)
+                page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=f"Sent: your {phase} turn as opponent") \
+                    .first.wait_for(timeout=60_000)
                 return
         time.sleep(0.3)
     raise AssertionError("the page never asked the person")
@@ -88,12 +90,17 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
             page.get_by_text("Lineup · who plays which part").click()
             _pick(page, "cfg_preset", "person-browser (saved)")
             _pick(page, "seat_who", "opponent")
-            page.get_by_role("button", name="Run").click()
+            shot(page, "person-seat-setup")
+            page.locator(".st-key-run button").click()
             seen: set[str] = set()
-            _answer_seat(page, seen, OPENING)
-            _answer_seat(page, seen, REBUTTAL)
-            shot(page, "person-seat-rebuttal")
-            _answer_seat(page, seen, "I rest my case.")
+            try:
+                _answer_seat(page, seen, OPENING, "opening")
+                _answer_seat(page, seen, REBUTTAL, "rebuttal")
+                shot(page, "person-seat-rebuttal")
+                _answer_seat(page, seen, "I rest my case.", "closing")
+            except Exception:
+                shot(page, "person-seat-failed")
+                raise
             page.locator(".verdict-card").wait_for(timeout=900_000)
             wait_settled(page)
             shot(page, "person-seat-finished")

@@ -50,7 +50,8 @@ def _seat_form(debate_id: str, seat: seats.Seat, key: str) -> None:
     if sent:
         try:
             seats.answer(debate_id, seat.turn_id, text)
-            st.session_state[f"{key}_sent"] = f"Sent: your turn as {seat.agent} is in the debate."
+            st.session_state[f"{key}_sent"] = (f"Sent: your {seat.phase} turn as {seat.agent} is in the "
+                                               "debate.")
         except InvalidInput as e:
             st.session_state[f"{key}_refused_{seat.turn_id}"] = f"**{e.message}**  \n{e.hint}"
     refused = st.session_state.get(f"{key}_refused_{seat.turn_id}")
@@ -63,12 +64,11 @@ def seat_box(debate_id: str, key: str = "seat") -> None:
 
     @st.fragment(run_every=SEAT_TICK_S if live.is_running(debate_id) else None)
     def _box() -> None:
-        open_seats = seats.waiting(debate_id)
-        note = st.session_state.pop(f"{key}_sent", None)
-        if note:
-            st.success(note, icon=":material/check:")
-        for seat in open_seats:
+        for seat in seats.waiting(debate_id):
             if seat.open:
                 _seat_form(debate_id, seat, key)
+        note = st.session_state.get(f"{key}_sent")  # the last answer sent stays confirmed until the next one
+        if note:
+            st.success(note, icon=":material/check:")
 
     _box()
