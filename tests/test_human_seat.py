@@ -226,3 +226,26 @@ def test_cli_refuses_a_file_without_a_seat(tmp_path):
     r = subprocess.run([sys.executable, "-m", "debate", "run", "--human-file", str(f), CLAIM], capture_output=True,
                        text=True, cwd=REPO, env=env, timeout=120)
     assert r.returncode == 2 and "no seat is played by a person" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_person_judging_radar_is_asked_once_per_check_not_sampled():
+    client, backend = scripted()
+    cfg = DebateConfig(claim="The minimum wage doubled last year.", protocol="radar", task="halftruth",
+                       category=None, lineup=scripted_lineup(2), params={"rounds": 1, "stop_method": "samples"},
+                       max_tokens=32, humans=["judge"], human_timeout_s=600, debate_id="person-radar")
+    stop, log = threading.Event(), []
+    person = answer_when_asked("person-radar", ["[REASON]: It leaves out inflation.\n[VERDICT]: HALF-TRUE"] * 6,
+                               log, stop)
+    events = list(run_debate(cfg, client))
+    stop.set()
+    person.join(2)
+    asked = by_type(events, "human_asked")
+    checks = by_type(events, "stop_check")
+    judge_turns = [e for e in events if e.type == "turn_finished" and e.role == "judge"]
+    assert checks and len(asked) == len(judge_turns)
+    assert len([t for t in judge_turns if t.phase == "round-judge"]) == len(checks)  # once per check
+    assert all(t.human and t.label == "HALF-TRUE" for t in judge_turns)
+    assert all("[VERDICT]" in a.answer_format for a in asked)
+    assert by_type(events, "verdict")[-1].label == "HALF-TRUE"
+    # the stop agent (a model) still samples
+    assert all(c["detail"]["samples"] == {"stop-agent": 3, "judge": 1} for c in [x.to_dict() for x in checks])
