@@ -9,6 +9,7 @@ SQLite store and the live worker. The council case runs on the scripted backend 
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -249,3 +250,43 @@ def test_a_person_judging_radar_is_asked_once_per_check_not_sampled():
     assert by_type(events, "verdict")[-1].label == "HALF-TRUE"
     # the stop agent (a model) still samples
     assert all(c["detail"]["samples"] == {"stop-agent": 3, "judge": 1} for c in [x.to_dict() for x in checks])
+
+
+def test_a_fork_replays_the_persons_turns_as_theirs_and_asks_them_again_after_the_fork():
+    client, _ = scripted()
+    cfg = DebateConfig(claim=CLAIM, protocol="single", category=1, lineup=scripted_lineup(2),
+                       params={"rounds": 1}, max_tokens=32, humans=["opponent"], human_timeout_s=600,
+                       debate_id="person-parent")
+    stop, log = threading.Event(), []
+    person = answer_when_asked("person-parent", [OPENING, REBUTTAL, "Closing words."], log, stop)
+    parent = [e.to_dict() for e in run_debate(cfg, client)]
+    stop.set()
+    person.join(2)
+    fork = fork_config(parent, 0, say="Consider the date.", debate_id="person-fork")
+    assert fork.human_timeout_s == 600
+    stop2, log2 = threading.Event(), []
+    person2 = answer_when_asked("person-fork", ["A new rebuttal after the note.", "New closing."], log2, stop2)
+    events = list(run_debate(fork, client))
+    stop2.set()
+    person2.join(2)
+    opp = [e for e in events if e.type == "turn_finished" and e.role == "opponent"]
+    assert [(e.phase, e.text, e.human, e.replayed) for e in opp] == [
+        ("opening", OPENING, True, True), ("rebuttal", "A new rebuttal after the note.", True, False),
+        ("closing", "New closing.", True, False)]
+    assert [e.human for e in events if e.type == "turn_started" and e.role == "opponent"] == [True] * 3
+    assert "Consider the date." in by_type(events, "human_asked")[0].prompt  # the note reaches the person too
+
+
+def test_cli_human_seat_answered_from_the_terminal(tmp_path):
+    lu = tmp_path / "lineup.json"
+    lu.write_text(json.dumps({"name": "scripted-cli", "members": [{"name": "a", "model": "scripted:a"},
+                                                                   {"name": "b", "model": "scripted:b"}]}))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "DEBATE_CACHE": "0"}
+    r = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", "single", "--rounds", "0",
+                        "--lineup", str(lu), "--human", "judge", "--no-check", CLAIM],
+                       input="\nno idea\nANSWER: NO — only a link\n", capture_output=True, text=True, cwd=REPO,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("Refused") == 1 and "Your answer is empty" in r.stderr and "Answer accepted" in r.stderr
+    assert re.search(r"VERDICT[^\n]*: NO", r.stdout) and "written by a person" in r.stdout
+    assert "· 4 model calls ·" in r.stdout  # the person's turn is not counted as a model call

@@ -321,10 +321,11 @@ class DebateContext:
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
                           label_first=leads, label_threshold=spec.threshold if leads else None)
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
-        model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if self.is_person(a) else a.model
+        person = self.is_person(a)
+        model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
         stream = self.client.chat(model, messages, opts)
         with self._lock:
-            self.model_calls += 1
+            self.model_calls += not person  # a person's turn is not a model call
             self.cache_hits += int(stream.cached)
         return stream
 
