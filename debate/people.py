@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from debate.errors import InvalidInput
+from debate.errors import InvalidInput, checked_text
 from debate.sqlite_db import SqliteStore
 
 MAX_REASON_CHARS = 2000
@@ -93,12 +93,8 @@ class PeopleStore(SqliteStore):
         if lab not in labels:
             raise InvalidInput(f"{label!r} is not a verdict this debate can have.",
                                f"Choose one of: {', '.join(labels) or '(none: the debate decided no single label)'}.")
-        why = " ".join(str(reason or "").split())
-        if not why:
-            raise InvalidInput("Your verdict has no reason.", "Say in a sentence why you decide otherwise (or alike).")
-        if len(why) > MAX_REASON_CHARS:
-            raise InvalidInput(f"The reason has {len(why):,} characters; at most {MAX_REASON_CHARS:,} are allowed.",
-                               "Shorten it.")
+        why = checked_text(reason, MAX_REASON_CHARS, "The reason for your verdict",
+                           "Say in a sentence why you decide otherwise (or alike).", "Shorten it.")
         now = _now()
         self._tx(lambda db: db.execute(
             "INSERT INTO overrules (debate_id, label, reason, judge_label, judge_source, created_at) "

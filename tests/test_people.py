@@ -36,7 +36,7 @@ def test_overrule_is_stored_beside_the_judges_verdict_filtered_queued_and_export
     with pytest.raises(InvalidInput, match="not a verdict this debate can have") as e:
         ps.overrule(a, "MAYBE", "why", labels=labels, judge_label=judge)
     assert "YES, NO" in e.value.hint
-    with pytest.raises(InvalidInput, match="no reason"):
+    with pytest.raises(InvalidInput, match="reason for your verdict is empty"):
         ps.overrule(a, other, "  ", labels=labels, judge_label=judge)
     o = ps.overrule(a, other.lower(), "The link is a <script>press</script> release.", labels=labels,
                     judge_label=judge, judge_source=source)
