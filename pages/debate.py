@@ -81,7 +81,8 @@ if run_clicked:
             retriever = resources.get_retriever()  # evidence is always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run(),
-                                                              debate_id=st.session_state.pop("next_debate_id", None))
+                                                              debate_id=st.session_state.get("next_debate_id"))
+            st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold
             st.rerun()
         except DebateError as e:

@@ -90,3 +90,40 @@ def test_two_sessions_vote_in_a_poll_while_a_third_presents():
     presenter.button(key="pres_poll_close").click().run()
     a.run()
     assert "The poll is closed" in _texts(a)
+
+
+def test_poll_opened_before_run_belongs_to_the_debate_that_run_starts():
+    from debate import live
+    from debate.runner import run_debate
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from tests.test_ui_issue7 import SCRIPTED_LINEUP
+
+    vote = '{"vote": "YES", "explanation": "It cites a study."}'
+    client = ModelClient({"scripted": ScriptedBackend({n: vote for n in ("ana", "ben", "cy", "chair")})})
+    DebateStore().save_lineup("poll-lineup", SCRIPTED_LINEUP)
+    at = AppTest.from_file("../app.py", default_timeout=T)
+    at.session_state["_client"] = client
+    at.session_state["_run"] = run_debate
+    at.session_state["_retriever"] = None
+    at.run()
+    at.text_area(key="claim").input("Before Run, the room votes on this claim.").run()
+    at.selectbox(key="cfg_preset").set_value("saved:poll-lineup").run()
+    at.button(key="next_poll_before").click().run()
+    assert not at.exception, at.exception
+    nid = at.session_state["next_debate_id"]
+    assert f"/?debate={nid}&poll=1" in _texts(at)
+    voter = AppTest.from_file("../app.py", default_timeout=T)
+    voter.query_params["debate"] = nid
+    voter.query_params["poll"] = "1"
+    voter.run()
+    assert "Before Run, the room votes on this claim." in _texts(voter)  # no debate yet: the poll's own claim
+    voter.button(key="poll_vote_before_YES").click().run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["debate_id"] == nid and "next_debate_id" not in at.session_state
+    assert live.wait(nid, 30)
+    at.run()
+    assert people.store_at(DebateStore().path).tallies(nid)["before"]["YES"] == 1
+    assert DebateStore().get(nid)["status"] == "completed"
