@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.store import list_csv
-from ui import people_view, resources, share_view
+from ui import people_view, resources, seat_view, share_view
 from ui.live_view import show_live, show_stored
 from ui.entry import through_app
 
@@ -130,6 +130,7 @@ st.divider()
 at_round = st.session_state.get("lib_at_round")
 if row["status"] == "running" and live.is_running(chosen):
     share_view.moderator_box(chosen)
+    seat_view.seat_box(chosen, "lib_seat")  # a seat a person plays, reopened here
     show_live(chosen)
 elif at_round is not None:
     if st.button("Show the whole debate", key="lib_all_rounds"):

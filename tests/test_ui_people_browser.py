@@ -167,3 +167,61 @@ def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
         assert re.search(r"NO\s+1\s+2\s+\+50%", poll_row("NO")) and re.search(r"YES\s+1\s+0\s+-50%", poll_row("YES"))
         shot(presenter, "poll-present-swing")
         browser.close()
+
+
+@pytest.mark.timeout(900)
+def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
+    """A council on a loopback server (every member votes YES); a person plays "ben": the first answer is
+    not a vote and is refused on the page, the second counts; in round 1 nobody answers: the turn passes
+    when its countdown ends, the page says so, and the debate finishes."""
+    from playwright.sync_api import sync_playwright
+
+    from debate.store import DebateStore
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with recorder(reply='{"vote": "YES", "explanation": "It cites a study."}') as srv:
+        model = f"openai:scripted@{srv.url}"
+        store = DebateStore(home / "debates.sqlite")
+        store.save_lineup("loop-council", {"name": "loop-council", "members": [
+            {"name": n, "model": model, "seed": i} for i, n in enumerate(("ana", "ben", "cy"))],
+            "chair": {"name": "chair", "model": model}, "judge": {"name": "judge", "model": model}})
+        store.close()
+        with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 2400})
+            page.goto(url)
+            wait_settled(page)
+            area = page.locator(".st-key-claim textarea")
+            area.fill(CLAIM)
+            area.press("Control+Enter")
+            wait_idle(page)
+            if page.locator(".st-key-cfg_aids input").is_checked():
+                page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
+                wait_idle(page)
+            _set_number(page, "p_council_rounds", 1)
+            page.get_by_text("Lineup · who plays which part").click()
+            _pick(page, "cfg_preset", "loop-council (saved)")
+            _pick(page, "seat_who", "ben")
+            _set_number(page, "seat_timeout", 20)
+            page.locator(".st-key-run button").click()
+            box = page.locator('[class*="st-key-seat_text_"]:not([data-stale="true"]) textarea').first
+            box.wait_for(timeout=120_000)
+            box.fill("Honestly I am not sure what to think")
+            page.get_by_role("button", name="Send").first.click()
+            refusal = page.locator('[data-testid="stAlertContentError"]').filter(
+                has_text="Refused: this turn needs a vote (one of YES, NO)")
+            refusal.first.wait_for(timeout=60_000)
+            assert "Write it as: ANSWER: YES/NO" in refusal.first.inner_text()
+            shot(page, "person-vote-refused")
+            box = page.locator('[class*="st-key-seat_text_"]:not([data-stale="true"]) textarea').first
+            box.fill("ANSWER: NO — the link is a press release")
+            page.get_by_role("button", name="Send").first.click()
+            page.get_by_text("Sent: your vote turn as ben is in the debate.").first.wait_for(timeout=60_000)
+            # round 1: nobody answers; the countdown ends and the debate goes on
+            page.get_by_text("No answer from the person playing ben within 20 s").first.wait_for(timeout=240_000)
+            page.locator(".verdict-card").wait_for(timeout=240_000)
+            wait_settled(page)
+            shot(page, "person-seat-timed-out")
+            assert page.locator(".chip.person").count() >= 2
+            browser.close()
