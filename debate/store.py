@@ -420,7 +420,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
-            vote = "" if e.get("valid", True) else " — INVALID answer"
+            vote = "" if e.get("valid", True) else (" — no answer (countdown ended)" if (e.get("parsed") or {}).get(
+                "timed_out") else " — INVALID answer")
             who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")

@@ -144,7 +144,9 @@ class TextRenderer:
     def _footer(self, ev: Event) -> str:
         bits = []
         if ev.parsed is not None or not ev.valid:
-            if not ev.valid:
+            if not ev.valid and (ev.parsed or {}).get("timed_out"):
+                bits.append(self._c("1;31", "NO ANSWER (the person's countdown ended)"))
+            elif not ev.valid:
                 bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
             elif ev.label is not None:
                 conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""

@@ -165,7 +165,12 @@ def test_an_unattended_seat_times_out_and_the_debate_goes_on_and_records_it(tmp_
     assert by_type(events, "verdict")[0].label is None
     assert events[-1].type == "finished" and events[-1].status == "completed"
     assert seats.waiting(did) == []
-    assert "turn passed" in store.export_markdown(did)
+    md = store.export_markdown(did)
+    assert "turn passed" in md and "no answer (countdown ended)" in md
+    from debate.transcript import render_text
+    assert "NO ANSWER (the person's countdown ended)" in render_text(events)
+    from ui.transcript import build_view
+    assert [t.timed_out for t in build_view(events).turns.values() if t.human] == [True]
 
 
 def test_a_stopped_debate_closes_its_open_seat():

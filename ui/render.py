@@ -53,7 +53,8 @@ def _header_html(turn: TurnView, color: str) -> str:
         bits.append(f'<span class="model">{escape(turn.model)}</span>')
     tail = []
     if turn.done:
-        tail.append(label_chip(turn.label, turn.confidence, turn.valid))
+        tail.append('<span class="chip invalid" title="the countdown ended before the person answered">no answer'
+                    '</span>' if turn.timed_out else label_chip(turn.label, turn.confidence, turn.valid))
         if turn.counted:
             tail.append(f'<span class="chip gray" title="the council counted the label this member\'s own probabilities '
                         f'give (against its model\'s threshold fitted on train), not the one it wrote">counted as '

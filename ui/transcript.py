@@ -54,6 +54,7 @@ class TurnView:
     cached: bool = False
     replayed: bool = False  # a fork's copy of its parent's turn
     human: bool = False  # a person's words (a seat a person plays)
+    timed_out: bool = False  # a person's turn that passed unanswered
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
     counted: str | None = None  # the vote the tally counted for it, when that is not its written label
@@ -152,6 +153,7 @@ class DebateView:
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
             turn.human = bool(getattr(ev, "human", False)) or turn.human
+            turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
                    "moderator", "human_timeout"):
             if t == "votes_tallied":  # votes read from probabilities may differ from the written label
