@@ -131,3 +131,29 @@ def test_a_council_vote_that_is_not_a_vote_is_refused_on_the_page(monkeypatch):
     ben = next(e for e in events if e.type == "turn_finished" and e.agent == "ben")
     assert ben.human and ben.parsed["refused"] == 1
     assert 'class="chip person"' in _texts(at)
+
+
+def test_a_seat_nobody_answers_passes_when_its_countdown_ends_on_the_page():
+    vote = '{"vote": "YES", "explanation": "It cites a study."}'
+    client = ModelClient({"scripted": ScriptedBackend({n: vote for n in ("ana", "ben", "cy", "chair")})})
+    lineup = {"name": "seat-idle", "members": [{"name": n, "model": f"scripted:{n}", "seed": i}
+                                               for i, n in enumerate(("ana", "ben", "cy"))],
+              "judge": {"name": "judge", "model": "scripted:chair"}, "chair": {"name": "chair", "model": "scripted:chair"}}
+    _store().save_lineup("seat-idle", lineup)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["_client"] = client
+    at.session_state["_retriever"] = None
+    at.run()
+    _set_up(at, "council", "saved:seat-idle", "cy", {"rounds": 0})
+    at.number_input(key="seat_timeout").set_value(5).run()
+    at.button(key="run").click().run()
+    did = at.session_state["debate_id"]
+    assert _open_seat(at, did, time.time() + 60) is not None  # asked; nobody answers (the tab was closed)
+    assert live.wait(did, 60)
+    at.run()
+    page = html.unescape(_texts(at))
+    assert "No answer from the person playing cy within 5 s: the turn passed and the debate went on." in page
+    assert "no answer" in page and [t for t in at.text_area if str(t.key).startswith("seat_text_")] == []
+    events = _store().events(did)
+    assert events[-1].status == "completed"
+    assert next(e for e in events if e.type == "votes_tallied").votes == {"ana": "YES", "ben": "YES", "cy": None}
