@@ -73,6 +73,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=cmd_robustness)
 
 
+def _people_of(ref: str) -> dict | None:
+    """A person's verdict and the audience poll of a stored debate (by id) or of a Library JSON export."""
+    from debate import config, people
+
+    p = Path(ref).expanduser()
+    if p.is_file():
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except ValueError:  # a JSONL events file: events only
+            return None
+        return {k: data.get(k) for k in ("overrules", "poll")} if isinstance(data, dict) else None
+    return people.export(config.store_db(), ref) if config.store_db().is_file() else None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from debate.share import to_html
 
@@ -80,7 +94,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.html).expanduser()
     if out.parent and not out.parent.exists():
         raise InvalidInput(f"No folder {out.parent} to write {out.name} into.", "Create it or choose another path.")
-    out.write_text(to_html(events), encoding="utf-8")
+    out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size:,} bytes, no external resources)")
     return 0
 

@@ -92,3 +92,22 @@ def test_poll_one_vote_per_session_and_stage_with_before_after_and_swing(tmp_pat
     exported = people.export(store.path, did)["poll"]
     assert exported["before"] == {"YES": 2, "NO": 1} and exported["open"] is False
     assert "## Audience poll" in "\n".join(people.markdown(people.export(store.path, did)))
+
+
+def test_cli_html_export_keeps_the_persons_verdict_by_id_and_from_a_library_export(tmp_path):
+    from debate.__main__ import main
+    from tests.test_ui_issue7 import stored_council_debate
+
+    did = stored_council_debate("Export me with a person's verdict.")
+    store = DebateStore()
+    judge = people.judge_verdict(store.event_dicts(did))[0]
+    people.store_at(store.path).overrule(did, "NO" if judge == "YES" else "YES", "A reason from a person.",
+                                         labels=("YES", "NO"), judge_label=judge)
+    by_id, from_json = tmp_path / "by-id.html", tmp_path / "from-json.html"
+    assert main(["export", did, "--html", str(by_id)]) == 0
+    lib = tmp_path / "lib.json"
+    lib.write_text(store.export_json(did))
+    assert main(["export", str(lib), "--html", str(from_json)]) == 0
+    for f in (by_id, from_json):
+        page = f.read_text()
+        assert "A person's verdict" in page and "A reason from a person." in page and "they disagree" in page
