@@ -40,7 +40,7 @@ def _seat_form(debate_id: str, seat: seats.Seat, key: str) -> None:
     st.markdown(f'<div class="tally"><span class="chip person">your turn</span> <b>{escape(seat.agent)}</b> '
                 f'<span class="meta">({escape(seat.role)}, {escape(where)}) · {seat.remaining_s():.0f} s left</span>'
                 f'</div>', unsafe_allow_html=True)
-    with st.expander(f"What the {seat.role}'s prompt shows", expanded=False):
+    with st.expander(f"What the {seat.role}'s prompt shows", expanded=True):
         st.markdown(text_html(seat.prompt, css="txt seat-prompt"), unsafe_allow_html=True)
     st.markdown(f'<div class="meta">Answer format: {escape(seat.answer_format)}</div>', unsafe_allow_html=True)
     with st.form(key=f"{key}_form_{seat.turn_id}", border=False):
