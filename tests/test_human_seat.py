@@ -295,3 +295,18 @@ def test_cli_human_seat_answered_from_the_terminal(tmp_path):
     assert r.stderr.count("Refused") == 1 and "Your answer is empty" in r.stderr and "Answer accepted" in r.stderr
     assert re.search(r"VERDICT[^\n]*: NO", r.stdout) and "written by a person" in r.stdout
     assert "· 4 model calls ·" in r.stdout  # the person's turn is not counted as a model call
+
+
+def test_turns_that_run_at_once_do_not_wait_for_the_person():
+    client, _ = scripted(delay_s=0.01)
+    cfg = DebateConfig(claim=CLAIM, protocol="council", category=2, lineup=scripted_lineup(3),
+                       params={"rounds": 0}, max_tokens=32, humans=["m2"], human_timeout_s=600,
+                       debate_id="person-concurrent")
+    order = []
+    for ev in run_debate(cfg, client):  # the person answers only once both other members have finished
+        if ev.type == "turn_finished":
+            order.append(ev.agent)
+        if ev.type in ("turn_finished", "human_asked") and {"m1", "m3"} <= set(order) and "m2" not in order:
+            for seat in seats.waiting("person-concurrent"):
+                seats.answer("person-concurrent", seat.turn_id, "VOTE: YES")
+    assert order[:3] in (["m1", "m3", "m2"], ["m3", "m1", "m2"])
