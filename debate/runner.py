@@ -140,7 +140,11 @@ def prepare(config: DebateConfig) -> Prepared:
         agents = resolve_agents(lineup, info.name, params)
     if config.humans:
         agents = seat_people(agents, config.humans)
-    if config.human_timeout_s is None or not 1 <= float(config.human_timeout_s) <= 3600:
+    try:
+        timeout_ok = 1 <= float(config.human_timeout_s) <= 3600
+    except (TypeError, ValueError):
+        timeout_ok = False
+    if not timeout_ok:
         raise InvalidInput(f"A person's time per turn must be between 1 and 3600 seconds, not {config.human_timeout_s!r}.",
                            "The default is 180 s.")
     if config.aids:

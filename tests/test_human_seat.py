@@ -310,3 +310,22 @@ def test_turns_that_run_at_once_do_not_wait_for_the_person():
             for seat in seats.waiting("person-concurrent"):
                 seats.answer("person-concurrent", seat.turn_id, "VOTE: YES")
     assert order[:3] in (["m1", "m3", "m2"], ["m3", "m1", "m2"])
+
+
+@pytest.mark.timeout(900)
+def test_a_person_in_the_embedded_council_with_the_small_model_aids_on():
+    """The app's default set-up (embedded lineup, aids on: members vote by their own fitted thresholds):
+    a person's vote is the label they wrote, and the model member keeps its threshold."""
+    cfg = DebateConfig(claim=CLAIM, protocol="council", category=2, lineup="embedded",
+                       params={"rounds": 0, "members": 2}, max_tokens=16, aids=True, humans=["smol-a"],
+                       human_timeout_s=600, debate_id="person-aids")
+    stop, log = threading.Event(), []
+    person = answer_when_asked("person-aids", ["VOTE: NO — a link is not a study"], log, stop)
+    events = list(run_debate(cfg, default_client(cache=False)))
+    stop.set()
+    person.join(2)
+    assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
+    assert events[0].settings["params"]["calibration"] == "threshold"  # the aids still apply to the model
+    tally = by_type(events, "votes_tallied")[0]
+    assert tally.votes["smol-a"] == "NO" and tally.votes["qwen-a"] in ("YES", "NO")
+    assert log == [("accepted", "vote", "VOTE: NO — a link is not a study")]
