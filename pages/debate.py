@@ -34,7 +34,8 @@ humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
-unavailable = {m: r for m, r in status.items() if not r.get("ok")}
+unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed
+               and not set(r.get("agents") or []) <= set(humans)}
 if unavailable:
     st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
                                                for m, r in unavailable.items())

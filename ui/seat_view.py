@@ -32,6 +32,9 @@ def seat_picker(agents: list[dict], key: str = "seat") -> tuple[list[str], float
     timeout = c2.number_input("Seconds per turn", min_value=5, max_value=3600, value=int(seats.DEFAULT_TIMEOUT_S),
                               step=15, key=f"{key}_timeout", disabled=not who,
                               help="Then the turn passes and the debate goes on.")
+    if who:
+        st.caption(f"Played by a person (the model chosen for {'it' if len(who) == 1 else 'them'} above is not "
+                   f"used): {', '.join(who)}.")
     return list(who), float(timeout)
 
 
