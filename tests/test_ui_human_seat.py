@@ -100,19 +100,24 @@ def test_person_takes_the_opponents_seat_on_the_debate_page(monkeypatch):
     assert 'class="chip person"' in page and REBUTTAL in page
 
 
-def test_a_council_vote_that_is_not_a_vote_is_refused_on_the_page(monkeypatch):
+def _council_page(name: str, seat: str) -> AppTest:
+    """The Debate page set up for a council of scripted members (every one votes YES), `seat` a person's."""
     vote = '{"vote": "YES", "explanation": "It cites a study."}'
-    client = ModelClient({"scripted": ScriptedBackend({"ana": vote, "cy": vote, "ben": vote,
-                                                       "chair": '{"status": "CONSENSUS REACHED", "summary": "."}'})})
-    lineup = {"name": "seat-council", "members": [{"name": n, "model": f"scripted:{n}", "seed": i}
-                                                  for i, n in enumerate(("ana", "ben", "cy"))],
+    client = ModelClient({"scripted": ScriptedBackend({n: vote for n in ("ana", "ben", "cy", "chair")})})
+    lineup = {"name": name, "members": [{"name": n, "model": f"scripted:{n}", "seed": i}
+                                        for i, n in enumerate(("ana", "ben", "cy"))],
               "judge": {"name": "judge", "model": "scripted:chair"}, "chair": {"name": "chair", "model": "scripted:chair"}}
-    _store().save_lineup("seat-council", lineup)
+    _store().save_lineup(name, lineup)
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["_client"] = client
     at.session_state["_retriever"] = None
     at.run()
-    _set_up(at, "council", "saved:seat-council", "ben", {"rounds": 0})
+    _set_up(at, "council", f"saved:{name}", seat, {"rounds": 0})
+    return at
+
+
+def test_a_council_vote_that_is_not_a_vote_is_refused_on_the_page():
+    at = _council_page("seat-council", "ben")
     at.button(key="run").click().run()
     did = at.session_state["debate_id"]
     box = _open_seat(at, did, time.time() + 60)
@@ -134,17 +139,7 @@ def test_a_council_vote_that_is_not_a_vote_is_refused_on_the_page(monkeypatch):
 
 
 def test_a_seat_nobody_answers_passes_when_its_countdown_ends_on_the_page():
-    vote = '{"vote": "YES", "explanation": "It cites a study."}'
-    client = ModelClient({"scripted": ScriptedBackend({n: vote for n in ("ana", "ben", "cy", "chair")})})
-    lineup = {"name": "seat-idle", "members": [{"name": n, "model": f"scripted:{n}", "seed": i}
-                                               for i, n in enumerate(("ana", "ben", "cy"))],
-              "judge": {"name": "judge", "model": "scripted:chair"}, "chair": {"name": "chair", "model": "scripted:chair"}}
-    _store().save_lineup("seat-idle", lineup)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["_client"] = client
-    at.session_state["_retriever"] = None
-    at.run()
-    _set_up(at, "council", "saved:seat-idle", "cy", {"rounds": 0})
+    at = _council_page("seat-idle", "cy")
     at.number_input(key="seat_timeout").set_value(5).run()
     at.button(key="run").click().run()
     did = at.session_state["debate_id"]

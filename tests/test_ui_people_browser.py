@@ -39,6 +39,19 @@ def _pick(page, key: str, option: str) -> None:
     wait_settled(page)
 
 
+def _open_debate_page(page, url: str) -> None:
+    """The Debate page with the test's claim and the small-model aids off."""
+    page.goto(url)
+    wait_settled(page)
+    area = page.locator(".st-key-claim textarea")
+    area.fill(CLAIM)
+    area.press("Control+Enter")
+    wait_idle(page)
+    if page.locator(".st-key-cfg_aids input").is_checked():
+        page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
+        wait_idle(page)
+
+
 def _answer_seat(page, seen: set[str], text: str, phase: str, timeout_s: float = 900) -> None:
     """Wait for a seat box this test has not answered yet, type `text`, send it."""
     deadline = time.time() + timeout_s
@@ -74,17 +87,9 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
         with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            page.goto(url)
-            wait_settled(page)
-            area = page.locator(".st-key-claim textarea")
-            area.fill(CLAIM)
-            area.press("Control+Enter")
-            wait_idle(page)
+            _open_debate_page(page, url)
             page.get_by_text("Single debate (TurQUaz Alg. 1)").click()
             wait_settled(page)
-            if page.locator(".st-key-cfg_aids input").is_checked():
-                page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
-                wait_idle(page)
             _set_number(page, "p_single_rounds", 1)
             _set_number(page, "cfg_max_tokens", 16)
             page.get_by_text("Lineup · who plays which part").click()
@@ -190,15 +195,7 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
         with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            page.goto(url)
-            wait_settled(page)
-            area = page.locator(".st-key-claim textarea")
-            area.fill(CLAIM)
-            area.press("Control+Enter")
-            wait_idle(page)
-            if page.locator(".st-key-cfg_aids input").is_checked():
-                page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
-                wait_idle(page)
+            _open_debate_page(page, url)
             _set_number(page, "p_council_rounds", 1)
             page.get_by_text("Lineup · who plays which part").click()
             _pick(page, "cfg_preset", "loop-council (saved)")
