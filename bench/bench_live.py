@@ -35,7 +35,7 @@ from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E
 
 CLICK = "ready"
 PACE = "demo"  # the app's default: the CLI runs the very same debate (bench --pace paper: both at the papers')
-AIDS = True  # the app's default small-model aids (debate/aids.py); the CLI gets --aids to match
+AIDS = True  # the app's default small-model aids (debate/aids/settings.py); the CLI gets --aids to match
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
 TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",

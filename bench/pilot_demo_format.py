@@ -6,14 +6,14 @@ Usage: python bench/pilot_demo_format.py MODEL CATEGORY N K FORMAT
 A stratified train sample (seed 1), each tweet shown its K most similar OTHER train tweets (leave-one-out),
 P(YES) read from llama.cpp's logits after the forced `{"category": "` prefix. Prints the AUC, the AUC of
 the neighbours' own label share (kNN), and the best macro-F1 over thresholds (in-sample, for orientation).
-This chose demos=dialogue (debate/demos.py) before any dev run; it never reads dev or test.
+This chose demos=dialogue (debate/aids/demos.py) before any dev run; it never reads dev or test.
 """
 import sys, time, numpy as np
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from debate.models import packaged
 from debate.models.local import load_llama
-from debate.demos import pool, select
-from debate.evaluation.datasets import load_dataset
+from debate.aids.demos import pool, select
+from debate.datasets import load_dataset
 from debate.evaluation.sampling import stratified_sample
 from debate.tasks import resolve_task
 from debate.retrieval.embed import embed

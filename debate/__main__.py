@@ -14,11 +14,11 @@ from debate.errors import DebateError
 
 # module -> what it adds
 _COMMAND_MODULES = (
-    "debate.cli_models",   # models
-    "debate.cli_run",      # run, protocols, replay
-    "debate.cli_index",    # index build|info|query
-    "debate.cli_eval",     # eval
-    "debate.cli_share",    # export, fork, robustness
+    "debate.cli.models",   # models
+    "debate.cli.run",      # run, protocols, replay
+    "debate.cli.index",    # index build|info|query
+    "debate.cli.eval",     # eval
+    "debate.cli.share",    # export, fork, robustness
 )
 
 

@@ -199,7 +199,7 @@ class Verdict(Event):
     labels: dict | None = None  # all categories at once, e.g. {"1": "YES", "2": "NO", "3": "YES"}
     gold: str | None = None
     correct: bool | None = None
-    probs: dict | None = None  # the label distribution behind `confidence`, where one was read (issue 12)
+    probs: dict | None = None  # the label distribution behind `confidence`, if read (flags a contradicted label)
 
 
 @_register
@@ -247,7 +247,7 @@ class DebateFinished(Event):
 @_register
 @dataclass
 class TranscriptShortened(Event):
-    """An agent's prompt could not hold the whole debate: the oldest turns were condensed (issue 14).
+    """An agent's prompt could not hold the whole debate: the oldest turns were condensed to fit its context window.
 
     Observed, not said: the viewer shows it where it happened so a reader knows that this agent read
     a shortened transcript, and how much of it."""

@@ -1,6 +1,6 @@
 """A person steering a running debate: notes typed between rounds reach the next prompts.
 
-Why a registry keyed by debate id: the debate runs in a worker thread (debate.live) that the page cannot
+Why a registry keyed by debate id: the debate runs in a worker thread (debate.live.worker) that the page cannot
 reach into, and run_debate's contract stays (config, client, retriever, cancel). The page posts a note
 here; the runner takes pending notes at the next round or phase boundary, records each as a `moderator`
 event and from then on appends them to every prompt (protocols.base.with_moderator).

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from debate.decisions import apply_cat2_rule
+from debate.protocols.decisions import apply_cat2_rule
 from debate.errors import Cancelled, DebateError, InvalidInput
 from debate import moderation
 from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, Moderator,
@@ -50,10 +50,10 @@ class DebateConfig:
     gold: str | None = None
     debate_id: str | None = None
     apply_cat2_rule: bool = True
-    fork: Any = None  # debate.fork.Fork: continue another debate after its round N (built by debate.fork)
+    fork: Any = None  # sharing.fork.Fork: continue another debate after its round N (built by debate.sharing.fork)
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
-    aids: bool = False  # small-model aids (debate/aids.py) over the parameters left at the paper's defaults
+    aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
     humans: list[str] | None = None  # seats a person plays: agent names or roles (see debate.seats)
     human_timeout_s: float = 180.0  # a person's time for one turn; then the turn passes and the debate goes on
 
@@ -148,7 +148,7 @@ def prepare(config: DebateConfig) -> Prepared:
         raise InvalidInput(f"A person's time per turn must be between 1 and 3600 seconds, not {config.human_timeout_s!r}.",
                            "The default is 180 s.")
     if config.aids:
-        from debate import aids
+        from debate.aids import settings as aids
 
         params = aids.apply(params, info.defaults(), aids.overrides(info.name, config.task, categories, agents))
     evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
@@ -331,7 +331,7 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
     elif ctx.evidence_on:
         yield from _evidence(pp, ctx, retriever)
     elif retriever is not None:
-        # Shown beside the debate only: it must never delay a model call (issue 11). The search runs in a
+        # Shown beside the debate only: it must never delay a model call (people wait for those). The search runs in a
         # thread (in the app the embedder answers from an idle-priority process, which a busy CPU can
         # hold up for seconds); its passages are shown as soon as they come, and a debate that ends
         # first waits a bounded time for them (the CPU is free then).

@@ -6,13 +6,14 @@ import os
 
 import streamlit as st
 
-from debate import agreement, config, live
-from debate.annotations import AnnotationStore, blind_events, visibility
-from debate.evaluation.datasets import SPLIT_TEXT
+from debate import config, live
+from debate.adjudication import agreement
+from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
+from debate.datasets import SPLIT_TEXT
 from debate.tasks import resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
-from debate.hardcases import REASONS, from_runs, from_upload
+from debate.adjudication.hardcases import REASONS, from_runs, from_upload
 from debate.runner import DebateConfig
 from ui import catalog, charts, resources
 from ui.live_view import show_live
@@ -102,9 +103,10 @@ def _new_queue() -> None:
         elif source == "Overruled debates":  # a person's verdict differs from the judge's (Library)
             task = st.selectbox("Task", list(catalog.TASKS), key="adj_ov_task", format_func=catalog.TASKS.get)
             if st.button("Build the queue", key="adj_build_ov", type="primary"):
-                from debate import people
-                spec = people.overruled_queue(resources.get_store(),
-                                              people.store_at(resources.get_store().path), task, name=name)
+                from debate.adjudication.overruled import overruled_queue
+                from debate.store import people
+                spec = overruled_queue(resources.get_store(), people.store_at(resources.get_store().path), task,
+                                       name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
         else:
             up = st.file_uploader("Cases: a dataset's own file (CheckThat 4a TSV: one case per tweet and category; "

@@ -4,12 +4,12 @@ import os
 
 import streamlit as st
 
-from debate import teaching
+from debate.teaching import steps as teaching
 from debate.errors import DebateError
 from debate.evaluation.browse import list_runs
 from debate.evaluation.checkpoint import read_rows
 from debate.events import event_from_dict
-from debate.teaching_flow import protocol_dot
+from debate.teaching.flow import protocol_dot
 from ui import catalog, resources, share_view
 from ui.render import render_evidence, render_sections, render_verdict
 from ui.safe import escape, text_html

@@ -1,6 +1,6 @@
 """Do two council runs on the same items cast the same initial votes?
 
-Why: explain=after (issue 12) claims the one-sentence explanation cannot change a member's first vote
+Why: explain=after (one of the small-model aids) claims the one-sentence explanation cannot change a member's first vote
 (same prompt, label decoded first). This checks it on real runs, e.g. the label-only council against the
 explaining one: `python scripts/council_initial_votes.py runs/ct1-dev-s100-dlg8-council-labelonly
 runs/ct1-dev-s100-dlg8-council`. Reads the runs' checkpoint.sqlite (the events of every finished item).

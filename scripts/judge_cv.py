@@ -2,7 +2,7 @@
 
 Why: `eval-fit-threshold` reports the in-sample macro-F1 of the class weights it fits, which flatters a
 judge (three weights fitted on 90 claims). Choosing between judges (e.g. the packaged Qwen2.5-1.5B against
-Qwen2.5-0.5B, issue 12) on that number, or on valid, would tune on the wrong data. This refits the weights
+Qwen2.5-0.5B, the aids' RADAR judge) on that number, or on valid, would tune on the wrong data. This refits the weights
 on 4/5 of the train claims and scores the held-out fifth, 5 folds x 10 repeats, for each run given and for
 the geometric mean of their probabilities (an ensemble of judges), on the claims all runs finished:
 
@@ -22,7 +22,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate import calibration as cal  # noqa: E402
+from debate.aids import calibration as cal  # noqa: E402
 from debate.evaluation import fit  # noqa: E402
 
 FOLDS, REPEATS = 5, 10

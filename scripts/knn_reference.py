@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate import calibration as cal  # noqa: E402
-from debate.demos import pool, select  # noqa: E402
+from debate.aids import calibration as cal  # noqa: E402
+from debate.aids.demos import pool, select  # noqa: E402
 from debate.evaluation.checkpoint import read_meta, read_rows  # noqa: E402
 from debate.evaluation.metrics import compare_runs  # noqa: E402
 from debate.retrieval.embed import embed  # noqa: E402

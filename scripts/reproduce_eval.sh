@@ -14,11 +14,11 @@ N_LIAR_SINGLE=${N_LIAR_SINGLE:-24}
 SUFFIX=${SUFFIX:-}        # e.g. SUFFIX=-ollama to keep runs of another lineup apart
 E="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 64 --lineup $LINEUP"
 
-# 0. Small-model options (issue 12), first because they are the cheapest: CheckThat categories 1 and 2 (CATS="2 1 3" adds category 3).
+# 0. Small-model aids, first because they are the cheapest: CheckThat categories 1 and 2 (CATS="2 1 3" adds category 3).
 #    The few-shot baseline of each member with the 8 CheckThat TRAIN tweets most similar to the one being
 #    judged as earlier turns of the conversation (demos=dialogue, each answered with its gold label), the
 #    label decoded first under a JSON schema (answer=label-first), and its P(YES) held against a threshold
-#    fitted on a stratified TRAIN sample (eval-fit-threshold writes debate/fitted_thresholds.json; train
+#    fitted on a stratified TRAIN sample (eval-fit-threshold writes debate/aids/fitted_thresholds.json; train
 #    tweets never see themselves as demonstrations). Scored on a stratified DEV sample of N_DEV.
 #    calibration=none on the same prompts (all from the response cache) pairs each calibrated run with its
 #    uncalibrated self; `eval-compare RUN constant` pairs it with the constant-label floor on the same items.

@@ -30,4 +30,4 @@ def debate_home(tmp_path_factory) -> Path:
 
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("DEBATE_SHARED_DATA", REPO.parent / "shared" / "data"))  # as debate.config reads it

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from debate import agreement as ag
-from debate.annotations import AnnotationStore
+from debate.adjudication import agreement as ag
+from debate.adjudication.annotations import AnnotationStore
 from debate.errors import InvalidInput
 from debate.evaluation.checkpoint import Checkpoint
-from debate.hardcases import HardCase, QueueSpec, from_runs, from_upload
+from debate.adjudication.hardcases import HardCase, QueueSpec, from_runs, from_upload
 
 
 # -- agreement -----------------------------------------------------------------------------------

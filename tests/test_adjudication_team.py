@@ -1,4 +1,4 @@
-"""Issue 16: a labelling team's adjudication — own data in a dataset's own format (CheckThat 4a TSV with
+"""A labelling team's adjudication — own data in a dataset's own format (CheckThat 4a TSV with
 soft labels, AVeriTeC JSON, LIAR TSV) through eval, upload and export; blind queues; the reviewer's
 resolution; Krippendorff's alpha against Krippendorff's published worked examples; judge vs adjudicated
 gold; versioned guidelines. Real SQLite stores, real files made from the shared datasets' rows."""
@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from debate import agreement
-from debate.annotations import AnnotationStore, blind_events, visibility
+from debate.adjudication import agreement
+from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import SPLIT, load_checkthat, load_dataset, load_liar, sniff_format
+from debate.datasets import SPLIT, load_checkthat, load_dataset, load_liar, sniff_format
 from debate.evaluation.metrics import compute_metrics
 from debate.events import DebateFinished, TurnFinished, Verdict, VotesTallied
-from debate.hardcases import from_upload
+from debate.adjudication.hardcases import from_upload
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
@@ -205,7 +205,7 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
 def test_an_older_annotation_file_migrates_without_loss(tmp_path):
     import sqlite3
 
-    from debate.annotations import MIGRATIONS
+    from debate.adjudication.annotations import MIGRATIONS
 
     db = tmp_path / "old.db"
     con = sqlite3.connect(db)
@@ -310,7 +310,7 @@ def test_cli_eval_on_own_checkthat_file_with_category(tmp_path):
     preds = list(csv.DictReader(io.StringIO((out / "predictions.csv").read_text())))  # the task's submission format
     assert len(preds) == 3 and set(preds[0]) == {"index", "cat1_pred", "cat2_pred", "cat3_pred"}
     # the split tweet makes a hard case of the run, with no gold to be "wrong" against
-    from debate.hardcases import from_runs
+    from debate.adjudication.hardcases import from_runs
     spec = from_runs([out], criteria=["annotators split"])
     (case,) = spec.cases
     assert case.gold_split and case.gold is None and case.category == 2 and spec.format == "checkthat"

@@ -1,4 +1,4 @@
-"""Issue 12: calibration maths, similar demonstrations (never from the scored split), the baseline's
+"""Small-model aids: calibration maths, similar demonstrations (never from the scored split), the baseline's
 calibrated verdict on a scripted model, the train-only threshold fit, and one real-model run."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from debate import calibration as cal
-from debate import demos
+from debate.aids import calibration as cal
+from debate.aids import demos
 from debate.errors import InvalidInput
 from tests.support.engine import by_type, run, scripted
 
@@ -96,7 +96,7 @@ def test_select_takes_the_nearest_and_never_the_tweet_itself():
 def test_similar_demos_come_from_train_never_from_the_scored_split():
     """Real MiniLM embeddings over the real train split (cached under DEBATE_INDEX_DIR after the first run)."""
     pytest.importorskip("sentence_transformers")
-    from debate.evaluation.datasets import load_dataset
+    from debate.datasets import load_dataset
 
     train = {demos.norm_text(i.text) for i in load_dataset("checkthat-train").items}
     dev = load_dataset("checkthat-dev").items

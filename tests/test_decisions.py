@@ -2,7 +2,7 @@
 
 import pytest
 
-from debate.decisions import (apply_cat2_rule, consensus_reached, consensus_share, majority, normalise_probs,
+from debate.protocols.decisions import (apply_cat2_rule, consensus_reached, consensus_share, majority, normalise_probs,
                               shares, should_stop, stop_margin, tally, verdict_confidence, vote_status,
                               votes_stabilised)
 

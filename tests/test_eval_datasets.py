@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import load_averitec, load_checkthat, load_dataset, load_liar, load_table
+from debate.datasets import load_averitec, load_checkthat, load_dataset, load_liar, load_table
 from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared data folder not present")

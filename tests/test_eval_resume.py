@@ -88,7 +88,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(tmp_path):
     assert res.returncode == 0, res.stderr[-2000:]
     assert f"{len(done_before)} already done" in res.stdout
 
-    from debate.evaluation.datasets import load_dataset
+    from debate.datasets import load_dataset
     expected = {it.id for it in load_dataset("checkthat-dev").items[:limit]}
     with sqlite3.connect(db) as c:
         rows = c.execute("SELECT item_id, status FROM items").fetchall()

@@ -321,7 +321,7 @@ def test_no_label_leak_reaches_a_model(tmp_path):
     justification, never appear in any prompt."""
     import json as _json
 
-    from debate.evaluation.datasets import load_dataset
+    from debate.datasets import load_dataset
     from tests.conftest import SHARED_DATA
 
     client, backend = scripted_client()

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import Item, load_dataset
+from debate.datasets import Item, load_dataset
 from debate.evaluation.sampling import select_items, stratified_sample
 
 

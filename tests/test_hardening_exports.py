@@ -1,4 +1,4 @@
-"""Issue 13, item 9: exported transcripts are inert wherever they are opened.
+"""Hardening (hostile model text): exported transcripts are inert wherever they are opened.
 
 A real council debate is run by the real command line (`python -m debate run`, a subprocess) against a
 loopback OpenAI-compatible server whose every answer is hostile: raw HTML, a spreadsheet formula and

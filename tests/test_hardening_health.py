@@ -1,4 +1,4 @@
-"""Issue 13, item 5: a server that accepts connections and never answers does not freeze a page.
+"""Hardening (hostile servers): a server that accepts connections and never answers does not freeze a page.
 
 The servers are real loopback HTTP servers that read each request and never reply. Model lists use a
 short health timeout (not the 120/300 s generation timeouts), and the app runs them off the render path.

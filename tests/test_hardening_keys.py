@@ -1,4 +1,4 @@
-"""Issue 13, items 1 and 3: an API key goes only to the base URL it was saved for, never back to a
+"""Hardening (keys): an API key goes only to the base URL it was saved for, never back to a
 browser, and settings.json is written atomically, readable by its owner only.
 
 The servers are real HTTP servers on loopback that record every request's headers

@@ -1,4 +1,4 @@
-"""Issue 13, item 7: a remote answer is bounded in size and time, a batch item has a deadline, and an
+"""Hardening (hostile servers): a remote answer is bounded in size and time, a batch item has a deadline, and an
 Ollama stream cut before its `done` line is never cached as an answer.
 
 The servers are real loopback HTTP servers (tests/support/hostile_servers.py): one streams words for as

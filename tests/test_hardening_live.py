@@ -1,6 +1,6 @@
-"""Issue 13, items 4 and 6: no debate is left "running" for ever, and no worker exit leaves the page busy.
+"""Hardening (crashes): no debate is left "running" for ever, and no worker exit leaves the page busy.
 
-Item 4 is checked the hard way: a separate process runs a real debate on the embedded SmolLM2 model
+The first is checked the hard way: a separate process runs a real debate on the embedded SmolLM2 model
 through the live worker into a real SQLite store and is killed with SIGKILL mid-stream. A fresh process
 (this one, standing for the restarted app, even with the dead process's pid) marks the debate
 interrupted from its stopped heartbeat, and the Library page shows it with its transcript so far.

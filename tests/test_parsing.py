@@ -2,7 +2,7 @@
 
 import pytest
 
-from debate.parsing import (parse_chair, parse_citations, parse_domain, parse_label, parse_stop, parse_verdict,
+from debate.protocols.parsing import (parse_chair, parse_citations, parse_domain, parse_label, parse_stop, parse_verdict,
                             split_think)
 
 YN = ("YES", "NO")

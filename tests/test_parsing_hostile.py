@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from debate.parsing import (parse_chair, parse_citations, parse_domain, parse_json_object, parse_label,
+from debate.protocols.parsing import (parse_chair, parse_citations, parse_domain, parse_json_object, parse_label,
                             parse_reason, parse_stop, parse_verdict, split_think)
 
 N = 100_000

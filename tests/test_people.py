@@ -7,11 +7,13 @@ import json
 
 import pytest
 
-from debate import live, people
-from debate.annotations import AnnotationStore
+from debate import live
+from debate.adjudication.overruled import overruled_queue
+from debate.store import people
+from debate.adjudication.annotations import AnnotationStore
 from debate.errors import InvalidInput
 from debate.runner import DebateConfig
-from debate.share import to_html
+from debate.sharing.html import to_html
 from debate.store import DebateStore
 from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
 
@@ -45,14 +47,14 @@ def test_overrule_is_stored_beside_the_judges_verdict_filtered_queued_and_export
     assert set(ps.disagreements()) == {a}
     assert ps.latest(b)["disagrees"] is False
     # the queue for Adjudicate: one case per overruled debate, both verdicts shown, the debate replayable
-    spec = people.overruled_queue(store, ps, "checkthat")
+    spec = overruled_queue(store, ps, "checkthat")
     assert [c.item_id for c in spec.cases] == [a]
     assert [v["label"] for v in spec.cases[0].verdicts] == [judge, other]
     assert spec.cases[0].debates == [{"debate_id": a}]
     qid = AnnotationStore(tmp_path / "d.sqlite").create_queue(spec)
     assert qid
     with pytest.raises(InvalidInput, match="No halftruth debate"):
-        people.overruled_queue(store, ps, "halftruth")
+        overruled_queue(store, ps, "halftruth")
     # every export keeps it; model and person text stay text
     exported = json.loads(store.export_json(a))
     assert exported["overrules"][0]["reason"] == "The link is a <script>press</script> release."

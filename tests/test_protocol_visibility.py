@@ -1,4 +1,5 @@
-"""Who reads what: for every protocol, exactly which earlier answers each prompt contains (issue 14).
+"""Who reads what: for every protocol, exactly which earlier answers each prompt contains (the papers
+say who sees whom; a context-window cut must not change it).
 
 Every scripted call answers a distinct, long text that starts with its own marker «n» and names its
 model, so a swapped slot, a missing turn or a leaked private discussion shows up as a wrong set of markers

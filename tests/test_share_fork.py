@@ -1,4 +1,4 @@
-"""Issue 15 engine and CLI: moderator notes, forks, robustness variants, the offline HTML export.
+"""Sharing and steering, engine and CLI: moderator notes, forks, robustness variants, the offline HTML export.
 
 Protocol logic runs on the scripted backend (exact prompts and call counts); the real-model fork and the
 CLI run the embedded llama.cpp model in test_share_fork_real below.
@@ -12,10 +12,10 @@ import pytest
 
 from debate import moderation
 from debate.errors import InvalidInput
-from debate.fork import fork_config, rounds_of
-from debate.robustness import table, variant_configs
+from debate.sharing.fork import fork_config, rounds_of
+from debate.sharing.robustness import table, variant_configs
 from debate.runner import run_debate
-from debate.share import to_html
+from debate.sharing.html import to_html
 from tests.support.engine import FakeRetriever, by_type, run, scripted
 
 NOTE = "Consider whether the link is a press release."
@@ -170,7 +170,7 @@ def test_html_export_escapes_model_text_and_loads_nothing_external():
 
 
 def test_family_and_round_alignment_of_a_fork(tmp_path):
-    from debate.family import align_rounds, family
+    from debate.sharing.family import align_rounds, family
     from debate.store import DebateStore
 
     parent, _ = _council_parent()

@@ -1,4 +1,4 @@
-"""Issue 15 at the command line with the embedded llama.cpp models: run, fork with a note, check, export.
+"""Sharing and steering at the command line with the embedded llama.cpp models: run, fork with a note, check, export.
 
 The parents are the short single and baseline debates of tests/support/real_cases.py (in a full run the
 response cache already holds their answers from test_engine_real). The single debate is forked after its

@@ -1,4 +1,4 @@
-"""Issue 12, second part: demonstrations as dialogue turns, the council voting with thresholds fitted on
+"""Small-model aids, second part: demonstrations as dialogue turns, the council voting with thresholds fitted on
 train for its members' own models, and the RADAR judge's constrained and calibrated verdict. Protocol
 logic on scripted models; the last tests run the real embedded models."""
 
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from debate import calibration as cal
-from debate.demos import Demo, dialogue
+from debate.aids import calibration as cal
+from debate.aids.demos import Demo, dialogue
 from debate.errors import InvalidInput
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
@@ -245,11 +245,11 @@ def test_fit_class_weights_from_a_radar_train_run(tmp_path):
     json.dumps(entry)
 
 
-# -- the aids switch (debate/aids.py) --------------------------------------------------------------------
+# -- the aids switch (debate/aids/settings.py) --------------------------------------------------------------------
 
 
 def test_aids_apply_only_where_their_data_exists_and_never_over_a_persons_edit(fitted):
-    from debate import aids
+    from debate.aids import settings as aids
     from debate.protocols import PROTOCOLS
     from debate.runner import DebateConfig, prepare
 

@@ -103,7 +103,7 @@ def test_interrupted_debate_kept_with_partial_transcript(tmp_path):
     path = tmp_path / "s.sqlite"
     code = (
         "import sys; sys.path.insert(0, sys.argv[2]);"
-        "from debate.store import DebateStore; from debate.events import DebateStarted, TokenDelta;"
+        "from debate.store.debates import DebateStore; from debate.events import DebateStarted, TokenDelta;"
         "s = DebateStore(sys.argv[1]); s.create_debate({'claim': 'c', 'protocol': 'council'}, 'dead');"
         "s.append_event('dead', DebateStarted(debate_id='dead', claim='c', seq=0));"
         "s.append_event('dead', TokenDelta(turn_id='t', agent='A', text='half a sent', seq=1))"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from debate import teaching as tc
-from debate.teaching_flow import flow_dot, flow_graph
+from debate.teaching import steps as tc
+from debate.teaching.flow import flow_dot, flow_graph
 
 
 def _council(votes_by_round: list[dict], threshold: float = 0.8, last_reached: bool = False) -> list[dict]:
@@ -149,7 +149,7 @@ def test_flow_graph_and_dot_from_traces():
 def test_protocol_diagrams_are_traced_from_the_engine():
     """Every registered protocol yields a diagram by running it (real runner, scripted backend)."""
     from debate.protocols import PROTOCOLS
-    from debate.teaching_flow import protocol_dot, trace_protocol
+    from debate.teaching.flow import protocol_dot, trace_protocol
 
     for name in PROTOCOLS:
         dot = protocol_dot(name)

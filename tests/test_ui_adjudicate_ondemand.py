@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debate import live
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_upload
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_upload
 from debate.store import DebateStore
 
 llama_cpp = pytest.importorskip("llama_cpp")

@@ -12,8 +12,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_runs
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_runs
 from tests.test_ui_issue7 import make_run
 
 T = 90

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_runs
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_runs
 from tests.support.browser import ARTIFACTS, app_server, browser_page, have_browser, wait_settled
 from tests.test_ui_issue7 import make_run
 

@@ -308,7 +308,7 @@ def test_models_page_saves_settings_the_cli_then_reads(tmp_path, monkeypatch):
 
 
 def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settings(monkeypatch):
-    """Issue 11: the app opens at a pace the embedded models can finish while people watch, says what
+    """The app opens at a pace the embedded models can finish while people watch, says what
     that pace changes, and gives the papers' settings back with one toggle (and the pace again)."""
     monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
     at = _app()
@@ -326,7 +326,7 @@ def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settin
 
 
 def test_small_model_aids_are_the_default_and_one_toggle_restores_the_papers_settings(monkeypatch):
-    """Issue 12: the app opens with the small-model aids, says what they change beside the papers' values,
+    """The app opens with the small-model aids, says what they change beside the papers' values,
     and the debate it starts records the parameters that actually ran; off gives the papers' settings."""
     monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
     preset = _scripted_lineup(_store(), "aids-lineup", ["steady", "other"])

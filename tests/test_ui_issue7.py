@@ -11,13 +11,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debate import live
-from debate.annotations import AnnotationStore
+from debate.adjudication.annotations import AnnotationStore
 from debate.evaluation.checkpoint import Checkpoint
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
-from debate.teaching_flow import _reply_fn
+from debate.teaching.flow import _reply_fn
 
 T = 90
 
@@ -79,7 +79,7 @@ def test_adjudicate_queue_from_runs_label_reload_export(runs_dir):
     assert not _errors(at)
     at.segmented_control(key="adj_view").set_value("New queue").run()
     at.multiselect(key="adj_runs").set_value([str(runs_dir / "council-a"), str(runs_dir / "council-b")]).run()
-    at.toggle(key="adj_new_blind").set_value(False).run()  # new queues are blind by default (issue 16)
+    at.toggle(key="adj_new_blind").set_value(False).run()  # blind by default: the judge must not anchor annotators
     at.button(key="adj_build").click().run()
     assert not _errors(at)
     store = AnnotationStore()

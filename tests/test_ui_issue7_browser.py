@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from debate.annotations import AnnotationStore
-from debate.hardcases import from_runs
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import from_runs
 from debate.store import DebateStore
 from tests.test_ui_issue7 import SCRIPTED_LINEUP, make_run, stored_council_debate
 

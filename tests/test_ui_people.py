@@ -7,7 +7,7 @@ import html
 
 from streamlit.testing.v1 import AppTest
 
-from debate import people
+from debate.store import people
 from debate.store import DebateStore
 from tests.test_ui_issue7 import stored_council_debate
 
@@ -46,7 +46,7 @@ def test_overrule_the_judge_in_the_library_then_filter_and_queue_it():
     adj.selectbox(key="adj_ov_task").set_value("checkthat")
     adj.button(key="adj_build_ov").click().run()
     assert not adj.exception, adj.exception
-    from debate.annotations import AnnotationStore
+    from debate.adjudication.annotations import AnnotationStore
     q = AnnotationStore().queues()[0]
     assert q["source"]["kind"] == "overrules" if isinstance(q["source"], dict) else "overrules" in q["source"]
 

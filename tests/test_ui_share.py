@@ -1,4 +1,4 @@
-"""AppTest of issue 15's page parts: deep link at a round, fork from the Library (real store, real runner
+"""AppTest of the sharing and steering page parts: deep link at a round, fork from the Library (real store, real runner
 and worker, scripted backend), the fork beside its parent in Compare, the presenter view, interjection."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_presenter_plays_a_recorded_debate_labelled_recorded():
 def test_interjection_from_the_page_reaches_the_next_rounds_prompts():
     from debate.models.client import ModelClient
     from debate.models.scripted import ScriptedBackend
-    from debate.teaching_flow import _reply_fn
+    from debate.teaching.flow import _reply_fn
 
     backend = ScriptedBackend(default=_reply_fn("flip", ("YES", "NO")), delay_s=0.15)  # runs ~30 s
     client = ModelClient(backends={"scripted": backend})

@@ -1,4 +1,4 @@
-"""Issue 15 in Debian's chromium: a deep link on a fresh server, a fork from the Library with a moderator's
+"""Sharing and steering in Debian's chromium: a deep link on a fresh server, a fork from the Library with a moderator's
 interjection seen by the next round's prompts, and the HTML export opened from disk with networking off.
 
 Real parts throughout: the parent is a real single debate on the embedded models (the short case of

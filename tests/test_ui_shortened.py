@@ -1,4 +1,5 @@
-"""The viewer says when an agent read a shortened debate (issue 14), live and when reopened from the Library.
+"""The viewer says when an agent read a shortened debate (its context window
+could not hold it all), live and when reopened from the Library.
 
 A council on scripted members whose answers are long, with `max_context_chars` set below what the
 whole discussion needs: the engine condenses the oldest turns, emits a TranscriptShortened event, and the

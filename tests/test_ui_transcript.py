@@ -75,7 +75,7 @@ def test_model_text_becomes_inert_html():
 
 
 def test_a_vote_counted_from_probabilities_is_shown_beside_the_written_label():
-    """Issue 12: a council member voting by its threshold may be counted as the label it did not write;
+    """Small-model aids: a council member voting by its threshold may be counted as the label it did not write;
     its bubble says so (a student reading the transcript would otherwise see the tally contradict it)."""
     from ui.render import _header_html
 

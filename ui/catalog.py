@@ -123,8 +123,8 @@ def slug(text: str) -> str:
 
 
 def run_summary(agents: list[dict], params: dict, max_tokens: int) -> str:
-    """One line saying what Run will ask of the models (issue 11: a live demo says what its defaults
-    are): who speaks, how many rounds at most and why it may end sooner, and the answer budget."""
+    """One line saying what Run will ask of the models (a live demo says its defaults, as they differ
+    from the papers'): who speaks, how many rounds at most and why it may end sooner, and the answer budget."""
     models = ", ".join(f"{a['agent']} ({a['model'].split(':', 1)[-1]})" for a in agents)
     rounds = params.get("rounds")
     parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}: {models}"]

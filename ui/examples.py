@@ -27,7 +27,7 @@ def _label_key(gold) -> str:
 
 def load_examples(task: str, n: int = 60, seed: int = 7) -> list[dict]:
     """Up to n examples {id, text, gold, source}: short texts, round-robin over gold labels."""
-    from debate.evaluation.datasets import load_dataset
+    from debate.datasets import load_dataset
 
     pools: dict[str, list[dict]] = {}
     for name, title in SOURCES.get(task, SOURCES["custom"]):

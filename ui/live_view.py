@@ -1,7 +1,7 @@
 """Render a debate from the store while its worker writes it (live), or at once / at recorded pace.
 
 While a debate runs, the page shares the CPU cores (and the Python interpreter) with the models that
-generate it, so every tick must cost little and must not grow with the transcript (issue 11):
+generate it, so every tick must cost little and must not grow with the transcript:
 - what is finished (earlier rounds, charts, evidence, the claim) is drawn once, by a full run of the
   page, and left alone; only the round being spoken is redrawn, by a fragment that ticks every
   `TICK_S` and reads only the events after the last one it folded (kept per session and per debate);

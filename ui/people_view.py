@@ -1,7 +1,7 @@
 """People beside the debate, page parts: a person's own verdict (overrule the judge) and the audience poll.
 
-Pages stay thin: every function reads its widgets and calls debate.people; the records live in the same
-SQLite file as the debates (debate.people.PeopleStore) and go into the JSON, Markdown and HTML exports.
+Pages stay thin: every function reads its widgets and calls debate.store.people; the records live in the same
+SQLite file as the debates (debate.store.people.PeopleStore) and go into the JSON, Markdown and HTML exports.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import uuid
 
 import streamlit as st
 
-from debate import live, people, tasks
+from debate import live, tasks
+from debate.store import people
 from debate.errors import DebateError
 from ui import resources
 from ui.safe import escape, text_html

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate.calibration import disagreement
+from debate.aids.calibration import disagreement
 from debate.transcript import shortened_note
 from ui import charts, people_view
 from ui.safe import anchor, escape, text_html
@@ -209,7 +209,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
                 ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
         right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
-    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # issue 12: never an unflagged contradiction
+    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '

@@ -193,7 +193,7 @@ def examples(task: str, n: int = 60) -> list[dict]:
     return load_examples(task, n)
 
 
-# -- reading the next debate's first prompts ahead (issue 11) -----------------------------------------
+# -- reading the next debate's first prompts ahead (first token at once) -----------------------------------------
 _WARM = {"key": None, "failed": None, "doing": None, "want": None, "thread": None}
 _WARM_LOCK = threading.Lock()
 
@@ -227,7 +227,7 @@ def warm_ahead(config: Any) -> None:
     """Let the models read the first prompts of the debate the page is set up for, in the background,
     so that after Run the first token comes at once (model loaded, instructions and examples already in
     llama.cpp's state). The latest set-up wins; nothing is done while a debate runs in this process, and
-    a warm-up gives way to any real request (debate.warmup)."""
+    a warm-up gives way to any real request (debate.live.warmup)."""
     if os.environ.get("DEBATE_WARM_AHEAD", "1") == "0" or "_client" in st.session_state:
         return
     key = _warm_key(config)
@@ -246,7 +246,7 @@ def warm_ahead(config: Any) -> None:
 
 def _warm_loop() -> None:
     from debate import live
-    from debate.warmup import warm
+    from debate.live.warmup import warm
 
     while True:
         with _WARM_LOCK:

@@ -1,8 +1,8 @@
-"""Issue 15's page parts: fork a debate, steer it, check its robustness, share it, present it.
+"""Sharing and steering page parts: fork a debate, steer it, check its robustness, share it, present it.
 
-Pages stay thin: each function here reads its widgets and calls the engine (debate.fork,
-debate.moderation, debate.robustness, debate.share, debate.family); the debates they start run in
-the live worker like any other (debate.live), so they are stored as they stream.
+Pages stay thin: each function here reads its widgets and calls the engine (debate.sharing.fork,
+debate.moderation, debate.sharing.robustness, debate.sharing.html, debate.sharing.family); the debates they start run in
+the live worker like any other (debate.live.worker), so they are stored as they stream.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import streamlit as st
 from debate import live, moderation
 from debate.errors import DebateError, InvalidInput
 from debate.events import event_from_dict
-from debate.family import align_rounds, family, variants
-from debate.fork import cut_after_round, fork_config, rounds_of
+from debate.sharing.family import align_rounds, family, variants
+from debate.sharing.fork import cut_after_round, fork_config, rounds_of
 from debate.lineups import PRESETS
-from debate.robustness import table, variant_configs, verdict_of
-from debate.share import to_html
+from debate.sharing.robustness import table, variant_configs, verdict_of
+from debate.sharing.html import to_html
 from ui import resources
 from ui.safe import escape, text_html
 from ui.transcript import DebateView, build_view
@@ -53,7 +53,7 @@ def start(config: Any) -> str:
 # -- share ------------------------------------------------------------------------------------------
 def html_download(debate_id: str, key: str, container: Any = st) -> None:
     """The debate as one offline HTML file (no scripts, styles or fonts from anywhere)."""
-    from debate import people
+    from debate.store import people
 
     store = resources.get_store()
     page = to_html(store.event_dicts(debate_id), people=people.export(store.path, debate_id))

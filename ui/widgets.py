@@ -90,7 +90,7 @@ def _param_widget(protocol: str, name: str, default: Any, help_text: str, choice
 def _apply_pace() -> None:
     """The toggle moved: every protocol's paced parameters and the answer budget take the pace's values
     (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
     for name, info in catalog.protocols().items():
@@ -104,7 +104,7 @@ def _apply_pace() -> None:
 
 def pace_toggle(protocol: str, info: Any) -> str:
     """Live-demo pace (on by default: the app opens on the embedded models) or the papers' settings."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     keep("cfg_pace", True)
     on = st.toggle("Live-demo pace", key="cfg_pace", on_change=_apply_pace,
@@ -130,7 +130,7 @@ def aids_toggle() -> bool:
 
 def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
     """What the aids change for this set-up (they depend on the task, category and models)."""
-    from debate import aids
+    from debate.aids import settings as aids
     from debate.tasks import task_categories
 
     try:
@@ -142,7 +142,7 @@ def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
 
 def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
     """The protocol's parameters with the papers' defaults (or the pace's); the main ones first."""
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     params: dict[str, Any] = {}
     spec = {k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
@@ -161,7 +161,7 @@ def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
 
 
 def generation_settings(info: Any, pace: str = "paper") -> dict:
-    from debate import pace as pace_mod
+    from debate.live import pace as pace_mod
 
     ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
     keep("cfg_max_tokens", pace_mod.max_tokens(pace))
@@ -321,7 +321,7 @@ def warm_status(config: Any, agents: list[dict]) -> None:
         now = resources.warm_state(config)
         if now == "ready":
             st.caption(":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
-                       "words come right after Run.", help="debate/warmup.py")
+                       "words come right after Run.", help="debate/live/warmup.py")
             if first != "ready":
                 st.rerun()  # one full run, which stops this ticking
         elif now == "reading":

@@ -2,7 +2,7 @@
 
 `python -m debate eval-fit-threshold runs/ct2-train-...` reads each item's answer turn (its raw label
 probabilities, recorded in the events) and the gold label, picks the threshold that maximises macro-F1
-(debate.calibration.fit_threshold) and, with --write, stores it in debate/fitted_thresholds.json under
+(debate.aids.calibration.fit_threshold) and, with --write, stores it in debate/aids/fitted_thresholds.json under
 the setting it is valid for (model, category, answer format, demonstrations). A run over any split but
 train is refused: a threshold fitted on dev or test would make their scores meaningless.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate.errors import InvalidInput
 from debate.evaluation.checkpoint import read_meta, read_rows
 from debate.protocols.baseline import INFO as BASELINE

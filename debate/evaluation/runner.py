@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from debate.errors import (AuthError, BackendUnavailable, DebateError, InvalidInput, ModelFileError,
                            ModelNotFound)
 from debate.evaluation.checkpoint import Checkpoint
-from debate.evaluation.datasets import Dataset, Item, load_dataset
+from debate.datasets import Dataset, Item, load_dataset
 from debate.evaluation.extract import debate_stats, extract_prediction
 from debate.evaluation.fleet import expand_lineup
 from debate.evaluation.sampling import select_items

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Sequence
 
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import Item
+from debate.datasets import Item
 
 
 def stratum(item: Item, category: int | None) -> str | None:

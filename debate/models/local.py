@@ -3,7 +3,7 @@
 A model loads once per process (loading 500 MB per request would dwarf generation) and is shared by
 every client; one lock per loaded model because a llama.cpp context is not thread-safe.
 
-Speed on a few CPU cores comes from asking llama.cpp for less (issue 11):
+Speed on a few CPU cores (a live audience waits for every token) comes from asking llama.cpp for less:
 - **Prefix reuse.** llama.cpp keeps the KV state of the tokens it evaluated last; a request whose prompt
   starts the same way (the few-shot block, the discussion so far, the same member prompt for every
   council member) evaluates only the new suffix. Floating-point results depend on how a prompt is cut

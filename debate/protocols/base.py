@@ -16,9 +16,9 @@ import threading
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Iterator
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate import prompts, seats
-from debate.decisions import normalise_probs
+from debate.protocols.decisions import normalise_probs
 from debate.errors import Cancelled, InvalidInput
 from debate.events import (Event, HumanAsked, HumanTimedOut, PhaseStarted, TokenDelta, TranscriptShortened,
                            TurnFinished, TurnStarted, Verdict)
@@ -26,7 +26,7 @@ from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
-from debate.parsing import ParseResult, parse_citations, split_think
+from debate.protocols.parsing import ParseResult, parse_citations, split_think
 from debate.protocols import prompting
 from debate.protocols.prompting import Said, Slot, order_of
 from debate.tasks import TaskView

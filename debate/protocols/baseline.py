@@ -3,18 +3,19 @@
 The paper gives no prompt text for the baselines, only that they use the App. A.2 descriptions with
 examples; template turquaz.baseline composes that with the A.3 judge's answer format.
 
-Options for small models (issue 12), each a parameter whose default is the paper's setting:
+Options for small models (asked as the paper asks, they lean to one label), each a parameter whose
+default is the paper's setting:
 - `answer`: `paper` (`{"category": 0 or 1, "explanation": ...}`), `reason-first` (a one-sentence reason,
   then "YES"/"NO") or `label-first` (only the label): the last two are decoded under a JSON schema, so the
   label is always readable and its probability is read where the schema forces it.
 - `demos`: `paper` (the App. A.2 examples), `similar` (the `k_demos` most similar CheckThat train
-  tweets with their gold labels, listed in the description; debate/demos.py; never from the split being
+  tweets with their gold labels, listed in the description; debate/aids/demos.py; never from the split being
   scored) or `dialogue` (the same tweets as earlier user/assistant turns, each answered with its label:
   what a 0.5B model copies best).
 - `explain`: with label-first, `after` adds a one-sentence explanation decoded after the label (the
   prompt is unchanged, so is the label's probability).
 - `calibration`: `none`, `contextual` (the same prompt with the content-free tweet "N/A"; Zhao et al.
-  2021) or `threshold` (a threshold on P(YES) fitted on CheckThat train, debate/fitted_thresholds.json).
+  2021) or `threshold` (a threshold on P(YES) fitted on CheckThat train, debate/aids/fitted_thresholds.json).
   A threshold t is applied as contextual calibration with the prior (t, 1 − t), so the shown confidence
   is the calibrated probability of the shown label and never contradicts it.
 """
@@ -23,11 +24,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from debate import calibration as cal
-from debate.demos import format_demos, similar_demos
+from debate.aids import calibration as cal
+from debate.aids.demos import format_demos, similar_demos
 from debate.errors import InvalidInput
 from debate.events import Event
-from debate.parsing import parse_label
+from debate.protocols.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 from debate.protocols import fewshot
 from debate.protocols.fewshot import label_first_spec

@@ -4,28 +4,29 @@ Initial votes (line 4) are collected from all members at once. If the leading la
 the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summarises in JSON (line 9),
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
-rule in debate.decisions.majority. Members and the chair read the whole discussion so far (every
+rule in debate.protocols.decisions.majority. Members and the chair read the whole discussion so far (every
 member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
 members also read the chair's latest summary. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
-Small-model options (issue 12; defaults are the paper's): with demos=dialogue the initial vote is the
-few-shot baseline's label-first prompt after the most similar CheckThat train tweets (protocols/fewshot.py),
-and discussion rounds keep those turns before the paper's member prompt; with calibration=threshold each
-member votes by its P(YES) against the threshold fitted on train for its own model; with explain=after
-each initial vote is followed by a one-sentence explanation (the vote is decoded first, from the same
-prompt, so it and its probability do not change).
+Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the
+initial vote is the few-shot baseline's label-first prompt after the most similar CheckThat train tweets
+(protocols/fewshot.py), and discussion rounds keep those turns before the paper's member prompt; with
+calibration=threshold each member votes by its P(YES) against the threshold fitted on train for its own model;
+with explain=after each initial vote is followed by a one-sentence explanation (the vote is decoded first,
+from the same prompt, so it and its probability do not change).
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from debate.calibration import normalised
-from debate.decisions import consensus_reached, consensus_share, majority, tally, vote_status, votes_stabilised
+from debate.aids.calibration import normalised
+from debate.protocols.decisions import (consensus_reached, consensus_share, majority, tally, vote_status,
+                                       votes_stabilised)
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.errors import InvalidInput
-from debate.parsing import ParseResult, parse_chair, parse_label
+from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
@@ -38,7 +39,7 @@ def _chair_parse(text: str) -> ParseResult:
 def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
                 threshold: float | None = None) -> str | None:
     """A member's vote: its written label (the paper), or with vote_from=probs the label its own
-    probabilities favour (issue 12: small models sampled at temperature often write the label they
+    probabilities favour (small models sampled at temperature often write the label they
     find less probable; the probabilities are read anyway), or with a `threshold` on P(first label)
     fitted on CheckThat train, that decision. Falls back to the written label when the backend gave
     no probabilities."""

@@ -1,10 +1,10 @@
-"""Few-shot answers for small models (issue 12), shared by the baseline and the council.
+"""Few-shot answers for small models (the small-model aids), shared by the baseline and the council.
 
 With `demos=dialogue` a model first reads the task text as a system message, then the `k_demos` CheckThat
 **train** tweets most similar to this one as earlier turns of the conversation (each answered with its gold
-label, debate/demos.py), then the tweet. The answer is decoded under a JSON schema with the label first, so
+label, debate/aids/demos.py), then the tweet. The answer is decoded under a JSON schema with the label first, so
 its probability is read at a forced position and can be held against a threshold fitted on train
-(debate/calibration.py). The council's initial votes use exactly the baseline's prompt, so one fitted
+(debate/aids/calibration.py). The council's initial votes use exactly the baseline's prompt, so one fitted
 threshold per model serves both; later rounds keep the same system message and demonstrations (a shared
 prefix the local backend reuses) and end with the paper's council member prompt.
 """
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate import prompts
-from debate.demos import dialogue, similar_demos
+from debate.aids.demos import dialogue, similar_demos
 from debate.events import Event
 from debate.lineups import Agent
 from debate.models.base import Message
-from debate.parsing import parse_label
+from debate.protocols.parsing import parse_label
 from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, TurnSpec, json_answer
 
 LABEL_KEY = "category"

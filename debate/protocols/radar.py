@@ -14,7 +14,7 @@ only when a model's context window cannot hold it, see prompting.py).
 Adaptive early stopping (A.2): after the opening and after each rebuttal round the stop agent answers
 CONTINUE/STOP and the round judge (the judge prompt over the debate so far) gives a preliminary verdict.
 margin = P(STOP) - P(CONTINUE); confidence = P(preliminary verdict); stop when margin >= τs and
-confidence >= τc (debate.decisions). Probabilities come from the backend's label probabilities
+confidence >= τc (debate.protocols.decisions). Probabilities come from the backend's label probabilities
 (method "logprobs") or, when it has none, from vote shares of n answers sampled at temperature > 0 with
 distinct seeds (method "samples"). On a stop the preliminary verdict is final (on_stop="verdict") or
 the debate skips to closing statements and the final judge (on_stop="closing").
@@ -30,13 +30,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 from debate import prompts
-from debate.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
+from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
 from debate.events import Event, StopCheck, TurnFinished
 from debate.lineups import Agent
 from debate.models.spec import ModelSpec
-from debate.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
+from debate.protocols.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}

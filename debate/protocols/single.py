@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from debate.events import Event, TurnFinished
-from debate.parsing import parse_label
+from debate.protocols.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}

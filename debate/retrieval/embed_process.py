@@ -8,7 +8,7 @@ made it worse (the GIL holder starved at idle priority: priority inversion). A s
 own GIL, so idle priority there only means "use the cycles the models leave free"; the app process never
 imports torch and only waits on a pipe, which releases the GIL.
 
-The child builds the ordinary `embed.Embedder` (same SHA-256 check, same error messages) and answers
+The child builds the ordinary `minilm.Embedder` (same SHA-256 check, same error messages) and answers
 requests over a Pipe; `ProcessEmbedder` has the Embedder's surface (`model_id`, `dim`, `embed`).
 """
 
@@ -21,7 +21,7 @@ import time
 
 from debate import errors
 from debate.errors import DebateError, ModelFileError
-from debate.retrieval.embed import BATCH_SIZE, DIM, MODEL_ID
+from debate.retrieval.minilm import BATCH_SIZE, DIM, MODEL_ID, Embedder
 
 LOAD_TIMEOUT_S = 900.0  # at idle priority on 2 busy cores the load may wait for the models' turns
 POLL_S = 0.25
@@ -55,10 +55,8 @@ def child_main(conn) -> None:
     priority = _lower_priority()
     for var, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
         os.environ.setdefault(var, value)
-    from debate.retrieval import embed as embed_mod
-
     try:
-        model = embed_mod.Embedder()
+        model = Embedder()
     except BaseException as e:  # noqa: BLE001 - every load failure goes back to the parent, described
         conn.send(_error_reply(e))
         conn.close()

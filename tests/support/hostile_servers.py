@@ -1,4 +1,5 @@
-"""Loopback HTTP servers that misbehave on purpose, for the hardening tests (issue 13).
+"""Loopback HTTP servers that misbehave on purpose, for the hardening tests (model text
+and remote servers are hostile: the app must stay safe and responsive whatever they send).
 
 `Recorder` speaks enough of OpenAI's chat API (GET /v1/models, streamed POST /v1/chat/completions) and
 of Ollama's (/api/tags, /api/version, NDJSON /api/chat) to be a backend, records every request's

@@ -9,7 +9,7 @@ moments earlier. The browser tests use a separate DEBATE_HOME, so they stream fr
 
 from __future__ import annotations
 
-AIDS = True  # the app's default (debate/aids.py): the engine tests run what the page runs, so its cache answers
+AIDS = True  # the app's default (debate/aids/): the engine tests run what the page runs, so its cache answers
 CLAIM = "A new study in Nature shows coffee lowers the risk of heart disease https://www.nature.com/articles/x1"
 MAX_TOKENS = 24
 TOP_K = 3

@@ -53,10 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False,
                    help="small-model aids (the app's default for the embedded models): similar CheckThat train "
                         "tweets as earlier turns, label probabilities against thresholds fitted on train, a "
-                        "constrained RADAR judge; see debate/aids.py. Off: the papers' settings")
+                        "constrained RADAR judge; see debate/aids/settings.py. Off: the papers' settings")
     p.add_argument("--pace", choices=("paper", "demo"), default="paper",
                    help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
-                        "models (fewer rounds at most, shorter answers; see debate/pace.py)")
+                        "models (fewer rounds at most, shorter answers; see debate/live/pace.py)")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
                     help="retrieve evidence (default: only RADAR)")
@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from debate.runner import DebateConfig, prepare
 
     claim = sys.stdin.read() if args.claim == "-" else args.claim
-    from debate import pace
+    from debate.live import pace
 
     params = {**pace.overrides(args.pace, args.protocol), **dict(args.param)}
     if args.rounds is not None:
@@ -151,7 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     retriever = _retriever(args.index) if pp.evidence_on else None
     answerer = None
     if args.human:
-        from debate.cli_human import Answerer, read_answers
+        from debate.cli.human import Answerer, read_answers
 
         answerer = Answerer(read_answers(args.human_file) if args.human_file else None)
     return stream_debate(cfg, client, retriever, args.events, args.color, answerer)
@@ -159,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def stream_debate(cfg, client, retriever, events_path: str | None, color: str, answerer=None) -> int:
     """Run `cfg`, print its transcript as it streams and write its events; Ctrl-C stops it cleanly.
-    Shared by `run` and `fork` (debate.cli_share). Exit code 0 completed, 130 stopped, 1 otherwise."""
+    Shared by `run` and `fork` (debate.cli.share). Exit code 0 completed, 130 stopped, 1 otherwise."""
     from debate.runner import run_debate
 
     cancel = threading.Event()

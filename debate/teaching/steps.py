@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from debate.decisions import consensus_share
+from debate.protocols.decisions import consensus_share
 
 NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")
 PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of its own

@@ -12,7 +12,7 @@ always the same. Two standard repairs, each a visible option of the baseline pro
   w_l · p_l, the multi-class form of a threshold), the same way.
 - **a decision threshold fitted on the CheckThat train split** (`python -m debate eval-fit-threshold` on a
   train run): YES iff P(YES) >= t, t chosen to maximise macro-F1 on train. Fitted values are data in
-  `debate/fitted_thresholds.json`, keyed by model and prompt setting; never fitted on dev or test.
+  `debate/aids/fitted_thresholds.json`, keyed by model and prompt setting; never fitted on dev or test.
 
 All functions here are pure (no model, no I/O except `fitted_threshold`, which reads the packaged file).
 """

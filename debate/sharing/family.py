@@ -85,7 +85,7 @@ def align_rounds(parent: list, fork: list) -> list[dict]:
     """Parent and fork side by side, one row per round, then the verdict and the totals: what changed.
 
     Rounds up to the fork point are the same turns (replayed), so `changed` marks where they part."""
-    from debate.robustness import verdict_of
+    from debate.sharing.robustness import verdict_of
 
     a, b = _by_round(parent), _by_round(fork)
     rows = []

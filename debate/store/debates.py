@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.sanitize import csv_row, md_text
-from debate.sqlite_db import SqliteStore
+from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
 
@@ -355,7 +355,7 @@ class DebateStore(SqliteStore):
 
     def export_json(self, debate_id: str) -> str:
         row = self._require(debate_id)
-        from debate import people  # a person's verdict and the audience poll, kept beside the events
+        from debate.store import people  # a person's verdict and the audience poll, kept beside the events
         return json.dumps({"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
                           indent=1, default=str)
 
@@ -373,7 +373,7 @@ class DebateStore(SqliteStore):
         return buf.getvalue()
 
     def export_markdown(self, debate_id: str) -> str:
-        from debate import people
+        from debate.store import people
         return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
                          + people.markdown(people.export(self.path, debate_id)))
 

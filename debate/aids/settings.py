@@ -1,4 +1,4 @@
-"""Small-model aids (issue 12): the few settings that make the packaged 0.5B / 135M models' verdicts
+"""Small-model aids: the few settings that make the packaged 0.5B / 135M models' verdicts
 worth showing, as one switch beside the papers' settings.
 
 Why: on two CPU cores the app runs models 15-30 times smaller than the papers'. Asked as the papers ask,
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from debate import calibration as cal
+from debate.aids import calibration as cal
 
 K_DEMOS = 8
 AIDS: dict[str, dict[str, Any]] = {

@@ -44,12 +44,12 @@ def _prepare(args) -> int:
 
 
 def _prepare_demos(log) -> None:
-    """Embed the CheckThat train tweets the small-model aids draw demonstrations from (debate/demos.py),
+    """Embed the CheckThat train tweets the small-model aids draw demonstrations from (debate/aids/demos.py),
     so the app's first debate does not wait for it. Cached by the train file's fingerprint; a missing
     dataset or embedder only leaves the first debate to do it."""
     t0 = time.perf_counter()
     try:
-        from debate.demos import pool
+        from debate.aids.demos import pool
 
         n = len(pool().vectors())
     except Exception as e:  # noqa: BLE001 - optional speed-up: say why, never fail the set-up

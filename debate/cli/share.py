@@ -1,8 +1,9 @@
 """`python -m debate export | fork | robustness`: share a debate, continue it, test its verdict.
 
-export     EVENTS --html OUT.html    one self-contained HTML file that opens offline (debate.share)
-fork       EVENTS --round N [--say NOTE] [--lineup L] [--param k=v] --events OUT.jsonl (debate.fork)
-robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds (debate.robustness)
+export     EVENTS --html OUT.html    one self-contained HTML file that opens offline (debate.sharing.html)
+fork       EVENTS --round N [--say NOTE] [--lineup L] [--param k=v] --events OUT.jsonl (debate.sharing.fork)
+robustness EVENTS [--seeds 2] [--out-dir DIR]   swapped positions, shuffled members, other seeds
+           (debate.sharing.robustness)
 
 EVENTS is a JSONL events file (`run --events`), a Library JSON export, or the id of a stored debate.
 """
@@ -14,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from debate.cli_run import _kv, _retriever, stream_debate
+from debate.cli.run import _kv, _retriever, stream_debate
 from debate.errors import InvalidInput
 from debate.transcript import read_events
 
@@ -75,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _people_of(ref: str) -> dict | None:
     """A person's verdict and the audience poll of a stored debate (by id) or of a Library JSON export."""
-    from debate import config, people
+    from debate import config
+    from debate.store import people
 
     p = Path(ref).expanduser()
     if p.is_file():
@@ -88,7 +90,7 @@ def _people_of(ref: str) -> dict | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from debate.share import to_html
+    from debate.sharing.html import to_html
 
     events = load_events(args.events)
     out = Path(args.html).expanduser()
@@ -100,7 +102,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    from debate.fork import fork_config
+    from debate.sharing.fork import fork_config
     from debate.models.registry import default_client
     from debate.runner import prepare
 
@@ -113,7 +115,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_robustness(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
-    from debate.robustness import format_table, table, variant_configs, verdict_of
+    from debate.sharing.robustness import format_table, table, variant_configs, verdict_of
     from debate.runner import prepare, run_debate
     from debate.transcript import write_event
 

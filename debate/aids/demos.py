@@ -91,7 +91,7 @@ class Pool:
     """CheckThat train tweets with their labels per category and their embeddings."""
 
     def __init__(self) -> None:
-        from debate.evaluation.datasets import load_dataset
+        from debate.datasets import load_dataset
 
         ds = load_dataset(POOL_DATASET)
         self.texts = [it.text for it in ds.items]

@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     f = sub.add_parser("eval-fit-threshold", help="fit the baseline's P(YES) threshold on a CheckThat train run, or a RADAR judge's class weights on a LIAR train run")
     f.add_argument("runs", nargs="+", help="baseline runs on --dataset checkthat-train, one category each")
-    f.add_argument("--write", action="store_true", help="store in debate/fitted_thresholds.json (used by "
+    f.add_argument("--write", action="store_true", help="store in debate/aids/fitted_thresholds.json (used by "
                    "--param calibration=threshold)")
     f.set_defaults(func=cmd_fit_threshold)
 
@@ -186,7 +186,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_fit_threshold(args: argparse.Namespace) -> int:
-    from debate.calibration import save_fitted
+    from debate.aids.calibration import save_fitted
     from debate.evaluation.fit import fit_run
 
     for run in args.runs:
@@ -199,7 +199,7 @@ def cmd_fit_threshold(args: argparse.Namespace) -> int:
         if args.write:
             save_fitted(key, entry)
     if args.write:
-        print("wrote debate/fitted_thresholds.json")
+        print("wrote debate/aids/fitted_thresholds.json")
     return 0
 
 
@@ -215,7 +215,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
-    from debate.evaluation.datasets import list_datasets
+    from debate.datasets import list_datasets
 
     for d in list_datasets():
         print(f"{d['name']:16} {d['task']:10} {'/'.join(d['labels']):28} {d['about']}")

@@ -143,7 +143,7 @@ def _people_html(people: dict) -> list[str]:
 
 def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None = None) -> str:
     """The whole debate as one HTML document (no external resources); `people`: a person's verdict and the
-    audience poll (debate.people.export), shown after the verdict."""
+    audience poll (debate.store.people.export), shown after the verdict."""
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     started = next((e for e in ds if e.get("type") == "debate_started"), {})
     evidence = next((e for e in ds if e.get("type") == "evidence"), None)

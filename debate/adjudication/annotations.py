@@ -28,11 +28,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from debate.agreement import majority_label
-from debate.evaluation.datasets import LIAR_MAP, SPLIT, ct_value
-from debate.sqlite_db import SqliteStore
+from debate.adjudication.agreement import majority_label
+from debate.datasets import LIAR_MAP, SPLIT, ct_value
+from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
-from debate.hardcases import HardCase, QueueSpec
+from debate.adjudication.hardcases import HardCase, QueueSpec
 
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "annotations", """

@@ -10,6 +10,11 @@ A user's own file in one of these formats (not a bundled split) is recognised by
 (`sniff_format`) and loaded by the same loader, so `--category`, scoring and exports work as for the
 named splits. CheckThat soft labels (a value strictly between 0 and 1, e.g. 0.5 where the annotators
 split) are kept as the label `SPLIT`: never a class, left out of F1 and counted apart.
+
+Why here and not in debate/evaluation/: these readers need only errors and config, and more than the
+evaluation reads them: the small-model aids take their demonstrations from the CheckThat train split
+(debate/aids/demos.py), below the protocols that show them, and adjudication exports in each dataset's
+format. Kept in the evaluation package they made the aids import upward into a batch-evaluation layer.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from debate.errors import InvalidInput
-from debate.evaluation.datasets import SPLIT, read_format, sniff_text
+from debate.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
 REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict", "annotators split")
@@ -225,7 +225,7 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
     """Cases from a file in CheckThat / AVeriTeC / LIAR format: one case per tweet and category for
     CheckThat (soft labels kept as "annotators split", those cases first), one per claim otherwise.
     Each case keeps its original record so the export writes the file back in the same format."""
-    from debate.evaluation.datasets import FORMATS, LIAR_COLUMNS
+    from debate.datasets import FORMATS, LIAR_COLUMNS
 
     text = _decode(filename, data)
     items = read_format(fmt, text, filename)

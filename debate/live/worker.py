@@ -64,8 +64,8 @@ TOKEN_FLUSH_N = 32
 
 
 class _Writer:
-    """Writes a debate's events to the store, token deltas in small batches (issue 11: one SQLite
-    commit per token competed with the model for the CPU). Any other event first flushes the tokens
+    """Writes a debate's events to the store, token deltas in small batches (one SQLite commit
+    per token competed with the model for the CPU). Any other event first flushes the tokens
     before it, so order is kept and a finished turn is always stored whole; `flush` runs before any
     error is recorded, so nothing streamed is lost."""
 

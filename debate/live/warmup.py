@@ -1,4 +1,5 @@
-"""Evaluate a debate's first prompts before Run is pressed, so its first token comes at once (issue 11).
+"""Evaluate a debate's first prompts before Run is pressed, so its first token comes at once
+(on CPU, reading a long first prompt is most of the wait a live audience sees).
 
 On two CPU cores a council member's first prompt (instructions, the paper's examples, the claim) takes
 seconds to read, and the first debate after start-up also pays for loading each model. None of that

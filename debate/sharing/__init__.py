@@ -1,0 +1,6 @@
+"""Debates passed on and varied: a self-contained offline HTML file (html.py), forks that continue a
+stored debate after round N (fork.py), robustness variants with re-seated agents (robustness.py) and the
+family tree of forks and variants, read from the events (family.py).
+
+Services layer: may import the runner and everything below it; never the CLI, teaching or adjudication.
+"""

@@ -1,0 +1,13 @@
+"""Storage: every debate and its events in SQLite (debates.py, whose public names are re-exported here,
+so `from debate.store import DebateStore` works), on the WAL plumbing it shares with the annotation
+store (sqlite.py).
+
+Services layer, but it needs only the foundation and the transcript: it never imports the runner, so a
+stored debate can be read without any model code.
+"""
+
+from debate.store.debates import (INTERRUPTED, MIGRATIONS, STALE_BEATS, STATUSES, DebateStore, heartbeat_s,
+                                  list_csv, to_markdown)
+
+__all__ = ["INTERRUPTED", "MIGRATIONS", "STALE_BEATS", "STATUSES", "DebateStore", "heartbeat_s", "list_csv",
+           "to_markdown"]
