@@ -45,9 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except DebateError as e:
-        print(f"error: {e.message}", file=sys.stderr)
+        from debate.sanitize import strip_terminal  # messages quote servers' and files' own text
+
+        print(f"error: {strip_terminal(e.message)}", file=sys.stderr)
         if e.hint:
-            print(f"hint: {e.hint}", file=sys.stderr)
+            print(f"hint: {strip_terminal(e.hint)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -54,6 +54,10 @@ class BackendTimeout(DebateError):
     """The backend took longer than the configured timeout."""
 
 
+class ResponseTooLarge(DebateError):
+    """A server sent more for one response than any answer needs (it does not end its answers)."""
+
+
 class RateLimited(DebateError):
     """HTTP 429 after the bounded retries."""
 
@@ -76,6 +80,22 @@ class ParseError(DebateError):
 
 class Cancelled(DebateError):
     """The user stopped the debate."""
+
+
+class MemberFailed(DebateError):
+    """One debater's model call failed: which member, on which backend, and the backend's own error.
+
+    The debate ends there (a protocol never goes on with fewer members than it was given, so no verdict
+    is a partial one); `error_name` keeps the cause's class so batch runs and the event file name the
+    real failure (BackendUnavailable, ServerError, ...), not this wrapper."""
+
+    def __init__(self, agent: str, model: str, cause: DebateError) -> None:
+        self.agent = agent
+        self.model = model
+        self.backend = model.split(":", 1)[0] if ":" in model else model
+        self.cause = cause
+        self.error_name = type(cause).__name__
+        super().__init__(f"Member {agent} ({model}, backend {self.backend}) failed: {cause.message}", cause.hint)
 
 
 class StoreError(DebateError):

@@ -224,8 +224,10 @@ class ErrorEvent(Event):
     error: str = ""
     message: str = ""
     hint: str = ""
-    agent: str = ""
+    agent: str = ""  # the member whose model call failed, when one did
     fatal: bool = True
+    model: str = ""  # that member's model spec (backend:model[@url])
+    backend: str = ""
 
 
 @_register

@@ -259,7 +259,9 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         status, stop_reason = "stopped", "stopped by the user"
     except DebateError as e:
         status, stop_reason = "error", e.message
-        yield stamp(ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=True))
+        yield stamp(ErrorEvent(error=getattr(e, "error_name", type(e).__name__), message=e.message, hint=e.hint,
+                               agent=getattr(e, "agent", ""), model=getattr(e, "model", ""),
+                               backend=getattr(e, "backend", ""), fatal=True))
     except Exception as e:  # a bug: still end the stream cleanly, with enough to report it
         status, stop_reason = "error", f"{type(e).__name__}: {e}"
         yield stamp(ErrorEvent(error=type(e).__name__, message=str(e) or type(e).__name__,

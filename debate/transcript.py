@@ -267,7 +267,8 @@ class TextRenderer:
         if kind == "error":
             return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
         if kind == "finished":
-            return "\n" + self._rule(f"{ev.status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
+            status = "failed" if ev.status == "error" else ev.status
+            return "\n" + self._rule(f"{status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
                                      f"{ev.model_calls} model calls · {ev.prompt_tokens}+{ev.completion_tokens} tokens · "
                                      f"{ev.cache_hits} cache hits · {ev.wall_s:.1f} s", "═")
         return ""

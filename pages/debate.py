@@ -71,7 +71,10 @@ config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"],
                       human_timeout_s=human_timeout)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
-    widgets.warm_status(config, agents)
+    # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run
+    # would read as if the debate shown below were still starting
+    if st.session_state.get("debate_config") != config:
+        widgets.warm_status(config, agents)
 
 if run_clicked:
     problem = _problem()
@@ -85,6 +88,7 @@ if run_clicked:
                                                               debate_id=st.session_state.get("next_debate_id"))
             st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold
+            st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
             st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
@@ -102,9 +106,8 @@ if st.session_state.get("debate_id"):
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):
             new_id = share_view.fork_form(st.session_state["debate_id"], "deb")
-            if new_id:
-                st.session_state["debate_id"] = new_id
-                st.rerun()
+            if new_id:  # the fork streams in the Library, at its own link
+                share_view.open_debate(new_id)
         with st.expander("Your verdict · overrule the judge", icon=":material/gavel:"):
             people_view.overrule_form(st.session_state["debate_id"], "deb")
         with st.expander("Audience poll · ask the room again", icon=":material/how_to_vote:"):

@@ -156,9 +156,8 @@ with right:
     if store.get(debate_key) is not None:  # a Library debate (evaluation items are not stored there)
         with st.expander(f"Fork from round {step.round}", icon=":material/call_split:"):
             new_id = share_view.fork_form(debate_key, f"learn{step.round}", default_round=step.round)
-            if new_id:  # the fork streams on the Debate page
-                st.session_state["debate_id"] = new_id
-                st.switch_page("pages/debate.py")
+            if new_id:  # the fork streams in the Library, at its own link
+                share_view.open_debate(new_id)
     with st.expander("All steps"):
         st.markdown("<br>".join(f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
                                 for k, sx in enumerate(steps)), unsafe_allow_html=True)

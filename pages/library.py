@@ -5,7 +5,7 @@ import datetime as dt
 import streamlit as st
 
 from debate import live
-from debate.store import list_csv
+from debate.store import compact_verdict, list_csv
 from ui import people_view, resources, seat_view, share_view
 from ui.live_view import show_live, show_stored
 from ui.entry import through_app
@@ -53,13 +53,17 @@ def _when(r: dict) -> str:
 
 
 STATUS_ICON = {"completed": "✅", "running": "⏳", "stopped": "⏹️", "error": "❌", "interrupted": "⏸️"}
+# the verdict and its check come before the long claim, which is last but one and the only column that
+# may be cut: a verdict pushed past the table's right edge reads as no verdict
 st.dataframe(
-    [{"when": _when(r), "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}", "protocol": r["protocol"],
+    [{"when": _when(r), "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}",
+      "verdict": compact_verdict(r["verdict"]), "gold": compact_verdict(r["gold"]),
+      "right": "" if r["correct"] is None else ("✔" if r["correct"] else "✘"), "protocol": r["protocol"],
       "task": r["task"] + (f" c{r['category']}" if r.get("category") else ""), "claim": r["claim"][:120],
-      "verdict": r["verdict"] or "", "gold": r["gold"] or "",
-      "right": "" if r["correct"] is None else ("✔" if r["correct"] else "✘"),
       "tokens": r["tokens"], "seconds": round(r["wall_s"] or 0.0, 1)} for r in rows],
-    hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300))
+    hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300),
+    column_config={"verdict": st.column_config.TextColumn(width="medium"),
+                   "claim": st.column_config.TextColumn(width="large")})
 st.download_button("Export this list as CSV", list_csv(rows), file_name="debates.csv", mime="text/csv",
                    on_click="ignore", key="lib_export_list", icon=":material/download:")
 
@@ -76,7 +80,8 @@ if st.session_state.get("lib_open") not in ids:
     st.session_state["lib_open"] = ids[0]
 chosen = st.selectbox("Open a debate", ids, key="lib_open",
                       format_func=lambda i: f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
-                                            f"{by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}")
+                                            f"{compact_verdict(by_id[i]['verdict']) or by_id[i]['status']} · "
+                                            f"{by_id[i]['claim'][:80]}")
 row = by_id[chosen]
 if st.query_params.get("debate") != chosen:  # the address bar always holds a link to what is shown
     st.query_params["debate"] = chosen
@@ -84,10 +89,12 @@ if st.query_params.get("debate") != chosen:  # the address bar always holds a li
     st.session_state["lib_link"] = (chosen, None)
     st.session_state["lib_at_round"] = None
 
-a1, a2, a3, a4, a5, a7, a6 = st.columns([2.2, 1.2, 1, 1, 1, 1, 1], vertical_alignment="bottom")
+a1, a2, a_rest = st.columns([2.2, 1.2, 5], vertical_alignment="bottom")
 pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace", default="instant") or "instant"
 speed = a2.selectbox("Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×",
                      disabled=pace == "instant")
+# the buttons in a row that wraps, each as wide as its label (fixed columns cut "Markdown" to "Ma…")
+a3 = a4 = a5 = a6 = a7 = a_rest.container(horizontal=True, gap="small")
 a3.download_button("JSON", store.export_json(chosen), file_name=f"debate-{chosen}.json", mime="application/json",
                    on_click="ignore", key="lib_json", icon=":material/data_object:")
 a4.download_button("Markdown", store.export_markdown(chosen), file_name=f"debate-{chosen}.md",

@@ -7,6 +7,7 @@ import streamlit as st
 from debate.errors import DebateError
 from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
+from debate.models.registry import readiness
 from ui import resources
 from ui.safe import text_html
 from ui.entry import through_app
@@ -51,23 +52,25 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
 top = st.columns([6, 1])
 refresh = top[1].button("Refresh", key="models_refresh", icon=":material/refresh:")
 rows = resources.known_models(refresh=refresh)
-DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
+DOT = {"ready": "🟢", "assembled on first use": "🟡", "missing": "🟠", "unreachable": "🔴", "error": "🔴",
+       "checking": "⚪"}
 
 st.markdown("#### Backends")
 cols = st.columns(3)
 for col, backend in zip(cols, ("local", "ollama", "openai")):
     mine = [r for r in rows if r.backend == backend]
-    ready = [r for r in mine if r.status == "ready" and r.name]
+    ready = [r for r in mine if r.name and readiness(r) == "ready"]
+    later = [r for r in mine if r.name and readiness(r) == "assembled on first use"]
     problem = next((r.detail for r in mine if not r.name), "")
     with col.container(border=True):
         title = {"local": "Embedded (llama.cpp)", "ollama": "Ollama", "openai": "OpenAI-compatible"}[backend]
-        st.markdown(f"**{title}**  \n{DOT['ready'] if ready else DOT['unreachable']} "
-                    f"{len(ready)} model(s) ready")
+        st.markdown(f"**{title}**  \n{DOT['ready'] if ready else DOT['assembled on first use'] if later else DOT['unreachable']} "
+                    f"{len(ready)} model(s) ready" + (f" · {len(later)} assembled on first use" if later else ""))
         if problem:
             st.caption(problem)
 
 st.markdown("#### Models")
-st.dataframe([{"status": f"{DOT.get(r.status, '⚪')} {r.status}", "spec": r.spec, "backend": r.backend,
+st.dataframe([{"status": f"{DOT.get(readiness(r), '⚪')} {readiness(r)}", "spec": r.spec, "backend": r.backend,
                "size": f"{r.size_bytes / 1e6:,.0f} MB" if r.size_bytes else "", "license": r.license,
                "detail": r.detail} for r in rows if r.name],
              hide_index=True, width="stretch")

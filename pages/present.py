@@ -1,7 +1,7 @@
 """Present: one column in large type for a room — the claim, who speaks now, the votes, the verdict.
 
-Follows a running debate live; when the backend is slow or offline, plays a stored debate at its
-recorded pace in the same layout, labelled "recorded".
+Follows a running debate live; when the backend is slow or offline, plays a stored debate turn by
+turn in the same layout, labelled "recorded", with pause and step controls; full screen hides the sidebar.
 """
 
 import streamlit as st
@@ -26,18 +26,27 @@ ids = list(by_id)
 if linked in by_id and st.session_state.get("pres_link") != linked:
     st.session_state["pres_link"] = linked
     st.session_state["pres_pick"] = linked
-c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
+full = st.session_state.setdefault("pres_full", st.query_params.get("full") == "1")
+if full:  # for a room: no sidebar, no header, the whole window
+    st.html(f"<style>{share_view.FULLSCREEN_CSS}</style>")
+c1, c2, c3, c4 = st.columns([4, 2, 1, 1.3], vertical_alignment="bottom")
+c4.toggle("Full screen", key="pres_full", help="Hide the sidebar and the header (a link with &full=1 opens so).")
 did = c1.selectbox("Debate", ids, key="pres_pick", format_func=lambda i: (
     f"{'⏳ ' if live.is_running(i) else ''}{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · "
     f"{by_id[i]['claim'][:70]}"))
 running = live.is_running(did)
 mode = c2.segmented_control("Show", ["live", "recorded"], key="pres_mode", default="live" if running else "recorded",
-                            help="recorded: the stored debate at the pace it was recorded — the fallback when the "
-                                 "backend is slow or offline") or "recorded"
+                            help="recorded: the stored debate turn by turn, each shown long enough to read (long "
+                                 "waits for the model shortened) — the fallback when the backend is slow or offline") or "recorded"
 speed = c3.selectbox("Speed", [1.0, 2.0, 5.0], key="pres_speed", format_func=lambda x: f"{x:g}×",
                      disabled=mode == "live")
 if st.query_params.get("debate") != did:
     st.query_params["debate"] = did
+if (st.query_params.get("full") == "1") != full:
+    if full:
+        st.query_params["full"] = "1"
+    else:
+        st.query_params.pop("full", None)
 with st.expander("Audience poll", icon=":material/how_to_vote:"):
     people_view.poll_controls_for(did, "pres")
 people_view.poll_results(did)  # the audience poll: before, after and the swing, live

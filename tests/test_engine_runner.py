@@ -89,7 +89,9 @@ def test_backend_failure_mid_debate_ends_cleanly():
     client, _ = scripted({"judge": judge})
     ev = run(client, "single", params={"rounds": 1})
     err, fin = ev[-2], ev[-1]
-    assert err.type == "error" and err.message == "Cannot reach the judge." and err.hint == "Start it."
+    assert err.type == "error" and err.hint == "Start it." and err.error == "BackendUnavailable"
+    assert err.message == "Member judge (scripted:judge, backend scripted) failed: Cannot reach the judge."
+    assert (err.agent, err.model, err.backend) == ("judge", "scripted:judge", "scripted")
     assert fin.status == "error" and fin.label is None
     assert len(by_type(ev, "turn_finished")) == 6  # what was said is kept
     assert [e.seq for e in ev] == list(range(len(ev)))

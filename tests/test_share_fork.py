@@ -13,7 +13,7 @@ import pytest
 from debate import moderation
 from debate.errors import InvalidInput
 from debate.sharing.fork import fork_config, rounds_of
-from debate.sharing.robustness import table, variant_configs
+from debate.sharing.robustness import summary, table, variant_configs, variant_row
 from debate.runner import run_debate
 from debate.sharing.html import to_html
 from tests.support.engine import FakeRetriever, by_type, run, scripted
@@ -148,7 +148,7 @@ def test_robustness_variants_swap_sides_and_reseed():
     for v in vs:
         ev = list(run_debate(v.config, client))
         assert ev[0].settings["variant_of"] == {"debate_id": "rb", "variant": v.name}
-        rows.append({"variant": v.name, "label": ev[-1].label, "status": ev[-1].status})
+        rows.append(variant_row(v.name, ev))
     t = table(parent[-1].label, rows + [{"variant": "cut", "label": None, "status": "stopped"}])
     assert t["decided"] == 3 and t["held"] == 3 and t["rows"][-1]["holds"] is None
     council = run(client, "council", n=3, params={"rounds": 0})
@@ -186,3 +186,26 @@ def test_family_and_round_alignment_of_a_fork(tmp_path):
     by = {r["round"]: r for r in rows}
     assert not by["0"]["changed"] and by["0"]["replayed in fork"] == 3  # the initial votes are the parent's
     assert by["1"]["fork tokens"] >= 0 and [r["round"] for r in rows][-2:] == ["verdict", "tokens"]
+
+
+def test_robustness_counts_only_finished_variants_that_ran_and_names_the_replays(tmp_path):
+    from debate.models.cache import ResponseCache
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+
+    backend = ScriptedBackend(default=_split)
+    cached = ModelClient(backends={"scripted": backend}, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    parent = run(cached, "council", n=3, params={"rounds": 0}, debate_id="rb-parent")
+    shuffled, reseeded = variant_configs(parent, seeds=1)
+    # members shuffled at temperature 0 send the parent's very prompts and seeds: the cache answers all
+    sh = list(run_debate(shuffled.config, cached))
+    first = list(run_debate(reseeded.config, cached))
+    assert sh[-1].model_calls == sh[-1].cache_hits > 0 and first[-1].cache_hits < first[-1].model_calls
+    running = variant_row("seed +2", first[:-2], running=True)  # still streaming: no finished event yet
+    t = table(parent[-1].label, [variant_row("members shuffled", sh), variant_row("seed +1", first), running])
+    assert (t["decided"], t["replays"], t["pending"]) == (1, ["members shuffled"], ["seed +2"])
+    said = summary(t)
+    assert "in 1 of 1 finished variants that ran the models" in said
+    assert "Still running: seed +2" in said and "from the response cache" in said and "members shuffled" in said
+    # a variant still marked running by the worker is not counted even if its finished event is stored
+    assert table(parent[-1].label, [variant_row("x", first, running=True)])["decided"] == 0

@@ -58,7 +58,8 @@ def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     assert b.returncode == 0, b.stderr
     rb = _cli("robustness", str(base), "--seeds", "1", "--out-dir", str(tmp_path / "variants"))
     assert rb.returncode == 0, rb.stderr
-    assert "seed +1" in rb.stdout and "The verdict holds in" in rb.stdout
+    assert "seed +1" in rb.stdout and ("holds in 1 of 1 finished variants that ran the models" in rb.stdout
+                                      or "answered entirely from the response cache" in rb.stdout)
     (variant,) = list((tmp_path / "variants").glob("*.jsonl"))
     ve = _events(variant)
     assert ve[0]["settings"]["variant_of"]["debate_id"] == _events(base)[0]["debate_id"]

@@ -102,10 +102,10 @@ def test_vote_dynamics_of_one_debate():
     assert pers == {("a", "b"): 1.0, ("a", "c"): 0.5, ("b", "c"): 0.5}
     assert [round(a["share"], 3) for a in d["agreement"]] == [0.667, 0.667, 1.0]
     sk = d["sankey"]
-    assert sk["nodes"] == ["R1 · NO", "R1 · YES", "R2 · NO", "R2 · YES", "R3 · YES"]
+    assert sk["nodes"] == ["R1 · NO", "R1 · YES", "R2 · NO", "R2 · YES", "R3 · YES", "Verdict · YES"]
     links = {(sk["nodes"][s], sk["nodes"][t]): v for s, t, v in zip(sk["source"], sk["target"], sk["value"])}
     assert links == {("R1 · NO", "R2 · NO"): 1, ("R1 · NO", "R2 · YES"): 1, ("R1 · YES", "R2 · YES"): 1,
-                     ("R2 · NO", "R3 · YES"): 1, ("R2 · YES", "R3 · YES"): 2}
+                     ("R2 · NO", "R3 · YES"): 1, ("R2 · YES", "R3 · YES"): 2, ("R3 · YES", "Verdict · YES"): 3}
     fig = tc.sankey_figure(sk)
     assert fig.data[0].type == "sankey" and list(fig.data[0].link.value) == sk["value"]
 
@@ -127,7 +127,7 @@ def test_aggregate_over_debates():
     agg = tc.aggregate_dynamics([a, b])
     assert agg["debates"] == 2 and agg["changes_per_round"] == {2: 2}
     assert agg["agreement"][0] == {"round": 1, "mean_share": pytest.approx(2 / 3), "n": 2}
-    assert sum(agg["sankey"]["value"]) == 6  # 3 agents x 1 transition x 2 debates
+    assert sum(agg["sankey"]["value"]) == 12  # 3 agents x (1 transition + into the verdict) x 2 debates
 
 
 def test_flow_graph_and_dot_from_traces():

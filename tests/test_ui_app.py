@@ -219,11 +219,14 @@ def test_stop_keeps_partial_transcript():
     at.selectbox(key="cfg_preset").set_value(preset).run()
     at.button(key="run").click().run()
     debate_id = at.session_state["debate_id"]
-    time.sleep(0.5)
+    store = _store()
+    # Stop only once words have been stored: on a loaded machine the worker may not have streamed any yet.
+    deadline = time.time() + 60
+    while not any(e.type == "token" for e in store.events(debate_id)) and time.time() < deadline:
+        time.sleep(0.1)
     at.run()
     assert not at.button(key="stop").disabled
     at.button(key="stop").click().run()
-    store = _store()
     deadline = time.time() + 30
     while store.get(debate_id)["status"] == "running" and time.time() < deadline:
         time.sleep(0.2)

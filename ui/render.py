@@ -22,7 +22,7 @@ LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "H
 STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
                 "completed": ("Completed", "green", ":material/check_circle:"),
                 "stopped": ("Stopped", "orange", ":material/stop_circle:"),
-                "error": ("Ended with an error", "red", ":material/error:"),
+                "error": ("Failed", "red", ":material/error:"),
                 "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
                 "waiting": ("Starting", "blue", ":material/hourglass_top:")}
 
@@ -137,7 +137,7 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
     elif kind == "human_timeout":
         st.markdown(f'<div class="tally human-timeout">⏱ {escape(item.message)}</div>', unsafe_allow_html=True)
     elif kind == "error":
-        msg = f"{item.agent + ': ' if item.agent else ''}{item.message}"
+        msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
 
 
@@ -156,14 +156,27 @@ def render_sections(view: DebateView, debate_id: str) -> None:
         render_section(view, sec, debate_id)
 
 
-def render_evidence(view: DebateView, debate_id: str) -> None:
+def evidence_status(view: DebateView, running: bool | None = None) -> str:
+    """What the evidence panel says while it has no passages. Until the debate has ended, retrieval may
+    still be running (the viewer's own search runs beside the debate and can arrive late), so it says
+    so; only an ended debate, or a note that retrieval gave up, says that there are none."""
+    gave_up = next((sec.note for sec in view.sections if sec.phase == "evidence" and sec.note), "")
+    if gave_up:
+        return gave_up
+    if running is None:
+        running = view.finished is None
+    settings = (view.started.settings or {}) if view.started else {}
+    for_viewer = bool(view.started) and not settings.get("evidence_on", True)
+    if running:
+        return ("Searching for passages to show beside the debate… (the agents do not see them)" if for_viewer
+                else "Searching for evidence…")
+    return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
+
+
+def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
     st.markdown("#### Evidence")
     if not view.evidence:
-        settings = (view.started.settings or {}) if view.started else {}
-        if view.started and not settings.get("evidence_on", True):
-            st.caption("No evidence was retrieved for this debate.")
-        else:
-            st.caption("No passages were retrieved." if view.finished or view.sections else "Retrieving evidence…")
+        st.caption(evidence_status(view, running))
         return
     cited = view.cited()
     rows = []
@@ -249,12 +262,12 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
     render_verdict(view, gold)
     left, right = st.columns([3, 2], gap="large")
     with right:
-        render_side(view, debate_id, chart_key)
+        render_side(view, debate_id, chart_key, running=None if row is None else row.get("status") == "running")
     with left:
         render_sections(view, debate_id)
 
 
-def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
+def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: bool | None = None) -> None:
     """The column beside the rounds: vote and stop-check charts, then the evidence."""
     protocol = view.started.protocol if view.started else ""
     if view.tallies or protocol == "council":
@@ -265,4 +278,4 @@ def render_side(view: DebateView, debate_id: str, chart_key: str = "") -> None:
         st.markdown("#### Early-stop checks")
         st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
                         config={"displayModeBar": False})
-    render_evidence(view, debate_id)
+    render_evidence(view, debate_id, running)

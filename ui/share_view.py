@@ -16,9 +16,9 @@ from debate import live, moderation
 from debate.errors import DebateError, InvalidInput
 from debate.events import event_from_dict
 from debate.sharing.family import align_rounds, family, variants
-from debate.sharing.fork import cut_after_round, fork_config, rounds_of
+from debate.sharing.fork import cut_after_round, fork_config, fork_plan, rounds_of
 from debate.lineups import PRESETS
-from debate.sharing.robustness import table, variant_configs, verdict_of
+from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.sharing.html import to_html
 from ui import resources
 from ui.safe import escape, text_html
@@ -100,7 +100,9 @@ def show_at_round(debate_id: str, rnd: int) -> None:
 
 # -- fork -------------------------------------------------------------------------------------------
 def fork_form(debate_id: str, key: str, default_round: int | None = None) -> str | None:
-    """'Fork from round N' with an optional note, lineup and parameters; returns the new debate's id."""
+    """'Fork from round N' with an optional note, lineup and parameters; returns the new debate's id.
+
+    The round is picked outside the form so that what a fork there will do is said before Fork is pressed."""
     store = resources.get_store()
     events = store.event_dicts(debate_id)
     rounds = rounds_of(events)
@@ -108,16 +110,26 @@ def fork_form(debate_id: str, key: str, default_round: int | None = None) -> str
         st.caption("This debate has no complete round to fork from (baseline and one-agent debates have none).")
         return None
     idx = rounds.index(default_round) if default_round in rounds else len(rounds) - 1
+    rnd = st.selectbox("Fork from round", rounds, index=idx, key=f"{key}_fork_round")
+    try:
+        plan = fork_plan(events, rnd)
+    except DebateError as e:
+        _error(e)
+        return None
+    (st.info if plan.runs_new else st.warning)(plan.says, icon=":material/call_split:")
     with st.form(key=f"{key}_fork"):
-        c1, c2 = st.columns([1, 3])
-        rnd = c1.selectbox("Fork from round", rounds, index=idx, key=f"{key}_fork_round")
-        note = c2.text_input("Moderator's note (optional)", key=f"{key}_fork_note",
+        argue = False
+        if plan.argue:
+            argue = st.checkbox(plan.argue_says, value=not plan.runs_new, key=f"{key}_fork_argue")
+        note = st.text_input("Moderator's note (optional)", key=f"{key}_fork_note",
                              placeholder="e.g. Consider whether the link is a press release.",
                              max_chars=moderation.MAX_NOTE_CHARS)
         c3, c4 = st.columns([1, 1])
         lineup = c3.selectbox("Lineup", [SAME] + list(PRESETS) + sorted(store.lineups()), key=f"{key}_fork_lineup")
         params = c4.text_input("Parameters (name=value, comma-separated)", key=f"{key}_fork_params",
                                placeholder="e.g. rounds=3, theta=0.6")
+        st.caption("With no note and the same lineup and parameters the models read the same prompts as in the "
+                   "parent, so at temperature 0 the response cache answers and the fork repeats the parent.")
         go = st.form_submit_button("Fork", icon=":material/call_split:", type="primary")
     if not go:
         return None
@@ -125,11 +137,18 @@ def fork_form(debate_id: str, key: str, default_round: int | None = None) -> str
         chosen: Any = None if lineup == SAME else (store.lineups().get(lineup) or lineup)
         if isinstance(chosen, dict):
             chosen = {"name": lineup, **chosen}
-        cfg = fork_config(events, rnd, say=note, lineup=chosen, params=parse_params(params))
+        changed = {**(plan.argue if argue and plan.argue else {}), **parse_params(params)}
+        cfg = fork_config(events, rnd, say=note, lineup=chosen, params=changed)
         return start(cfg)
     except DebateError as e:
         _error(e)
         return None
+
+
+def open_debate(debate_id: str) -> None:
+    """Open a debate (e.g. a new fork, which streams there) in the Library at its own link, so the address
+    bar always names the debate on screen."""
+    st.switch_page("pages/library.py", query_params={"debate": debate_id})
 
 
 def family_panel(debate_id: str, key: str) -> None:
@@ -220,16 +239,17 @@ def robustness_panel(debate_id: str, key: str) -> None:
         rows = []
         for vid in variants(store, debate_id):
             ev = store.event_dicts(vid)
-            label, status = verdict_of(ev)
             name = ((ev[0].get("settings") or {}).get("variant_of") or {}).get("variant", "") if ev else ""
-            rows.append({"variant": name, "label": label, "status": status, "debate_id": vid})
+            rows.append(variant_row(name, ev, vid, running=live.is_running(vid)))
         t = table(original, rows)
-        share = "—" if t["share"] is None else f"{t['share']:.0%}"
-        st.markdown(f"**The verdict ({escape(str(original))}) holds in {t['held']} of {t['decided']} finished "
-                    f"variants ({share}).**")
-        st.dataframe([{"variant": r["variant"], "verdict": r["label"] or "", "holds": "" if r["holds"] is None else
-                       ("yes" if r["holds"] else "no"), "status": r["status"], "debate": r["debate_id"]}
+        st.markdown(f"**{escape(summary(t))}**")
+        st.dataframe([{"variant": r["variant"], "verdict": r["label"] or "",
+                       "holds": ("replay — not counted" if r["replay"] else "") if r["holds"] is None else
+                       ("yes" if r["holds"] else "no"), "status": r["status"],
+                       "model calls": f"{r['model_calls']} ({r['cache_hits']} from cache)", "debate": r["debate_id"]}
                       for r in t["rows"]], hide_index=True, width="stretch", key=f"{key}_rb_table")
+        if ticking and not t["pending"]:
+            st.rerun()  # all finished: one full run, so the rest of the page (family, Library list) says so too
 
     _table()
 
@@ -271,14 +291,25 @@ PRESENT_CSS = """
 .p-who{font-weight:800;font-size:1.8rem}
 .p-text{font-size:1.7rem}
 .p-mod{background:#fff7e0;border-radius:.6rem;padding:.4rem .9rem}
+.p-before{font-size:1.1rem;opacity:.8;border-left:4px solid #ccc;padding:.2rem .8rem}
+"""
+
+# Full screen: the sidebar, its toggle and the app's header hidden, the content as wide as the window
+FULLSCREEN_CSS = """
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stSidebarNav"],
+header[data-testid="stHeader"] {display:none !important}
+[data-testid="stMainBlockContainer"], .block-container {max-width:100% !important; padding-top:1rem !important}
 """
 
 
-def presenter(view: DebateView, *, recorded: bool, status: str) -> None:
-    """Large type, one column: the claim, who speaks now, the votes, the verdict. Same layout live or
-    recorded; a recorded playback is labelled so."""
+def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 1.0,
+              focus: str | None = None) -> None:
+    """Large type, one column: the claim, the verdict, the votes and stop checks so far, who speaks now
+    (and, smaller, what was said just before). Same layout live or recorded; a recorded playback is
+    labelled so. `focus`: the turn to show as speaking (recorded playback), `reveal`: how much of its
+    text is shown yet."""
     s = view.started
-    badge = ("RECORDED · played at its recorded pace" if recorded else
+    badge = ("RECORDED · long waits shortened" if recorded else
              ("LIVE" if status == "running" else status.upper()))
     st.markdown(f'<div class="present"><div class="p-badge{" rec" if recorded else ""}">{escape(badge)}</div>'
                 f'{text_html(s.claim if s else "", css="p-claim")}</div>', unsafe_allow_html=True)
@@ -287,42 +318,96 @@ def presenter(view: DebateView, *, recorded: bool, status: str) -> None:
         label = v.label or ", ".join(f"{k}: {x}" for k, x in (v.labels or {}).items()) or "no verdict"
         st.markdown(f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
                     f'{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
-    if view.tallies:
-        t = view.tallies[-1]
+    lines = []
+    for t in view.tallies[-3:]:
         chips = " ".join(f"<b>{escape(k)}</b> {n}" for k, n in (t.counts or {}).items())
-        st.markdown(f'<div class="present p-votes">Votes, round {t.round}: {chips} · consensus '
-                    f'{t.consensus_share:.0%} (θ {t.threshold:.0%})</div>', unsafe_allow_html=True)
+        state = "reached" if t.reached else ("votes stabilised" if t.stabilised else "not reached")
+        lines.append(f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} "
+                     f"(θ {t.threshold:.0%}) · {state}")
+    for c in view.stop_checks[-3:]:
+        lines.append(f"Stop check, round {c.round}: margin {c.stop_margin:.2f} (τs {c.tau_s:.2f}) · confidence "
+                     f"{c.verdict_confidence:.2f} (τc {c.tau_c:.2f}) → <b>{escape(str(c.decision).upper())}</b>")
+    if lines:
+        st.markdown(f'<div class="present p-votes">{"<br>".join(lines)}</div>', unsafe_allow_html=True)
     turns = list(view.turns.values())
-    current = next((t for t in reversed(turns) if not t.done), turns[-1] if turns else None)
-    sec = view.sections[-1].title if view.sections else ""
+    current = view.turns.get(focus) if focus else None
+    if current is None:
+        current = next((t for t in reversed(turns) if not t.done), turns[-1] if turns else None)
     if current is not None:
         color = view.color(current.agent)
         _, answer, _ = current.display()
+        shown = answer[:int(len(answer) * reveal)] if reveal < 1.0 else answer
+        sec = next((x.title for x in reversed(view.sections) if ("turn", current.turn_id) in x.items), "")
+        label = f" · {escape(current.label)}" if current.done and current.label and reveal >= 1.0 else ""
         st.markdown(f'<div class="present p-speaker" style="border-color:{color}"><div class="meta">'
                     f'{escape(sec)}</div><div class="p-who" style="color:{color}">{escape(current.agent)} '
-                    f'<span class="meta">{escape(current.role)}</span></div>'
-                    f'{text_html(answer or "…", css="p-text")}</div>', unsafe_allow_html=True)
+                    f'<span class="meta">{escape(current.role)}{label}</span></div>'
+                    f'{text_html(shown or "…", css="p-text")}</div>', unsafe_allow_html=True)
+        before = [t for t in turns if t.done and t.turn_id != current.turn_id]
+        if before:
+            p = before[-1]
+            _, said, _ = p.display()
+            st.markdown(f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
+                        f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.label) if p.label else ""}'
+                        f'</span>{text_html(said[:400] + ("…" if len(said) > 400 else ""), css="txt")}</div>',
+                        unsafe_allow_html=True)
     for n in [i for k, i in (view.sections[-1].items if view.sections else []) if k == "moderator"][-1:]:
         st.markdown(f'<div class="present p-mod"><b>Moderator:</b> {text_html(n.text, css="txt inline")}</div>',
                     unsafe_allow_html=True)
 
 
 def play_recorded(debate_id: str, speed: float, key: str) -> None:
-    """A stored debate at its recorded pace in the presenter layout, labelled 'recorded'."""
-    store = resources.get_store()
-    events = store.events(debate_id)
-    end_t = max((e.t for e in events), default=0.0)
-    clock_key = f"{key}_clock:{debate_id}"
-    if clock_key not in st.session_state:
-        st.session_state[clock_key] = time.monotonic()
+    """A stored debate beat by beat (debate.sharing.playback) in the presenter layout, labelled 'recorded',
+    with pause, step back and step forward."""
+    from debate.sharing import playback
 
-    @st.fragment(run_every=0.3)
+    store = resources.get_store()
+    events = store.event_dicts(debate_id)
+    bs = playback.beats(events)
+    durs = playback.durations(bs, speed)
+    k_pos, k_play, k_last = f"{key}_pos:{debate_id}", f"{key}_playing:{debate_id}", f"{key}_last:{debate_id}"
+    st.session_state.setdefault(k_pos, 0.0)
+    st.session_state.setdefault(k_play, True)
+
+    def now_pos() -> float:
+        t = time.monotonic()
+        if st.session_state[k_play]:
+            st.session_state[k_pos] = playback.advance(st.session_state[k_pos], t - st.session_state.get(k_last, t),
+                                                       durs)
+            if st.session_state[k_pos] >= len(bs):
+                st.session_state[k_play] = False
+        st.session_state[k_last] = t
+        return st.session_state[k_pos]
+
+    def toggle() -> None:
+        now_pos()
+        if st.session_state[k_pos] >= len(bs):  # at the end, play starts again
+            st.session_state[k_pos] = 0.0
+        st.session_state[k_play] = not st.session_state[k_play]
+
+    def move(by: int) -> None:
+        st.session_state[k_pos] = playback.step(now_pos(), by, len(bs))
+
+    playing = st.session_state[k_play]
+    b1, b2, b3, b4 = st.columns([1, 1, 1, 5], vertical_alignment="center")
+    b1.button("Back", key=f"{key}_back", icon=":material/skip_previous:", on_click=move, args=(-1,), width="stretch")
+    b2.button("Pause" if playing else "Play", key=f"{key}_play", icon=":material/pause:" if playing else
+              ":material/play_arrow:", on_click=toggle, width="stretch")
+    b3.button("Next", key=f"{key}_next", icon=":material/skip_next:", on_click=move, args=(+1,), width="stretch")
+
+    @st.fragment(run_every=0.3 if playing else None)
     def _frame() -> None:
-        clock = (time.monotonic() - st.session_state[clock_key]) * speed
-        shown = [e for e in events if (e.t or 0.0) <= clock]
-        done = clock >= end_t
-        presenter(DebateView().extend(shown), recorded=True, status="completed" if done else "running")
-        st.progress(min(1.0, clock / end_t) if end_t else 1.0)
+        pos = now_pos()
+        shown, focus, reveal = playback.frame(events, bs, pos)
+        done = pos >= len(bs)
+        view = DebateView().extend([event_from_dict(e) for e in shown])
+        presenter(view, recorded=True, status="completed" if done else "running",
+                  reveal=reveal if playing else 1.0,  # paused or stepped: the whole turn, to talk about it
+                  focus=focus.turn_id if focus is not None and focus.kind == "turn" else None)
+        st.progress(min(1.0, pos / len(bs)) if bs else 1.0,
+                    text=f"step {min(int(pos) + 1, len(bs))} of {len(bs)}" + (" · paused" if not playing else ""))
+        if playing and not st.session_state[k_play]:
+            st.rerun()  # reached the end: one full run stops the ticking and shows "Play"
 
     _frame()
 

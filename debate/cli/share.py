@@ -115,7 +115,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_robustness(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
-    from debate.sharing.robustness import format_table, table, variant_configs, verdict_of
+    from debate.sharing.robustness import format_table, table, variant_configs, variant_row, verdict_of
     from debate.runner import prepare, run_debate
     from debate.transcript import write_event
 
@@ -137,8 +137,6 @@ def cmd_robustness(args: argparse.Namespace) -> int:
                       encoding="utf-8") as fh:
                 for ev in evs:
                     write_event(fh, ev)
-        label, status = verdict_of(evs)
-        rows.append({"variant": v.name, "description": v.description, "label": label, "status": status,
-                     "debate_id": evs[0].debate_id})
+        rows.append({**variant_row(v.name, evs, evs[0].debate_id), "description": v.description})
     sys.stdout.write(format_table(table(original, rows)))
     return 0

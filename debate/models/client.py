@@ -64,14 +64,15 @@ class ModelClient:
         backend = self.backend_for(ms)
         if getattr(backend, "person", False):  # a person's words are never answered from the cache
             options = replace(options, cache=False)
+        key = cache_spec(ms, backend)
         if self.cache is not None and options.cache and options.deterministic:
-            hit = self.cache.get(str(ms), messages, options)
+            hit = self.cache.get(key, messages, options)
             if hit is not None:
                 return ChatStream(str(ms), self.cache.replay(hit), cached=True)
         sem = self._semaphore(backend, ms)
         on_done = []
         if self.cache is not None and options.cache and options.deterministic:
-            on_done.append(lambda res: self.cache.put(str(ms), messages, options, res))
+            on_done.append(lambda res: self.cache.put(key, messages, options, res))
         return ChatStream(str(ms), self._guarded(sem, backend.stream(ms.model, messages, options)), on_done=on_done)
 
     @staticmethod
@@ -85,3 +86,10 @@ class ModelClient:
         for b in list(self._backends.values()):
             out.extend(b.list_models())
         return out
+
+
+def cache_spec(spec: ModelSpec, backend: Backend) -> str:
+    """The spec the response cache keys an answer by: with the endpoint the backend really talks to, so
+    `openai:x` asked of server A (OPENAI_BASE_URL, settings) is never answered from what server B said."""
+    endpoint = getattr(backend, "base_url", None) or getattr(backend, "host", None)
+    return str(ModelSpec(spec.backend, spec.model, str(endpoint))) if endpoint else str(spec)

@@ -439,7 +439,10 @@ class LocalBackend:
             rows.append(ModelInfo(spec=f"local:{m.name}", backend="local", name=m.name, status=st, detail=why,
                                   size_bytes=m.size, license=m.license,
                                   extra={"title": m.title, "path": str(path) if path else "", "notes": m.notes,
-                                         "optional": m.optional}))
+                                         "optional": m.optional,
+                                         # usable, but its file is put together (and hashed) by the first
+                                         # request that needs it: not ready to answer at once
+                                         "on_first_use": st == "ready" and why != "verified"}))
         for name, p in self.user_models.items():
             ok = Path(p).is_file()
             rows.append(ModelInfo(spec=f"local:{name}", backend="local", name=name,

@@ -16,8 +16,33 @@ from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
+from debate.models.transport import bounded_transport, saved_secret
+from debate.sanitize import strip_terminal
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
+# The context window asked for with every request (num_ctx), unless settings ollama.num_ctx says otherwise,
+# and never more than the model's own length (/api/show). Without it Ollama uses its small server default
+# and cuts longer prompts by itself, silently; with it the engine knows the window and shortens the
+# transcript only past it, with an event. 8192 tokens hold the papers' longest judge and council prompts.
+DEFAULT_NUM_CTX = 8192
+
+
+def host_url(host: str | None) -> str:
+    """A host as the client needs it: OLLAMA_HOST is often written as 127.0.0.1:11434."""
+    host = (host or DEFAULT_HOST).strip()
+    return (host if host.startswith(("http://", "https://")) else "http://" + host).rstrip("/")
+
+
+def key_for(host: str, settings: dict | None = None, env: dict | None = None) -> str | None:
+    """The Ollama API key that may be sent to `host`, or None: one saved for that host (settings
+    `ollama.keys`), else `ollama.api_key` when `host` is the saved host, else OLLAMA_API_KEY when `host`
+    is OLLAMA_HOST (or the default host when that is unset). The ollama client itself would send
+    OLLAMA_API_KEY to whatever host a lineup names."""
+    s = settings or {}
+    env = os.environ if env is None else env
+    env_host = host_url(env.get("OLLAMA_HOST"))
+    return saved_secret(host_url(host), s.get("keys"), s.get("api_key"), host_url(s.get("host") or env_host),
+                        env.get("OLLAMA_API_KEY"), env_host)
 
 
 class OllamaBackend:
@@ -27,12 +52,16 @@ class OllamaBackend:
 
     def __init__(self, host: str | None = None, *, max_parallel: int = 2, timeout_s: float = 300.0,
                  retries: int | None = None, url_in_spec: bool = False,
-                 health_timeout_s: float = HEALTH_TIMEOUT_S) -> None:
+                 health_timeout_s: float = HEALTH_TIMEOUT_S, api_key: str | None = None,
+                 num_ctx: int = DEFAULT_NUM_CTX) -> None:
+        """`api_key`: sent as given (the registry passes `key_for(host, settings)`); without one, only
+        OLLAMA_API_KEY, and only when `host` is OLLAMA_HOST. `num_ctx`: the context window asked for
+        (0 = the model's own length)."""
         self.url_in_spec = url_in_spec  # listed specs carry `@host` (made for a spec naming it)
-        host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
-        if not host.startswith(("http://", "https://")):
-            host = "http://" + host  # OLLAMA_HOST is often written as 127.0.0.1:11434
-        self.host = host.rstrip("/")
+        self.host = host_url(host or os.environ.get("OLLAMA_HOST"))
+        self.api_key = api_key or key_for(self.host, {})
+        self.num_ctx = max(0, int(num_ctx or 0))
+        self._windows: dict[str, int | None] = {}
         self.max_parallel = max(1, int(max_parallel))
         self.timeout_s = timeout_s
         self.health_timeout_s = health_timeout_s  # model lists and checks, not generations
@@ -46,8 +75,13 @@ class OllamaBackend:
         if self._client is None:
             from ollama import Client
 
-            self._client = Client(host=self.host, timeout=self.timeout_s)
+            self._client = Client(host=self.host, timeout=self.timeout_s, transport=self._transport())
         return self._client
+
+    def _transport(self):
+        """Whole-response time and size bounds; Authorization only with this host's own key."""
+        auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth)
 
     @property
     def health_client(self):
@@ -55,7 +89,7 @@ class OllamaBackend:
         if self._health_client is None:
             from ollama import Client
 
-            self._health_client = Client(host=self.host, timeout=self.health_timeout_s)
+            self._health_client = Client(host=self.host, timeout=self.health_timeout_s, transport=self._transport())
         return self._health_client
 
     def _list(self):
@@ -82,7 +116,7 @@ class OllamaBackend:
                                       "Start it with `ollama serve` (or set OLLAMA_HOST / settings ollama.host "
                                       "to where it runs).")
         if isinstance(e, ollama.ResponseError):
-            msg = str(e.error)
+            msg = strip_terminal(str(e.error))[:300]  # the server's text is shown in terminals and pages
             if e.status_code == 404 or "not found" in msg.lower():
                 return ModelNotFound(f"Ollama at {self.host} has no model {model!r}.",
                                      f"Pull it with `ollama pull {model}`; {self._installed_hint()}")
@@ -122,8 +156,25 @@ class OllamaBackend:
         return [ModelInfo(spec=f"ollama:{m.model}{suffix}", backend="ollama", name=m.model, status="ready",
                           detail=self.host, size_bytes=m.size, extra={"host": self.host}) for m in models]
 
+    def context_window(self, model: str) -> int | None:
+        """The window every request for `model` asks for (num_ctx): the setting, at most the model's own
+        length as /api/show reports it (asked once per model, with the short health timeout)."""
+        if model not in self._windows:
+            own = None
+            try:
+                info = self.health_client.show(model)
+                meta = getattr(info, "modelinfo", None) or getattr(info, "model_info", None) or {}
+                own = next((int(v) for k, v in dict(meta).items()
+                            if str(k).endswith(".context_length") and str(v).isdigit()), None)
+            except Exception:  # noqa: BLE001 - a server without /api/show: the setting alone
+                own = None
+            self._windows[model] = min(self.num_ctx, own) if self.num_ctx and own else (self.num_ctx or own)
+        return self._windows[model]
+
     def _open(self, model: str, messages: list[Message], options: GenOptions):
         opts: dict[str, Any] = {"temperature": options.temperature, "num_predict": options.max_tokens}
+        if self.context_window(model):
+            opts["num_ctx"] = self.context_window(model)
         if options.seed is not None:
             opts["seed"] = options.seed
         if options.stop:

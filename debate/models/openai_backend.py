@@ -24,6 +24,8 @@ from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
+from debate.models.transport import bounded_transport, normalise_url, saved_secret, scoped
+from debate.sanitize import strip_terminal
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # How a JSON schema is asked for, most standard first; "none" leaves it to the prompt and the parser's repair.
@@ -31,12 +33,6 @@ JSON_FORMS = ("json_schema", "llama.cpp", "json_object", "none")
 START_HINT = ("Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llama_cpp.server --model "
               "MODEL.gguf --host 127.0.0.1 --port 8000`, or fix the base URL (settings openai.base_url "
               "or OPENAI_BASE_URL).")
-
-
-def normalise_url(url: str) -> str:
-    """A base URL in the form keys are matched by: scheme and host lower-cased, no trailing slash."""
-    p = urlparse((url or "").strip())
-    return f"{p.scheme.lower()}://{p.netloc.lower()}{p.path.rstrip('/')}" if p.scheme else (url or "").strip().rstrip("/")
 
 
 def key_for(base_url: str, settings: dict | None = None, env: dict | None = None) -> str | None:
@@ -49,16 +45,9 @@ def key_for(base_url: str, settings: dict | None = None, env: dict | None = None
     `base_url` is OPENAI_BASE_URL (or api.openai.com when that is unset). Every other URL gets no key."""
     s = settings or {}
     env = os.environ if env is None else env
-    url = normalise_url(base_url)
-    for saved_url, key in (s.get("keys") or {}).items():
-        if key and normalise_url(saved_url) == url:
-            return str(key)
-    env_url = normalise_url(env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
-    if s.get("api_key") and url == normalise_url(s.get("base_url") or env_url):
-        return str(s["api_key"])
-    if env.get("OPENAI_API_KEY") and url == env_url:
-        return env["OPENAI_API_KEY"]
-    return None
+    env_url = env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    return saved_secret(base_url, s.get("keys"), s.get("api_key"), s.get("base_url") or env_url,
+                        env.get("OPENAI_API_KEY"), env_url)
 
 
 def mask_key(key: str | None) -> str:
@@ -94,9 +83,25 @@ def _detail(e: Exception) -> str:
     if isinstance(body, dict):
         inner = body.get("error")
         body = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
-    text = str(body or getattr(e, "message", "") or e).strip()
+    text = strip_terminal(str(body or getattr(e, "message", "") or e)).strip()  # shown in terminals and pages
     text = text if len(text) <= 300 else text[:297] + "..."
     return text.rstrip(".") + "."
+
+
+def _http_library():
+    """The httpx-like library the installed openai SDK is built on (httpx2 in 3.x, httpx before)."""
+    import openai._base_client as base
+
+    return getattr(base, "httpx2", None) or base.httpx
+
+
+def _window_of(model: Any) -> int | None:
+    """A model entry's context window, under the names servers use for it."""
+    extra = dict(getattr(model, "model_extra", None) or {})
+    for value in (extra.get("max_model_len"), extra.get("loaded_context_length"), extra.get("context_length")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _context_error(text: str) -> bool:
@@ -126,6 +131,10 @@ class OpenAIBackend:
         self.health_timeout_s = health_timeout_s  # model lists and checks, not generations
         self.retries = retries
         self.is_openai = urlparse(self.base_url).hostname == "api.openai.com"
+        # the SDK sends these from the environment to any host: only the environment's own URL gets them
+        env_url = os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.organization = scoped(self.base_url, env_url, os.environ.get("OPENAI_ORG_ID"))
+        self.project = scoped(self.base_url, env_url, os.environ.get("OPENAI_PROJECT_ID"))
         fmt = (json_format or os.environ.get("OPENAI_JSON_FORMAT") or "auto").strip().lower()
         if fmt != "auto" and fmt not in JSON_FORMS:
             raise InvalidInput(f"Unknown JSON format {fmt!r} for the openai backend.",
@@ -135,6 +144,8 @@ class OpenAIBackend:
         self._json_forms = list(JSON_FORMS[:1] if self.is_openai else JSON_FORMS) if fmt == "auto" else [fmt]
         self._client: Any = None
         self._known: set[str] = set()
+        self._windows: dict[str, int | None] = {}
+        self._listed = False
         self._stream_usage = True  # cleared if the server rejects stream_options
         self._lock = threading.Lock()
 
@@ -145,10 +156,18 @@ class OpenAIBackend:
                 raise AuthError("No API key for openai: models at api.openai.com.",
                                 "Set OPENAI_API_KEY (or settings openai.api_key), or point OPENAI_BASE_URL "
                                 "at a local OpenAI-compatible server.")
-            from openai import OpenAI
+            import openai
 
-            self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
-                                  timeout=self.timeout_s)
+            secrets = {k: v for k, v in (("OpenAI-Organization", self.organization),
+                                         ("OpenAI-Project", self.project)) if v}
+            lib = _http_library()
+            transport = bounded_transport(self.base_url, strip=("openai-organization", "openai-project"),
+                                          headers=secrets, http=lib)
+            make = getattr(openai, "DefaultHttpxClient", None) if lib.__name__ != "httpx" else None
+            http = (make or lib.Client)(transport=transport, timeout=self.timeout_s, follow_redirects=True)
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                         timeout=self.timeout_s, http_client=http,
+                                         organization=self.organization, project=self.project)
         return self._client
 
     # -- error translation ---------------------------------------------------------------------
@@ -158,6 +177,8 @@ class OpenAIBackend:
         where = self.base_url
         if isinstance(e, DebateError):
             return e
+        if isinstance(e.__cause__, DebateError):  # the transport's own bound, wrapped by the SDK
+            return e.__cause__
         if isinstance(e, openai.APITimeoutError):
             return BackendTimeout(f"{where} did not answer within {self.timeout_s:.0f} s.",
                                   "Try again, use a smaller model or max_tokens, or raise the timeout.")
@@ -198,7 +219,10 @@ class OpenAIBackend:
         import openai
 
         try:
-            return sorted(m.id for m in self.client.with_options(timeout=self.health_timeout_s).models.list())
+            models = list(self.client.with_options(timeout=self.health_timeout_s).models.list())
+            with self._lock:
+                self._windows.update((m.id, _window_of(m)) for m in models)
+            return sorted(m.id for m in models)
         except openai.APITimeoutError as e:
             raise BackendTimeout(f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",
                                  "Check that the server is running and not stuck (settings openai.health_timeout_s "
@@ -218,6 +242,18 @@ class OpenAIBackend:
                               status="unreachable", detail=str(e), extra={"base_url": self.base_url})]
         return [ModelInfo(spec=f"openai:{n}{suffix}", backend="openai", name=n, status="ready",
                           detail=self.base_url, extra={"base_url": self.base_url}) for n in names]
+
+    def context_window(self, model: str) -> int | None:
+        """The context window the server reports for `model` in its /models list (vLLM `max_model_len`,
+        OpenRouter and LM Studio `context_length`), or None: then the engine
+        sends the whole prompt and the server's own error says if it is too long."""
+        if model not in self._windows and not self._listed:
+            self._listed = True  # asked once: a server without /models is not asked again
+            try:
+                self.model_names()
+            except DebateError:
+                pass
+        return self._windows.get(model)
 
     def _check_model(self, model: str) -> None:
         """Refuse an unknown name once, up front (llama.cpp would silently serve its own model)."""

@@ -3,11 +3,13 @@
 Settings (all optional; environment variables fill the gaps):
 
     {"local":  {"n_ctx": 4096, "n_threads": 2, "models": {"my-model": "/path/file.gguf"}},
-     "ollama": {"host": "http://127.0.0.1:11434", "max_parallel": 2, "timeout_s": 300},
+     "ollama": {"host": "http://127.0.0.1:11434", "max_parallel": 2, "timeout_s": 300, "num_ctx": 8192,
+                "api_key": "...", "keys": {"http://host:11434": "..."}},
      "openai": {"base_url": "...", "api_key": "...", "keys": {"http://host:8000/v1": "..."},
                 "max_parallel": 4, "timeout_s": 120, "retries": 3}}
 
-A key goes only to the base URL it was saved for (openai_backend.key_for).
+A key goes only to the base URL it was saved for (openai_backend.key_for, ollama_backend.key_for), and so
+do OPENAI_ORG_ID / OPENAI_PROJECT_ID (the transport strips what the SDKs add from the environment).
 
 Backends are created on first use from the spec, so `openai:qwen@http://127.0.0.1:8000/v1` and
 `ollama:llama3.1:8b@http://10.0.0.5:11434` work without any settings. Listing never raises: a backend
@@ -43,13 +45,16 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)),
                             models=s.get("models"))
     if spec.backend == "ollama":
-        from debate.models.ollama_backend import OllamaBackend
+        from debate.models.ollama_backend import DEFAULT_NUM_CTX, OllamaBackend, key_for as ollama_key
 
         s = _section(settings, "ollama")
-        return OllamaBackend(spec.base_url or s.get("host"), max_parallel=int(s.get("max_parallel", 2)),
+        host = spec.base_url or s.get("host") or os.environ.get("OLLAMA_HOST")
+        return OllamaBackend(host, max_parallel=int(s.get("max_parallel", 2)),
                              timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
                              url_in_spec=bool(spec.base_url),
-                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
+                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+                             api_key=ollama_key(host or "", s),  # a key only for the host it was saved for
+                             num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)))
     if spec.backend == "openai":
         from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
@@ -112,12 +117,20 @@ def known_models(source: ModelClient | dict | None = None, backends: tuple[str, 
     return rows
 
 
+def readiness(row: ModelInfo) -> str:
+    """What a person should read about a model: "ready" only when it can answer at once; a packaged
+    model whose file is assembled and verified by its first request reads "assembled on first use"."""
+    if row.status == "ready" and (row.extra or {}).get("on_first_use"):
+        return "assembled on first use"
+    return row.status
+
+
 def backends_status(source: ModelClient | dict | None = None) -> dict[str, Any]:
     """Per backend: ready model count and the first problem, for a compact status line."""
     out: dict[str, Any] = {}
     for row in known_models(source):
         b = out.setdefault(row.backend, {"ready": 0, "problem": ""})
-        if row.status == "ready":
+        if readiness(row) == "ready":
             b["ready"] += 1
         elif not b["problem"] and not row.name:
             b["problem"] = row.detail

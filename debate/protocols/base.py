@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 from debate.aids import calibration as cal
 from debate import prompts, seats
 from debate.protocols.decisions import normalise_probs
-from debate.errors import Cancelled, InvalidInput
+from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (Event, HumanAsked, HumanTimedOut, PhaseStarted, TokenDelta, TranscriptShortened,
                            TurnFinished, TurnStarted, Verdict)
 from debate.lineups import Agent
@@ -153,12 +153,16 @@ class DebateContext:
     # -- prompt assembly (debate/protocols/prompting.py): every agent's messages are built here ------
     def context_budget(self, agent: Agent, max_tokens: int | None = None) -> int | None:
         """Characters a whole prompt for `agent` may have: `max_context_chars` if set, else what the
-        model's context window (backends that report `n_ctx`) leaves for the prompt; None = no limit."""
+        model's context window (backends that report one: `context_window(model)` per model, or `n_ctx`)
+        leaves for the prompt; None = no limit."""
         explicit = int(self.params.get("max_context_chars", 0) or 0)
         n_ctx = None
         if explicit <= 0:
             try:
-                n_ctx = getattr(self.client.backend_for(ModelSpec.parse(agent.model)), "n_ctx", None)
+                spec = ModelSpec.parse(agent.model)
+                backend = self.client.backend_for(spec)
+                window = getattr(backend, "context_window", None)
+                n_ctx = window(spec.model) if callable(window) else getattr(backend, "n_ctx", None)
             except Exception:  # noqa: BLE001 - an unknown backend fails later with its own clear message
                 n_ctx = None
         return prompting.budget_chars(n_ctx, int(max_tokens or self.config.max_tokens), explicit)
@@ -283,7 +287,6 @@ class DebateContext:
         for t in threads:
             t.start()
         pending = len(threads)
-        error: BaseException | None = None
         try:
             while pending:
                 try:
@@ -297,12 +300,10 @@ class DebateContext:
                 elif kind == "done":
                     pending -= 1
                 else:
+                    # a member's failure is the debate's end, reported as itself: raised at once, before the
+                    # abort it causes could be read as the user's Stop (the others stop at their next token)
                     pending -= 1
-                    if error is None:
-                        error = item
-                        self.abort.set()  # the others stop at their next token
-            if error is not None:
-                raise error
+                    raise item
         finally:
             if pending:
                 self.abort.set()
@@ -323,7 +324,10 @@ class DebateContext:
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
         model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
-        stream = self.client.chat(model, messages, opts)
+        try:
+            stream = self.client.chat(model, messages, opts)
+        except DebateError as e:  # e.g. a backend that cannot be set up for this member's spec
+            raise MemberFailed(a.agent, a.model, e) from e
         with self._lock:
             self.model_calls += not person  # a person's turn is not a model call
             self.cache_hits += int(stream.cached)
@@ -399,16 +403,39 @@ class DebateContext:
         return finished
 
     def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
-        if self.is_person(spec.agent):
-            return (yield from self._person_turn(spec, stream))
+        """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
+        try:
+            if self.is_person(spec.agent):
+                return (yield from self._person_turn(spec, stream))
+            return (yield from self._turn(spec, stream))
+        except (Cancelled, MemberFailed):
+            raise
+        except DebateError as e:
+            raise MemberFailed(spec.agent.agent, spec.agent.model, e) from e
+
+    def _whole(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        """The answer, asked once more (silently) when the stream closed before the model finished: a
+        cut-off `{"vote": "YES", "explan` is not a vote. Still cut off, it is returned as is and marked."""
         res = yield from self._drain(stream, spec, emit_tokens=True)
+        if res.finish_reason == "incomplete":
+            again = yield from self._drain(self._chat(spec, spec.messages, self._first_schema(spec),
+                                                      self._first_min_tokens(spec)), spec, emit_tokens=False)
+            if again.finish_reason != "incomplete" or len(again.text) > len(res.text):
+                again.latency_s += res.latency_s
+                res = again
+        return res
+
+    def _turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        res = yield from self._whole(spec, stream)
         answer, reasoning = split_think(res.text)
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
         reused = res.prompt_reused_tokens
         cached, probs = res.cached, res.label_probs
         parsed: dict | None = None
         label, valid, repaired = None, True, False
-        if spec.parse is not None:
+        if res.finish_reason == "incomplete":  # the server closed the stream twice before the end
+            valid, parsed = False, {"label": None, "error": CUT_OFF}
+        elif spec.parse is not None:
             pr = spec.parse(res.text)
             if not pr.ok and spec.repair and self.params.get("repair", True):
                 backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
@@ -424,7 +451,7 @@ class DebateContext:
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 reused += rep.prompt_reused_tokens
                 cached, probs = cached and rep.cached, rep.label_probs
-                pr2 = spec.parse(rep.text)
+                pr2 = spec.parse(rep.text) if rep.finish_reason != "incomplete" else ParseResult(None)
                 parsed = {"repair_text": rep.text}
                 if pr2.ok:
                     pr, repaired = pr2, True
@@ -481,6 +508,7 @@ COMMON_PARAMS: dict[str, Param] = {
 }
 
 
+CUT_OFF = "the answer was cut off: the server closed the stream before the model finished (asked twice)"
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
 REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
 

@@ -121,7 +121,10 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     tally_ev = tallied(0, votes)
     yield tally_ev
     how = "consensus at the first vote"
-    if not tally_ev.reached:
+    # min_rounds > 0 holds discussion rounds even when the members already agree: a fork of a debate
+    # that agreed at once has nothing else to continue with (the paper's council stops at consensus)
+    min_rounds = min(max(0, int(ctx.p("min_rounds"))), max_rounds)
+    if not tally_ev.reached or min_rounds > 0:
         how = f"no consensus after {max_rounds} rounds"
         for r in range(1, max_rounds + 1):
             ctx.rounds = r
@@ -144,6 +147,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             history.append(votes)
             tally_ev = tallied(r, votes)
             yield tally_ev
+            if r < min_rounds:
+                continue
             if tally_ev.reached:
                 how = f"consensus in round {r}"
                 break
@@ -168,6 +173,8 @@ INFO = ProtocolInfo(
     params=params({
         "theta": (0.8, "Consensus threshold θ: share of all members on one label (Sec. 4.1: 80%)."),
         "rounds": (5, "Maximum discussion rounds R (Sec. 4.1: 5)."),
+        "min_rounds": (0, "Discussion rounds held even when the members agree earlier (0 = the paper: stop at "
+                          "consensus); a fork uses it to make a council that agreed at once argue."),
         "stable_rounds": (2, "Votes count as stabilised when unchanged for this many consecutive rounds "
                              "(paper: 'VotesStabilized', unspecified; its Table 5 log continues after one)."),
         "tie_rule": ("previous", "Tie rule: 'previous' = the previous round's leader, else the task's tie "

@@ -123,4 +123,89 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
         raise InvalidInput("The new lineup seats different roles than the parent "
                            f"({', '.join(a.role for a in pp.agents)} vs {', '.join(map(str, parent_roles))}).",
                            "Use a lineup with as many members as the parent (the replayed turns need their seats).")
+    plan = _plan(protocol, ds, n, pp.params)
+    if not plan.runs_new:  # a fork that would only copy its parent is refused, not run silently
+        raise InvalidInput(plan.says, plan.argue_says or "Fork from another round.")
     return cfg
+
+
+@dataclass
+class ForkPlan:
+    """What a fork after round `round` will do, said before it runs."""
+    round: int
+    runs_new: bool  # does any model answer anew after the fork point?
+    says: str  # plain sentences for the person about to fork
+    argue: dict[str, Any] | None = None  # parameters that make the agents argue on, where the protocol has them
+    argue_says: str = ""
+
+
+def fork_plan(events: list[Event | dict], round: int, params: dict[str, Any] | None = None) -> ForkPlan:
+    """What forking `events` after round `round` (with `params` changed) will run, before anything runs.
+
+    Raises InvalidInput when that fork is not possible at all (as fork_config does)."""
+    from debate.runner import DebateConfig, prepare
+
+    ds = [_d(e) for e in events]
+    started = next((e for e in ds if e.get("type") == "debate_started"), {})
+    settings = started.get("settings") or {}
+    cfg = DebateConfig(claim=started.get("claim", "") or "x", protocol=started.get("protocol", ""),
+                       task=started.get("task", "checkthat"), category=started.get("category"),
+                       custom_title=settings.get("custom_title", ""), lineup=str(settings.get("lineup_name") or "parent"),
+                       params={**(settings.get("params") or {}), **(params or {})},
+                       seats=list(started.get("lineup") or []))
+    return _plan(cfg.protocol, ds, int(round), prepare(cfg).params)
+
+
+def _span(a: int, b: int) -> str:
+    return f"round {a}" if a == b else f"rounds {a}–{b}"
+
+
+def _plan(protocol: str, ds: list[dict], n: int, p: dict[str, Any]) -> ForkPlan:
+    """The plan of a fork after round n with the (typed, complete) parameters p."""
+    rounds = int(p.get("rounds", 0))
+    replay = f"The fork replays {_span(0, n)} as they were said (no model is asked again)"
+    note = f"a moderator's note is read from round {n + 1} on" if n < rounds else ""
+    if protocol == "council":
+        from debate.protocols.decisions import consensus_reached, consensus_share, votes_stabilised
+        tallies = [e for e in ds if e.get("type") == "votes_tallied" and int(e.get("round", 0)) <= n]
+        votes = dict((tallies[-1].get("votes") or {})) if tallies else {}
+        theta, min_rounds = float(p.get("theta", 0.8)), int(p.get("min_rounds", 0))
+        why = ""
+        if n >= rounds:
+            why = f"round {n} was the council's last (rounds={rounds})"
+        elif votes and consensus_reached(votes, theta):
+            why = f"the members agreed at round {n} ({consensus_share(votes):.0%} ≥ θ {theta:.0%})"
+        elif votes_stabilised([dict(t.get("votes") or {}) for t in tallies], int(p.get("stable_rounds", 2))):
+            why = f"the votes had stabilised by round {n}"
+        if why and n >= min_rounds:
+            argue = {"min_rounds": n + 1, **({"rounds": n + 1} if n >= rounds else {})}
+            return ForkPlan(n, False, f"A fork after round {n} would run nothing new: {why}, so the council stops "
+                            "there again with the same verdict, and no agent would read a moderator's note.",
+                            argue, f"Make them argue: hold one more discussion round ({', '.join(f'{k}={v}' for k, v in argue.items())}): "
+                            "the chairperson summarises and every member votes again, reading your note.")
+        return ForkPlan(n, True, f"{replay}; then the chairperson summarises and the members vote again from "
+                        f"round {n + 1} (at most {rounds} rounds, until {theta:.0%} agree"
+                        f"{f', at least {min_rounds} rounds' if min_rounds > n else ''}); {note}.")
+    if protocol == "radar":
+        early = bool(p.get("early_stop", True))
+        checks = [e for e in ds if e.get("type") == "stop_check" and int(e.get("round", -1)) == n]
+        said_stop = bool(checks) and checks[-1].get("decision") == "stop"
+        if n >= rounds:
+            return ForkPlan(n, True, f"{replay}; round {n} was the last (rounds={rounds}), so only the closing "
+                            "statements and the judge's verdict are made anew.", {"rounds": n + 1},
+                            f"Make them argue: one more rebuttal round (rounds={n + 1}).")
+        if early:
+            then = ("it said STOP in the parent: if it says so again, only the closing statements and the judge "
+                    "follow" if said_stop else f"rebuttal rounds from {n + 1} follow (at most {rounds}) until it "
+                    "says STOP, then the closing statements and the judge")
+            return ForkPlan(n, True, f"{replay}; then the stop check after round {n} is made anew — {then}; {note}.",
+                            {"early_stop": False} if said_stop else None,
+                            f"Make them argue: early stopping off (early_stop=false), so {_span(n + 1, rounds)} "
+                            "are argued before the closing statements." if said_stop else "")
+        return ForkPlan(n, True, f"{replay}; then {_span(n + 1, rounds)} are argued anew, followed by the closing "
+                        f"statements and the judge; {note}.")
+    ends = "the judge decides" if protocol == "team" else "both sides sum up and the judge decides"
+    if n >= rounds:
+        return ForkPlan(n, True, f"{replay}; round {n} was the last (rounds={rounds}), so only the end — {ends} "
+                        "— is made anew.", {"rounds": n + 1}, f"Make them argue: one more rebuttal round (rounds={n + 1}).")
+    return ForkPlan(n, True, f"{replay}; then {_span(n + 1, rounds)} are argued anew and {ends}; {note}.")

@@ -124,18 +124,52 @@ def verdict_of(events: list[Event | dict]) -> tuple[str | None, str]:
     return label, (fin or {}).get("status", "running")
 
 
-def table(original: str | None, rows: list[dict]) -> dict:
-    """rows: [{variant, description, label, status, debate_id}] -> rows with `holds` and the summary.
+def variant_row(name: str, events: list[Event | dict], debate_id: str = "", running: bool = False) -> dict:
+    """One row of the robustness table from a variant's events: its verdict, status and what it ran.
 
-    A variant that did not finish is counted neither way (it is shown, with its status)."""
+    `running`: the variant is still being generated (its finished event may be written already while
+    the worker winds down); such a row is shown but not counted."""
+    ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
+    label, status = verdict_of(ds)
+    fin = next((e for e in reversed(ds) if e.get("type") == "finished"), {})
+    return {"variant": name, "label": label, "status": "running" if running else status, "debate_id": debate_id,
+            "model_calls": int(fin.get("model_calls") or 0), "cache_hits": int(fin.get("cache_hits") or 0)}
+
+
+def table(original: str | None, rows: list[dict]) -> dict:
+    """rows: [{variant, label, status, debate_id, model_calls, cache_hits}] -> rows with `holds`, the summary.
+
+    Counted are only variants that finished and ran models: one that did not finish, or made no model
+    call, is shown with its status but counted neither way. A variant whose every answer came from the
+    response cache is a replay of earlier answers, not an independent confirmation: it is marked
+    `replay` and not counted either."""
     out = []
     for r in rows:
-        done = r.get("status") == "completed"
-        out.append({**r, "holds": (r.get("label") == original) if done else None})
+        calls, hits = int(r.get("model_calls") or 0), int(r.get("cache_hits") or 0)
+        done = r.get("status") == "completed" and calls > 0
+        replay = done and hits >= calls
+        out.append({**r, "ran": done, "replay": replay, "holds": (r.get("label") == original) if done and not replay
+                    else None})
     decided = [r for r in out if r["holds"] is not None]
     held = sum(1 for r in decided if r["holds"])
     return {"original": original, "rows": out, "held": held, "decided": len(decided),
-            "share": (held / len(decided)) if decided else None}
+            "share": (held / len(decided)) if decided else None,
+            "replays": [r["variant"] for r in out if r["replay"]],
+            "pending": [r["variant"] for r in out if r.get("status") == "running"]}
+
+
+def summary(t: dict) -> str:
+    """The table's verdict in one plain sentence (what the page and the CLI print)."""
+    share = "" if t["share"] is None else f" ({t['share']:.0%})"
+    head = (f"The verdict ({t['original']}) holds in {t['held']} of {t['decided']} finished variants that ran "
+            f"the models{share}." if t["decided"] else
+            f"No variant has finished a run of the models yet, so nothing says whether the verdict ({t['original']}) holds.")
+    if t.get("pending"):
+        head += f" Still running: {', '.join(t['pending'])}."
+    if t.get("replays"):
+        head += (f" Not counted, answered entirely from the response cache (replays of earlier answers, not "
+                 f"independent runs): {', '.join(t['replays'])}.")
+    return head
 
 
 def format_table(t: dict) -> str:
@@ -143,9 +177,8 @@ def format_table(t: dict) -> str:
              f"{'variant':<20} {'verdict':<14} {'holds':<6} {'status':<10} debate",
              "-" * 72]
     for r in t["rows"]:
-        holds = "-" if r["holds"] is None else ("yes" if r["holds"] else "NO")
+        holds = ("replay" if r.get("replay") else "-") if r["holds"] is None else ("yes" if r["holds"] else "NO")
         lines.append(f"{r['variant']:<20} {str(r.get('label')):<14} {holds:<6} {r.get('status', ''):<10} "
                      f"{r.get('debate_id', '')}")
-    share = "n/a" if t["share"] is None else f"{t['share']:.0%}"
-    lines += ["", f"The verdict holds in {t['held']} of {t['decided']} finished variants ({share})."]
+    lines += ["", summary(t)]
     return "\n".join(lines) + "\n"

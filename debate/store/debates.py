@@ -393,6 +393,21 @@ def list_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
+def compact_verdict(value: str | None) -> str:
+    """A stored verdict as a short line: a multi-category one ('{"1": "NO", ...}') as '1: NO · 2: NO · …'."""
+    if not value:
+        return ""
+    text = str(value)
+    if text.startswith("{"):
+        try:
+            d = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(d, dict):
+            return " · ".join(f"{k}: {v if v is not None else '—'}" for k, v in d.items())
+    return text
+
+
 def _quote(text: str) -> str:
     return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
 
@@ -410,13 +425,11 @@ def to_markdown(row: dict, events: list[dict]) -> str:
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
            f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
            "## Claim", "", _quote(row.get("claim", "")), ""]
+    out += _md_evidence(events)
     for e in events:
         t = e.get("type")
-        if t == "evidence" and e.get("passages"):
-            out += ["## Evidence", ""]
-            out += [f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
-                    f"{md_text(p.get('text') or '').strip()}" for p in e["passages"]]
-            out.append("")
+        if t == "evidence" or (t == "phase_started" and e.get("phase") == "evidence"):
+            continue  # in its own section above: the viewer's search can arrive in the middle of a round
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
@@ -459,4 +472,29 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                     f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
                     f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
                     f"{e.get('wall_s') or 0:.1f} s", ""]
-    return "\n".join(out)
+    return "\n".join(_drop_empty_headings(out))
+
+
+def _md_evidence(events: list[dict]) -> list[str]:
+    """The Evidence section: the passages (saying whether the agents saw them), or why there are none."""
+    ev = next((e for e in reversed(events) if e.get("type") == "evidence"), None)
+    notes = [str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"]
+    if ev is None or not ev.get("passages"):
+        return ["## Evidence", "", *[n for n in notes if n][:1], ""] if any(notes) else []
+    seen = ("The agents saw these passages, numbered as cited." if ev.get("in_prompts", True) else
+            "Shown for reference only: the agents did not see these passages.")
+    return ["## Evidence", "", seen, "",
+            *[f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
+              f"{md_text(p.get('text') or '').strip()}" for p in ev["passages"]], ""]
+
+
+def _drop_empty_headings(lines: list[str]) -> list[str]:
+    """Remove a '## ' heading with nothing under it before the next '## ' heading (a phase without turns)."""
+    keep: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            nxt = next((x for x in lines[i + 1:] if x.strip()), None)
+            if nxt is None or nxt.startswith("## ") or nxt == "---":
+                continue
+        keep.append(line)
+    return keep

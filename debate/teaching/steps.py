@@ -64,8 +64,14 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
                 f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".")
     if t == "evidence":
         k = len(e.get("passages") or [])
+        if not k:
+            return "Evidence retrieved", "Retrieval found no passage for this claim."
+        if not e.get("in_prompts", True):  # the viewer's own search: the prompts stay as without evidence
+            return ("Evidence retrieved (for the viewer only)",
+                    f"Retrieval finds {k} passages for the claim. They are shown beside the debate for reference: "
+                    "the agents did not see them, so nothing they say rests on them.")
         return ("Evidence retrieved", f"Retrieval finds {k} passages for the claim; agents see them numbered "
-                f"[E1]…[E{k}] and are asked to cite them." if k else "Retrieval found no passage for this claim.")
+                f"[E1]…[E{k}] and are asked to cite them.")
     if t == "phase_started":
         phase = str(e.get("phase", ""))
         default = next((v for k, v in PHASE_NOTES.items() if k in phase), f"{phase.title()} begins.")
@@ -95,6 +101,10 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         counts = ", ".join(f"{k} {v}" for k, v in (e.get("counts") or {}).items())
         head = f"Votes, round {e.get('round')}: {counts}"
         nxt = _next_kinds(events, i)
+        goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
+        if e.get("reached") and goes_on:  # min_rounds: discussion rounds held even after agreement
+            return head, (f"consensus {_pct(share)} ≥ {_pct(th)}, but the council was asked to hold more "
+                          "discussion rounds (min_rounds), so the chairperson summarises and a new round starts.")
         if e.get("reached"):
             return head, (f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
                           f"label {e.get('majority')} is the verdict.")
@@ -185,6 +195,7 @@ class VoteSeries:
     shares: list[float] = field(default_factory=list)
     threshold: float | None = None
     source: str = "tallies"
+    decided: str | None = None  # the verdict this decision ended in (None while undecided)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -194,6 +205,7 @@ def vote_series(events: list[dict]) -> list[VoteSeries]:
     """One series per decision (CheckThat category); from tallies, else from labelled debater turns."""
     series: dict[Any, VoteSeries] = {}
     turns: dict[Any, dict[int, dict[str, str | None]]] = defaultdict(lambda: defaultdict(dict))
+    verdicts: dict[Any, str] = {}
     category = None
     for e in events:
         t = e.get("type")
@@ -208,6 +220,12 @@ def vote_series(events: list[dict]) -> list[VoteSeries]:
         elif t == "turn_finished" and str(e.get("role", "")).lower() not in NON_VOTERS:
             if e.get("label") is not None or not e.get("valid", True):
                 turns[category][int(e.get("round") or 0)][str(e.get("agent"))] = e.get("label")
+        elif t == "verdict":
+            labels = e.get("labels") or {}
+            for cat in set(series) | set(turns) | ({category} if e.get("label") else set()):
+                decided = labels.get(str(cat), labels.get(cat)) if labels else e.get("label")
+                if decided is not None:
+                    verdicts[cat] = str(decided)
     for cat, by_round in turns.items():
         if cat in series:
             continue
@@ -217,6 +235,8 @@ def vote_series(events: list[dict]) -> list[VoteSeries]:
             s.votes.append(by_round[r])
             s.shares.append(consensus_share(by_round[r]))
         series[cat] = s
+    for cat, s in series.items():
+        s.decided = verdicts.get(cat)
     return [series[k] for k in series]
 
 
@@ -255,15 +275,25 @@ def _lab(x: str | None) -> str:
     return "invalid" if x is None else str(x)
 
 
+def _node_order(n: str) -> tuple[int, str]:
+    head = n.split(" ")[0]
+    return (int(head[1:]) if head[1:].isdigit() else 10**6, n)  # rounds in order, the verdict last
+
+
 def sankey_data(all_series: Iterable[VoteSeries]) -> dict:
-    """Nodes "R<r> · <label>" and links counting agents that went from one to the next, summed over series."""
+    """Nodes "R<r> · <label>" and "Verdict · <label>"; links count the agents that went from one round's
+    vote to the next, and from their last vote into the verdict, summed over series. The last step is
+    what makes the chart of a debate decided in one round of votes more than an empty box."""
     flows: Counter = Counter()
     for s in all_series:
         for (r0, v0), (r1, v1) in zip(zip(s.rounds, s.votes), zip(s.rounds[1:], s.votes[1:])):
             for agent, label in v1.items():
                 if agent in v0:
                     flows[(f"R{r0} · {_lab(v0[agent])}", f"R{r1} · {_lab(label)}")] += 1
-    nodes = sorted({n for pair in flows for n in pair}, key=lambda n: (int(n.split(" ")[0][1:]), n))
+        if s.decided is not None and s.rounds:
+            for label in s.votes[-1].values():
+                flows[(f"R{s.rounds[-1]} · {_lab(label)}", f"Verdict · {s.decided}")] += 1
+    nodes = sorted({n for pair in flows for n in pair}, key=_node_order)
     idx = {n: i for i, n in enumerate(nodes)}
     links = sorted(flows.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]]))
     return {"nodes": nodes, "source": [idx[a] for (a, _), _ in links], "target": [idx[b] for (_, b), _ in links],
@@ -322,12 +352,16 @@ def sankey_figure(data: dict, title: str = "") -> Any:
     import plotly.graph_objects as go
     colors = [LABEL_COLORS.get(n.split(" · ", 1)[-1].upper() if "invalid" not in n else "invalid", "#4C78A8")
               for n in data["nodes"]]
-    fig = go.Figure(go.Sankey(arrangement="snap", node=dict(label=data["nodes"], color=colors, pad=18, thickness=16),
-                              link=dict(source=data["source"], target=data["target"], value=data["value"],
-                                        color="rgba(120,120,120,0.35)")))
+    fig = go.Figure()
+    if data["nodes"]:  # plotly draws an empty Sankey as a blank box and drops annotations over it
+        fig.add_trace(go.Sankey(arrangement="snap", textfont=dict(size=14, color="#1b1d21"),
+                                node=dict(label=data["nodes"], color=colors, pad=18, thickness=16),
+                                link=dict(source=data["source"], target=data["target"], value=data["value"],
+                                          color="rgba(120,120,120,0.35)")))
     fig.update_layout(height=320, margin=dict(l=8, r=8, t=30 if title else 8, b=8), title=title or None)
     if not data["nodes"]:
-        fig.add_annotation(text="no vote changed hands: this debate has a single round of votes (or none)",
+        fig.update_layout(xaxis=dict(visible=False), yaxis=dict(visible=False))
+        fig.add_annotation(text="no votes to draw: nobody voted in this debate",
                            showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font=dict(color="#888"))
     return fig
 

@@ -8,9 +8,15 @@ headers, and can be told to:
 - `reply`: stream these words and finish properly (the default);
 - `hang`: accept the connection, read the request, never answer (until stopped);
 - `flood`: stream words without end, ignoring max_tokens (a server that does not honour it);
-- `no_done`: (Ollama) stream the words, then close without the final `done: true` line.
+- `no_done`: (Ollama) stream the words, then close without the final `done: true` line;
+- `cut`: (OpenAI) stream the words, then close without a finish reason or `[DONE]` (a cut-off stream;
+  only the first `cuts` answers when given);
+- `trickle`: answer every request (lists too) with HTTP 200 and then one byte every `delay_s`, for ever;
+- `trickle_head`: the same, one byte at a time from the status line on (the headers never end);
+- `error`: answer every request with HTTP `status` and `error_text` as the server's error message.
 
-`delay_s` paces the words (a slow server).
+`delay_s` paces the words (a slow server). `context_length` is reported as the model's window: Ollama's
+/api/show `model_info` and vLLM's `max_model_len` in /v1/models. Each request's JSON body is recorded.
 
 Each runs in a thread of the test process on 127.0.0.1 with a port of its own.
 """
@@ -29,13 +35,19 @@ from tests.support.servers import send_json
 
 class Recorder:
     def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
-                 model: str = "scripted", delay_s: float = 0.0) -> None:
+                 model: str = "scripted", delay_s: float = 0.0, status: int = 500, error_text: str = "boom",
+                 context_length: int | None = None, cuts: int | None = None) -> None:
         self.mode = mode
+        self.cuts = cuts  # mode "cut": how many answers are cut (None: all), the later ones finish
+        self.status = status
+        self.error_text = error_text
+        self.context_length = context_length
         self.delay_s = delay_s
         self.reply = reply
         self.model = model
         self.requests: list[dict] = []  # {"method", "path", "body", "headers"}
         self._stop = threading.Event()
+        self._cut = 0
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -55,6 +67,32 @@ class Recorder:
                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
                 return parsed
 
+            def _misbehave(self) -> bool:
+                """The modes that answer every path alike; True when this request was answered so."""
+                if outer.mode == "hang":
+                    self._hang()
+                elif outer.mode == "error":
+                    self._json({"error": {"message": outer.error_text, "type": "server_error"}}
+                               if not self.path.startswith("/api/") else {"error": outer.error_text}, outer.status)
+                elif outer.mode == "trickle_head":
+                    self.close_connection = True
+                    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: "
+                    for i in range(10**6):
+                        if outer._stop.is_set() or not self._send(head[i:i + 1] if i < len(head) else b"a"):
+                            break
+                        outer._stop.wait(outer.delay_s)
+                elif outer.mode == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.close_connection = True
+                    while not outer._stop.is_set() and self._send(b" "):
+                        outer._stop.wait(outer.delay_s)
+                else:
+                    return False
+                return True
+
             def _json(self, obj: dict, code: int = 200) -> None:
                 send_json(self, code, obj)
 
@@ -64,10 +102,13 @@ class Recorder:
 
             def do_GET(self) -> None:
                 self._record()
-                if outer.mode == "hang":
-                    return self._hang()
+                if self._misbehave():
+                    return
                 if self.path.rstrip("/").endswith("/models"):
-                    return self._json({"object": "list", "data": [{"id": outer.model, "object": "model"}]})
+                    entry = {"id": outer.model, "object": "model"}
+                    if outer.context_length:
+                        entry["max_model_len"] = outer.context_length
+                    return self._json({"object": "list", "data": [entry]})
                 if self.path.startswith("/api/tags"):
                     return self._json({"models": [{"name": f"{outer.model}:latest", "model": f"{outer.model}:latest",
                                                    "modified_at": "2025-01-01T00:00:00Z", "size": 1,
@@ -78,8 +119,14 @@ class Recorder:
 
             def do_POST(self) -> None:
                 body = self._record()
-                if outer.mode == "hang":
-                    return self._hang()
+                if self._misbehave():
+                    return
+                if self.path.startswith("/api/show"):
+                    info = {"general.architecture": "llama"}
+                    if outer.context_length:
+                        info["llama.context_length"] = outer.context_length
+                    return self._json({"modelfile": "", "parameters": "", "template": "", "details": {},
+                                       "model_info": info, "capabilities": ["completion"]})
                 if self.path.startswith("/api/chat"):
                     return self._ollama_chat(body)
                 self.send_response(200)
@@ -92,6 +139,9 @@ class Recorder:
                              "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
                     if not self._send(f"data: {json.dumps(chunk)}\n\n".encode()):
                         return
+                if outer.mode == "cut" and (outer.cuts is None or outer._cut < outer.cuts):
+                    outer._cut += 1
+                    return  # closes without a finish reason
                 end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self._send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())

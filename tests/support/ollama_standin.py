@@ -132,16 +132,20 @@ def make_handler(state: StandIn):
             if self.path == "/api/show":
                 name = self._model(body)
                 if name:
+                    # the window this stand-in's model holds, where Ollama reports the model's own length
                     self._send(200, {"modelfile": f"FROM {state.paths[name]}", "parameters": "",
                                      "template": "", "details": state.tags()["models"][0]["details"],
-                                     "model_info": {}, "capabilities": ["completion"], "modified_at": _now()})
+                                     "model_info": {"general.architecture": "llama",
+                                                    "llama.context_length": state.n_ctx},
+                                     "capabilities": ["completion"], "modified_at": _now()})
             elif self.path == "/api/chat":
                 name = self._model(body)
                 if name:
                     log = os.environ.get("OLLAMA_STANDIN_LOG")  # tests read the prompts that arrived
                     if log:
                         with state.lock, open(log, "a", encoding="utf-8") as fh:
-                            fh.write(json.dumps({"model": name, "messages": body.get("messages")}) + "\n")
+                            fh.write(json.dumps({"model": name, "messages": body.get("messages"),
+                                                 "options": body.get("options")}) + "\n")
                     self._chat(name, body)
             else:
                 self._send(404, "404 page not found")
