@@ -134,6 +134,7 @@ class TurnFinished(Event):
     label_probs: dict | None = None
     replayed: bool = False  # a fork's copy of its parent's turn: said before the fork, not generated now
     human: bool = False  # a person's words (read by the same parser and the same prompt assembly)
+    cut_off_at: int | None = None  # the answer budget ended the answer after this many tokens (finish "length")
 
 
 @_register
@@ -200,6 +201,11 @@ class Verdict(Event):
     gold: str | None = None
     correct: bool | None = None
     probs: dict | None = None  # the label distribution behind `confidence`, if read (flags a contradicted label)
+    # When an aid (fitted class weights, a fitted threshold, calibration) gave another label than the one
+    # the deciding model wrote: that written label, and the aid in words. Every sink reads these two
+    # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
+    written_label: str | None = None
+    aid: str = ""
 
 
 @_register

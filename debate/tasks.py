@@ -10,6 +10,7 @@ gives no task description because its agents are told only the claim and the lab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from debate.errors import InvalidInput
 
@@ -34,6 +35,8 @@ class Category:
     description: str
     guidelines: str
     examples: tuple[Example, ...] = ()
+    yes: str = ""  # what a YES says about the tweet, in the category's own words (verdict sentences)
+    no: str = ""
 
     @property
     def phrase(self) -> str:
@@ -76,6 +79,7 @@ CHECKTHAT_CATEGORIES: dict[int, Category] = {
             _ex("how u treat others will reflect on how u feel", "NO",
                 "General **life advice without scientific backing** or evidence."),
         ),
+        yes="this tweet contains a scientific claim", no="this tweet contains no scientific claim",
     ),
     2: Category(
         2, "Reference to scientific studies/publications", "References to Scientific Studies/Publications",
@@ -105,6 +109,8 @@ CHECKTHAT_CATEGORIES: dict[int, Category] = {
                 "NO", "**General informational content** from a non-academic source, not referencing "
                 "scientific studies."),
         ),
+        yes="this tweet refers to a scientific study or publication",
+        no="this tweet refers to no scientific study or publication",
     ),
     3: Category(
         3, "Mention any scientific entities", "Mentions of Scientific Entities",
@@ -127,6 +133,7 @@ CHECKTHAT_CATEGORIES: dict[int, Category] = {
                 "**General news about Antarctica** without mentioning specific scientific entities or "
                 "researchers."),
         ),
+        yes="this tweet mentions scientific entities", no="this tweet mentions no scientific entity",
     ),
 }
 
@@ -236,3 +243,80 @@ def task_categories(task: str, category: int | None) -> list[int | None]:
     if task == "checkthat" and category is None:
         return [1, 2, 3]
     return [category if task == "checkthat" else None]
+
+
+# -- what a verdict says, in the task's terms ---------------------------------------------------------
+# Every sink (verdict card, Present, Learn, Library, the exports) words a verdict with these functions,
+# so a CheckThat YES never reads as "true" on one screen and as "contains a claim" on another.
+TRUTH_TASKS = ("halftruth", "averitec")
+TRUE_FALSE_PROTOCOLS = ("radar", "radar-single")  # RADAR's judge decides TRUE / FALSE / HALF-TRUE
+_TRUTH_WORDS = {
+    "TRUE": "the claim is true",
+    "FALSE": "the claim is false",
+    "HALF-TRUE": "the claim is half-true: correct in itself, but misleading because it leaves out context",
+    "NEI": "there is not enough evidence to decide",
+}
+_WHO = {"judge": "the judge", "baseline": "the model", "majority": "the members", "round-judge": "the round judge",
+        "single-agent": "the model"}
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of an event or of its dict (sinks hold either)."""
+    if obj is None:
+        return default
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def verdict_sentence(task: str, category: int | None, label: str | None, custom_title: str = "") -> str:
+    """One plain sentence for a label in the task's own terms, e.g. "YES — this tweet contains a scientific
+    claim" (CheckThat category 1) or "FALSE — the claim is false" (half-truth)."""
+    if label is None:
+        return "No verdict — no readable answer"
+    lab = str(label).strip().upper()
+    if task == "checkthat" and category in CHECKTHAT_CATEGORIES and lab in ("YES", "NO"):
+        c = CHECKTHAT_CATEGORIES[category]
+        return f"{lab} — {c.yes if lab == 'YES' else c.no}"
+    if lab in _TRUTH_WORDS and task != "checkthat":
+        return f"{lab} — {_TRUTH_WORDS[lab]}"
+    if lab in ("YES", "NO"):
+        title = (custom_title or "").strip().rstrip("?")
+        if task == "custom" and title:
+            return f"{lab} — to “does the text {title[0].lower() + title[1:]}?” the answer is {lab.lower()}"
+        return f"{lab} — the answer is {lab.lower()}"
+    return str(label)
+
+
+def verdict_sentences(verdict: Any, started: Any = None) -> list[str]:
+    """The sentence for a stored verdict (one per category when all three CheckThat categories ran).
+
+    `started` is the debate's debate_started event (or its dict): it says the task, and for a custom
+    question its title; without it the verdict's own category is used and the task guessed from it."""
+    settings = _get(started, "settings") or {}
+    task = _get(started, "task") or ("checkthat" if _get(verdict, "category") or _get(verdict, "labels") else "")
+    title = settings.get("custom_title", "") if isinstance(settings, dict) else ""
+    labels = _get(verdict, "labels")
+    if isinstance(labels, dict) and labels and _get(verdict, "source") == "categories":
+        return [f"Category {k}: {verdict_sentence(task, int(k) if str(k).isdigit() else None, v, title)}"
+                for k, v in labels.items()]
+    return [verdict_sentence(task, _get(verdict, "category"), _get(verdict, "label"), title)]
+
+
+def override_note(verdict: Any) -> str:
+    """When an aid changed the label (fitted class weights, a fitted threshold, calibration), one sentence
+    that says so where the label is shown: "The judge said TRUE; its calibrated probabilities give FALSE
+    (class weights fitted on LIAR train)." Empty when nothing was overruled."""
+    written, label = _get(verdict, "written_label"), _get(verdict, "label")
+    if not written or not label or written == label:
+        return ""
+    who = _WHO.get(str(_get(verdict, "source") or ""), "the model")
+    aid = str(_get(verdict, "aid") or "").strip()
+    if _get(verdict, "source") == "majority":
+        return (f"The members wrote a majority of {written}; counted by their label probabilities"
+                + (f" ({aid})" if aid else "") + f", the majority is {label}.")
+    return (f"{who[0].upper() + who[1:]} said {written}; its calibrated probabilities give {label}"
+            + (f" ({aid})" if aid else "") + ".")
+
+
+def cut_off_mark(tokens: int | None) -> str:
+    """The mark at the end of an answer the token budget ended mid-way (every sink says it alike)."""
+    return f"✂ cut off at {tokens} tokens (the answer budget)" if tokens else ""

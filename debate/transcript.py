@@ -16,6 +16,7 @@ from typing import IO, Iterable
 
 from debate.errors import InvalidInput
 from debate.events import Event, event_from_dict
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 # -- JSONL ----------------------------------------------------------------------------------------
 
@@ -122,6 +123,7 @@ class TextRenderer:
         self.finished: dict[str, Event] = {}
         self.current: str | None = None
         self.had_tokens: dict[str, bool] = {}
+        self.debate_started: Event | None = None  # the task it says words the verdict (tasks.verdict_sentences)
 
     # -- styling --------------------------------------------------------------------------------
     def _c(self, code: str, text: str) -> str:
@@ -151,6 +153,8 @@ class TextRenderer:
             elif ev.label is not None:
                 conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
+        if getattr(ev, "cut_off_at", None):
+            bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at)))
         if ev.repaired:
             bits.append("repaired")
         if ev.citations:
@@ -210,6 +214,7 @@ class TextRenderer:
     def _other(self, ev: Event) -> str:
         kind = ev.type
         if kind == "debate_started":
+            self.debate_started = ev
             where = ev.task + (f" category {ev.category}" if ev.task == "checkthat" and ev.category else
                                " (all categories)" if ev.task == "checkthat" else "")
             head = self._rule(f"{ev.protocol} · {where} · lineup {ev.settings.get('lineup_name', '')}", "═")
@@ -262,8 +267,10 @@ class TextRenderer:
             if ev.gold is not None and ev.correct is not None:
                 gold = f" · gold {ev.gold}: {'right' if ev.correct else 'wrong'}"
             cat = f" · category {ev.category}" if ev.category else ""
+            said = "".join(f"\n  {x}." for x in verdict_sentences(ev, self.debate_started))
+            over = f"\n  {self._c('1;33', override_note(ev))}" if override_note(ev) else ""
             return "\n" + self._c("1;7", f" VERDICT{cat}: {label} ") + self._c("1", f"{conf} [{ev.source}]{gold}") + \
-                (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
+                said + over + (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
         if kind == "error":
             return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
         if kind == "finished":
@@ -277,3 +284,4 @@ class TextRenderer:
 def render_text(events: Iterable[Event], color: bool = False) -> str:
     r = TextRenderer(color=color)
     return "".join(r.feed(ev) for ev in events)
+

@@ -6,9 +6,9 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from debate.runner import DebateConfig
-from ui import catalog, charts, resources, share_view
-from ui.render import render_evidence, render_sections, render_verdict, STATUS_BADGE
+from debate.tasks import TRUTH_TASKS
+from ui import catalog, charts, resources, setup, share_view, widgets
+from ui.render import render_evidence, render_ran, render_sections, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
 from ui.entry import through_app
@@ -71,6 +71,7 @@ def _column(debate_id: str, n_cols: int) -> None:
     m3, m4 = st.columns(2)
     m3.metric("Tokens", f"{int(c['tokens']):,}")
     m4.metric("Model calls", int(c["model_calls"]))
+    render_ran(view.started)
     render_verdict(view)
     if view.tallies or row["protocol"] == "council":
         st.plotly_chart(charts.tally_figure(view.tallies), key=f"cmp-tally-{debate_id}", config={"displayModeBar": False})
@@ -116,33 +117,70 @@ if mode == "Open saved debates":
     st.stop()
 
 # -- run side by side ------------------------------------------------------------------------------
+# The same set-up widgets as the Debate page (ui.setup / ui.widgets, same keys): task, pace, aids, each
+# protocol's parameters and the answer budget, so a claim run here and there runs with the same settings.
 infos = catalog.protocols()
 names = list(infos)
 presets = list(catalog.presets())
 saved = [f"saved:{n}" for n in store.lineups()]
-c1, c2 = st.columns([3, 1])
-claim = c1.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.")
-task = c2.selectbox("Task", list(catalog.TASKS), key="cmp_task", format_func=catalog.TASKS.get)
-category, custom_title = None, ""
-if task == "checkthat":
-    category = c2.selectbox("Category", [1, 2, 3], key="cmp_category", format_func=catalog.CATEGORIES.get)
-elif task == "custom":
-    custom_title = c2.text_input("Question: does the text …", key="cmp_custom_title")
-g1, g2, g3 = st.columns(3)
-n = int(g1.number_input("Columns", 2, 4, 2, key="cmp_n"))
-max_tokens = int(g2.number_input("Max tokens per turn", 8, 4096, 256, step=16, key="cmp_max_tokens"))
-rounds = int(g3.number_input("Rounds (0 = each protocol's default)", 0, 10, 0, key="cmp_rounds",
-                             help="A short demo: cap the rounds of every protocol that has rounds."))
-setup = st.columns(n)
+with st.sidebar:
+    st.markdown("### Set-up")
+    task = widgets.task_picker()
+    setup.switch_note()
+widgets.keep("cmp_claim", st.session_state.get("keep:claim", ""))
+claim = st.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.")
+widgets.remember("cmp_claim")
+n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
+# RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols
+defaults = (["radar", "radar-single", "council", "single"] if task["task"] in TRUTH_TASKS
+            else ["council", "baseline", "single", "team"])
+
+
+def _follow_columns() -> None:
+    setup.follow_protocols([st.session_state.get(f"cmp_proto_{i}", "") for i in range(n)])
+
+
+setup_cols = st.columns(n)
 picks = []
-for i, col in enumerate(setup):
+for i, col in enumerate(setup_cols):
     with col:
-        default = ["council", "radar", "single", "baseline"][i]
         if f"cmp_proto_{i}" not in st.session_state:
-            st.session_state[f"cmp_proto_{i}"] = default if default in names else names[0]
-        proto = st.selectbox(f"Protocol {i + 1}", names, key=f"cmp_proto_{i}", format_func=lambda k: infos[k].title)
+            st.session_state[f"cmp_proto_{i}"] = defaults[i] if defaults[i] in names else names[0]
+        proto = st.selectbox(f"Protocol {i + 1}", names, key=f"cmp_proto_{i}", format_func=lambda k: infos[k].title,
+                             on_change=_follow_columns)
         lu = st.selectbox(f"Lineup {i + 1}", presets + saved, key=f"cmp_lineup_{i}", format_func=catalog.preset_title)
         picks.append((proto, lu))
+lineups = store.lineups()
+
+
+def _lineup(lu: str):
+    return lineups[lu.split(":", 1)[1]] if lu.startswith("saved:") else lu
+
+
+with st.sidebar:
+    pace = widgets.pace_toggle([p for p, _ in picks])
+    aids_on = widgets.aids_toggle()
+    params_of, evidence_of = {}, {}
+    for proto in dict.fromkeys(p for p, _ in picks):
+        with st.container(border=True):
+            st.markdown(f"**{infos[proto].title}**")
+            params_of[proto] = setup.protocol_params(proto, infos[proto], pace)
+            evidence_of[proto] = widgets.evidence_toggle(infos[proto])
+    budget = widgets.answer_budget(pace)
+agents_of = []
+for i, (proto, lu) in enumerate(picks):
+    try:
+        agents_of.append(catalog.resolve(_lineup(lu), proto, params_of[proto]))
+    except Exception:  # noqa: BLE001 - a broken saved lineup is reported when the column runs
+        agents_of.append([])
+    if aids_on:
+        setup_cols[i].caption(widgets.aids_line(proto, task, agents_of[i], infos[proto]))
+settled = False
+for proto in dict.fromkeys(p for p, _ in picks):  # once per protocol: its first column's lineup
+    first = next(i for i, (p, _) in enumerate(picks) if p == proto)
+    settled |= setup.settle_aids(proto, infos[proto], task, agents_of[first], aids_on)
+if settled:
+    st.rerun()  # once: the parameter widgets then show the values that will run
 
 ids: list[str] = st.session_state.get("cmp_ids", [])
 running = any(live.is_running(d) for d in ids)
@@ -153,12 +191,10 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
                  icon=":material/error:")
     else:
         started, problems = [], []
-        lineups = store.lineups()
         for i, (proto, lu) in enumerate(picks):
-            lineup = lineups[lu.split(":", 1)[1]] if lu.startswith("saved:") else lu
-            params = {"rounds": rounds} if rounds and "rounds" in infos[proto].params else {}
-            cfg = DebateConfig(claim=claim.strip(), protocol=proto, task=task, category=category,
-                               custom_title=custom_title, lineup=lineup, params=params, max_tokens=max_tokens)
+            cfg = setup.config(claim, proto, task, _lineup(lu),
+                               setup.run_params(proto, infos[proto], params_of[proto]),
+                               {**budget, "evidence": evidence_of[proto]}, aids_on)
             try:
                 retriever = resources.get_retriever()  # shown beside each debate; in prompts per protocol
                 started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))

@@ -1,11 +1,12 @@
 """Debate (home): pick a claim, a protocol and a lineup; watch the debate stream; it is saved as it goes."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from debate.runner import DebateConfig
-from ui import catalog, people_view, resources, seat_view, share_view, widgets
+from ui import catalog, people_view, resources, seat_view, setup, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
@@ -18,11 +19,12 @@ resources.get_retriever()  # starts loading the evidence index in the background
 with st.sidebar:
     st.markdown("### Set-up")
     task = widgets.task_picker()
+    setup.switch_note()
     protocol, info = widgets.protocol_picker()
     pace = widgets.pace_toggle(protocol, info)
     aids_on = widgets.aids_toggle()
     st.markdown("**Parameters**")
-    params = widgets.params_editor(protocol, info, pace)
+    params = setup.protocol_params(protocol, info, pace)
     gen = widgets.generation_settings(info, pace)
 
 st.markdown("## :material/forum: Debate")
@@ -34,6 +36,8 @@ humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
+if setup.settle_aids(protocol, info, task, agents, aids_on):
+    st.rerun()  # once: the parameter widgets then show the values that will run
 unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed
                and not set(r.get("agents") or []) <= set(humans)}
 if unavailable:
@@ -64,11 +68,8 @@ def _problem() -> tuple[str, str] | None:
     return None
 
 
-config = DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
-                      custom_title=task["custom_title"], custom_description=task["custom_description"],
-                      lineup=lineup, params=params, evidence=gen["evidence"], top_k=gen["top_k"],
-                      max_tokens=gen["max_tokens"], gold=gold, aids=aids_on, humans=humans or None,
-                      human_timeout_s=human_timeout)
+config = replace(setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen,
+                              aids_on, gold), humans=humans or None, human_timeout_s=human_timeout)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run

@@ -15,6 +15,7 @@ from debate.errors import InvalidInput
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from tests.support.engine import by_type, lineup, run, scripted
+from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 
 CLAIM = "A new study at https://nature.com/articles/x shows coffee helps."
 SHOWN = [Demo("Researchers found sleep matters https://doi.org/1", "YES", 0.7),
@@ -27,16 +28,6 @@ def fake_demos(monkeypatch):
     import debate.protocols.fewshot as fewshot
 
     monkeypatch.setattr(fewshot, "similar_demos", lambda text, task, cat, k: SHOWN[:k])
-
-
-@pytest.fixture
-def fitted(tmp_path, monkeypatch):
-    """An empty fitted-values file of the test's own; returns a function that adds an entry."""
-    path = tmp_path / "fitted.json"
-    monkeypatch.setattr(cal, "FITTED_PATH", path)
-    cal._fitted.cache_clear()
-    yield lambda key, entry: cal.save_fitted(key, entry, path)
-    cal._fitted.cache_clear()
 
 
 def _refused(events) -> str:

@@ -321,7 +321,7 @@ def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settin
     assert "Live-demo pace: rounds 2 (paper: 5)" in captions() and "at most 128 tokens" in captions()
     at.toggle(key="cfg_pace").set_value(False).run()
     assert at.number_input(key="p_council_rounds").value == 5 and at.number_input(key="cfg_max_tokens").value == 256
-    assert "The papers' settings." in captions()
+    assert "The papers' rounds and answer length." in captions()  # (the aids, on, still read the votes)
     at.radio(key="cfg_protocol").set_value("single").run()  # every protocol follows the toggle
     assert at.number_input(key="p_single_rounds").value == 3
     at.toggle(key="cfg_pace").set_value(True).run()
@@ -340,7 +340,8 @@ def test_small_model_aids_are_the_default_and_one_toggle_restores_the_papers_set
     at.radio(key="cfg_protocol").set_value("baseline").run()
     at.selectbox(key="cfg_preset").set_value(preset).run()
     captions = " ".join(c.value for c in at.caption)
-    assert "Small-model aids: answer label-first (paper: paper), demos dialogue (paper: paper)" in captions
+    assert "Small-model aids: The label is written first, under a JSON schema, so every answer is readable" in captions
+    assert "Values: answer = label-first (paper: paper), demos = dialogue (paper: paper)" in captions
     row = _run_to_end(at, timeout=120)
     assert row["status"] == "completed", row
     started = _store().events(row["id"])[0]

@@ -111,7 +111,9 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         assert seen["mid"], "no intermediate streaming state was observed"
         assert page.locator('[data-testid="stChatMessage"]').count() >= 2  # both members (+ chair if they disagree)
         said = page.locator('[data-testid="stChatMessage"]').all_inner_texts()
-        assert sum('"explanation"' in t for t in said) >= 2, said  # every member argues, not just votes
+        # every member argues, not just votes: its sentence in words, the JSON it wrote folded away
+        assert sum("Raw answer (JSON)" in t and "without an explanation" not in t and " — this tweet " in t
+                   for t in said) >= 2, said
         assert page.locator(".tally").count() >= 1
         verdict = page.locator(".verdict-card").inner_text()
         assert re.search(r"\b(YES|NO|no verdict)\b", verdict)

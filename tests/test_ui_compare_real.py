@@ -20,14 +20,14 @@ def test_compare_baseline_and_single_debate_on_embedded_models():
     at.run()
     assert not at.exception
     at.text_area(key="cmp_claim").input("Drinking two cups of green tea a day doubles your memory.").run()
-    at.selectbox(key="cmp_task").select("custom").run()
-    at.text_input(key="cmp_custom_title").input("make a health claim").run()
+    at.selectbox(key="cfg_task").select("custom").run()
+    at.text_input(key="cfg_custom_title").input("make a health claim").run()
     at.selectbox(key="cmp_proto_0").select("baseline").run()
     at.selectbox(key="cmp_proto_1").select("single").run()
     for i in (0, 1):
         at.selectbox(key=f"cmp_lineup_{i}").select("embedded").run()
-    at.number_input(key="cmp_max_tokens").set_value(24).run()
-    at.number_input(key="cmp_rounds").set_value(1).run()
+    at.number_input(key="cfg_max_tokens").set_value(24).run()
+    at.number_input(key="p_single_rounds").set_value(1).run()
     at.button(key="cmp_run").click().run()
     ids = at.session_state["cmp_ids"]
     assert len(ids) == 2 and not at.session_state["cmp_problems"]

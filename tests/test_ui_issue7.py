@@ -151,7 +151,8 @@ def test_compare_two_protocols_side_by_side():
     at.selectbox(key="cmp_proto_1").select("baseline").run()
     for i in (0, 1):
         at.selectbox(key=f"cmp_lineup_{i}").select("saved:scripted").run()
-    at.number_input(key="cmp_rounds").set_value(2).run()
+    at.toggle(key="cfg_aids").set_value(False).run()  # the shared set-up: the papers' settings, 2 rounds at most
+    at.number_input(key="p_council_rounds").set_value(2).run()
     at.button(key="cmp_run").click().run()
     ids = at.session_state["cmp_ids"]
     assert len(ids) == 2 and not at.session_state["cmp_problems"]

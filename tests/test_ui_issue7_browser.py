@@ -207,6 +207,9 @@ def test_compare_two_protocols_side_by_side(app, browser):
     idle(page)
     page.get_by_label("Tweet or claim").fill("A new study shows that coffee cures the common cold.")
     page.get_by_label("Tweet or claim").press("Tab")
+    if page.locator(".st-key-cfg_aids input").is_checked():  # the Debate page's set-up: the papers' settings here
+        page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
+        idle(page)
     for i, proto in ((1, "Few-shot"), (2, "Single debate")):
         page.locator(f".st-key-cmp_proto_{i - 1}").click()
         page.get_by_role("option", name=proto).first.click()

@@ -12,13 +12,13 @@ from typing import Any
 import streamlit as st
 
 from debate.aids.calibration import disagreement
+from debate.live.pace import settings_line
 from debate.transcript import shortened_note
-from ui import charts, people_view
+from ui import charts, people_view, verdicts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
 
-LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
-                "NEI": "gray", "NOT ENOUGH INFO": "gray"}
+LABEL_COLORS = verdicts.LABEL_COLORS
 STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
                 "completed": ("Completed", "green", ":material/check_circle:"),
                 "stopped": ("Stopped", "orange", ":material/stop_circle:"),
@@ -36,16 +36,10 @@ def avatar_svg(agent: str, color: str) -> str:
 
 
 def label_chip(label: str | None, confidence: float | None = None, valid: bool = True) -> str:
-    if not valid:
-        return '<span class="chip invalid" title="the answer could not be read as a vote">invalid answer</span>'
-    if not label:
-        return ""
-    cls = LABEL_COLORS.get(str(label).upper(), "gray")
-    conf = f" · {confidence:.2f}" if confidence is not None else ""
-    return f'<span class="chip {cls}">{escape(str(label))}{conf}</span>'
+    return verdicts.chip(label, confidence, valid)
 
 
-def _header_html(turn: TurnView, color: str) -> str:
+def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> str:
     bits = [f'<span class="agent" style="color:{color}">{escape(turn.agent)}</span>']
     if turn.role and turn.role != turn.agent:
         bits.append(f'<span class="role">{escape(turn.role)}</span>')
@@ -54,11 +48,13 @@ def _header_html(turn: TurnView, color: str) -> str:
     tail = []
     if turn.done:
         tail.append('<span class="chip invalid" title="the countdown ended before the person answered">no answer'
-                    '</span>' if turn.timed_out else label_chip(turn.label, turn.confidence, turn.valid))
+                    '</span>' if turn.timed_out else verdicts.chip(turn.label, turn.confidence, turn.valid, labels))
         if turn.counted:
-            tail.append(f'<span class="chip gray" title="the council counted the label this member\'s own probabilities '
-                        f'give (against its model\'s threshold fitted on train), not the one it wrote">counted as '
-                        f'{escape(turn.counted)}</span>')
+            tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
+                        f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
+                        f'it wrote">counted as {escape(turn.counted)}</span>')
+        if turn.cut_off_at:
+            tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:
@@ -79,14 +75,16 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
     known = {p.get("id") for p in view.evidence}
     reasoning, answer, thinking = turn.display()
     with st.chat_message(turn.agent, avatar=avatar_svg(turn.agent, color)):
-        parts = [_header_html(turn, color)]
+        parts = [_header_html(turn, color, verdicts.task_labels(view.started))]
         if reasoning or thinking:
             live_note = f" (thinking… {len(reasoning):,} characters)" if thinking else ""
             parts.append(f'<details class="think"><summary>Reasoning{live_note}</summary>'
                          f'{text_html(reasoning, debate_id=debate_id, known=known)}</details>')
-        if answer or turn.done:
-            parts.append(text_html(answer if answer.strip() else "(empty answer)", debate_id=debate_id,
-                                   known=known, css="txt" + ("" if turn.valid else " invalid-text")))
+        if turn.done:  # finished: the answer as a person reads it, the raw JSON on demand, the budget's cut
+            parts.append(verdicts.turn_reads_html(turn, view.started, turn.category))
+            parts.append(verdicts.answer_body_html(turn, turn.explanation, debate_id=debate_id, known=known))
+        elif answer:
+            parts.append(text_html(answer, debate_id=debate_id, known=known))
         st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>',
                     unsafe_allow_html=True)
 
@@ -225,8 +223,9 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
+    words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
-                f'<span class="meta">{conf}</span> {src}</div>{right}'
+                f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
 
 
@@ -237,6 +236,12 @@ def render_counters(view: DebateView, elapsed: float | None = None) -> None:
     cols[1].metric("Model calls", int(c["model_calls"]))
     cols[2].metric("Cache hits", int(c["cache_hits"]))
     cols[3].metric("Elapsed", f"{(elapsed if elapsed is not None else c['elapsed']):.1f} s")
+
+
+def render_ran(started: Any) -> None:
+    """Under a debate: the settings it ran, from its own start event (not from the widgets as they are now)."""
+    if started is not None:
+        st.caption(":material/tune: " + settings_line(started))
 
 
 def render_claim(view: DebateView, row: dict | None = None) -> None:
@@ -250,6 +255,7 @@ def render_claim(view: DebateView, row: dict | None = None) -> None:
     st.markdown(f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
                 f'{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
     st.badge(text, color=color, icon=icon)
+    render_ran(s)
     if view.finished is not None and view.finished.stop_reason:
         st.caption(f"Stop reason: {view.finished.stop_reason}")
 

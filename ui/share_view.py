@@ -20,7 +20,7 @@ from debate.sharing.fork import cut_after_round, fork_config, fork_plan, rounds_
 from debate.lineups import PRESETS
 from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.sharing.html import to_html
-from ui import resources
+from ui import resources, verdicts
 from ui.safe import escape, text_html
 from ui.transcript import DebateView, build_view
 
@@ -316,8 +316,9 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
     v = view.verdict
     if v is not None:
         label = v.label or ", ".join(f"{k}: {x}" for k, x in (v.labels or {}).items()) or "no verdict"
+        words = verdicts.verdict_words_html(v, view.started, sentence_css="p-sentence")
         st.markdown(f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-                    f'{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
+                    f'{words}{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
     lines = []
     for t in view.tallies[-3:]:
         chips = " ".join(f"<b>{escape(k)}</b> {n}" for k, n in (t.counts or {}).items())
@@ -336,6 +337,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
     if current is not None:
         color = view.color(current.agent)
         _, answer, _ = current.display()
+        answer = verdicts.turn_words(current, view.started) or answer  # a finished JSON answer, in words
         shown = answer[:int(len(answer) * reveal)] if reveal < 1.0 else answer
         sec = next((x.title for x in reversed(view.sections) if ("turn", current.turn_id) in x.items), "")
         label = f" · {escape(current.label)}" if current.done and current.label and reveal >= 1.0 else ""
@@ -347,6 +349,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         if before:
             p = before[-1]
             _, said, _ = p.display()
+            said = verdicts.turn_words(p, view.started) or said
             st.markdown(f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
                         f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.label) if p.label else ""}'
                         f'</span>{text_html(said[:400] + ("…" if len(said) > 400 else ""), css="txt")}</div>',

@@ -58,6 +58,9 @@ class TurnView:
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
     counted: str | None = None  # the vote the tally counted for it, when that is not its written label
+    explanation: str = ""  # what the answer says in words, read from its JSON (shown instead of the JSON)
+    cut_off_at: int | None = None  # the token budget ended the answer here
+    category: int | None = None  # the CheckThat category being decided when it spoke (all-categories runs)
 
     def display(self) -> tuple[str, str, bool]:
         """(reasoning, answer, thinking) to show now."""
@@ -130,7 +133,8 @@ class DebateView:
         elif t == "turn_started":
             self.color(ev.agent)
             self.turns[ev.turn_id] = TurnView(ev.turn_id, ev.agent, ev.role, ev.model, ev.phase, ev.round,
-                                              t_start=ev.t, human=bool(getattr(ev, "human", False)))
+                                              t_start=ev.t, category=self._category(),
+                                              human=bool(getattr(ev, "human", False)))
             self._section().items.append(("turn", ev.turn_id))
         elif t == "token":
             turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
@@ -152,6 +156,9 @@ class DebateView:
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
+            said = ev.parsed or {}
+            turn.explanation = str(said.get("explanation") or said.get("summary") or "") if ev.valid else ""
+            turn.cut_off_at = getattr(ev, "cut_off_at", None)
             turn.human = bool(getattr(ev, "human", False)) or turn.human
             turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
@@ -169,8 +176,18 @@ class DebateView:
                 self.color(ev.agent)
         elif t == "verdict":
             self.verdicts.append(ev)
+            written = getattr(ev, "written_label", None)
+            if written and ev.label and written != ev.label:  # an aid overruled the deciding turn's label
+                judge = next((x for x in reversed(self.turns.values()) if x.done and x.label == written
+                              and x.role in ("judge", "baseline")), None)
+                if judge is not None:
+                    judge.counted = ev.label
         elif t == "finished":
             self.finished = ev
+
+    def _category(self) -> int | None:
+        """The category whose section is open (only the "category" phase of an all-categories run has one)."""
+        return next((sec.category for sec in reversed(self.sections) if sec.category is not None), None)
 
     def _orphan(self, turn_id: str, agent: str, t: float) -> TurnView:
         """A token or finish without its TurnStarted (older streams): give it a bubble anyway."""

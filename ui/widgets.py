@@ -8,6 +8,7 @@ restored when the page is drawn again.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import streamlit as st
@@ -21,9 +22,13 @@ DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴
 
 
 def keep(key: str, default: Any) -> None:
-    """Give widget `key` its last value (or `default`) before it is drawn."""
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(f"keep:{key}", default)
+    """Give widget `key` its last value (or `default`) before it is drawn.
+
+    The value is set through the Session State API even when the key is there: right after a page
+    switch the key still holds the value of the other page's widget, which a widget of another id
+    (another page, another container) would not take over; it would start from its own default."""
+    st.session_state[key] = st.session_state[key] if key in st.session_state else \
+        st.session_state.get(f"keep:{key}", default)
 
 
 def remember(*keys: str) -> None:
@@ -60,8 +65,11 @@ def protocol_picker() -> tuple[str, Any]:
     keep("cfg_protocol", names[0])
     if st.session_state["cfg_protocol"] not in names:
         st.session_state["cfg_protocol"] = names[0]
+    from ui.setup import follow_protocol_widget  # (ui.setup builds on this module)
+
     name = st.radio("Protocol", names, key="cfg_protocol", format_func=lambda n: infos[n].title,
-                    captions=[infos[n].one_line for n in names])
+                    captions=[infos[n].one_line for n in names], on_change=follow_protocol_widget,
+                    args=("cfg_protocol",))
     remember("cfg_protocol")
     return name, infos[name]
 
@@ -70,6 +78,9 @@ def _param_widget(protocol: str, name: str, default: Any, help_text: str, choice
     key = f"p_{protocol}_{name}"
     keep(key, default)
     label = name.replace("_", " ")
+    zero = re.search(r"\b0 = ([^.;(]+)", help_text) if default == 0 else None
+    if zero:  # "members 0" reads as no members: say what 0 means where the value is
+        label += f" (0 = {zero.group(1).strip()})"
     kind = catalog.param_kind(name, default, choices)
     if kind == "choice":
         opts = list(choices[name])
@@ -102,17 +113,26 @@ def _apply_pace() -> None:
     st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
 
 
-def pace_toggle(protocol: str, info: Any) -> str:
-    """Live-demo pace (on by default: the app opens on the embedded models) or the papers' settings."""
+def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None = None) -> str:
+    """Live-demo pace (on by default: the app opens on the embedded models) or the papers' settings.
+    `protocol` may be several (Compare's columns); `aids` (default: the aids switch's value) words the
+    caption, since the aids change how votes and verdicts are read."""
     from debate.live import pace as pace_mod
 
     keep("cfg_pace", True)
     on = st.toggle("Live-demo pace", key="cfg_pace", on_change=_apply_pace,
                    help="Fewer rounds at most and shorter answers, so the embedded models finish while people "
-                        "watch. Off: the papers' settings. Prompts, votes and thresholds are the papers' either way.")
+                        "watch. Off: the papers' settings. The pace never changes a prompt or how a vote is "
+                        "read; the small-model aids do (their own switch).")
     remember("cfg_pace")
     chosen = "demo" if on else "paper"
-    st.caption(pace_mod.describe(chosen, protocol, dict(info.params)))
+    from debate.aids import settings as aids_mod
+
+    protocols = [protocol] if isinstance(protocol, str) else list(protocol)
+    aids_on = bool(st.session_state.get("keep:cfg_aids", True)) if aids is None else aids
+    task = st.session_state.get("cfg_task", "checkthat")
+    st.caption(pace_mod.describe_many(chosen, protocols, aids_on and any(aids_mod.applies(p, task)
+                                                                        for p in protocols)))
     return chosen
 
 
@@ -122,7 +142,9 @@ def aids_toggle() -> bool:
     on = st.toggle("Small-model aids", key="cfg_aids",
                    help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
                         "label probabilities held against thresholds fitted on train, a RADAR judge that always "
-                        "gives a readable verdict. Applied only to parameters left at the papers' defaults; the "
+                        "gives a readable verdict, weighted by class weights fitted on train. The thresholds and "
+                        "weights can overrule the label a model wrote (a judge's TRUE can become FALSE): the "
+                        "verdict then says so. Applied only to parameters left at the papers' defaults; the "
                         "line under the lineup says what they change. Off: the papers' settings.")
     remember("cfg_aids")
     return bool(on)
@@ -140,13 +162,16 @@ def aids_line(protocol: str, task: dict, agents: list, info: Any) -> str:
     return aids.describe(protocol, task["task"], cats, agents, info.defaults())
 
 
-def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
-    """The protocol's parameters with the papers' defaults (or the pace's); the main ones first."""
+def params_editor(protocol: str, info: Any, pace: str = "paper", notes: dict[str, str] | None = None) -> dict:
+    """The protocol's parameters with the papers' defaults (or the pace's); the main ones first.
+    `notes`: parameter -> a line added to its help (e.g. set by the small-model aids)."""
     from debate.live import pace as pace_mod
 
     params: dict[str, Any] = {}
     spec = {k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
             for k, v in dict(info.params).items()}
+    notes = notes or {}
+    spec = {k: (v[0], f"{v[1]} {notes[k]}" if k in notes else v[1]) for k, v in spec.items()}
     choices = dict(getattr(info, "choices", {}) or {})
     main = [k for k in spec if k in MAIN_PARAMS]
     for k in main:
@@ -154,6 +179,10 @@ def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
     rest = [k for k in spec if k not in main]
     if rest:
         with st.expander("More parameters"):
+            aided = [k for k in rest if k in notes]
+            if aided:
+                st.caption("The small-model aids set " + ", ".join(f"{k}" for k in aided)
+                           + ": the values below are the ones that will run.")
             for k in rest:
                 params[k] = _param_widget(protocol, k, spec[k][0], spec[k][1], choices)
     remember(*[f"p_{protocol}_{k}" for k in spec])
@@ -161,20 +190,37 @@ def params_editor(protocol: str, info: Any, pace: str = "paper") -> dict:
 
 
 def generation_settings(info: Any, pace: str = "paper") -> dict:
+    out = answer_budget(pace, top_k=False)  # the widgets in the order the sidebar always had them
+    out["evidence"] = evidence_toggle(info)
+    out.update(answer_budget(pace, max_tokens=False))
+    return out
+
+
+def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool = True) -> dict:
+    """Max tokens per turn and the evidence top-k (shared by every protocol on the page)."""
     from debate.live import pace as pace_mod
 
+    out: dict = {}
+    if max_tokens:
+        keep("cfg_max_tokens", pace_mod.max_tokens(pace))
+        out["max_tokens"] = int(st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
+                                                key="cfg_max_tokens", help="Longest answer each agent may give."))
+        remember("cfg_max_tokens")
+    if top_k:
+        keep("cfg_top_k", 20)
+        out["top_k"] = int(st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k"))
+        remember("cfg_top_k")
+    return out
+
+
+def evidence_toggle(info: Any) -> bool:
     ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
-    keep("cfg_max_tokens", pace_mod.max_tokens(pace))
     keep(ev_key, bool(getattr(info, "uses_evidence", False)))
-    keep("cfg_top_k", 20)
-    max_tokens = st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
-                                 key="cfg_max_tokens", help="Longest answer each agent may give.")
     evidence = st.toggle("Give evidence to the agents", key=ev_key,
                          help="Put the top-k passages into the agents' prompts, numbered [E1]..[Ek] for citing. "
                               "Off: the passages are still retrieved and shown beside the debate, for you only.")
-    top_k = st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k")
-    remember("cfg_max_tokens", ev_key, "cfg_top_k")
-    return {"max_tokens": int(max_tokens), "evidence": bool(evidence), "top_k": int(top_k)}
+    remember(ev_key)
+    return bool(evidence)
 
 
 # -- claim and examples ---------------------------------------------------------------------------

@@ -66,15 +66,52 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     return want
 
 
+def applies(protocol: str, task: str) -> bool:
+    """Whether any aid can change this protocol on this task (the demonstrations and thresholds exist
+    for CheckThat only; the RADAR judge's aids for every task)."""
+    return protocol in AIDS and (protocol.startswith("radar") or task == "checkthat")
+
+
 def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]) -> dict[str, Any]:
     """The parameters with the aids applied where the person left the paper's default."""
     return {**params, **{k: v for k, v in aids.items() if k in params and params[k] == defaults.get(k)}}
 
 
+def _words(protocol: str, k: str, v: Any, aids: dict[str, Any]) -> str:
+    """What one aid does, in words a newcomer reads (the parameter names follow in brackets)."""
+    who = "each member" if protocol == "council" else "the model"
+    if k == "demos" and v == "dialogue":
+        return (f"{who} first reads the {aids.get('k_demos', K_DEMOS)} most similar CheckThat train tweets, "
+                "each answered with its gold label")
+    if k == "answer" and v == "label-first":
+        return "the label is written first, under a JSON schema, so every answer is readable"
+    if k == "calibration" and v == "threshold":
+        return (f"{who}'s P(YES) is held against a threshold fitted on CheckThat train, which can turn the label "
+                "it wrote into the other one (the verdict then says so)")
+    if k == "vote_from" and v == "probs":
+        return "votes are counted from the members' label probabilities, not from the label they wrote"
+    if k == "explain" and v == "after":
+        return "one sentence of explanation follows each label"
+    if k == "judge_answer" and v == "constrained":
+        return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
+    if k == "judge_calibration" and v == "fitted":
+        return ("the judge's label probabilities are weighted by class weights fitted on LIAR train, which can turn "
+                "the verdict it wrote into another (the verdict then says so)")
+    return ""
+
+
 def describe(protocol: str, task: str, categories: list, agents: list, defaults: dict[str, Any]) -> str:
-    """One line for the page: what the aids change here, beside the papers' values."""
-    o = {k: v for k, v in overrides(protocol, task, categories, agents).items() if defaults.get(k) != v}
+    """One line for the page: what the aids change here, in words, then the values beside the papers'."""
+    full = overrides(protocol, task, categories, agents)
+    o = {k: v for k, v in full.items() if defaults.get(k) != v}
     if not o:
         return "No small-model aid applies to this protocol and task: the papers' settings."
-    return ("Small-model aids: " + ", ".join(f"{k} {v} (paper: {defaults.get(k)})" for k, v in o.items())
-            + ". Off: the papers' settings.")
+    words = [w for w in (_words(protocol, k, v, full) for k, v in o.items()) if w]
+    missing = ""
+    if AIDS.get(protocol, {}).get("calibration") == "threshold" and full.get("calibration") == "none":
+        missing = " No threshold is fitted for these models and this category, so labels count as written."
+    if AIDS.get(protocol, {}).get("judge_calibration") == "fitted" and full.get("judge_calibration") == "none":
+        missing = " No class weights are fitted for this judge's model, so its verdict counts as written."
+    words[0] = words[0][0].upper() + words[0][1:]
+    values = ", ".join(f"{k} = {v} (paper: {defaults.get(k)})" for k, v in o.items())
+    return f"Small-model aids: {'; '.join(words)}.{missing} Values: {values}. Off: the papers' settings."

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate.events import Event
+
 PACES = ("paper", "demo")
 PAPER_MAX_TOKENS = 256
 DEMO_MAX_TOKENS = 128
@@ -38,11 +40,70 @@ def max_tokens(pace: str) -> int:
     return DEMO_MAX_TOKENS if pace == "demo" else PAPER_MAX_TOKENS
 
 
-def describe(pace: str, protocol: str, paper_params: dict[str, tuple]) -> str:
-    """One line for the page: what the pace changes, beside the papers' values."""
+def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: bool = False) -> str:
+    """One line for the page: what the pace changes, beside the papers' values. With the small-model aids
+    on, the votes and the judge's verdict are read their way (debate/aids.py), so the line does not call
+    them the papers'."""
+    rest = ("Prompts and the rules of each round are the papers'; the small-model aids (below) change how votes "
+            "and the judge's verdict are read." if aids else
+            "Prompts, votes, thresholds and the judge are the papers'.")
     if pace != "demo":
-        return "The papers' settings."
+        return "The papers' rounds and answer length. " + rest if aids else "The papers' settings."
     bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in overrides(pace, protocol).items()
             if k in paper_params]
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
-    return "Live-demo pace: " + ", ".join(bits) + ". Prompts, votes, thresholds and the judge are the papers'."
+    return "Live-demo pace: " + ", ".join(bits) + ". " + rest
+
+
+def describe_many(pace: str, protocols: list[str], aids: bool = False) -> str:
+    """`describe` for one or several protocols (Compare's columns): each protocol's paced values named."""
+    from debate.protocols import PROTOCOLS
+
+    protocols = [p for p in dict.fromkeys(protocols) if p in PROTOCOLS]
+    if len(protocols) <= 1:
+        name = protocols[0] if protocols else ""
+        return describe(pace, name, dict(PROTOCOLS[name].params) if name else {}, aids)
+    line = describe(pace, "", {}, aids)
+    if pace != "demo":
+        return line
+    bits = [f"{p} {k} {v} (paper: {PROTOCOLS[p].params[k][0]})" for p in protocols
+            for k, v in overrides(pace, p).items()]
+    return line.replace("Live-demo pace: ", "Live-demo pace: " + ", ".join(bits) + ", ", 1) if bits else line
+
+
+def settings_line(started: Event | dict) -> str:
+    """What a debate ran with, in one line, from its debate_started event: every parameter that differs
+    from the papers' defaults (beside the paper's value), the answer budget, whether the live-demo pace
+    and the small-model aids were on, and whether the agents saw the evidence. Read from the stored
+    event, so a page shows the settings that ran, not the ones its widgets hold now."""
+    from debate.aids.settings import AIDS
+    from debate.protocols import PROTOCOLS
+
+    get = started.get if isinstance(started, dict) else (lambda k, d=None: getattr(started, k, d))
+    settings = get("settings") or {}
+    protocol = str(get("protocol") or "")
+    info = PROTOCOLS.get(protocol)
+    params = settings.get("params") or {}
+    paper = info.defaults() if info else {}
+    changed = {k: v for k, v in params.items() if k in paper and paper[k] != v}
+    max_tokens = settings.get("max_tokens")
+    paced = (max_tokens == DEMO_MAX_TOKENS
+             and all(changed.get(k) == v for k, v in overrides("demo", protocol).items()))
+    parts = [f"{protocol}"]
+    if paced:
+        parts.append("live-demo pace")
+    if max_tokens is not None:
+        parts.append(f"answers of at most {max_tokens} tokens (paper: {PAPER_MAX_TOKENS})")
+    aided = {k: v for k, v in changed.items() if k in AIDS.get(protocol, {})} if settings.get("aids") else {}
+    own = {k: v for k, v in changed.items() if k not in aided}
+    if own:
+        parts.append(", ".join(f"{k} {v} (paper: {paper[k]})" for k, v in own.items()))
+    if settings.get("aids"):
+        parts.append("small-model aids on" + (": " + ", ".join(f"{k} {v} (paper: {paper[k]})"
+                                                             for k, v in aided.items()) if aided else
+                                            ", none applies here"))
+    else:
+        parts.append("small-model aids off")
+    if "evidence_on" in settings:
+        parts.append("evidence in the agents' prompts" if settings["evidence_on"] else "evidence shown, not given to the agents")
+    return "Ran with: " + " · ".join(parts) + "."

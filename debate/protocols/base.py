@@ -197,11 +197,16 @@ class DebateContext:
                             category=self.task.category if self.task else None, note=note)
 
     def verdict(self, label: str | None, explanation: str, source: str,
-                confidence: float | None = None, probs: dict | None = None) -> Verdict:
+                confidence: float | None = None, probs: dict | None = None,
+                written: str | None = None, aid: str = "") -> Verdict:
+        """The verdict event; `written`/`aid`: the label the model wrote and the aid that gave `label`
+        instead (kept only when they differ, so a sink that sees them knows a label was overruled)."""
+        overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
         return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
                        category=self.task.category if self.task else None, gold=gold, probs=probs,
+                       written_label=written if overruled else None, aid=aid if overruled else "",
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
 
     def _categories(self) -> list:
@@ -475,7 +480,8 @@ class DebateContext:
             confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
             prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
             ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
-            prompt_id=spec.prompt_id, label_probs=probs)
+            prompt_id=spec.prompt_id, label_probs=probs,
+            cut_off_at=res.completion_tokens if res.finish_reason == "length" else None)
         yield finished
         return finished
 

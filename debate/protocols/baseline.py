@@ -90,7 +90,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."
     raw = cal.normalised(turn.label_probs, t.labels) if answer != "paper" else None
-    label, probs, notes = turn.label, raw, []
+    label, probs, notes, aid = turn.label, raw, [], ""
     if how != "none" and raw is None:
         notes.append("No label probabilities could be read, so the written label stands uncalibrated"
                      + (" (answer=paper gives 0/1, not a label: use reason-first or label-first)."
@@ -101,6 +101,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                         "probabilities are the prompt's own bias, divided out of the answer's.")
         cf_turn = yield from ctx.turn((yield from _spec(ctx, {**values, "tweet": cal.CONTENT_FREE}, "calibrate")))
         probs = cal.contextual(raw, cf_turn.label_probs, t.labels)
+        aid = "contextual calibration: divided by the content-free prompt's probabilities"
         notes.append("Contextually calibrated (content-free prior "
                      + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels)
                                                                or {}).items()) + ").")
@@ -111,13 +112,15 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         else:
             probs = cal.contextual(raw, {t.labels[0]: thr, t.labels[1]: 1 - thr}, t.labels)
             notes.append(f"P({t.labels[0]}) = {raw[t.labels[0]]:.2f} against a {where}.")
+            aid = f"P({t.labels[0]}) {raw[t.labels[0]]:.2f} against the {where.split(' (')[0]}"
     if how != "none" and probs is not None:
         label = max(probs, key=lambda k: probs[k])
         if turn.label is not None and label != turn.label:
             notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
     confidence = round(probs[label], 6) if probs is not None and label in probs else turn.confidence
     yield ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "baseline", confidence,
-                      probs={k: round(v, 6) for k, v in probs.items()} if probs else None)
+                      probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
+                      written=turn.label if how != "none" and probs is not None else None, aid=aid)
 
 
 INFO = ProtocolInfo(
@@ -137,7 +140,8 @@ INFO = ProtocolInfo(
         "k_demos": (4, "How many similar train tweets to show with demos=similar."),
         "calibration": ("none", "none = the written label; contextual = divide out a content-free "
                                 "input's label probabilities; threshold = P(YES) against a threshold "
-                                "fitted on CheckThat train (needs answer reason-first or label-first)."),
+                                "fitted on CheckThat train (needs answer reason-first or label-first). Either can "
+                                "give another label than the one written: the verdict then says so."),
         "explain": ("none", "With answer=label-first: none = the label only; after = a one-sentence "
                             "explanation decoded after the label (same prompt, so the label, its probability "
                             "and a fitted threshold are unchanged; the reader sees why)."),

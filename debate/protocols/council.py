@@ -162,8 +162,14 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             "tie:default": f"tie broken by the default label {t.tie_label}",
             "no valid votes": "no member gave a readable vote"}[rule]
     n_for = sum(1 for x in votes.values() if x == label and label is not None)
+    # votes read from probabilities (vote_from=probs, a fitted threshold) may outvote what the members wrote
+    written, wrule = majority({x.agent: x.label for x in turns}, t.labels, t.tie_label, None, "default")
+    by_probs = (str(ctx.p("vote_from")) == "probs" or bool(thresholds)) and wrule == "majority"
+    aid = ("each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
+           if thresholds else "each member's vote read from its label probabilities")
     yield ctx.verdict(label, f"{how}; {counts}; {note}.", "majority",
-                      round(n_for / len(votes), 6) if votes else None)
+                      round(n_for / len(votes), 6) if votes else None,
+                      written=written if by_probs else None, aid=aid)
 
 
 INFO = ProtocolInfo(
@@ -182,7 +188,8 @@ INFO = ProtocolInfo(
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
-                                 "own label probabilities favour (for small models sampled at temperature)."),
+                                 "own label probabilities favour (for small models sampled at temperature); the "
+                                 "counted vote can differ from the written one, and the bubble and verdict say so."),
         "demos": ("paper", "paper = the App. A.2 examples in the description; dialogue = the k_demos most "
                            "similar CheckThat train tweets as earlier turns, each answered with its label; the "
                            "initial vote is then the few-shot baseline's label-first prompt (small models)."),
@@ -192,7 +199,8 @@ INFO = ProtocolInfo(
                             "prompt, so votes and fitted thresholds are unchanged and the audience sees why."),
         "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
                                 "P(YES) reaches the threshold fitted on CheckThat train for its model with "
-                                "the baseline's label-first dialogue prompt (needs demos=dialogue)."),
+                                "the baseline's label-first dialogue prompt (needs demos=dialogue); it can overrule "
+                                "the label a member wrote, and the verdict says so."),
     }),
     run=run,
     choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs"),

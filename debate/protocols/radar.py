@@ -184,7 +184,7 @@ class Debate:
         t = self.ctx.task
         j = yield from self.ctx.turn((yield from self.judge_spec(judge, "judge", rnd, partial=False, lone=lone)))
         written = (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read."
-        label, conf, probs, notes, how_note = j.label, j.confidence, None, [], ""
+        label, conf, probs, notes, how_note, aid = j.label, j.confidence, None, [], "", ""
         how = self.ctx.p("judge_calibration")
         if how == "fitted":
             key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
@@ -195,6 +195,8 @@ class Debate:
                 probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if j.valid else None
                 how_note = ("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("
                             + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
+                aid = ("class weights fitted on " + str(entry.get("fitted_on", "train")) + ": "
+                       + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items() if v != 1))
         elif how == "contextual":
             yield self.ctx.phase("calibrate", rnd, "Content-free judge",
                                  'The judge prompt with the claim, the evidence and every argument replaced by '
@@ -205,6 +207,7 @@ class Debate:
             probs = cal.contextual(j.label_probs, cf.label_probs, t.labels) if j.valid else None
             how_note = ("Contextually calibrated (content-free prior " + ", ".join(
                 f"{k} {v:.2f}" for k, v in (cal.normalised(cf.label_probs, t.labels) or {}).items()) + ").")
+            aid = "contextual calibration: divided by the content-free prompt's probabilities"
         if how != "none" and probs is None and not notes:
             notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
         elif probs is not None:
@@ -215,7 +218,8 @@ class Debate:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
         yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
                                round(conf, 6) if conf is not None else None,
-                               probs={k: round(v, 6) for k, v in probs.items()} if probs else None)
+                               probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
+                               written=j.label if probs is not None else None, aid=aid)
 
     def summary(self) -> Slot:
         """"Rounds completed so far" for the stop agent: every argument, in the order given."""
@@ -390,7 +394,8 @@ _SHARED = {
     "judge_calibration": ("none", "none: the judge's verdict; contextual: its label probabilities divided by "
                                   "those of the same prompt with everything replaced by 'N/A' (Zhao et al. "
                                   "2021), one more judge call (the same for every claim, so cached); fitted: "
-                                  "multiplied by class weights fitted on LIAR train (eval-fit-threshold)."),
+                                  "multiplied by class weights fitted on LIAR train (eval-fit-threshold). Either can "
+                                  "turn the verdict the judge wrote into another: the verdict then says so."),
 }
 _SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}
 

@@ -15,6 +15,8 @@ import re
 from typing import Iterable
 
 from debate.events import Event
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
+from debate.live.pace import settings_line
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -33,7 +35,7 @@ h1{font-size:1.4em;margin:0 0 8px} h2{font-size:1.15em;margin:28px 0 8px;border-
 .chip{display:inline-block;padding:0 8px;border-radius:10px;color:#fff;font-size:.8em;font-weight:700;background:#8C8C8C}
 .tally,.stop{background:#eef2f7;border-radius:6px;padding:6px 10px;margin:6px 0;font-size:.92em}
 .mod{background:#fff7e0;border:1px solid #e8c35a;border-radius:8px;padding:8px 12px;margin:8px 0}
-.verdict{border:2px solid #1b1d21} .verdict .big{font-size:1.6em;font-weight:800}
+.verdict{border:2px solid #1b1d21} .verdict .big{font-size:1.6em;font-weight:800} .verdict .sentence{font-weight:700}
 .err{background:#fde8e8;border:1px solid #d64545;border-radius:6px;padding:6px 10px}
 .passage{font-size:.92em} .src{color:#555;font-size:.85em;word-break:break-all}
 table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
@@ -157,7 +159,8 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
                                         f"category {started['category']}" if started.get("category") else "",
                                         f"lineup {(started.get('settings') or {}).get('lineup_name', '')}",
                                         started.get("created_at")) if x)
-    body = [f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>',
+    ran = f'<div class="meta">{_e(settings_line(started))}</div>' if started else ""
+    body = [f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>{ran}',
             f'<div class="card claim">{_text(started.get("claim", ""), set())}</div>']
     fork = started.get("forked_from")
     if fork:
@@ -171,8 +174,10 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
         gold = ""
         if v.get("gold"):
             gold = f'<div>Gold label: {_chip(v["gold"])} {"right" if v.get("correct") else "wrong" if v.get("correct") is False else ""}</div>'
+        said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in verdict_sentences(v, started))
+        over = f'<div class="err">{_e(override_note(v))}</div>' if override_note(v) else ""
         body.append(f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
-                    f'</div><div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
+                    f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
                     f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>')
     body += _people_html(people or {})
     if tallies:
@@ -190,6 +195,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
             flags += ["written by a person"] * bool(e.get("human"))
+            flags += [cut_off_mark(e.get("cut_off_at"))] * bool(e.get("cut_off_at"))
             body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                         f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
                         f'{_e(e.get("phase"))} {_e(e.get("round"))}</span> {_chip(e.get("label"))}'

@@ -27,6 +27,7 @@ from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.events import Event, event_from_dict
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
 
@@ -420,10 +421,14 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
     events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
               for e in events]
+    from debate.live.pace import settings_line
+
+    started = next((e for e in events if e.get("type") == "debate_started"), None)
     out = [f"# Debate {row['id']}", "",
            f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
            f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
-           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}", "",
+           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
+           *([f"- {md_text(settings_line(started))}"] if started else []), "",
            "## Claim", "", _quote(row.get("claim", "")), ""]
     out += _md_evidence(events)
     for e in events:
@@ -438,7 +443,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
+            cut = [f"*{cut_off_mark(e['cut_off_at'])}*", ""] if e.get("cut_off_at") else []
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
+            out += cut
         elif t == "human_timeout":
             out += [f"*{e.get('message')}*", ""]
         elif t == "moderator":
@@ -462,6 +469,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
             out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
                                                           if e.get("confidence") is not None else "")]
+            out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
+            if override_note(e):
+                out += ["", f"**{md_text(override_note(e))}**"]
             if e.get("gold"):
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]

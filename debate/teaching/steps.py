@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from debate.protocols.decisions import consensus_share
+from debate.tasks import override_note, verdict_sentences
 
 NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")
 PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of its own
@@ -139,7 +140,10 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         if e.get("gold"):
             gold = f" Gold label: {e['gold']} — " + ("right." if e.get("correct") else "wrong.")
         cat = f" (category {e['category']})" if e.get("category") else ""
-        return f"Verdict{cat}: {label}", f"Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
+        started = next((x for x in events if x.get("type") == "debate_started"), None)
+        said = " ".join(f"{x}." for x in verdict_sentences(e, started))
+        over = f" {override_note(e)}" if override_note(e) else ""
+        return f"Verdict{cat}: {label}", f"{said}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":

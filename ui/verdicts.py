@@ -1,0 +1,100 @@
+"""How a verdict and an answer read on screen: the label, its sentence in the task's terms, and what
+overruled it. One place for the verdict card, the finished bubbles and the presenter, so no page says
+"TRUE" where another says "FALSE" without the reason beside it.
+
+The words come from the engine (debate.tasks.verdict_sentences / override_note / cut_off_mark), so the
+exports say exactly the same; this module only adds the page's markup. Everything from a model goes
+through ui.safe (escaped); the only HTML is the fixed markup built here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debate.aids.calibration import disagreement
+from debate.tasks import TRUTH_TASKS, cut_off_mark, override_note, verdict_sentence, verdict_sentences
+from ui.safe import escape, text_html
+
+LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
+                "NEI": "gray", "NOT ENOUGH INFO": "gray"}
+
+
+def task_labels(started: Any) -> tuple[str, ...]:
+    """The labels a verdict of this debate can take (what a turn's label is read against)."""
+    task = getattr(started, "task", "") if started is not None else ""
+    if task in TRUTH_TASKS:
+        return ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if task == "averitec" else ())
+    return ("YES", "NO")
+
+
+def chip(label: str | None, confidence: float | None = None, valid: bool = True, labels: tuple[str, ...] = ()) -> str:
+    """A label badge. A label whose own probability is below another label's (e.g. "YES · 0.00") is not
+    drawn as if it were the answer: it reads "wrote YES · P 0.00", outlined, with the reason on hover."""
+    if not valid:
+        return '<span class="chip invalid" title="the answer could not be read as a vote">invalid answer</span>'
+    if not label:
+        return ""
+    conf = f" · {confidence:.2f}" if confidence is not None else ""
+    own = labels if str(label).upper() in labels else ()  # STOP/CONTINUE, a chair's status: their own set
+    odd = disagreement(label, confidence, None, own) if confidence is not None else None
+    if odd:
+        return (f'<span class="chip invalid" title="{escape(odd)}">wrote {escape(str(label))} · P '
+                f'{confidence:.2f}</span>')
+    cls = LABEL_COLORS.get(str(label).upper(), "gray")
+    return f'<span class="chip {cls}">{escape(str(label))}{conf}</span>'
+
+
+def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-sentence") -> str:
+    """Under the verdict's label: its sentence(s) in the task's terms and, when an aid overruled the label
+    the model wrote, that sentence in the card's own warning style (not small print)."""
+    said = "".join(f'<div class="{sentence_css}">{escape(s)}</div>' for s in verdict_sentences(verdict, started))
+    note = override_note(verdict)
+    over = (f'<div class="v-overruled" role="note">⚠ {escape(note)}</div>' if note else "")
+    return said + over
+
+
+def turn_sentence(turn: Any, started: Any, category: int | None = None) -> str:
+    """A finished turn's answer as a person reads it: "TRUE — the claim is true", when its label is one of
+    the task's verdict labels (votes, judges, the baseline); empty for arguments, stop checks, chairs."""
+    if not turn.done or not turn.valid or not turn.label or str(turn.label).upper() not in task_labels(started):
+        return ""
+    task = getattr(started, "task", "") if started is not None else ""
+    settings = (getattr(started, "settings", None) or {}) if started is not None else {}
+    cat = category if category is not None else getattr(started, "category", None)
+    return verdict_sentence(task, cat, turn.label, settings.get("custom_title", ""))
+
+
+def turn_reads_html(turn: Any, started: Any, category: int | None = None) -> str:
+    sentence = turn_sentence(turn, started, category)
+    return f'<div class="reads">{escape(sentence)}</div>' if sentence else ""
+
+
+def turn_words(turn: Any, started: Any) -> str:
+    """The answer in words for large type (Present): the sentence and the explanation, never the JSON."""
+    if not (turn.done and turn.valid and is_json_answer(turn)):
+        return ""
+    sentence = turn_sentence(turn, started, getattr(turn, "category", None))
+    return " ".join(x for x in (f"{sentence}." if sentence else "", turn.explanation) if x)
+
+
+def is_json_answer(turn: Any) -> bool:
+    """The model answered in JSON (votes, judges under a schema): shown as words, the JSON on demand."""
+    return (turn.text or "").lstrip().startswith("{")
+
+
+def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[str]) -> str:
+    """The body of a finished bubble: the explanation in words with the raw JSON folded away, or the
+    text as written; then the token-budget mark when the answer was cut."""
+    parts = []
+    if is_json_answer(turn) and turn.valid:
+        words = explanation or (f"Answered {turn.label}, without an explanation." if turn.label else
+                                "(no explanation given)")
+        parts.append(text_html(words, debate_id=debate_id, known=known))
+        parts.append(f'<details class="raw"><summary>Raw answer (JSON)</summary>'
+                     f'{text_html(turn.text, debate_id=debate_id, known=known, css="txt raw-json")}</details>')
+    else:
+        parts.append(text_html(turn.text if turn.text.strip() else "(empty answer)", debate_id=debate_id,
+                               known=known, css="txt" + ("" if turn.valid else " invalid-text")))
+    if getattr(turn, "cut_off_at", None):
+        parts.append(f'<div class="cut-off">{escape(cut_off_mark(turn.cut_off_at))}</div>')
+    return "".join(parts)
