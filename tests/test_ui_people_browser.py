@@ -158,7 +158,8 @@ def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
             return presenter.locator(".p-poll tr").filter(has_text=label).first.inner_text()
 
         deadline = time.time() + 60  # the presenter's table follows the votes without a reload
-        while time.time() < deadline and not re.search(r"YES\s+1\s+0", poll_row("YES")):
+        while time.time() < deadline and not (re.search(r"YES\s+1\s+0", poll_row("YES"))
+                                              and re.search(r"NO\s+1\s+0", poll_row("NO"))):
             time.sleep(0.3)
         assert re.search(r"YES\s+1\s+0", poll_row("YES")) and re.search(r"NO\s+1\s+0", poll_row("NO"))
         presenter.get_by_role("button", name="Poll after").click()
@@ -167,7 +168,8 @@ def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
             v.get_by_role("button", name="NO", exact=True).click()
             v.get_by_text("Your vote after the debate: NO").wait_for(timeout=60_000)
         deadline = time.time() + 60
-        while time.time() < deadline and not re.search(r"NO\s+1\s+2", poll_row("NO")):
+        while time.time() < deadline and not (re.search(r"NO\s+1\s+2", poll_row("NO"))
+                                              and re.search(r"YES\s+1\s+0\s+-50%", poll_row("YES"))):
             time.sleep(0.3)
         assert re.search(r"NO\s+1\s+2\s+\+50%", poll_row("NO")) and re.search(r"YES\s+1\s+0\s+-50%", poll_row("YES"))
         shot(presenter, "poll-present-swing")
