@@ -1,13 +1,15 @@
 """`python -m debate ...`: one command line, with each area registering its own subcommands.
 
 Subcommand modules expose `register(subparsers)`; each parser sets `func(args) -> int`.
-DebateErrors are printed as a message and a hint (exit 2), never as a stack trace.
+DebateErrors are printed as a message and a hint (exit 2), never as a stack trace; anything else that
+escapes is printed as one line (exit 1), with the traceback only under DEBATE_DEBUG=1.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from debate.errors import DebateError
@@ -54,6 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 - the last net: a person gets a sentence, not a traceback
+        if os.environ.get("DEBATE_DEBUG"):
+            raise
+        print(f"error: unexpected {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
+        print("hint: this is a bug in the debate viewer; run again with DEBATE_DEBUG=1 to see where it happened, "
+              "and report it with that output.", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -14,15 +14,72 @@ ASSETS = REPO_ROOT / "assets"
 SHARED_DATA = Path(os.environ.get("DEBATE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
 
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+_tightened: set[str] = set()  # folders already made private in this process (home() is called often)
+
+
 def home() -> Path:
+    """DEBATE_HOME, created readable by its owner only: it holds claims, model answers, annotations and
+    keys. An existing one is tightened too (see `private_dir`)."""
     p = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
-    p.mkdir(parents=True, exist_ok=True)
+    if str(p) in _tightened:  # narrowed earlier in this process; if deleted meanwhile, made again private
+        p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+        return p
+    private_dir(p)
+    _tightened.add(str(p))
+    for name in ("settings.json", "debates.sqlite", "response-cache.sqlite"):
+        if (p / name).is_file():
+            private_file(p / name)
+    return p
+
+
+def _ours(p: Path) -> bool:
+    """Safe to narrow: a real (not symlinked) path this user owns that is not a shared place: not the
+    home folder, not a folder directly under / (e.g. /tmp, /srv), not a sticky folder like /tmp."""
+    try:
+        st = p.lstat()
+    except OSError:
+        return False
+    real = p.resolve()
+    return (not p.is_symlink() and st.st_uid == os.getuid() and not st.st_mode & 0o1000
+            and real != Path.home().resolve() and len(real.parts) > 2)
+
+
+def private_dir(p: Path) -> Path:
+    """Create folder `p` (and its parents) with mode 0700; an existing one of ours loses its group and
+    other permissions. Parents that already exist are left alone (they may be shared folders)."""
+    p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    if _ours(p) and p.stat().st_mode & 0o077:
+        try:
+            os.chmod(p, p.stat().st_mode & PRIVATE_DIR)
+        except OSError:  # e.g. a read-only mount: still usable, just not narrowed
+            pass
+    return p
+
+
+def private_file(p: Path) -> Path:
+    """Make the file at `p` readable by its owner only before anything is written to it: created empty
+    with mode 0600 when missing (SQLite takes an empty file as a new database, and gives its -wal and
+    -shm files the database's mode), narrowed to 0600 when it exists and is ours (with its -wal/-shm)."""
+    p = Path(p)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(p, os.O_CREAT | os.O_WRONLY, PRIVATE_FILE))
+    except OSError:
+        return p  # the caller's own open reports what is wrong, with its message
+    for f in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+        if f.is_file() and _ours(f) and f.stat().st_mode & 0o077:
+            try:
+                os.chmod(f, PRIVATE_FILE)
+            except OSError:
+                pass
     return p
 
 
 def models_dir() -> Path:
     p = Path(os.environ.get("DEBATE_MODELS_DIR", home() / "models")).expanduser()
-    p.mkdir(parents=True, exist_ok=True)
+    p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     return p
 
 
@@ -36,7 +93,7 @@ def store_db() -> Path:
 
 def index_dir() -> Path:
     p = Path(os.environ.get("DEBATE_INDEX_DIR", home() / "indexes"))
-    p.mkdir(parents=True, exist_ok=True)
+    p.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     return p
 
 

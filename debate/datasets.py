@@ -199,6 +199,8 @@ def read_averitec(fh: Any, path: Path, *, classes: int = 4) -> list[Item]:
         data = json.load(fh)
     except json.JSONDecodeError as e:
         raise _bad(path, e.lineno, f"invalid JSON ({e.msg}).", "Use the AVeriTeC dev.json file unchanged.")
+    except RecursionError:
+        raise _bad(path, None, "JSON nested too deeply.", "Use the AVeriTeC dev.json file unchanged.") from None
     if not isinstance(data, list):
         raise _bad(path, None, "expected a JSON list of claims.", "Use the AVeriTeC dev.json file unchanged.")
     items: list[Item] = []
@@ -268,6 +270,8 @@ def load_table(path: str | Path, *, text: str = "text", label: str | None = "lab
                     rec = json.loads(raw)
                 except json.JSONDecodeError as e:
                     raise _bad(path, n, f"invalid JSON ({e.msg}).", "Write one JSON object per line.")
+                except RecursionError:
+                    raise _bad(path, n, "JSON nested too deeply.", "Write one flat JSON object per line.") from None
                 if not isinstance(rec, dict):
                     raise _bad(path, n, "a line is not a JSON object.", "Write one JSON object per line.")
                 rows.append((n, rec))
@@ -372,7 +376,7 @@ def sniff_text(text: str, suffix: str) -> str | None:
         if head.startswith("[") and '"claim"' in head[:20000]:
             try:
                 data = json.loads(text)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 return "averitec"  # its loader names the line at fault
             if isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("label") in AVERITEC_MAP:
                 return "averitec"

@@ -10,6 +10,7 @@ equality). `event_from_dict` rebuilds any event from its dict by that tag.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
 from typing import Any, ClassVar
 
 
@@ -31,6 +32,69 @@ _REGISTRY: dict[str, type[Event]] = {}
 def _register(cls: type[Event]) -> type[Event]:
     _REGISTRY[cls.type] = cls
     return cls
+
+
+_SIMPLE: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
+                                        "None": (type(None),), "dict": (dict,), "list": (list,), "Any": (object,)}
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets: "dict[str, str | None] | None" -> the dict part, "None"."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "[") - (ch == "]")
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur.strip()]
+
+
+@lru_cache(maxsize=None)
+def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
+    """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,));
+    ("dict[str, str | None]") -> ((dict,), (str, NoneType)): the allowed types of a field and, for a list
+    or dict, of its items (a dict's values)."""
+    allowed: tuple[type, ...] = ()
+    inner: tuple[type, ...] | None = None
+    for part in _top_level(annotation, "|"):
+        base, _, rest = part.partition("[")
+        allowed += _SIMPLE.get(base.strip(), (object,))
+        if rest and base.strip() in ("list", "dict"):
+            item = _top_level(rest[:-1], ",")[-1]
+            inner = (inner or ()) + tuple(t for x in _top_level(item, "|")
+                                          for t in _SIMPLE.get(x.partition("[")[0].strip(), (object,)))
+    return allowed, inner
+
+
+def _kind(v: Any) -> str:
+    """What a JSON value is, in JSON's words (for messages about a file)."""
+    return {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def checked_event(d: Any) -> Event:
+    """An event rebuilt from data read from a file (which may be anyone's): it must be a JSON object with a
+    known `type`, and every field must have its declared type (a number where a number is shown, a list of
+    objects for a lineup ...), so what renders it later never meets a value it cannot handle.
+    Raises ValueError saying which field is wrong."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{_kind(d)} where an event (a JSON object) belongs")
+    cls = _REGISTRY.get(d.get("type", "")) if isinstance(d.get("type"), str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {str(d.get('type'))[:40]!r}")
+    for f in fields(cls):
+        if f.name not in d:
+            continue
+        v = d[f.name]
+        allowed, inner = _types(str(f.type))
+        if not isinstance(v, allowed) or (isinstance(v, bool) and bool not in allowed and object not in allowed):
+            raise ValueError(f"{cls.type}: field {f.name!r} is {_kind(v)}, not {f.type}")
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        if inner is not None and not all(isinstance(x, inner) for x in items):
+            raise ValueError(f"{cls.type}: field {f.name!r} holds values that are not {f.type}")
+    return event_from_dict(d)
 
 
 def event_from_dict(d: dict[str, Any]) -> Event:

@@ -99,6 +99,12 @@ def _check_entry(e: Any, where: str) -> dict:
     except (TypeError, ValueError):
         raise InvalidInput(f"Lineup entry {where} has a temperature that is not a number.",
                            "Use a number such as 0 or 0.7.") from None
+    seed = e.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InvalidInput(f"Lineup entry {where} has a seed that is not a whole number.",
+                           "Use e.g. 0 or 1, or leave it out.")
+    if not isinstance(e.get("name", ""), str):
+        raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
     return e
 
 
@@ -116,9 +122,12 @@ def load_lineup(ref: str | dict) -> dict:
                 raise InvalidInput(f"Lineup file {name} does not exist.", "Check the path.")
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise InvalidInput(f"Lineup file {name} is not valid JSON ({e}).",
+            except (OSError, ValueError, RecursionError) as e:
+                raise InvalidInput(f"Lineup file {name} is not valid JSON ({str(e)[:200] or type(e).__name__}).",
                                    "See debate/lineups.py for the format.") from None
+            if not isinstance(data, dict):
+                raise InvalidInput(f"Lineup file {name} holds a JSON {type(data).__name__}, not an object.",
+                                   'Write it as {"name": ..., "members": [{"model": "local:qwen2.5-0.5b"}, ...]}.')
             data.setdefault("name", path.stem)
         else:
             raise InvalidInput(f"Unknown lineup {name!r}.",
@@ -135,6 +144,15 @@ def load_lineup(ref: str | dict) -> dict:
             first = members[0]
             data[key] = {"name": key, "model": first["model"], "temperature": 0.0, "seed": 0}
         _check_entry(data[key], key)
+    for key in ("roles", "teams"):
+        if not isinstance(data.get(key) or {}, dict):
+            raise InvalidInput(f"The lineup's {key!r} is not a JSON object.",
+                               'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": '
+                               '"local:qwen2.5-0.5b"}}, or leave it out.')
+    for side, lst in (data.get("teams") or {}).items():
+        if not isinstance(lst or [], list):
+            raise InvalidInput(f"The lineup's team {side!r} is not a list of entries.",
+                               'Write it as [{"model": "..."}, ...].')
     for role, e in (data.get("roles") or {}).items():
         _check_entry(e, f"roles.{role}")
     for side, lst in (data.get("teams") or {}).items():

@@ -83,9 +83,17 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
         raise InvalidInput(f"Parameter {name}={value!r} is not {kind}.", f"Default: {name}={default!r}.") from None
 
 
+# Parameters a protocol once advertised that never changed what it did; debates stored with them (forks and
+# robustness re-runs read a parent's parameters) still resolve. `examples` for single: the A.3 templates
+# have only [CATEGORY DESCRIPTION], no slot for the A.2 examples.
+RETIRED_PARAMS: dict[str, tuple[str, ...]] = {"single": ("examples",)}
+
+
 def resolve_params(info: ProtocolInfo, given: dict[str, Any] | None) -> dict[str, Any]:
     out = info.defaults()
     for k, v in (given or {}).items():
+        if k in RETIRED_PARAMS.get(info.name, ()):
+            continue
         if k not in info.params:
             raise InvalidInput(f"Protocol {info.name} has no parameter {k!r}.",
                                f"Its parameters: {', '.join(info.params)} (see `python -m debate protocols`).")
@@ -100,6 +108,12 @@ def resolve_params(info: ProtocolInfo, given: dict[str, Any] | None) -> dict[str
         if k in out and not 0.0 <= float(out[k]) <= 1.0:
             raise InvalidInput(f"Parameter {k} must be between 0 and 1.", f"Default: {info.params[k][0]}.")
     return out
+
+
+# A claim goes into every prompt of every agent (RADAR's with 20 evidence passages beside it). Tweets have
+# at most 280 characters and the datasets' claims a few hundred; 4,000 characters (about 1,000 tokens)
+# leaves a 4,096-token window room for the template, the debate and the answer.
+MAX_CLAIM_CHARS = 4_000
 
 
 @dataclass
@@ -117,6 +131,10 @@ def prepare(config: DebateConfig) -> Prepared:
     """Every check that can fail before a model is called; raises InvalidInput with a hint."""
     if not isinstance(config.claim, str) or not config.claim.strip():
         raise InvalidInput("The claim is empty.", "Paste a tweet or a claim to debate.")
+    if len(config.claim) > MAX_CLAIM_CHARS:
+        raise InvalidInput(f"The claim is {len(config.claim):,} characters long; a claim may have at most "
+                           f"{MAX_CLAIM_CHARS:,}.", "Paste the claim itself (a tweet, a statement), not a whole "
+                           "article: every agent reads it in every prompt.")
     info = PROTOCOLS.get((config.protocol or "").strip().lower())
     if info is None:
         raise InvalidInput(f"Unknown protocol {config.protocol!r}.", f"Use one of: {', '.join(PROTOCOLS)}.")

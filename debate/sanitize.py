@@ -6,9 +6,11 @@ Streamlit here). Every function is one linear pass: model text is hostile input.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
-from typing import Any
+from typing import Any, Iterable
 
 # ANSI/VT escape sequences (CSI, OSC up to BEL or ST, two-character ESC forms), then any other C0 control
 # except tab and newline, DEL and the C1 controls: a model answer must not move the cursor, retitle the
@@ -17,6 +19,11 @@ _TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b
                        r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # a cell a spreadsheet would run as a formula (OWASP's list: = + - @ and tab / carriage return)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# bidirectional controls (embeddings, overrides, isolates, marks): U+202E makes "exe.txt" read "txt.exe"
+# and can make an exported transcript say the opposite of what was written
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Markdown image syntax (inline and reference): a viewer fetches the image, a beacon to any host
+_MD_IMAGE = re.compile(r"!(?=\[)")
 
 
 def strip_terminal(text: str) -> str:
@@ -35,6 +42,12 @@ def clean_for_terminal(obj: Any) -> Any:
     return obj
 
 
+def plain_text(text: Any) -> str:
+    """Text for a file a person opens (Markdown, HTML): terminal sequences and control characters removed
+    (ESC, BEL, ...; tab and newline kept), bidirectional controls shown as `[U+202E]` instead of acting."""
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", strip_terminal("" if text is None else str(text)))
+
+
 def csv_cell(value: Any) -> Any:
     """A cell value that a spreadsheet shows as text: strings starting like a formula get a leading `'`."""
     if isinstance(value, str) and value.startswith(_FORMULA_START):
@@ -46,6 +59,18 @@ def csv_row(row: dict) -> dict:
     return {k: csv_cell(v) for k, v in row.items()}
 
 
+def csv_text(cols: list[str], rows: Iterable[dict], **fmt: Any) -> str:
+    """A CSV document whose header and cells a spreadsheet shows as text (column names can come from
+    people too, e.g. an annotator's name in `label:NAME`). `fmt`: csv.writer options (delimiter, ...)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n", **fmt)
+    w.writerow([csv_cell(c) for c in cols])
+    for r in rows:
+        w.writerow([csv_cell("" if r.get(c) is None else r.get(c)) for c in cols])
+    return buf.getvalue()
+
+
 def md_text(text: Any) -> str:
-    """Text for a Markdown file: raw HTML (`<script>`, `<img onerror>`, `<a href>`) shown, not rendered."""
-    return html.escape("" if text is None else str(text), quote=False)
+    """Text for a Markdown file: raw HTML (`<script>`, `<img onerror>`, `<a href>`) shown, not rendered;
+    image syntax `![..](url)` shown as text (no fetch when the file is opened); controls as plain_text."""
+    return _MD_IMAGE.sub("!\\\\", html.escape(plain_text(text), quote=False))

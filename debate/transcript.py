@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from debate.errors import InvalidInput
-from debate.events import Event, event_from_dict
+from debate.events import Event, checked_event, event_from_dict
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 # -- JSONL ----------------------------------------------------------------------------------------
@@ -26,20 +26,49 @@ def write_event(fh: IO[str], ev: Event) -> None:
     fh.flush()
 
 
-def read_events(path: str | Path) -> list[Event]:
+_EVENTS_HINT = "Pass the JSONL file `python -m debate run --events FILE` wrote (one JSON event per line)."
+
+
+def events_path(path: str | Path) -> Path:
+    """The events file at `path`, or InvalidInput saying why it cannot be one (missing, a folder)."""
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise InvalidInput(f"{p} is a folder, not an events file.", _EVENTS_HINT)
     if not p.is_file():
         raise InvalidInput(f"No events file at {p}.", "Write one with: python -m debate run --events FILE ...")
+    return p
+
+
+def parse_event_line(raw: bytes | str, where: str) -> Event | None:
+    """One line of an events file as an event (None for a blank line). The file may be anyone's: bad
+    UTF-8, deep nesting, a non-object or a field of the wrong type is an InvalidInput naming the line."""
+    try:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{where} is not UTF-8 text (byte {e.start} of the line).", _EVENTS_HINT) from None
+    if not line.strip():
+        return None
+    try:
+        return checked_event(json.loads(line))
+    except RecursionError:
+        raise InvalidInput(f"{where} is nested too deeply to be an event.", _EVENTS_HINT) from None
+    except ValueError as e:
+        raise InvalidInput(f"{where} is not an event ({str(e)[:200]}).", _EVENTS_HINT) from None
+
+
+def read_events(path: str | Path) -> list[Event]:
+    p = events_path(path)
     out: list[Event] = []
-    with p.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(event_from_dict(json.loads(line)))
-            except (ValueError, TypeError) as e:
-                raise InvalidInput(f"{p}, line {n}, is not an event ({e}).",
-                                   "The file must hold one JSON event per line, as `run --events` writes.") from None
+    try:
+        with p.open("rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                ev = parse_event_line(raw, f"{p}, line {n},")
+                if ev is not None:
+                    out.append(ev)
+    except OSError as e:
+        raise InvalidInput(f"Cannot read {p}: {e.strerror or e}.", "Check the path and its permissions.") from None
+    if not out:
+        raise InvalidInput(f"{p} holds no events.", _EVENTS_HINT)
     return out
 
 

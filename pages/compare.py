@@ -6,6 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
+from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, resources, setup, share_view, widgets
 from ui.render import render_evidence, render_ran, render_sections, render_verdict, STATUS_BADGE
@@ -128,7 +129,8 @@ with st.sidebar:
     task = widgets.task_picker()
     setup.switch_note()
 widgets.keep("cmp_claim", st.session_state.get("keep:claim", ""))
-claim = st.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.")
+claim = st.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.",
+                     max_chars=MAX_CLAIM_CHARS, help=f"At most {MAX_CLAIM_CHARS:,} characters.")
 widgets.remember("cmp_claim")
 n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
 # RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols

@@ -66,7 +66,7 @@ def test_real_debate_longer_than_the_context_window_is_condensed_and_still_judge
     n_ctx, max_tokens = 700, 64
     small = ModelClient({"local": LocalBackend(n_ctx=n_ctx)})
     cfg = DebateConfig(claim=CLAIM, protocol="single", task="checkthat", category=2, lineup="embedded",
-                       params={"rounds": 0, "examples": False}, max_tokens=max_tokens)
+                       params={"rounds": 0}, max_tokens=max_tokens)
     events = list(run_debate(cfg, small))
     fin = events[-1]
     assert fin.status == "completed", [e.message for e in by_type(events, "error")]

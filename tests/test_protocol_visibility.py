@@ -167,20 +167,33 @@ def test_team_debate_teammates_read_each_other_and_the_judge_never_reads_private
 
 
 # -- council (Alg. 3) --------------------------------------------------------------------------------------
-def test_council_members_and_chair_read_the_whole_discussion():
+@pytest.mark.parametrize("summaries", [True, False])
+def test_council_members_and_chair_read_the_whole_discussion(summaries):
+    """TurQUaz Table 5's log holds the chair's summaries among the members' answers: by default
+    (summaries_in_discussion) members and chair read the earlier summaries in the discussion, in order;
+    off, the discussion holds member answers only and a member sees just this round's summary."""
     client, backend = setup()  # 3 YES / 2 NO every round: no consensus, stable after 2 rounds
-    ev = run(client, "council", params={"rounds": 3})
+    ev = run(client, "council", params={"rounds": 3, "summaries_in_discussion": summaries})
     s = Seen(ev, backend)
     members = [f"m{i}" for i in range(1, 6)]
     votes = lambda r: {(m, "vote", r) for m in members}  # noqa: E731
+    chairs = lambda r: {("chair", "chair", x) for x in range(1, r)} if summaries else set()  # noqa: E731
     assert all(s((m, "vote", 0)) == set() for m in members)  # initial votes at once
     for r in (1, 2):
         chair = ("chair", "chair", r)
         earlier = set().union(*(votes(x) for x in range(r)))
-        assert s(chair) == earlier and all(s.whole(chair, k) for k in earlier)
+        assert s(chair) == earlier | chairs(r) and all(s.whole(chair, k) for k in earlier)
         for m in members:  # everything said before, and this round's chair guidance; not a peer's same-round vote
-            assert s((m, "vote", r)) == earlier | {chair}
+            assert s((m, "vote", r)) == earlier | chairs(r) | {chair}
     assert finished_rounds(ev) == 2
+    member_r2 = s.prompt(("m1", "vote", 2))
+    discussion = member_r2.split("Council Discussion: ", 1)[1].split("Chairperson Summary: ", 1)[0]
+    first_summary = next(e.summary for e in by_type(ev, "chair_summary") if e.round == 1)
+    # in its place: after round 0's answers, before round 1's
+    assert (f"Chairperson (round 1 summary): {first_summary}" in discussion) is summaries
+    if summaries:
+        at = discussion.index
+        assert at("m5 (round 0)") < at("Chairperson (round 1") < at("m1 (round 1)")
 
 
 def finished_rounds(ev):

@@ -32,7 +32,7 @@ def _events(path):
 @pytest.mark.timeout(1800)  # ~1 min on an idle machine; the parents' answers are usually cached
 def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     parent = tmp_path / "parent.jsonl"
-    r = _cli("run", "--protocol", "single", "--rounds", "0", "--param", "examples=false", "--category", "1",
+    r = _cli("run", "--protocol", "single", "--rounds", "0", "--category", "1",
              "--max-tokens", str(MAX_TOKENS), "--lineup", "embedded", "--events", str(parent), CLAIM)
     assert r.returncode == 0, r.stderr
     fork = tmp_path / "fork.jsonl"

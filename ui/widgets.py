@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from debate.runner import MAX_CLAIM_CHARS
 from ui import catalog, resources
 from ui.examples import gold_for
 
@@ -236,8 +237,9 @@ def _shuffle() -> None:
 def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
     """The claim text and, when it is an unedited dataset example, its gold label."""
     keep("claim", "")
-    claim = st.text_area("Tweet or claim", key="claim", height=100,
-                         placeholder="Paste a tweet or a claim, or pick an example below.")
+    claim = st.text_area("Tweet or claim", key="claim", height=100, max_chars=MAX_CLAIM_CHARS,
+                         placeholder="Paste a tweet or a claim, or pick an example below.",
+                         help=f"At most {MAX_CLAIM_CHARS:,} characters: every agent reads the claim in every prompt.")
     remember("claim")
     try:
         exs = resources.examples(task)

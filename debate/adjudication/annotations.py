@@ -30,6 +30,7 @@ from typing import Any
 
 from debate.adjudication.agreement import majority_label
 from debate.datasets import LIAR_MAP, SPLIT, ct_value
+from debate.sanitize import csv_text
 from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError
 from debate.adjudication.hardcases import HardCase, QueueSpec
@@ -414,11 +415,7 @@ class AnnotationStore(SqliteStore):
             return "".join(json.dumps(rec if annotator else {**rec, "annotations": per_item[rec[cols[0]]],
                                                              "decisions": extra[rec[cols[0]]]},
                                       ensure_ascii=False) + "\n" for rec in records)
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-        w.writeheader()
-        w.writerows([{k: ("" if v is None else v) for k, v in rec.items()} for rec in records])
-        return buf.getvalue()
+        return csv_text(cols, records)  # ids come from uploaded files: guarded like any cell
 
 
 # -- exports beside the dataset format ----------------------------------------------------------------
@@ -428,17 +425,16 @@ def export_cases(rows: list[dict]) -> str:
     people = sorted({a for r in rows for a in r["annotations"]})
     cols = ["key", "id", "category", "text", "final", "final_source", "reason", "reviewer", "judge", "gold"]
     cols += [f"{k}:{p}" for p in people for k in ("label", "rationale", "guideline")]
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    w.writeheader()
+    recs = []
     for r in rows:
         rec = {"key": r["key"], "id": r["item_id"], "category": r["category"], "text": r["text"], "final": r["label"],
                "final_source": r["final_source"], "reason": r["reason"], "reviewer": r["reviewer"],
                "judge": r["judge"], "gold": r["gold"]}
         for p, a in r["annotations"].items():
             rec.update({f"label:{p}": a["label"], f"rationale:{p}": a["note"], f"guideline:{p}": a["guideline_version"]})
-        w.writerow({k: ("" if rec.get(k) is None else rec[k]) for k in cols})
-    return buf.getvalue()
+        recs.append(rec)
+    # texts, rationales, reasons and annotator names (in the headers) come from people and datasets
+    return csv_text(cols, recs)
 
 
 def export_native(fmt: str, rows: list[dict]) -> str:

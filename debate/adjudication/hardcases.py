@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -279,6 +280,12 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
             except json.JSONDecodeError as e:
                 raise InvalidInput(f"{filename}, line {n}: invalid JSON ({e.msg}).",
                                    "Write one JSON object per line.") from e
+            except RecursionError:
+                raise InvalidInput(f"{filename}, line {n}: the JSON is nested too deeply.",
+                                   "Write one flat JSON object per line (text, id, category, label ...).") from None
+            except ValueError as e:  # e.g. an integer of more than 4,300 digits
+                raise InvalidInput(f"{filename}, line {n}: invalid JSON ({str(e)[:120]}).",
+                                   "Write one JSON object per line.") from None
             if not isinstance(rec, dict):
                 raise InvalidInput(f"{filename}, line {n}: not a JSON object.", "Write one JSON object per line.")
             rows.append((n, rec))
@@ -297,12 +304,40 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
     return rows
 
 
+def _category(raw: Any, where: str) -> int | None:
+    """A category cell as a small whole number (1.0 is 1): "inf", "1e400", "nan", 1.5 or 10**400 are told
+    to the person, not turned into an OverflowError on the page."""
+    text = str(raw if raw is not None else "").strip()[:40]
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except (ValueError, OverflowError):
+        value = math.nan
+    if not (math.isfinite(value) and value.is_integer() and 0 <= value <= 99):
+        raise InvalidInput(f"{where}: category {text!r} is not a category number.",
+                           "Use 1, 2 or 3 for CheckThat categories, or leave it empty.")
+    return int(value)
+
+
 def _col(rec: dict, names: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in rec), None)
 
 
 def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
                 name: str = "") -> QueueSpec:
+    """`_from_upload`, with what a hostile file can still raise beyond the checks there (values nested
+    too deeply to print, numbers too large to convert) told as InvalidInput instead of reaching the page."""
+    try:
+        return _from_upload(filename, data, task=task, labels=labels, name=name)
+    except (RecursionError, OverflowError, MemoryError) as e:
+        raise InvalidInput(f"{filename}: the file cannot be read as cases ({type(e).__name__}: values nested "
+                           "too deeply or numbers too large).",
+                           "Upload flat rows: text, and optionally id, category, label, verdict, confidence.") from None
+
+
+def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
+                 name: str = "") -> QueueSpec:
     """Cases from a CSV/TSV/JSONL: a text column (text|claim|statement|tweet) and optionally id, category,
     gold|label, verdict|prediction, confidence, debate_id. Raises InvalidInput naming the line at fault.
 
@@ -324,12 +359,7 @@ def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: lis
         if not text:
             raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
         iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
-        cat_raw = str(rec.get("category") or "").strip()
-        try:
-            cat = int(float(cat_raw)) if cat_raw else None
-        except ValueError:
-            raise InvalidInput(f"{filename}, line {line}: category {cat_raw!r} is not a number.",
-                               "Use 1, 2 or 3 for CheckThat categories, or leave it empty.") from None
+        cat = _category(rec.get("category"), f"{filename}, line {line}")
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")
@@ -337,9 +367,11 @@ def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: lis
         conf_raw = rec.get("confidence")
         try:
             conf = float(conf_raw) if conf_raw not in (None, "") else None
-        except (TypeError, ValueError):
-            raise InvalidInput(f"{filename}, line {line}: confidence {conf_raw!r} is not a number.",
-                               "Write confidences as numbers between 0 and 1.") from None
+        except (TypeError, ValueError, OverflowError):
+            conf = math.nan
+        if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
+            raise InvalidInput(f"{filename}, line {line}: confidence {str(conf_raw)[:40]!r} is not a number "
+                               "between 0 and 1.", "Write confidences as numbers between 0 and 1.")
         verdict = norm_label(rec.get(vcol)) if vcol else None
         case = HardCase(item_id=iid, text=text, category=cat, gold=norm_label(rec.get(gcol)) if gcol else None,
                         confidence=conf, reasons=["uploaded"])

@@ -11,6 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
+from debate.cli.run import AIDS_HELP
 from debate.errors import InvalidInput
 
 
@@ -51,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
     p.add_argument("--no-cat2-rule", action="store_true", help="do not apply cat2 positive => cat3 positive")
+    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
     p.add_argument("--retries", type=int, default=2, help="extra attempts for a failing item (default 2)")
     p.add_argument("--item-timeout", type=float, default=1800.0,
                    help="seconds one item may run before it is stopped and counted failed (default 1800)")
@@ -102,7 +104,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
         retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
-        progress=not args.no_progress)
+        progress=not args.no_progress, aids=args.aids)
     s = run_eval(opts)
     _print_summary(s.to_dict())
     return 0 if s.failed == 0 else 1

@@ -14,9 +14,16 @@ import signal
 import sys
 import threading
 from contextlib import nullcontext
+from pathlib import Path
 
+from debate.cli.inputs import load_events
 from debate.errors import InvalidInput
-from debate.transcript import TextRenderer, read_events, write_event
+from debate.transcript import TextRenderer, write_event
+
+
+AIDS_HELP = ("small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
+             "earlier turns, label probabilities against thresholds fitted on train, a constrained RADAR judge; "
+             "only over parameters left at the paper's defaults; see debate/aids/settings.py. Off: the papers' settings")
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -37,11 +44,13 @@ def _category(text: str) -> int | None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     from debate.protocols import PROTOCOLS
+    from debate.runner import MAX_CLAIM_CHARS
     from debate.tasks import TASK_NAMES
 
     p = sub.add_parser("run", help="run one debate and stream its transcript",
                        description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.")
-    p.add_argument("claim", help="the tweet or claim ('-' reads it from standard input)")
+    p.add_argument("claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from "
+                                 "standard input)")
     p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
     p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
@@ -50,10 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
-    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False,
-                   help="small-model aids (the app's default for the embedded models): similar CheckThat train "
-                        "tweets as earlier turns, label probabilities against thresholds fitted on train, a "
-                        "constrained RADAR judge; see debate/aids/settings.py. Off: the papers' settings")
+    p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
     p.add_argument("--pace", choices=("paper", "demo"), default="paper",
                    help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
                         "models (fewer rounds at most, shorter answers; see debate/live/pace.py)")
@@ -86,10 +92,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_protocols)
 
-    r = sub.add_parser("replay", help="print the transcript of a stored JSONL events file")
+    r = sub.add_parser("replay", help="print the transcript of a JSONL events file, a Library export or a "
+                                      "stored debate")
     r.add_argument("events", metavar="FILE")
     r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     r.set_defaults(func=cmd_replay)
+
+
+def out_file(path: str | None, what: str) -> str | None:
+    """`path` checked as a file to write, before any model is loaded: not a folder, in a folder that exists."""
+    if not path:
+        return path
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise InvalidInput(f"{what} {p} is a folder.", f"Name a file in it, e.g. {p / 'debate.jsonl'}.")
+    if not p.parent.is_dir():
+        raise InvalidInput(f"No folder {p.parent} to write {p.name} into.", "Create it or choose another path.")
+    return str(p)
 
 
 def _use_color(choice: str) -> bool:
@@ -123,6 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
     from debate.runner import DebateConfig, prepare
 
+    out_file(args.events, "--events")
     claim = sys.stdin.read() if args.claim == "-" else args.claim
     from debate.live import pace
 
@@ -162,12 +182,17 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str, a
     Shared by `run` and `fork` (debate.cli.share). Exit code 0 completed, 130 stopped, 1 otherwise."""
     from debate.runner import run_debate
 
+    try:
+        fh_or_none = open(events_path, "w", encoding="utf-8") if events_path else nullcontext()
+    except OSError as e:
+        raise InvalidInput(f"Cannot write the events to {events_path}: {e.strerror or e}.",
+                           "Choose a file in a folder you can write to.") from None
     cancel = threading.Event()
     old = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     renderer = TextRenderer(color=_use_color(color))
     status = "error"
     try:
-        with (open(events_path, "w", encoding="utf-8") if events_path else nullcontext()) as fh:
+        with fh_or_none as fh:
             for ev in run_debate(cfg, client, retriever=retriever, cancel=cancel):
                 if fh is not None:
                     write_event(fh, ev)
@@ -202,7 +227,7 @@ def cmd_protocols(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     renderer = TextRenderer(color=_use_color(args.color))
-    for ev in read_events(args.events):
+    for ev in load_events(args.events):
         sys.stdout.write(renderer.feed(_for_terminal(ev)))
     sys.stdout.flush()
     return 0

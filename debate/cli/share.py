@@ -15,34 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from debate.cli.run import _kv, _retriever, stream_debate
+from debate.cli.inputs import load_events
+from debate.cli.run import _kv, _retriever, out_file, stream_debate
 from debate.errors import InvalidInput
-from debate.transcript import read_events
-
-
-def load_events(ref: str) -> list:
-    """Events from a JSONL file, a Library JSON export ({"debate", "events"}) or a stored debate's id."""
-    from debate.events import event_from_dict
-
-    p = Path(ref).expanduser()
-    if p.is_file():
-        head = p.read_text(encoding="utf-8", errors="replace")[:200].lstrip()
-        if head.startswith("{") and '"debate"' in head.split("\n", 1)[0] + head:
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and isinstance(data.get("events"), list):
-                return [event_from_dict(d) for d in data["events"]]
-        return read_events(p)
-    from debate import config
-    from debate.store import DebateStore
-    store = DebateStore(config.store_db()) if config.store_db().is_file() else None
-    if store is not None and store.get(ref) is not None:
-        return store.events(ref)
-    raise InvalidInput(f"{ref} is neither an events file nor the id of a stored debate.",
-                       "Pass the JSONL written by `python -m debate run --events FILE`, a Library JSON export, "
-                       "or an id from the Library.")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,11 +67,13 @@ def _people_of(ref: str) -> dict | None:
 def cmd_export(args: argparse.Namespace) -> int:
     from debate.sharing.html import to_html
 
+    out = Path(out_file(args.html, "--html"))
     events = load_events(args.events)
-    out = Path(args.html).expanduser()
-    if out.parent and not out.parent.exists():
-        raise InvalidInput(f"No folder {out.parent} to write {out.name} into.", "Create it or choose another path.")
-    out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
+    try:
+        out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
+    except OSError as e:
+        raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.",
+                           "Choose a file in a folder you can write to.") from None
     print(f"wrote {out} ({out.stat().st_size:,} bytes, no external resources)")
     return 0
 
@@ -106,6 +83,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
     from debate.runner import prepare
 
+    out_file(args.out, "--events")
     cfg = fork_config(load_events(args.events), args.round, say=args.say, lineup=args.lineup,
                       params=dict(args.param))
     pp = prepare(cfg)
@@ -125,6 +103,9 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     client = default_client(cache=not args.no_cache)
     out_dir = Path(args.out_dir).expanduser() if args.out_dir else None
     if out_dir:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InvalidInput(f"--out-dir {out_dir} is a file, not a folder.",
+                               "Name a folder (it is created if missing).")
         out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for v in variants:

@@ -17,6 +17,7 @@ from debate.evaluation.checkpoint import read_meta, read_rows
 from debate.evaluation.extract import debate_stats
 from debate.evaluation.metrics import compute_metrics
 from debate.evaluation.papers import comparable
+from debate.sanitize import csv_cell
 
 
 def _rows(run_dir: str | Path) -> list[dict]:
@@ -71,7 +72,8 @@ def _write_predictions(run_dir: Path, rows: list[dict], dataset: dict) -> None:
                 if r["status"] != "done":
                     continue
                 pred = r["prediction"] if isinstance(r["prediction"], dict) else {}
-                w.writerow([r["item_id"]] + [1 if pred.get(c) == "YES" else 0 for c in cats])
+                # ids come from the dataset file, which may be anyone's: a spreadsheet must not run them
+                w.writerow([csv_cell(r["item_id"])] + [1 if pred.get(c) == "YES" else 0 for c in cats])
 
 
 # -- HTML ------------------------------------------------------------------------------------------

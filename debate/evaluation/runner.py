@@ -64,6 +64,7 @@ class EvalOptions:
     fleet_policy: str = "least-busy"
     apply_cat2_rule: bool = True
     progress: bool = True
+    aids: bool = False  # small-model aids (debate/aids.py), as `run --aids` and the app's switch
 
 
 @dataclass
@@ -123,7 +124,7 @@ def _preflight(opts: "EvalOptions", ds: Dataset, lineup: str | dict) -> None:
     prepare(DebateConfig(claim=ds.items[0].text, protocol=opts.protocol, task=opts.task or ds.task,
                          category=opts.category, lineup=first_endpoint(lineup), params=dict(opts.params),
                          evidence=opts.evidence, top_k=opts.top_k, max_tokens=opts.max_tokens, seed=opts.seed,
-                         apply_cat2_rule=opts.apply_cat2_rule))
+                         apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids))
 
 
 def make_client() -> Any:
@@ -168,6 +169,8 @@ def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
     d = {k: getattr(opts, k) for k in _IDENTITY}
     if opts.sample:  # only when set, so folders made before --sample existed still resume
         d.update(sample=opts.sample, sample_seed=opts.sample_seed)
+    if opts.aids:  # likewise: a run with the aids is another run; folders made before --aids still resume
+        d.update(aids=True)
     d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
     return json.loads(json.dumps(d, sort_keys=True, default=str))
 
@@ -269,7 +272,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
                 lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
-                apply_cat2_rule=opts.apply_cat2_rule)
+                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids)
             events: list[dict] = []
             deadline = _Deadline(cancel, opts.item_timeout_s)
             try:

@@ -56,7 +56,7 @@ class ResponseCache:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                config.private_file(self.path)  # prompts and answers: the owner's only
                 conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")

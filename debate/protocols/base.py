@@ -180,10 +180,7 @@ class DebateContext:
 
         msgs, report = prompting.fit(build, slots, self.context_budget(agent, max_tokens))
         if report is not None:
-            yield TranscriptShortened(agent=agent.agent, phase=phase, round=round, prompt_id=user_id,
-                                      budget_chars=report.budget_chars, original_chars=report.original_chars,
-                                      final_chars=report.final_chars, condensed=report.condensed,
-                                      omitted=report.omitted, reason=report.reason)
+            yield shortened(agent, phase, round, user_id, report)
         return msgs
 
     def step(self, text: str) -> str:
@@ -407,6 +404,15 @@ class DebateContext:
         yield finished
         return finished
 
+    def _repair_prompt(self, spec: TurnSpec, answer: str, fmt: str, constrained: bool) -> Iterator[Event]:
+        """`messages = yield from ...`: the repair prompt (prompting.repair), fitted to the window for the
+        repair's own answer budget; a TranscriptShortened event says when the echoed answer was cut."""
+        tokens = max(REPAIR_MIN_TOKENS if constrained else 0, int(spec.max_tokens or self.config.max_tokens))
+        msgs, report = prompting.repair(spec.messages, answer, fmt, self.context_budget(spec.agent, tokens))
+        if report is not None:
+            yield shortened(spec.agent, f"{spec.phase} repair", spec.round, "engine.repair", report)
+        return msgs
+
     def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
         """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
         try:
@@ -446,9 +452,7 @@ class DebateContext:
                 backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
                 constrained = spec.schema is not None and bool(getattr(backend, "supports_json_schema", False))
                 fmt = spec.schema_format if constrained else spec.answer_format
-                msgs = list(spec.messages) + [
-                    {"role": "assistant", "content": answer or res.text or "(empty answer)"},
-                    {"role": "user", "content": prompts.render("engine.repair", answer_format=fmt)}]
+                msgs = yield from self._repair_prompt(spec, answer or res.text or "", fmt, constrained)
                 # a constrained repair writes its short reason before the label: give it room for both
                 rep = yield from self._drain(self._chat(spec, msgs, spec.schema if constrained else None,
                                                         REPAIR_MIN_TOKENS if constrained else 0),
@@ -484,6 +488,15 @@ class DebateContext:
             cut_off_at=res.completion_tokens if res.finish_reason == "length" else None)
         yield finished
         return finished
+
+
+def shortened(agent: Agent, phase: str, round: int, prompt_id: str,
+              report: prompting.FitReport) -> TranscriptShortened:
+    """The event that tells who read a shortened prompt, and how much of it."""
+    return TranscriptShortened(agent=agent.agent, phase=phase, round=round, prompt_id=prompt_id,
+                               budget_chars=report.budget_chars, original_chars=report.original_chars,
+                               final_chars=report.final_chars, condensed=report.condensed,
+                               omitted=report.omitted, reason=report.reason)
 
 
 def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:

@@ -5,8 +5,9 @@ the majority decides (lines 5-6). Otherwise, for up to R rounds: the chair summa
 then all members respond at once with updated votes (line 10); the loop ends early on consensus or when
 votes have stabilised (line 12). The decision is the majority of the last votes (line 16) under the tie
 rule in debate.protocols.decisions.majority. Members and the chair read the whole discussion so far (every
-member's every answer; shortened only when a model's context window cannot hold it, see prompting.py);
-members also read the chair's latest summary. Members of one round answer at once, so none of them
+member's every answer, and the chair's earlier summaries in their place, as TurQUaz Table 5's log shows
+them; shortened only when a model's context window cannot hold it, see prompting.py); members also read
+the chair's latest summary in its own slot. Members of one round answer at once, so none of them
 reads another's answer of the same round (CollectResponses, line 10).
 
 Small-model options (the packaged models lean to one label; defaults are the paper's): with demos=dialogue the
@@ -29,6 +30,7 @@ from debate.errors import InvalidInput
 from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.prompting import Said, order_of
 
 
 def _chair_parse(text: str) -> ParseResult:
@@ -52,9 +54,12 @@ def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
     return turn.label
 
 
-def discussion(turns: list[TurnFinished]) -> Slot:
-    """The council's discussion so far: "m2 (round 1): ..." paragraphs."""
-    return Slot(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, str]] = ()) -> Slot:
+    """The council's discussion so far: "m2 (round 1): ..." paragraphs, with the chair's earlier summaries
+    ("Chairperson (round 1 summary): ...") in their place, as TurQUaz Table 5's log shows them."""
+    said = list(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
+    said += [Said(text, f"Chairperson (round {ch.round} summary): ", order_of(ch.turn_id)) for ch, text in summaries]
+    return Slot(tuple(sorted(said, key=lambda e: e.order)))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -63,7 +68,15 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     theta, max_rounds = float(ctx.p("theta")), int(ctx.p("rounds"))
     members, chair = ctx.with_role("member"), ctx.role("chair")
     said: list[TurnFinished] = []
+    summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
     history: list[dict] = []
+
+    def council_discussion(latest_apart: bool) -> Slot:
+        """"Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
+        chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
+        if not ctx.p("summaries_in_discussion"):
+            return discussion(said)
+        return discussion(said, summaries[:-1] if latest_apart else summaries)
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
     small = ctx.p("demos") == "dialogue"
@@ -86,6 +99,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
+        discussion_now = council_discussion(latest_apart=True)
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
@@ -93,7 +107,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                                                                   threshold=thresholds.get(m.agent))))
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
-            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion(said)},
+            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
                                          phase="vote", round=rnd, history=history)
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
@@ -131,8 +145,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield ctx.phase("discussion", r, f"Discussion round {r}",
                             "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals, {"discussion": discussion(said)},
-                                         phase="chair", round=r)
+            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals,
+                                         {"discussion": council_discussion(latest_apart=False)}, phase="chair", round=r)
             ch = yield from ctx.turn(TurnSpec(
                 chair, "chair", r, msgs, "turquaz.council.chair",
                 parse=_chair_parse,
@@ -141,6 +155,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
+            summaries.append((ch, summary))
             turns = yield from ctx.turns((yield from member_specs(r, summary)))
             said += turns
             votes = votes_of(turns)
@@ -186,6 +201,10 @@ INFO = ProtocolInfo(
         "tie_rule": ("previous", "Tie rule: 'previous' = the previous round's leader, else the task's tie "
                                  "label (NO / HALF-TRUE); 'default' = the tie label directly."),
         "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
+        "summaries_in_discussion": (True, "The chair's earlier summaries are part of the 'Council Discussion' "
+                                          "that members and the chair read, in order (TurQUaz Table 5's log); "
+                                          "the latest also fills the members' 'Chairperson Summary'. Off: the "
+                                          "discussion holds member answers only."),
         "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
                                  "own label probabilities favour (for small models sampled at temperature); the "

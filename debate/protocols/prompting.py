@@ -156,7 +156,7 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
         if excess <= 0:
             break
         e = entries[ref[1]][ref[2]]
-        keep = max(MIN_KEEP, len(e.text) - excess)
+        keep = max(MIN_KEEP, len(e.text) - excess - len(CONDENSED_MARK))  # the mark counts too
         if keep < len(e.text):
             excess -= shrink(ref, head(e.text, keep))
     for name, s in slots.items():
@@ -171,3 +171,20 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
     report.reason = (f"the whole prompt ({total:,} characters) is longer than the model's context window allows "
                      f"({budget:,} characters)")
     return msgs, report
+
+
+REPAIR_ANSWER_EMPTY = "(empty answer)"
+
+
+def repair(messages: list[Message], answer: str, answer_format: str,
+           budget: int | None) -> tuple[list[Message], FitReport | None]:
+    """The repair prompt after an unreadable answer: the turn's own messages, its answer, and the
+    engine.repair template with the format to use. The earlier messages were already fitted to the
+    window; what can push the repair past it is the echoed answer (and the repair's larger answer
+    budget), so that answer is what `fit` shortens here, its opening kept."""
+    def build(s: dict[str, Slot]) -> list[Message]:
+        ask = prompts.render("engine.repair", answer_format=answer_format)
+        return [*messages, {"role": "assistant", "content": s["answer"].render()}, {"role": "user", "content": ask}]
+
+    return fit(build, {"answer": Slot((Said(answer),) if answer.strip() else (), empty=REPAIR_ANSWER_EMPTY)}, budget)
+

@@ -92,7 +92,6 @@ INFO = ProtocolInfo(
     roles=("proponent", "opponent", "judge"),
     params=params({
         "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),
-        "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
         "step_instruction": (False, "Append Alg. 1's brief step string ('Current step: ...') to each prompt. The "
                                     "paper: those strings only explain the prompt (Sec. 3.1), so off."),
     }),

@@ -69,7 +69,6 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
 
     Raises InvalidInput, before any model is called, when the parent cannot be forked there."""
     from debate import moderation
-    from debate.runner import DebateConfig, prepare
 
     ds = [_d(e) for e in events]
     started = next((e for e in ds if e.get("type") == "debate_started"), None)
@@ -97,10 +96,26 @@ def fork_config(events: list[Event | dict], round: int, say: str = "", lineup: s
         notes.append(moderation.check_note(say))
     settings = started.get("settings") or {}
     evidence = next((e for e in ds[:cut] if e.get("type") == "evidence"), None)
+    try:
+        return _config(ds, cut, started, settings, evidence, n, notes, lineup, params, debate_id)
+    except (TypeError, ValueError, AttributeError, KeyError) as e:  # a parent file edited by hand, or by anyone
+        raise InvalidInput(f"The parent's recorded settings or lineup cannot be used ({type(e).__name__}: "
+                           f"{str(e)[:200]}).", "Fork a debate written by `python -m debate run --events` or "
+                           "exported from the Library, unedited.") from None
+
+
+def _config(ds: list[dict], cut: int, started: dict, settings: dict, evidence: dict | None, n: int,
+            notes: list[str], lineup: str | dict | None, params: dict[str, Any] | None, debate_id: str | None):
+    """fork_config's DebateConfig from the parent's events (`ds[:cut]` before the fork point) and its recorded
+    settings (the caller turns what a hand-edited file makes fail here into a message)."""
+    before = ds[:cut]
+    from debate.runner import DebateConfig, prepare
+
+    protocol = started.get("protocol", "")
     new_params = {**(settings.get("params") or {}), **(params or {})}
     # concurrent turns finish in any order; the protocol asks for them in the order they were started
-    order = {e.get("turn_id"): i for i, e in enumerate(ds[:cut]) if e.get("type") == "turn_started"}
-    turns = sorted((e for e in ds[:cut] if e.get("type") == "turn_finished"),
+    order = {e.get("turn_id"): i for i, e in enumerate(before) if e.get("type") == "turn_started"}
+    turns = sorted((e for e in before if e.get("type") == "turn_finished"),
                    key=lambda e: order.get(e.get("turn_id"), len(order)))
     fork = Fork(parent_id=started.get("debate_id", ""), round=n, turns=turns, evidence=evidence, notes=notes)
     cfg = DebateConfig(claim=started.get("claim", ""), protocol=protocol, task=started.get("task", "checkthat"),

@@ -15,6 +15,7 @@ import re
 from typing import Iterable
 
 from debate.events import Event
+from debate.sanitize import plain_text
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 from debate.live.pace import settings_line
 
@@ -45,7 +46,8 @@ table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ddd;paddi
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text if text is not None else ""), quote=True)
+    """Escaped for HTML, with control characters removed and bidi controls shown (sanitize.plain_text)."""
+    return html.escape(plain_text(text), quote=True)
 
 
 def _text(text: str, known: set[str]) -> str:

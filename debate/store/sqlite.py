@@ -22,7 +22,7 @@ class SqliteStore:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else _config.store_db()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _config.private_file(self.path)  # claims, answers and labels: the owner's only
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30, isolation_level=None)
             self._db.row_factory = sqlite3.Row
             self._db.execute("PRAGMA journal_mode=WAL")

@@ -28,7 +28,8 @@ PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of i
     "rebuttal": "Rebuttal: each side answers the other's latest argument.",
     "closing": "Closing: each side sums up its case.",
     "vote": "Every council member votes on its own, in parallel, with an explanation.",
-    "discussion": "Members read the chairperson's summary and give an updated vote.",
+    "discussion": "Members read the chairperson's summary, with the discussion so far and its earlier summaries, "
+                  "and give an updated vote.",
     "judge": "The judge reads the whole transcript and decides.",
     "internal": "Team members discuss among themselves before their team speaks.",
 }

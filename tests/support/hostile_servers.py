@@ -17,6 +17,7 @@ headers, and can be told to:
 
 `delay_s` paces the words (a slow server). `context_length` is reported as the model's window: Ollama's
 /api/show `model_info` and vLLM's `max_model_len` in /v1/models. Each request's JSON body is recorded.
+`reply` may also be a function of the request's JSON body (answers that depend on the prompt).
 
 Each runs in a thread of the test process on 127.0.0.1 with a port of its own.
 """
@@ -134,7 +135,7 @@ class Recorder:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
-                for word in self._words():
+                for word in self._words(body):
                     chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
                              "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
                     if not self._send(f"data: {json.dumps(chunk)}\n\n".encode()):
@@ -146,13 +147,14 @@ class Recorder:
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self._send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
 
-            def _words(self) -> Iterator[str]:
+            def _words(self, body: dict) -> Iterator[str]:
                 if outer.mode == "flood":
                     while not outer._stop.is_set():
                         outer._stop.wait(outer.delay_s)
                         yield "flood "
                     return
-                for w in outer.reply.split(" "):
+                reply = outer.reply(body) if callable(outer.reply) else outer.reply
+                for w in reply.split(" "):
                     outer._stop.wait(outer.delay_s)
                     yield w + " "
 
@@ -171,7 +173,7 @@ class Recorder:
                 self.end_headers()
                 self.close_connection = True
                 name = body.get("model", outer.model)
-                for word in self._words():
+                for word in self._words(body):
                     line = {"model": name, "created_at": "2025-01-01T00:00:00Z",
                             "message": {"role": "assistant", "content": word}, "done": False}
                     if not self._send((json.dumps(line) + "\n").encode()):

@@ -18,7 +18,7 @@ TOP_K = 3
 CASES: dict[str, dict] = {
     "baseline": {"task": "checkthat", "category": 2, "params": {"examples": False}},
     "council": {"task": "checkthat", "category": 2, "params": {"rounds": 1, "members": 2, "examples": False}},
-    "single": {"task": "checkthat", "category": 1, "params": {"rounds": 0, "examples": False}},
+    "single": {"task": "checkthat", "category": 1, "params": {"rounds": 0}},
     "team": {"task": "checkthat", "category": 2, "params": {"rounds": 0, "team_size": 1, "examples": False}},
     "radar": {"task": "halftruth", "category": None, "params": {"rounds": 0}},
     "radar-single": {"task": "halftruth", "category": None, "params": {}},
