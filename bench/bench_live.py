@@ -39,7 +39,7 @@ AIDS = True  # the app's default small-model aids (debate/aids/settings.py); the
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
 TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",
-          "team": "Team debate"}
+          "team": "Team debate", "radar": "RADAR (role-anchored", "radar-single": "RADAR-single"}
 FIRST_TEXT_JS = """() => { for (const el of document.querySelectorAll('.turn > .txt')) {
     if (el.closest('[data-stale="true"]')) continue;
     if (el.innerText.trim().length) return true; } return false; }"""

@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "debate.cli.index",    # index build|info|query
     "debate.cli.eval",     # eval
     "debate.cli.share",    # export, fork, robustness
+    "debate.cli.annotators",  # annotators add|passwd|role|remove|list
 )
 
 

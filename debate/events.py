@@ -132,6 +132,10 @@ class EvidenceRetrieved(Event):
     passages: list[dict] = field(default_factory=list)
     corpus: str = ""
     in_prompts: bool = True  # False: retrieved for the viewer only; the agents did not see it
+    floor: float | None = None  # relevance floor (cosine) a passage had to reach; None = no floor
+    rejected: list[dict] = field(default_factory=list)  # best passages under the floor, with their scores
+    sources: list[dict] = field(default_factory=list)  # per source: {name, label, state, passages, ms, note, query}
+    note: str = ""  # e.g. "no passage is about this claim", "no network: local only"
 
 
 @_register
@@ -270,6 +274,39 @@ class Verdict(Event):
     # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
     written_label: str | None = None
     aid: str = ""
+
+
+@_register
+@dataclass
+class VoteComparison(Event):
+    """The debate against a plain majority of its first answers (no discussion), per decided category.
+
+    Observed, not said: emitted right after the Verdict it compares. `basis` says what the first
+    answers were: "first votes" (council members' initial votes) or "assigned sides" (single and team
+    debates, whose debaters argue the side they were given, so their first answers split evenly and
+    the task's tie label decides). Fields as decisions.against_vote returns them."""
+    type: ClassVar[str] = "vote_comparison"
+    category: int | None = None
+    basis: str = "first votes"
+    first_votes: dict[str, str | None] = field(default_factory=dict)
+    vote_label: str | None = None
+    debate_label: str | None = None
+    unanimous: bool = False
+    changed: bool = False
+    outcome: str = "stood"  # "unanimous" | "stood" | "changed"
+    gold: str | None = None
+    vote_correct: bool | None = None
+    debate_correct: bool | None = None
+    effect: str | None = None  # "for the better" | "for the worse" | "neither" | None
+
+    def sentence(self) -> str:
+        """The verdict card's line on the debate against its first vote (also the text and Markdown transcripts)."""
+        if self.outcome == "unanimous":
+            return "unanimous at the first vote"
+        if self.outcome == "stood":
+            return "the first vote's majority stood"
+        s = f"the discussion changed the outcome: {self.vote_label or 'no vote'} → {self.debate_label or 'no verdict'}"
+        return f"{s} ({self.effect})" if self.effect else s
 
 
 @_register

@@ -53,6 +53,7 @@ class DebateConfig:
     fork: Any = None  # sharing.fork.Fork: continue another debate after its round N (built by debate.sharing.fork)
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
+    sources: str | None = None  # evidence sources asked ("web,scholar", ...); None = every one that answers
     aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
     humans: list[str] | None = None  # seats a person plays: agent names or roles (see debate.seats)
     human_timeout_s: float = 180.0  # a person's time for one turn; then the turn passes and the debate goes on
@@ -314,8 +315,13 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
     if cfg.task == "checkthat":  # tweets: the words of URL paths carry the topic of a bare link
         from debate.retrieval import tweet_query
         query = tweet_query(cfg.claim) or cfg.claim
+    gathered = None
     try:
-        found = retriever.search(query, k=cfg.top_k)
+        if hasattr(retriever, "gather"):  # several sources: also the floor, the turned-away and each source's state
+            gathered = retriever.gather(query, k=cfg.top_k)
+            found = gathered.passages
+        else:
+            found = retriever.search(query, k=cfg.top_k)
     except DebateError as e:
         yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
         yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
@@ -329,8 +335,15 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
         passages.append(d)
     if for_prompts:
         ctx.passages = passages
+    extra = {}
+    if gathered is not None:
+        extra = {"floor": gathered.floor, "rejected": gathered.rejected, "sources": gathered.sources,
+                 "note": gathered.note}
+        if for_prompts and gathered.nothing_fits:
+            ctx.evidence_none_fit = True
     yield EvidenceRetrieved(query=query, passages=passages, in_prompts=for_prompts,
-                            corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""))
+                            corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""),
+                            **extra)
 
 
 EVIDENCE_AFTER_S = 20.0  # how long a finished debate waits (status "running") for a still-loading index
@@ -423,6 +436,7 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
     for c in categories:
         ctx.task = resolve_task(cfg.task, c, cfg.custom_title, cfg.custom_description)
         ctx.rounds = 0
+        ctx.first_votes = None
         if multi:
             note = ("Decided first because the rule 'category 2 positive => category 3 positive' (TurQUaz) needs "
                     "it; switch the rule off (--no-cat2-rule) to score category 3 alone."
@@ -433,6 +447,8 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
             if isinstance(ev, Verdict) and multi:
                 labels[str(c)] = ev.label
             yield ev
+            if isinstance(ev, Verdict) and (cmp := ctx.vote_comparison(ev)) is not None:
+                yield cmp
         rounds = max(rounds, ctx.rounds)
     ctx.rounds = rounds
     if not multi:

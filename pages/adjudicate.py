@@ -13,9 +13,10 @@ from debate.datasets import SPLIT_TEXT
 from debate.tasks import resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
-from debate.adjudication.hardcases import REASONS, from_runs, from_upload
+from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
+from debate.adjudication.accounts import AccountStore
 from debate.runner import DebateConfig
-from ui import catalog, charts, resources
+from ui import catalog, charts, resources, signin
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
 from ui.safe import escape, text_html
@@ -32,12 +33,21 @@ def _annotation_store(path: str) -> AnnotationStore:
     return AnnotationStore(path)
 
 
+@st.cache_resource(show_spinner=False)
+def _account_store(path: str) -> AccountStore:
+    return AccountStore(path)
+
+
 store = _annotation_store(str(config.store_db()))
 qp = st.query_params
+team, ident = signin.identity(_account_store(str(config.store_db())))
+if team and ident is None:
+    signin.sign_in_panel(_account_store(str(config.store_db())))
+    st.stop()
 
 # -- who, which queue, where: restored from the address so a reload loses nothing ------------------
 st.session_state.update(st.session_state.pop("adj_pending", {}))  # set by a callback before the widgets exist
-if "adj_annotator" not in st.session_state:
+if "adj_annotator" not in st.session_state and not team:
     st.session_state["adj_annotator"] = qp.get("who", "")
 queues = store.queues()
 qids = [q["id"] for q in queues]
@@ -46,24 +56,44 @@ if st.session_state.get("adj_queue") not in qids:
 
 with st.sidebar:
     st.markdown("### Annotator")
-    annotator = st.text_input("Your name", key="adj_annotator", placeholder="e.g. alice",
-                              help="Labels are saved under this name; several people can label the same queue.")
+    if team:
+        signin.signed_in_box(ident)
+        annotator = ident.name
+    else:
+        annotator = st.text_input("Your name", key="adj_annotator", placeholder="e.g. alice",
+                                  help="Labels are saved under this name (capitals and spaces do not matter); "
+                                       "several people can label the same queue.")
     if qids:
         qid = st.selectbox("Queue", qids, key="adj_queue", format_func=lambda i: next(
             f"{q['name']} ({q['n_items']})" for q in queues if q["id"] == i))
     else:
         qid = None
     advance = st.toggle("Next case after labelling", value=True, key="adj_advance")
-    reviewing = st.toggle("I review this queue", key="adj_reviewer",
-                          help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
-                               "to a reviewer, so an annotator does not see them by accident.")
-qp["who"] = annotator.strip()
+    reviewing = ident.reviewer if team else st.toggle(
+        "I review this queue", key="adj_reviewer",
+        help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
+             "to a reviewer, so an annotator does not see them by accident.")
+if team:
+    qp.pop("who", None)  # the identity is the signed-in one, never one from the address
+else:
+    qp["who"] = annotator.strip()
 if qid:
     qp["q"] = qid
 
 VIEWS = ["Label", "Review", "Agreement", "Disagreements", "Export", "Queue settings", "New queue"]
-view = st.segmented_control("View", VIEWS, key="adj_view", default="Label" if qid else "New queue",
+if team and not reviewing:  # a team's annotator labels; a reviewer reviews, sets queues up and sees every label
+    _blind = next((q["settings"].get("blind") for q in queues if q["id"] == qid), False)
+    VIEWS = ["Label"] if _blind or not qid else ["Label", "Agreement", "Disagreements", "Export"]
+    if st.session_state.get("adj_view") not in VIEWS:
+        st.session_state["adj_view"] = "Label"
+view = st.segmented_control("View", VIEWS, key="adj_view", default="Label" if qid else VIEWS[-1],
                             label_visibility="collapsed") or "Label"
+if view not in VIEWS:
+    st.warning(f"Only a reviewer can open {view}.", icon=":material/lock:")
+    st.stop()
+if team and not reviewing and not qid:
+    st.info("No queue to label yet: a reviewer of the team builds one.", icon=":material/inbox:")
+    st.stop()
 
 
 # -- building a queue ------------------------------------------------------------------------------
@@ -165,7 +195,8 @@ def _fmt(x) -> str:
 
 
 if view == "Agreement":
-    s = agreement.summary(store.annotations(qid), store.judge_labels(qid), labels)
+    s = agreement.summary(store.independent_labels(qid), store.judge_labels(qid), labels)
+    judged = any(v is not None for v in store.judge_labels(qid).values())
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.metric("Cases labelled", f"{s['items_labelled']} / {len(cases)}")
     c2.metric("Annotators", len(s["annotators"]))
@@ -186,13 +217,19 @@ if view == "Agreement":
     st.dataframe([{"label": r["label"], "times used": r["used"], "Fleiss' kappa": _fmt(r["fleiss"]),
                    "α nominal": _fmt(r["alpha"])} for r in s["per_label"]], hide_index=True, width="stretch")
     st.markdown("#### Human against the judge")
-    st.dataframe([{"annotator": r["annotator"], "cases": r["n"], "Cohen's kappa": _fmt(r["kappa"]),
-                   "raw agreement": _fmt(r["agreement"])} for r in s["vs_judge"]], hide_index=True,
-                 width="stretch")
+    if not judged:
+        st.caption("No judge verdicts: the cases of this queue came without a judge's verdict.")
+    else:
+        st.dataframe([{"annotator": r["annotator"], "cases": r["n"], "Cohen's kappa": _fmt(r["kappa"]),
+                       "raw agreement": _fmt(r["agreement"])} for r in s["vs_judge"]], hide_index=True,
+                     width="stretch")
     st.markdown("#### The judge against the adjudicated gold")
     jv = agreement.judge_vs_gold(store.judge_pairs(qid), labels)
     if not jv["n"]:
-        st.caption("No case has both a final label (reviewer's or a strict majority) and a judge's verdict yet.")
+        st.caption("Nothing adjudicated yet: no case has a final label (a reviewer's, or a strict majority of "
+                   "its annotators).")
+    elif not jv["n_judged"]:
+        st.caption(f"No judge verdicts: none of the {jv['n']} adjudicated cases came with a judge's verdict.")
     else:
         j1, j2 = st.columns(2)
         with j1:
@@ -203,10 +240,15 @@ if view == "Agreement":
             else:
                 st.caption("No judge confidence recorded: no calibration curve.")
         cal = jv["calibration"]
-        st.caption(f"{jv['n']} cases; judge accuracy {_fmt(jv['accuracy'])}; Brier {_fmt(cal['brier'])}; "
+        st.caption(f"{jv['n']} adjudicated cases, {jv['n_judged']} with a judge verdict; judge accuracy "
+                   f"{_fmt(jv['accuracy'])} over those; Brier {_fmt(cal['brier'])}; "
                    f"expected calibration error {_fmt(cal['ece'])} over {cal['n']} cases with a confidence.")
     st.caption("A kappa or alpha is shown as — when it is undefined (everyone used one label). The (majority) row "
                "uses each case's strict majority label; ties are left out.")
+    changed = [r for r in store.revisions(qid) if r["kind"] != "merged spelling"]
+    if changed:
+        st.caption(f"{len(changed)} label change(s) after the annotator had seen the others' labels: agreement "
+                   "uses the label each annotator gave first; final labels and exports use the current one.")
     st.stop()
 
 if view == "Disagreements":
@@ -240,7 +282,8 @@ if view == "Review":
             st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
                         f'{text_html(c.text, css="claim-text")}</div>', unsafe_allow_html=True)
             st.dataframe([{"annotator": a["annotator"], "label": a["label"], "rationale": a["note"],
-                           "guidelines": a.get("guideline_version"), "flagged": a["flagged"]}
+                           "guidelines": a.get("guideline_version"), "flagged": a["flagged"],
+                           "changed after seeing others": a.get("revised", "")}
                           for a in r["annotations"]], hide_index=True, width="stretch")
             if c.verdicts:
                 st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or
@@ -364,7 +407,7 @@ nav[1].markdown(f"<div style='text-align:center'><b>Case {pos + 1} of {n}</b> ·
 nav[2].button("Next ▶", key="adj_next", on_click=_move, args=(+1,), disabled=pos >= n - 1, width="stretch")
 
 current = mine.get(case.key, {})
-vis = visibility(settings, bool(current.get("label")))
+vis = visibility(settings, bool(current.get("label") or current.get("first_label")))
 if settings.get("blind"):
     st.caption(":material/visibility_off: Blind queue: other labels and the debate's verdict appear once you have "
                "labelled this case." if not vis["verdict"] else ":material/visibility: Blind queue: revealed "
@@ -372,8 +415,10 @@ if settings.get("blind"):
 _guidelines_panel()
 left, right = st.columns([3, 2], gap="large")
 with left:
-    reasons = " ".join(f'<span class="chip orange">{escape(r)}</span>' for r in case.reasons
-                       if vis["verdict"])  # why a case is hard tells about the debate's decision
+    # why a case is hard tells about the debate's decision, and some reasons about the gold label
+    gold_on = bool(vis["gold"] and st.session_state.get("adj_show_gold"))
+    reasons = " ".join(f'<span class="chip orange">{escape(r)}</span>' for r in shown_reasons(case.reasons, gold_on)
+                       if vis["verdict"])
     cat = f" · category {case.category}" if case.category else ""
     st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
                 f'{text_html(case.text, css="claim-text")}<div style="margin-top:.4rem">{reasons}</div></div>',
@@ -418,12 +463,13 @@ with right:
              else "not labelled yet")
     if current.get("label") and current.get("guideline_version") is not None:
         state += f" under guidelines v{current['guideline_version']}"
+    if current.get("first_label") and current.get("first_label") != current.get("label"):
+        state += f" (changed; your first label, {current['first_label']}, is the one agreement counts)"
     st.caption(f"This case: {state}{' · flagged' if flagged else ''}. Keys: "
                + " · ".join(f"**{i + 1}** {lab}" for i, lab in enumerate(labels))
                + " · **s** skip · **f** flag · **←/→** previous/next")
-    others = {a["annotator"]: a["label"] for a in store.annotations(qid) if a["key"] == case.key and a["label"]
-              and a["annotator"] != annotator.strip()}
-    if others and vis["others"]:
+    others = store.others_for(qid, case.key, annotator)
+    if others:
         st.caption("Others: " + ", ".join(f"{escape(a)}: {lab}" for a, lab in others.items()))
 
 # keyboard shortcuts: a listener in the page clicks the button whose key is mapped (buttons carry st-key-<key>)

@@ -31,9 +31,12 @@ verdict = f4.selectbox("Verdict", ["any"] + store.distinct("verdict"), key="lib_
 dates = f5.date_input("Date range", value=(), key="lib_dates", format="YYYY-MM-DD")
 d_from = dates[0].isoformat() if len(dates) >= 1 else None
 d_to = dates[1].isoformat() if len(dates) == 2 else d_from
+changed_only = st.checkbox("Discussion changed the outcome", key="lib_vote_changed",
+                           help="Only debates whose verdict differs from a plain majority of the first answers.")
 rows = store.list(search=search, task=None if task == "any" else task,
                   protocol=None if protocol == "any" else protocol,
-                  verdict=None if verdict == "any" else verdict, date_from=d_from, date_to=d_to)
+                  verdict=None if verdict == "any" else verdict, date_from=d_from, date_to=d_to,
+                  vote_outcome="changed" if changed_only else None)
 if st.toggle("Only where a person overruled the judge", key="lib_disagree",
              help="Debates whose latest person's verdict differs from the judge's (Adjudicate can queue them)."):
     overruled = people_view.disagreement_ids()

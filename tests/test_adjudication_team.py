@@ -19,7 +19,7 @@ import pytest
 from debate.adjudication import agreement
 from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
 from debate.errors import InvalidInput
-from debate.datasets import SPLIT, load_checkthat, load_dataset, load_liar, sniff_format
+from debate.datasets import SPLIT, load_checkthat, load_dataset, sniff_format
 from debate.evaluation.metrics import compute_metrics
 from debate.events import DebateFinished, TurnFinished, Verdict, VotesTallied
 from debate.adjudication.hardcases import from_upload
@@ -106,7 +106,7 @@ def test_judge_vs_adjudicated_gold_confusion_and_calibration():
     jv = agreement.judge_vs_gold(pairs, ["TRUE", "HALF-TRUE", "FALSE"], n_bins=5)
     assert jv["n"] == 6 and jv["columns"] == ["TRUE", "HALF-TRUE", "FALSE", "NONE"]
     assert jv["matrix"] == [[1, 0, 1, 0], [1, 0, 0, 1], [0, 0, 2, 0]]
-    assert jv["accuracy"] == pytest.approx(3 / 6)
+    assert jv["n_judged"] == 5 and jv["accuracy"] == pytest.approx(3 / 5)  # a missing verdict is no wrong one
     cal = jv["calibration"]
     conf = [0.9, 0.8, 0.55, 0.95, 0.3]
     right = [1, 0, 1, 1, 0]
@@ -166,9 +166,10 @@ def test_checkthat_upload_one_case_per_tweet_and_category_and_native_export(tmp_
     out.write_text(s.export(qid, "native"))
     back = {i.id: i.gold for i in load_checkthat(out, labelled=True)}  # our own loader reads it back
     orig = {i.id: i.gold for i in load_checkthat(f)}
-    assert back[first.item_id]["2"] == SPLIT
-    assert back[ids[1]]["1"] != orig[ids[1]]["1"] and back[ids[1]]["2"] == orig[ids[1]]["2"]
-    assert {k: v for k, v in back.items() if k not in (ids[1],)} == {k: v for k, v in orig.items() if k != ids[1]}
+    assert back[first.item_id].get("2") is None  # a tie is left empty, as the page's caption says
+    assert back[ids[1]]["1"] == ("NO" if orig[ids[1]]["1"] == "YES" else "YES")
+    # nothing of the file's own gold comes back: every category nobody labelled is empty
+    assert all(v is None for k, g in back.items() for c, v in g.items() if (k, c) != (ids[1], "1"))
     s.resolve(qid, soft, "rita", "YES", "The tweet links the paper it cites.")
     out.write_text(s.export(qid, "native"))
     assert load_checkthat(out)[0].gold["2"] == "YES"  # the reviewer settled the split
@@ -182,7 +183,10 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
     s.set_label(qa, av.cases[0].key, "ann", "NEI")
     records = json.loads(s.export(qa, "native"))
     orig = json.loads(averitec_bytes())
-    assert records[0]["label"] == "Not Enough Evidence" and records[1:] == orig[1:]
+    assert records[0]["label"] == "Not Enough Evidence"
+    assert [r["label"] for r in records[1:]] == [None, None]  # unlabelled: empty, not the file's own label
+    assert [{k: v for k, v in r.items() if k != "label"} for r in records[1:]] == \
+        [{k: v for k, v in r.items() if k != "label"} for r in orig[1:]]
     assert {k: v for k, v in records[0].items() if k != "label"} == {k: v for k, v in orig[0].items() if k != "label"}
 
     li = from_upload("valid_part.tsv", liar_bytes())
@@ -194,9 +198,10 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
     s.set_label(ql, li.cases[1].key, "ann", flip)
     out = tmp_path / "liar_back.tsv"
     out.write_text(s.export(ql, "native"))
-    back = load_liar(out)
-    assert [line.split("\t")[1] for line in out.read_text().splitlines()][0] == six[0]
-    assert back[1].gold == flip and back[2].gold == li.cases[2].gold and len(back) == 3
+    written = [line.split("\t") for line in out.read_text().splitlines()]
+    assert written[0][1] == six[0] and len(written) == 3
+    assert written[1][1] == flip.lower() and written[2][1] == ""  # unlabelled: empty, not LIAR's own label
+    assert [r[2:] for r in written] == [line.split("\t")[2:] for line in liar_bytes().decode().splitlines()]
     with pytest.raises(InvalidInput, match="dataset's own file format"):
         q3 = s.create_queue(from_upload("c.csv", b"id,claim,label\n1,x,TRUE\n", task="halftruth"))
         s.export(q3, "native")

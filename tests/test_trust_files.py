@@ -248,8 +248,9 @@ def test_adjudication_csv_exports_guard_cells_and_headers(tmp_path):
         assert not bad, (fmt, bad)
     cases_csv = list(csv.DictReader(io.StringIO(store.export(qid, "cases"))))
     # an annotator's name reaches the headers behind "label:", which no spreadsheet runs; cells are guarded
-    assert 'label:=HYPERLINK("http://evil.example")' in cases_csv[0] and "label:bob" in cases_csv[0]
-    assert {r['rationale:=HYPERLINK("http://evil.example")'] for r in cases_csv} == {"'-2+3 @SUM(A1) =1+1"}
+    # (names are stored as one identity whatever their case, so the header carries the folded name)
+    assert 'label:=hyperlink("http://evil.example")' in cases_csv[0] and "label:bob" in cases_csv[0]
+    assert {r['rationale:=hyperlink("http://evil.example")'] for r in cases_csv} == {"'-2+3 @SUM(A1) =1+1"}
     from debate.sanitize import csv_text
     assert csv_text(["=cmd", "ok"], [{"=cmd": "@x", "ok": 1}]) == "'=cmd,ok\n'@x,1\n"  # a bare header too
     assert [r["text"] for r in cases_csv] == ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+cmd|' /C calc'!A0"]

@@ -121,7 +121,8 @@ def test_upload_own_checkthat_file_one_case_per_tweet_and_category(tmp_path):
     q = next(q for q in AnnotationStore().queues() if q["source"].get("file") == "our_tweets.tsv")
     assert q["n_items"] == 12 and q["settings"]["format"] == "checkthat" and not q["settings"]["blind"]
     text = _page_text(at)
-    assert "Case 1 of 12" in text and "category 2" in text and "annotators split" in text
+    assert "Case 1 of 12" in text and "category 2" in text
+    assert "annotators split" not in text  # the badge would tell the gold (0.5) while it is hidden
     guide = next(e for e in at.expander if e.label.startswith("Guidelines"))
     guide_text = " ".join(m.value for m in guide.markdown) + " ".join(t.value for t in guide.text)
     from debate.tasks import resolve_task
@@ -130,6 +131,7 @@ def test_upload_own_checkthat_file_one_case_per_tweet_and_category(tmp_path):
     assert "peer-reviewed" in guide_text
     at.toggle(key="adj_show_gold").set_value(True).run()
     assert any("annotators split" in m.value for m in at.markdown if "Gold label" in m.value)
+    assert any('chip orange">annotators split' in m.value for m in at.markdown)  # now the badge may say it
     at.button(key="adj_lab_0").click().run()  # YES on the split category
     at.segmented_control(key="adj_view").set_value("Export").run()
     assert "Download as checkthat file" in [b.label for b in at.get("download_button")]

@@ -93,7 +93,8 @@ def test_each_protocol_on_embedded_lineup(protocol):
     if protocol == "council":
         assert charts and "tally" in html
     if protocol.startswith("radar"):
-        assert "passage" in html  # evidence panel
+        # evidence panel: passages, or (offline, a claim the bundled index does not cover) the reason there are none
+        assert "passage" in html or any("No passage is about this claim" in i.value for i in at.info)
     events = _store().events(row["id"])
     assert events[0].type == "debate_started" and events[-1].type == "finished"
     # the page built the configuration its widgets show
@@ -276,7 +277,10 @@ def test_cited_evidence_is_highlighted_and_linked_to_its_passage():
     from ui.safe import anchor
     preset = _scripted_lineup(_store(), "cite-lineup", ["steady", "other"])
     at = _app(_client=_scripted_client())
-    at.text_area(key="claim").input(CLAIM)
+    # an AVeriTeC dev claim: its own evidence is in the bundled index and clears the relevance floor (a
+    # claim the index knows nothing about now gets "no passage is about this claim" instead)
+    at.text_area(key="claim").input("More than 225,000 people dead, 225,000. The estimates are, if we’d have "
+                                    "acted responsibly, there’d be 160,000 fewer dead.")
     at.selectbox(key="cfg_preset").set_value(preset).run()
     _set(at, "cfg_evidence_council", True)  # the agents see the passages
     _set(at, "cfg_top_k", 3)

@@ -130,7 +130,9 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         _set_number(page, "cfg_top_k", 5)
         seen = _run_and_watch(page, "radar", "Early-stop checks", "radar")
         assert seen["mid"]
-        assert page.locator(".passage").count() == 5  # the evidence panel beside the debate
+        # the evidence panel beside the debate: offline only the bundled index answers, which knows nothing
+        # about this coffee study, so it says so instead of showing five passages about something else
+        assert page.locator(".passage").count() == 5 or page.get_by_text("No passage is about this claim").count()
         assert page.locator(".tally").count() >= 1  # at least one stop check line
 
         # -- both are in the Library and reopen ---------------------------------------------------

@@ -172,18 +172,26 @@ def evidence_status(view: DebateView, running: bool | None = None) -> str:
 
 
 def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
+    from debate.retrieval import provenance as prov
+
     st.markdown("#### Evidence")
+    meta = view.evidence_event or {}
+    if meta.get("sources") or meta.get("note"):
+        st.markdown(f'<div class="ev-sources">{prov.summary_html(meta)}</div>', unsafe_allow_html=True)
+    if not view.evidence and prov.nothing_fits(meta):
+        st.info("No passage is about this claim: every passage found scored under the relevance floor, so "
+                "none is shown" + (" and the agents argue without evidence." if view.evidence_in_prompts else "."),
+                icon=":material/search_off:")
+        return
     if not view.evidence:
         st.caption(evidence_status(view, running))
         return
     cited = view.cited()
+    by_agent = prov.cited_by((t.agent, t.text) for t in view.turns.values())
     rows = []
     for p in view.evidence:
         pid = str(p.get("id", ""))
-        src = p.get("source") or ""
-        src_html = (f'<a href="{html.escape(src, quote=True)}" target="_blank" rel="noopener noreferrer">'
-                    f'{escape(p.get("title") or src)}</a>' if src.startswith(("http://", "https://"))
-                    else escape(p.get("title") or src or "unknown source"))
+        src_html = prov.provenance_html(p, by_agent.get(pid))
         score = p.get("score")
         rows.append(f'<div class="passage{" cited" if pid in cited else ""}" id="{anchor(debate_id, pid)}">'
                     f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '
@@ -222,11 +230,25 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
+    right += vote_comparison_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
                 f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
                 f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
+
+
+def vote_comparison_html(view: DebateView) -> str:
+    """The verdict card's line(s) on the debate against a plain majority of its first answers."""
+    comps = view.vote_comparisons
+    out = []
+    for c in comps:
+        line = c.sentence()
+        where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
+        basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
+                 if c.basis == "assigned sides" else "")
+        out.append(f'<div class="gold vote-vs">Against the vote: {escape(where + line + basis)}</div>')
+    return "".join(out)
 
 
 def render_counters(view: DebateView, elapsed: float | None = None) -> None:

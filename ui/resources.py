@@ -95,10 +95,27 @@ def _retriever(index_dir: str) -> Any:
     return r
 
 
-def get_retriever() -> Any:
+def get_retriever(sources: str | None = "") -> Any:
+    """The local index alone (`sources` ""), or the sources asked for ranked together (None: every
+    one that answers its health check)."""
     if "_retriever" in st.session_state:
         return st.session_state["_retriever"]
-    return _retriever(str(config.index_dir()))
+    local = _retriever(str(config.index_dir()))
+    if sources == "":
+        return local
+    return _multi(str(config.index_dir()), sources or "auto", json.dumps(load_settings().get("evidence_sources") or {},
+                                                                         sort_keys=True))
+
+
+@st.cache_resource(show_spinner=False)
+def _multi(index_dir: str, sources: str, settings_json: str) -> Any:
+    """One MultiRetriever per choice of sources and settings, shared: its health checks and back-offs
+    then hold across debates and sessions."""
+    from debate.retrieval.multi import MultiRetriever
+    from debate.retrieval.sources import SourceSettings
+
+    return MultiRetriever(None if sources == "auto" else sources, local=_retriever(index_dir),
+                          settings=SourceSettings.load(json.loads(settings_json)))
 
 
 def get_run() -> Any:

@@ -84,11 +84,13 @@ class DebateView:
     started: Any = None
     evidence: list[dict] = field(default_factory=list)
     evidence_in_prompts: bool = True
+    evidence_event: dict = field(default_factory=dict)  # floor, turned-away passages, each source's state
     sections: list[Section] = field(default_factory=list)
     turns: dict[str, TurnView] = field(default_factory=dict)
     tallies: list[Any] = field(default_factory=list)
     stop_checks: list[Any] = field(default_factory=list)
     verdicts: list[Any] = field(default_factory=list)
+    vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
     errors: list[Any] = field(default_factory=list)
     finished: Any = None
     colors: dict[str, str] = field(default_factory=dict)
@@ -127,6 +129,7 @@ class DebateView:
         elif t == "evidence":
             self.evidence = list(ev.passages or [])
             self.evidence_in_prompts = bool(getattr(ev, "in_prompts", True))
+            self.evidence_event = ev.to_dict() if hasattr(ev, "to_dict") else {}
         elif t == "phase_started":
             title = ev.title or f"{ev.phase.replace('_', ' ').title()} · round {ev.round}"
             self.sections.append(Section(ev.phase, ev.round, title, ev.note, ev.category))
@@ -182,6 +185,8 @@ class DebateView:
                               and x.role in ("judge", "baseline")), None)
                 if judge is not None:
                     judge.counted = ev.label
+        elif t == "vote_comparison":
+            self.vote_comparisons.append(ev)
         elif t == "finished":
             self.finished = ev
 

@@ -112,6 +112,7 @@ def _apply_pace() -> None:
                 value = pace_mod.overrides(chosen, name).get(k, spec[k][0])
                 st.session_state[f"p_{name}_{k}"] = st.session_state[f"keep:p_{name}_{k}"] = value
     st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
+    st.session_state["cfg_top_k"] = st.session_state["keep:cfg_top_k"] = pace_mod.top_k(chosen)
 
 
 def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None = None) -> str:
@@ -194,7 +195,21 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
     out = answer_budget(pace, top_k=False)  # the widgets in the order the sidebar always had them
     out["evidence"] = evidence_toggle(info)
     out.update(answer_budget(pace, max_tokens=False))
+    out["sources"] = evidence_sources()
     return out
+
+
+def evidence_sources() -> str | None:
+    """Which evidence sources to ask; none chosen = every one that answers its health check."""
+    from debate.retrieval.sources import LABELS, NAMES
+
+    keep("cfg_sources", [])
+    chosen = st.multiselect("Evidence sources", list(NAMES), key="cfg_sources", format_func=lambda n: LABELS[n],
+                            placeholder="Auto: every source that answers",
+                            help="Left empty, every source that answers is asked (offline: the local index "
+                                 "only, and the evidence panel says so).")
+    remember("cfg_sources")
+    return ",".join(chosen) or None
 
 
 def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool = True) -> dict:
@@ -208,7 +223,7 @@ def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool =
                                                 key="cfg_max_tokens", help="Longest answer each agent may give."))
         remember("cfg_max_tokens")
     if top_k:
-        keep("cfg_top_k", 20)
+        keep("cfg_top_k", pace_mod.top_k(pace))
         out["top_k"] = int(st.number_input("Evidence top-k", min_value=1, max_value=50, key="cfg_top_k"))
         remember("cfg_top_k")
     return out

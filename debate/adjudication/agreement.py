@@ -203,7 +203,9 @@ def judge_vs_gold(pairs: Iterable[tuple[str | None, str | None, float | None]], 
     Confusion matrix (rows gold, columns judge; a case without a judge verdict is column NONE) and a
     calibration curve: cases binned by the judge's confidence (equal-width bins, sklearn's binning),
     each bin's mean confidence against its share of correct verdicts, with counts, Brier score and the
-    expected calibration error (count-weighted gap). Cases without gold are left out."""
+    expected calibration error (count-weighted gap). Cases without gold are left out. `n` counts the
+    adjudicated cases, `n_judged` those of them with a judge verdict; accuracy is over the judged ones
+    only (None when there are none), so cases the judge never decided do not read as its mistakes."""
     import numpy as np
     from sklearn.calibration import calibration_curve
     from sklearn.metrics import brier_score_loss, confusion_matrix
@@ -230,8 +232,9 @@ def judge_vs_gold(pairs: Iterable[tuple[str | None, str | None, float | None]], 
                         "confidence": float(m), "accuracy": float(f)} for b, m, f in zip(nz, mean, frac)]
         cal["brier"] = float(brier_score_loss(correct, prob)) if len(conf) else None
         cal["ece"] = float(sum(b["n"] * abs(b["confidence"] - b["accuracy"]) for b in cal["bins"]) / len(conf))
-    return {"n": len(rows), "labels": list(labels), "columns": cols, "matrix": cm,
-            "accuracy": (sum(g == j for g, j in zip(gold, pred)) / len(rows)) if rows else None,
+    judged = [(g, j) for g, j in zip(gold, pred) if j != "NONE"]
+    return {"n": len(rows), "n_judged": len(judged), "labels": list(labels), "columns": cols, "matrix": cm,
+            "accuracy": (sum(g == j for g, j in judged) / len(judged)) if judged else None,
             "calibration": cal}
 
 

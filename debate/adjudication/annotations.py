@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from debate.adjudication.accounts import fold_name
 from debate.adjudication.agreement import majority_label
 from debate.datasets import LIAR_MAP, SPLIT, ct_value
 from debate.sanitize import csv_text
@@ -91,6 +92,37 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             PRIMARY KEY (queue_id, key)
         )
     """),
+    (3, "one identity per name, revisions after reveal", """
+        ALTER TABLE annotations ADD COLUMN first_label TEXT;
+        UPDATE annotations SET first_label = label;
+        CREATE TABLE IF NOT EXISTS annotation_revisions (
+            queue_id TEXT NOT NULL REFERENCES annotation_queues(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            annotator TEXT NOT NULL,
+            old_label TEXT,
+            new_label TEXT,
+            others_seen INTEGER NOT NULL DEFAULT 0,
+            kind TEXT NOT NULL DEFAULT 'change',
+            detail TEXT NOT NULL DEFAULT '',
+            changed_at TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS annotation_revisions_queue ON annotation_revisions(queue_id, key);
+        INSERT INTO annotation_revisions (queue_id, key, annotator, old_label, new_label, kind, detail, changed_at)
+            SELECT a.queue_id, a.key, fold_name(a.annotator), a.label, NULL, 'merged spelling',
+                   'written as ' || a.annotator || ', rationale: ' || a.note, a.updated_at
+            FROM annotations a WHERE EXISTS (
+                SELECT 1 FROM annotations b WHERE b.queue_id = a.queue_id AND b.key = a.key
+                AND fold_name(b.annotator) = fold_name(a.annotator)
+                AND (b.updated_at > a.updated_at OR (b.updated_at = a.updated_at AND b.annotator > a.annotator)));
+        DELETE FROM annotations WHERE EXISTS (
+                SELECT 1 FROM annotations b WHERE b.queue_id = annotations.queue_id AND b.key = annotations.key
+                AND fold_name(b.annotator) = fold_name(annotations.annotator)
+                AND (b.updated_at > annotations.updated_at
+                     OR (b.updated_at = annotations.updated_at AND b.annotator > annotations.annotator)));
+        UPDATE annotations SET annotator = fold_name(annotator);
+        UPDATE annotation_resolutions SET reviewer = fold_name(reviewer);
+        UPDATE annotation_guidelines SET author = fold_name(author)
+    """),
 ]
 
 DEFAULT_SETTINGS = {"blind": False, "show_transcript": False, "format": ""}
@@ -101,7 +133,8 @@ DECISION_EVENTS = ("verdict", "votes_tallied", "stop_check", "rule_applied")
 def visibility(settings: dict, labelled: bool) -> dict[str, bool]:
     """What an annotator may see of a case. Blind queues reveal other annotators' labels, the debate's
     verdict and votes, and the gold label only once this annotator has labelled the case (a skip does not
-    count: skipping must not become a way to peek); the transcript while blind is a queue setting."""
+    count: skipping must not become a way to peek; a label later withdrawn by a skip still counts, since
+    what was seen cannot be unseen); the transcript while blind is a queue setting."""
     revealed = not settings.get("blind") or labelled
     return {"others": revealed, "verdict": revealed, "gold": revealed,
             "transcript": revealed or bool(settings.get("show_transcript"))}
@@ -131,10 +164,11 @@ def _now() -> str:
 
 
 def _annotator(name: str) -> str:
-    name = (name or "").strip()
+    """The identity labels are stored under: one per person whatever the case or spacing typed."""
+    name = fold_name(name)
     if not name:
         raise InvalidInput("Who is labelling? The annotator's name is empty.", "Type your name before labelling.")
-    return name[:80]
+    return name
 
 
 class AnnotationStore(SqliteStore):
@@ -142,6 +176,11 @@ class AnnotationStore(SqliteStore):
 
     migrations_table = "annotation_migrations"
     migrations = MIGRATIONS
+
+    def migrate(self) -> list[int]:
+        # migration 3 folds stored names with the same rule as new labels (Python's, not SQLite's ASCII lower)
+        self._db.create_function("fold_name", 1, fold_name, deterministic=True)
+        return super().migrate()
 
     # -- queues -------------------------------------------------------------------------------
     def create_queue(self, spec: QueueSpec, settings: dict | None = None, guideline: str = "") -> str:
@@ -212,7 +251,7 @@ class AnnotationStore(SqliteStore):
             return cur["version"]
         version = cur["version"] + 1
         self._tx(lambda db: db.execute("INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)",
-                                       (queue_id, version, text, (author or "").strip()[:80], _now())))
+                                       (queue_id, version, text, fold_name(author), _now())))
         return version
 
     def queue(self, queue_id: str) -> dict:
@@ -248,7 +287,9 @@ class AnnotationStore(SqliteStore):
         if not exists:
             raise InvalidInput(f"No case {key!r} in queue {queue_id!r}.", "Reload the queue.")
         names = list(cols)
-        sets = ", ".join(f"{n}=excluded.{n}" for n in names)
+        # the first label given is kept: agreement is computed on it (see independent_labels)
+        sets = ", ".join(f"{n}=COALESCE(annotations.{n}, excluded.{n})" if n == "first_label" else f"{n}=excluded.{n}"
+                         for n in names)
         self._tx(lambda db: db.execute(
             f"INSERT INTO annotations (queue_id, key, annotator, {', '.join(names)}, updated_at) "
             f"VALUES (?,?,?,{','.join('?' * len(names))},?) "
@@ -259,11 +300,53 @@ class AnnotationStore(SqliteStore):
         labels = self.queue(queue_id)["labels"]
         if label not in labels:
             raise InvalidInput(f"{label!r} is not a label of this queue.", f"Use one of {', '.join(labels)}.")
-        self._upsert(queue_id, key, annotator, label=label, skipped=0,
+        self._record_change(queue_id, key, annotator, label)
+        self._upsert(queue_id, key, annotator, label=label, skipped=0, first_label=label,
                      guideline_version=self.guideline(queue_id)["version"])
 
     def skip(self, queue_id: str, key: str, annotator: str) -> None:
+        self._record_change(queue_id, key, annotator, None)
         self._upsert(queue_id, key, annotator, label=None, skipped=1)
+
+    def _record_change(self, queue_id: str, key: str, annotator: str, new: str | None) -> None:
+        """A label replaced after the annotator had labelled the case is kept as a revision: by then the
+        other labels and the debate's verdict were shown (blind queues reveal them on labelling, open
+        queues always show them), so the new label is no longer an independent judgement. Changing it
+        stays possible (a slip of the key must be fixable); agreement uses the first label."""
+        who = _annotator(annotator)
+        rows = self._q("SELECT label FROM annotations WHERE queue_id=? AND key=? AND annotator=?",
+                       (queue_id, key, who))
+        old = rows[0]["label"] if rows else None
+        if old is None or old == new:
+            return
+        seen = self._q("SELECT COUNT(*) FROM annotations WHERE queue_id=? AND key=? AND annotator<>? "
+                       "AND label IS NOT NULL", (queue_id, key, who))[0][0]
+        self._tx(lambda db: db.execute(
+            "INSERT INTO annotation_revisions (queue_id, key, annotator, old_label, new_label, others_seen, kind, "
+            "changed_at) VALUES (?,?,?,?,?,?,?,?)",
+            (queue_id, key, who, old, new, seen, "change" if new else "withdrawn by a skip", _now())))
+
+    def revisions(self, queue_id: str, annotator: str | None = None) -> list[dict]:
+        """Every label changed after it was first given (oldest first), and spellings merged into one name."""
+        sql = "SELECT * FROM annotation_revisions WHERE queue_id=?" + (" AND annotator=?" if annotator else "")
+        args = (queue_id, _annotator(annotator)) if annotator else (queue_id,)
+        return [dict(r) for r in self._q(sql + " ORDER BY changed_at, rowid", args)]
+
+    def independent_labels(self, queue_id: str) -> list[dict]:
+        """Annotation rows with the label each annotator gave first, for agreement statistics: a label
+        changed after others' labels were shown would make annotators look more alike than they were."""
+        return [{**a, "label": a.get("first_label") or a["label"]} for a in self.annotations(queue_id)]
+
+    def others_for(self, queue_id: str, key: str, viewer: str) -> dict[str, str]:
+        """Other annotators' labels on a case as `viewer` may see them: none on a blind queue until the
+        viewer has labelled the case. The rule is applied here, not only in the page, so no view can
+        hand them out by accident."""
+        who = fold_name(viewer)
+        mine = self.mine(queue_id, who).get(key, {}) if who else {}
+        if not visibility(self.queue(queue_id)["settings"], bool(mine.get("label") or mine.get("first_label")))["others"]:
+            return {}
+        return {a["annotator"]: a["label"] for a in self.annotations(queue_id)
+                if a["key"] == key and a["label"] and a["annotator"] != who}
 
     def set_note(self, queue_id: str, key: str, annotator: str, note: str) -> None:
         self._upsert(queue_id, key, annotator, note=(note or "")[:4000])
@@ -272,12 +355,13 @@ class AnnotationStore(SqliteStore):
         self._upsert(queue_id, key, annotator, flagged=int(bool(flagged)))
 
     def annotations(self, queue_id: str, annotator: str | None = None) -> list[dict]:
+        annotator = fold_name(annotator) if annotator else None
         sql = "SELECT * FROM annotations WHERE queue_id=?" + (" AND annotator=?" if annotator else "")
         rows = self._q(sql + " ORDER BY key, annotator", (queue_id, annotator) if annotator else (queue_id,))
         return [{**dict(r), "item": r["key"], "skipped": bool(r["skipped"]), "flagged": bool(r["flagged"])} for r in rows]
 
     def mine(self, queue_id: str, annotator: str) -> dict[str, dict]:
-        return {a["key"]: a for a in self.annotations(queue_id, annotator.strip())} if annotator.strip() else {}
+        return {a["key"]: a for a in self.annotations(queue_id, annotator)} if fold_name(annotator) else {}
 
     def progress(self, queue_id: str, annotator: str | None = None) -> dict:
         """Cases labelled/skipped/flagged (by one annotator, or by anyone), out of the queue's size."""
@@ -314,10 +398,14 @@ class AnnotationStore(SqliteStore):
         or the dataset's own annotators split — each with every label and rationale, the debate's votes
         and verdicts, and the resolution so far. Cases nobody labelled are left out."""
         res = self.resolutions(queue_id)
+        changes: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for r in self.revisions(queue_id):
+            if r["kind"] != "merged spelling":
+                changes[(r["key"], r["annotator"])].append(f"{r['old_label']} → {r['new_label'] or 'skipped'}")
         by_key: dict[str, list[dict]] = defaultdict(list)
         for a in self.annotations(queue_id):
             if a["label"]:
-                by_key[a["key"]].append(a)
+                by_key[a["key"]].append({**a, "revised": ", ".join(changes.get((a["key"], a["annotator"]), []))})
         out = []
         for c in self.cases(queue_id):
             anns = by_key.get(c.key, [])
@@ -440,19 +528,19 @@ def export_cases(rows: list[dict]) -> str:
 def export_native(fmt: str, rows: list[dict]) -> str:
     """The cases written back in the file format they came in, with the final label where there is one.
 
-    CheckThat: `index, text, labels` TSV; a category's value is the final label (1.0 / 0.0), else the
-    original value (0.5 stays 0.5), and 0.5 when annotators tied with no reviewer's resolution (they
-    split); a category nobody labelled and without an original label is written as None.
-    AVeriTeC: the original JSON records with `label` replaced (its own label names). LIAR: the original
-    14-column rows with the label replaced; the six-way label is kept when it maps to the final label.
+    Only the new labels are written: a case nobody labelled, or whose annotators tied with no reviewer's
+    resolution, is left empty, never filled with the dataset's original label (a file mixing both would
+    pass old gold off as adjudicated). CheckThat: `index, text, labels` TSV, a category's value 1.0 / 0.0
+    or None when empty. AVeriTeC: the original JSON records with `label` set to the final label (its own
+    label names) or null. LIAR: the original 14-column rows with the label column set to the final label,
+    or empty; the six-way label is kept when it maps to the final label.
     Cases from evaluation runs (no original record kept) get the fields we know: claim/statement, id, label.
     """
     if fmt == "checkthat":
         tweets: dict[str, dict] = {}
         for r in rows:
             t = tweets.setdefault(r["item_id"], {"text": r["text"], "values": {}})
-            label = r["label"] or (SPLIT if r["final_source"] == "tie" else r["gold"])
-            t["values"][str(r["category"])] = ct_value(label)
+            t["values"][str(r["category"])] = ct_value(r["label"]) if r["label"] else None
         buf = io.StringIO()
         w = csv.writer(buf, delimiter="\t", lineterminator="\n")
         w.writerow(["index", "text", "labels"])
@@ -464,8 +552,7 @@ def export_native(fmt: str, rows: list[dict]) -> str:
         out = []
         for r in rows:
             rec = dict(r["case"].source.get("record") or {"claim": r["text"]})
-            if r["label"]:
-                rec["label"] = AVERITEC_NAMES[r["label"]]
+            rec["label"] = AVERITEC_NAMES[r["label"]] if r["label"] else None
             out.append(rec)
         return json.dumps(out, ensure_ascii=False, indent=1) + "\n"
     if fmt == "liar":
@@ -473,10 +560,9 @@ def export_native(fmt: str, rows: list[dict]) -> str:
         for r in rows:
             # a case from an evaluation run has no original row: the columns we know, the rest empty
             row = list(r["case"].source.get("row") or [r["item_id"], "", r["text"]] + [""] * 11)
-            if not row[1]:
-                row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}.get(r["label"] or r["gold"] or "",
-                                                                                          "")
-            if r["label"] and LIAR_MAP.get(row[1].strip().lower()) != r["label"]:
+            if not r["label"]:
+                row[1] = ""
+            elif LIAR_MAP.get(row[1].strip().lower()) != r["label"]:
                 row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}[r["label"]]
             lines.append("\t".join(row))
         return "\n".join(lines) + "\n"

@@ -28,6 +28,15 @@ from debate.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
 REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict", "annotators split")
+# reasons that tell the dataset's gold label: "annotators split" says it is soft (0.5), "wrong" beside the
+# shown verdict says what it is not
+GOLD_REASONS = ("annotators split", "wrong")
+
+
+def shown_reasons(reasons: Iterable[str], gold_shown: bool) -> list[str]:
+    """The reasons to show an annotator: without the ones that tell the gold while it is hidden. "uploaded"
+    is no reason at all, and left beside hidden ones its absence alone would tell which cases are split."""
+    return [r for r in reasons if r != "uploaded" and (gold_shown or r not in GOLD_REASONS)]
 
 
 @dataclass

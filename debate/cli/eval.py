@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top-k", type=int, default=20)
+    p.add_argument("--sources", default=None, metavar="NAMES",
+                   help="evidence sources, comma-separated: local,scholar,wikipedia,web, or auto (all that answer); "
+                        "default: the local index alone, ranked as before (reproducible runs)")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
@@ -104,7 +107,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
         retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
-        progress=not args.no_progress, aids=args.aids)
+        progress=not args.no_progress, aids=args.aids, sources=args.sources)
     s = run_eval(opts)
     _print_summary(s.to_dict())
     return 0 if s.failed == 0 else 1
@@ -129,6 +132,9 @@ def _print_summary(s: dict) -> None:
     if d.get("items"):
         print(f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "
               f"tokens/item {d['tokens_mean'] or 0:.0f}  s/item {d['wall_s_mean'] or 0:.1f}")
+    from debate.evaluation.report import vote_lines
+    for line in vote_lines(m.get("vote")):
+        print(f"  {line}")
     print(f"  report: {Path(s['out']) / 'report.html'}")
 
 

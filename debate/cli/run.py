@@ -67,8 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
                     help="retrieve evidence (default: only RADAR)")
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
-    p.add_argument("--top-k", type=int, default=20, help="evidence passages (default 20)")
+    p.add_argument("--top-k", type=int, default=None, help="evidence passages (default 20; 6 at --pace demo)")
     p.add_argument("--index", default=None, help="retrieval index name (default: the built-in corpus)")
+    p.add_argument("--sources", default=None, metavar="NAMES",
+                   help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
+                        "that answers its health check; offline that is local only)")
     p.add_argument("--param", type=_kv, action="append", default=[], metavar="NAME=VALUE",
                    help="protocol parameter, repeatable (see `python -m debate protocols`)")
     p.add_argument("--seed", type=int, default=0)
@@ -119,12 +122,19 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty()
 
 
-def _retriever(index: str | None):
+def _retriever(index: str | None, sources: str | None = None, *, multi: bool = True):
+    """The local index alone (`multi` False: batch runs without --sources, as before), or every source
+    asked for (None: those that answer their health check), ranked together."""
     try:
         from debate.retrieval.retriever import Retriever, default_retriever
     except ImportError:
         return None
-    return Retriever(index) if index else default_retriever()
+    local = Retriever(index) if index else default_retriever()
+    if not multi and sources is None:
+        return local
+    from debate.retrieval.multi import MultiRetriever
+
+    return MultiRetriever(sources, local=local)
 
 
 def _for_terminal(ev):
@@ -140,6 +150,7 @@ def _for_terminal(ev):
 def cmd_run(args: argparse.Namespace) -> int:
     from debate.lineups import validate_lineup
     from debate.models.registry import default_client
+    from debate.retrieval.sources import parse_names
     from debate.runner import DebateConfig, prepare
 
     out_file(args.events, "--events")
@@ -151,11 +162,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         params["rounds"] = args.rounds
     if args.max_tokens is None:
         args.max_tokens = pace.max_tokens(args.pace)
+    if args.top_k is None:
+        args.top_k = pace.top_k(args.pace)
     cfg = DebateConfig(claim=claim.strip(), protocol=args.protocol, task=args.task, category=args.category,
                        custom_title=args.custom_title, custom_description=args.custom_description,
                        lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,
                        max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
-                       apply_cat2_rule=not args.no_cat2_rule, aids=args.aids, humans=args.human or None,
+                       apply_cat2_rule=not args.no_cat2_rule, aids=args.aids,
+                       sources=",".join(parse_names(args.sources) or []) or None, humans=args.human or None,
                        human_timeout_s=args.human_timeout)
     if args.human_file and not args.human:
         raise InvalidInput("--human-file gives a person's answers, but no seat is played by a person.",
@@ -168,7 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             lines = "; ".join(f"{r['model']} ({', '.join(r['agents'])}): {r['status']} {r['detail']}".strip() for r in bad)
             raise InvalidInput(f"Some models of the lineup are not available: {lines}",
                                "See `python -m debate models`, pick another --lineup, or pass --no-check.")
-    retriever = _retriever(args.index) if pp.evidence_on else None
+    retriever = _retriever(args.index, cfg.sources) if pp.evidence_on else None
     answerer = None
     if args.human:
         from debate.cli.human import Answerer, read_answers

@@ -54,6 +54,24 @@ def extract_prediction(events: list[dict], categories: tuple[str, ...] = (),
     return out
 
 
+def vote_prediction(events: list[dict], prediction: Any) -> Any:
+    """What a plain majority of the first answers would have predicted (the debate's `vote_comparison`
+    events), in the prediction's shape; None when the protocol recorded none (e.g. a baseline).
+
+    A category without such an event keeps the debate's label. When the run applied the cat2 => cat3
+    rule, the vote's labels go through the same rule, so the comparison is of the discussion alone."""
+    comps = [e for e in events if e.get("type") == "vote_comparison"]
+    if not comps:
+        return None
+    if not isinstance(prediction, dict):
+        return norm_label(comps[-1].get("vote_label"))
+    votes = {str(e["category"]): norm_label(e.get("vote_label")) for e in comps if e.get("category") is not None}
+    if any(e.get("type") == "rule_applied" for e in events):
+        from debate.protocols.decisions import apply_cat2_rule
+        votes, _ = apply_cat2_rule(votes)
+    return {c: votes.get(c, lab) for c, lab in prediction.items()}
+
+
 def _vote_exit(events: list[dict], tallies: dict[str, list[dict]]) -> bool:
     """A voting debate (council) exited early: in every category its last tally reached consensus or
     stable votes before the round limit (round 0 = consensus at the first vote, the paper's early exit)."""

@@ -76,8 +76,9 @@ def score(gold: list[str], pred: list[str], labels: list[str]) -> dict:
     }
 
 
-def compute_metrics(rows: list[dict], dataset: dict) -> dict:
-    """metrics.json content: task scores, debate statistics and coverage."""
+def compute_metrics(rows: list[dict], dataset: dict, with_vote: bool = True) -> dict:
+    """metrics.json content: task scores, debate statistics and coverage (and, with `with_vote`, the
+    debate against the plain majority of its first answers)."""
     categories = list(dataset.get("categories") or [])
     labels = list(dataset.get("labels") or [])
     dec = _decisions(rows, categories)
@@ -103,7 +104,35 @@ def compute_metrics(rows: list[dict], dataset: dict) -> dict:
                        "failed": sum(r.get("status") == "failed" for r in rows),
                        "pending": sum(r.get("status") in ("pending", "running") for r in rows)}
     out["debate"] = debate_summary(done)
+    if with_vote:
+        out["vote"] = debate_vs_vote(rows, dataset)
     return out
+
+
+def debate_vs_vote(rows: list[dict], dataset: dict) -> dict | None:
+    """The debate against the vote it started from, on the items whose debate recorded its first answers.
+
+    Each decision (item x category) the discussion flipped from right to wrong or wrong to right, with
+    McNemar's exact test on those two counts (compare_runs, debate = A, vote = B), and the vote-only
+    macro-F1 beside the debate's. None when no finished item recorded a vote (e.g. baseline runs)."""
+    vote_rows = [{**r, "prediction": (r.get("stats") or {}).get("vote_prediction")} for r in rows
+                 if r.get("status") == "done" and (r.get("stats") or {}).get("vote_prediction") is not None]
+    if not vote_rows:
+        return None
+    ids = {r["item_id"] for r in vote_rows}
+    debate_rows = [r for r in rows if r.get("item_id") in ids]
+    cmp = compare_runs(debate_rows, vote_rows, dataset, n_boot=1000)
+    if not cmp.get("n_items"):
+        return None
+    mc = cmp["mcnemar"]
+    categories = list(dataset.get("categories") or [])
+    changed = sum(1 for k, (_, _, p) in _decisions(debate_rows, categories).items()
+                  for a, b in zip(p, _decisions(vote_rows, categories).get(k, ([], [], []))[2]) if a != b)
+    return {"items": cmp["n_items"], "changed": changed,
+            "macro_f1_vote": compute_metrics(vote_rows, dataset, with_vote=False).get("macro_f1"),
+            "macro_f1_debate": compute_metrics(debate_rows, dataset, with_vote=False).get("macro_f1"),
+            "flipped_wrong_to_right": mc["a_only_correct"], "flipped_right_to_wrong": mc["b_only_correct"],
+            "mcnemar_p": mc["p_value"], "macro_f1_diff": cmp["macro_f1_diff"], "ci": cmp["ci"]}
 
 
 def debate_summary(done: list[dict]) -> dict:

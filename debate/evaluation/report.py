@@ -14,7 +14,7 @@ from pathlib import Path
 
 from debate.evaluation.calibrate import calibrate, jsonable
 from debate.evaluation.checkpoint import read_meta, read_rows
-from debate.evaluation.extract import debate_stats
+from debate.evaluation.extract import debate_stats, vote_prediction
 from debate.evaluation.metrics import compute_metrics
 from debate.evaluation.papers import comparable
 from debate.sanitize import csv_cell
@@ -27,7 +27,8 @@ def _rows(run_dir: str | Path) -> list[dict]:
     for r in rows:
         events = r.pop("events", None)
         if r["status"] == "done" and events:
-            r["stats"] = {**(r.get("stats") or {}), **debate_stats(events)}
+            r["stats"] = {**(r.get("stats") or {}), **debate_stats(events),
+                          "vote_prediction": vote_prediction(events, r.get("prediction"))}
     return rows
 
 
@@ -161,6 +162,8 @@ def render_html(m: dict, rows: list[dict]) -> str:
         keys = ["rounds_mean", "early_stop_rate", "first_vote_consensus_rate", "vote_changes_mean", "tokens_mean",
                 "tokens_total", "wall_s_mean", "model_calls_mean", "cache_hit_rate", "invalid_turns_total"]
         parts.append("<h2>Debate statistics</h2>" + _table(["measure", "value"], [[k, d.get(k)] for k in keys]))
+    if m.get("vote"):
+        parts.append("<h2>Debate against vote</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in vote_lines(m["vote"])))
     parts.append(_papers_html(m))
     cal = m.get("calibration") or {}
     if cal.get("chosen"):
@@ -199,3 +202,19 @@ def _papers_html(m: dict) -> str:
         hl = {0} | {i + 1 for i, r in enumerate(pap["rows"]) if r.get("same_protocol")}
         out.append(_table(["method", "protocol", "accuracy", "macro-F1", "note"], rows, hl))
     return "".join(out)
+
+
+def vote_lines(v: dict | None) -> list[str]:
+    """The debate against its first vote, as plain lines for the CLI summary and report.html."""
+    if not v:
+        return []
+    return [f"debate against the vote (a plain majority of the first answers, no discussion), {v['items']} items: "
+            f"the discussion changed {v['changed']} decisions",
+            f"flipped wrong -> right {v['flipped_wrong_to_right']}, right -> wrong {v['flipped_right_to_wrong']} "
+            f"(McNemar exact p = {v['mcnemar_p']:.3g})",
+            f"macro-F1 debate {_num(v['macro_f1_debate'])} vs vote only {_num(v['macro_f1_vote'])} "
+            f"(difference {v['macro_f1_diff']:+.4f}, 95% CI {v['ci'][0]:+.4f} to {v['ci'][1]:+.4f})"]
+
+
+def _num(v: float | None) -> str:
+    return "–" if v is None else f"{v:.4f}"

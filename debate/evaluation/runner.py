@@ -65,6 +65,7 @@ class EvalOptions:
     apply_cat2_rule: bool = True
     progress: bool = True
     aids: bool = False  # small-model aids (debate/aids.py), as `run --aids` and the app's switch
+    sources: str | None = None  # evidence sources ("local,web" or "auto"); None = the local index as before
 
 
 @dataclass
@@ -160,6 +161,13 @@ def _default_retriever() -> Any:
     return factory() if factory else None
 
 
+def _multi_retriever(sources: str) -> Any:
+    from debate.retrieval.multi import MultiRetriever
+    from debate.retrieval.sources import parse_names
+
+    return MultiRetriever(parse_names(sources))
+
+
 def _debate_fn() -> Callable:
     from debate.runner import run_debate
     return run_debate
@@ -171,6 +179,8 @@ def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
         d.update(sample=opts.sample, sample_seed=opts.sample_seed)
     if opts.aids:  # likewise: a run with the aids is another run; folders made before --aids still resume
         d.update(aids=True)
+    if opts.sources:  # likewise: a run with chosen sources is another run
+        d.update(sources=opts.sources)
     d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
     return json.loads(json.dumps(d, sort_keys=True, default=str))
 
@@ -260,7 +270,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
         if retriever is None:
             retriever = hook.get("retriever")
         if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
-            retriever = _default_retriever()
+            retriever = _default_retriever() if not opts.sources else _multi_retriever(opts.sources)
         by_id = {it.id: it for it in items}
         task = opts.task or ds.task
 
@@ -272,7 +282,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
                 lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
-                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids)
+                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids, sources=opts.sources)
             events: list[dict] = []
             deadline = _Deadline(cancel, opts.item_timeout_s)
             try:

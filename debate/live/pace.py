@@ -17,12 +17,14 @@ from debate.events import Event
 PACES = ("paper", "demo")
 PAPER_MAX_TOKENS = 256
 DEMO_MAX_TOKENS = 128
+PAPER_TOP_K = 20  # RADAR: the top-20 retrieved passages per claim
+DEMO_TOP_K = 6  # every RADAR prompt carries the whole pool: 6 ranked, floor-checked passages instead of 20
 DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
     "council": {"rounds": 2},
     "single": {"rounds": 2},
     "team": {"rounds": 2},
-    "radar": {"rounds": 2},
-    "radar-single": {"rounds": 2},
+    "radar": {"rounds": 2, "shared_evidence": True},
+    "radar-single": {"rounds": 2, "shared_evidence": True},
 }
 
 
@@ -40,6 +42,10 @@ def max_tokens(pace: str) -> int:
     return DEMO_MAX_TOKENS if pace == "demo" else PAPER_MAX_TOKENS
 
 
+def top_k(pace: str) -> int:
+    return DEMO_TOP_K if pace == "demo" else PAPER_TOP_K
+
+
 def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: bool = False) -> str:
     """One line for the page: what the pace changes, beside the papers' values. With the small-model aids
     on, the votes and the judge's verdict are read their way (debate/aids.py), so the line does not call
@@ -52,6 +58,8 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: boo
     bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in overrides(pace, protocol).items()
             if k in paper_params]
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
+    if protocol in ("radar", "radar-single"):
+        bits.append(f"{DEMO_TOP_K} evidence passages (paper: {PAPER_TOP_K})")
     return "Live-demo pace: " + ", ".join(bits) + ". " + rest
 
 

@@ -18,10 +18,10 @@ from typing import Any, Callable, Iterator
 
 from debate.aids import calibration as cal
 from debate import prompts, seats
-from debate.protocols.decisions import normalise_probs
+from debate.protocols.decisions import against_vote, normalise_probs
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (Event, HumanAsked, HumanTimedOut, PhaseStarted, TokenDelta, TranscriptShortened,
-                           TurnFinished, TurnStarted, Verdict)
+                           TurnFinished, TurnStarted, Verdict, VoteComparison)
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.human import ticket
@@ -32,6 +32,8 @@ from debate.protocols.prompting import Said, Slot, order_of
 from debate.tasks import TaskView
 
 Param = tuple[Any, str]  # (default, description)
+
+SHARED_EVIDENCE_REF = " (given at the start of this conversation, before your instructions)"
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class DebateContext:
     task: TaskView | None = None
     passages: list[dict] = field(default_factory=list)
     evidence_on: bool = False
+    evidence_none_fit: bool = False  # passages were found but none reached the relevance floor
     cancel: threading.Event | None = None
     abort: threading.Event = field(default_factory=threading.Event)
     model_calls: int = 0
@@ -90,6 +93,10 @@ class DebateContext:
     replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
     memo: dict = field(default_factory=dict)  # per-debate values every turn shares (e.g. chosen demonstrations)
     debate_id: str = ""  # where a person's answers for this debate are posted (debate.seats)
+    # the first answers (agent -> label) a plain vote would have counted; set by the protocol, read after
+    # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
+    first_votes: dict[str, str | None] | None = None
+    first_basis: str = "first votes"
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -124,6 +131,9 @@ class DebateContext:
     def evidence_text(self) -> str:
         """Passages numbered as agents must cite them: [E1] ... [Ek]."""
         if not self.passages:
+            if self.evidence_none_fit:  # retrieval found passages, none about this claim: say so, do not pad
+                return ("\n(no retrieved passage is about this claim: none passed the relevance check, so there "
+                        "is no evidence to cite; judge from the claim and the arguments alone)")
             return "\n(no evidence retrieved)"
         lines = []
         for p in self.passages:
@@ -174,14 +184,27 @@ class DebateContext:
         """`messages = yield from ctx.prompt(...)`: the template filled with the whole debate (`slots`),
         shortened only when the model's context cannot hold it — then a TranscriptShortened event says so."""
         slots = slots or {}
+        lead = self._shared_evidence(values, history)
+        if lead:
+            values = {**values, "evidence": SHARED_EVIDENCE_REF}
 
         def build(s: dict[str, Slot]) -> list[Message]:
-            return prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
+            msgs = prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
+            return prompting.lead_with(lead, msgs) if lead else msgs
 
         msgs, report = prompting.fit(build, slots, self.context_budget(agent, max_tokens))
         if report is not None:
             yield shortened(agent, phase, round, user_id, report)
         return msgs
+
+    def _shared_evidence(self, values: dict, history: list[Message] | None) -> str:
+        """With `shared_evidence` on, the claim and the passages as the first words of the prompt: the
+        same tokens for every role and phase, so the backend evaluates them once per model. Only where
+        the template would carry this very pool (not a content-free calibration prompt, not a memory)."""
+        if not (self.params.get("shared_evidence") and self.evidence_on and not history
+                and values.get("evidence") == self.evidence_text()):
+            return ""
+        return f"Claim: {self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}"
 
     def step(self, text: str) -> str:
         """The Alg. 1/2 step string as an engine line after the template, only when `step_instruction` is
@@ -205,6 +228,23 @@ class DebateContext:
                        category=self.task.category if self.task else None, gold=gold, probs=probs,
                        written_label=written if overruled else None, aid=aid if overruled else "",
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
+
+    def sides_as_votes(self) -> None:
+        """Single and team debates: each debater's first answer is the side it was told to argue (the
+        proponent the positive label; the opponent the other one on a yes/no task, no label otherwise)."""
+        t = self.task
+        assert t is not None
+        neg = t.labels[1] if t.binary and len(t.labels) > 1 else None
+        self.first_votes = {a.agent: (t.labels[0] if a.role == "proponent" else neg)
+                            for a in self.agents if a.role in ("proponent", "opponent")}
+        self.first_basis = "assigned sides"
+
+    def vote_comparison(self, v: Verdict) -> VoteComparison | None:
+        """The debate's verdict `v` against the plain majority of the first answers, if the protocol set them."""
+        if self.first_votes is None or self.task is None:
+            return None
+        d = against_vote(self.first_votes, self.task.labels, self.task.tie_label, v.label, v.gold)
+        return VoteComparison(category=v.category, basis=self.first_basis, **d)
 
     def _categories(self) -> list:
         from debate.tasks import task_categories

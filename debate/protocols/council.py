@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from debate import prompts
 from debate.aids.calibration import normalised
 from debate.protocols.decisions import (consensus_reached, consensus_share, majority, tally, vote_status,
                                        votes_stabilised)
@@ -95,6 +96,21 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                 raise InvalidInput(f"council calibration=threshold: {where}.",
                                    "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.")
 
+    advocate_no = int(ctx.p("devils_advocate"))
+    if advocate_no < 0 or advocate_no > len(members):
+        raise InvalidInput(f"council devils_advocate={advocate_no}: the council has {len(members)} members.",
+                           f"Use 0 (off) or a member number from 1 to {len(members)}.")
+    advocate = members[advocate_no - 1].agent if advocate_no else None
+
+    def advocacy(agent: str, first: dict | None) -> str:
+        """The devil's advocate's instruction: argue the label the first vote gave the fewest votes to."""
+        if agent != advocate or not first:  # the first vote itself is every member's own
+            return ""
+        counts = tally(first, t.labels)
+        side = min(t.labels, key=lambda lab: counts[lab])  # ties: the earlier label in the task's order
+        return prompts.render("engine.devils_advocate", side=side,
+                              first_vote=", ".join(f"{k}: {n}" for k, n in counts.items()))
+
     def member_specs(rnd: int, summary: str) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
@@ -108,7 +124,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
             msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
-                                         phase="vote", round=rnd, history=history)
+                                         phase="vote", round=rnd, history=history,
+                                         addendum=advocacy(m.agent, ctx.first_votes) if rnd else "")
             specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
                                   parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
                                   labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
@@ -132,12 +149,14 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     said += turns
     votes = votes_of(turns)
     history.append(votes)
+    ctx.first_votes = dict(votes)  # the plain vote the debate is shown against
     tally_ev = tallied(0, votes)
     yield tally_ev
     how = "consensus at the first vote"
     # min_rounds > 0 holds discussion rounds even when the members already agree: a fork of a debate
-    # that agreed at once has nothing else to continue with (the paper's council stops at consensus)
-    min_rounds = min(max(0, int(ctx.p("min_rounds"))), max_rounds)
+    # that agreed at once has nothing else to continue with (the paper's council stops at consensus);
+    # always_discuss (teaching) asks for at least one, so a unanimous council still argues
+    min_rounds = min(max(0, int(ctx.p("min_rounds")), 1 if ctx.p("always_discuss") else 0), max_rounds)
     if not tally_ev.reached or min_rounds > 0:
         how = f"no consensus after {max_rounds} rounds"
         for r in range(1, max_rounds + 1):
@@ -216,6 +235,13 @@ INFO = ProtocolInfo(
         "explain": ("none", "With demos=dialogue: none = initial votes are labels only (the baseline's "
                             "answer); after = a one-sentence explanation decoded after the label, with the same "
                             "prompt, so votes and fitted thresholds are unchanged and the audience sees why."),
+        "always_discuss": (False, "Teaching, not the paper: hold at least one discussion round (min_rounds >= 1) "
+                                  "even when the first votes reach consensus (the paper decides at once), so the "
+                                  "members argue."),
+        "devils_advocate": (0, "Teaching, not the paper: member k (1..N) argues, in every discussion round, the "
+                               "label the first vote left in the minority (prompt engine.devils_advocate); its "
+                               "vote still counts. 0 = off. Pair it with always_discuss to hear it on "
+                               "unanimous tweets."),
         "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
                                 "P(YES) reaches the threshold fitted on CheckThat train for its model with "
                                 "the baseline's label-first dialogue prompt (needs demos=dialogue); it can overrule "

@@ -125,3 +125,33 @@ def apply_cat2_rule(labels: Mapping[str, str | None]) -> tuple[dict[str, str | N
         after["3"] = "YES"
         return after, True
     return after, False
+
+
+# -- debate against vote -----------------------------------------------------------------------
+def against_vote(first_votes: Votes, labels: Sequence[str], tie_label: str | None, debate_label: str | None,
+                 gold: str | None = None) -> dict:
+    """What a plain majority of the first answers would have decided with no discussion, beside the debate.
+
+    Majority voting explains most of what debate gains in the literature, so every debate is shown
+    against it. The vote uses the task's tie label on a tie (no previous round exists at the first vote).
+    `outcome` is "unanimous" (every first answer readable and the same, and the debate kept it), "stood"
+    (the vote's label is the debate's) or "changed"; with a gold label, `effect` says whether the change
+    was "for the better" (wrong -> right), "for the worse" (right -> wrong), or "neither" (both wrong,
+    on a task with more than two labels) — None without gold or without a change.
+    """
+    vote_label, _ = majority(first_votes, labels, tie_label, None, "default")
+    readable = [v for v in first_votes.values() if v is not None]
+    unanimous = bool(first_votes) and len(readable) == len(first_votes) and len(set(readable)) == 1
+    changed = vote_label != debate_label
+    outcome = "changed" if changed else ("unanimous" if unanimous else "stood")
+    g = None if gold is None else str(gold).strip().upper()
+    vote_correct = None if g is None or vote_label is None else vote_label == g
+    debate_correct = None if g is None or debate_label is None else debate_label == g
+    effect = None
+    if changed and g is not None:
+        effect = ("for the better" if debate_correct and not vote_correct else
+                  "for the worse" if vote_correct and not debate_correct else "neither")
+    return {"first_votes": dict(first_votes), "vote_label": vote_label, "debate_label": debate_label,
+            "unanimous": unanimous, "changed": changed, "outcome": outcome, "gold": g,
+            "vote_correct": vote_correct, "debate_correct": debate_correct, "effect": effect}
+

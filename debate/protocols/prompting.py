@@ -110,6 +110,14 @@ def assemble(system_id: str | None, user_id: str, values: dict, slots: dict[str,
     return prompts.messages(system_id, user_id, filled, addendum=addendum)
 
 
+def lead_with(lead: str, msgs: list[Message]) -> list[Message]:
+    """`lead` as the very start of the prompt: before the system text (merged into that message, so
+    the chat template's own default system prompt cannot come first), or as the system message."""
+    if msgs and msgs[0].get("role") == "system":
+        return [{**msgs[0], "content": f"{lead}\n\n{msgs[0]['content']}"}, *msgs[1:]]
+    return [{"role": "system", "content": lead}, *msgs]
+
+
 def size(messages: list[Message]) -> int:
     return sum(len(str(m.get("content", ""))) for m in messages)
 

@@ -386,6 +386,9 @@ _SHARED = {
                            "Advocate / Critic (RADAR Sec. 5.1)."),
     "repeat_evidence": (True, "The full evidence in every prompt (every App. A template has {evidence}); off "
                               "(only with debater_memory): once, then '(the same evidence as given above)'."),
+    "shared_evidence": (False, "The claim and the evidence pool lead every prompt (ahead of the role's system "
+                               "text; the template's {evidence} then points there), so llama.cpp reuses their "
+                               "evaluation across roles, rounds and the judge. The paper's layout: off."),
     "debater_memory": (False, "Each debater keeps its own conversation (its earlier prompts and answers). The "
                               "paper's templates are self-contained and say nothing of memory: off."),
     "judge_answer": ("paper", "paper: the judge writes [REASON] and [VERDICT] freely (repaired under a JSON schema "

@@ -53,6 +53,7 @@ def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Iterator[Event]:
 
 def run(ctx: DebateContext) -> Iterator[Event]:
     v = ctx.task_values()
+    ctx.sides_as_votes()  # shown against the verdict: what the sides alone (no debate) would decide
     step = steps(ctx.task.phrase)
     said: list[TurnFinished] = []
 

@@ -44,6 +44,7 @@ def public_slot(turns: list[TurnFinished]) -> Slot:
 
 def run(ctx: DebateContext) -> Iterator[Event]:
     v = ctx.task_values()
+    ctx.sides_as_votes()  # shown against the verdict: what the sides alone (no debate) would decide
     phrase = ctx.task.phrase
     teams = {"proponent": ctx.with_role("proponent"), "opponent": ctx.with_role("opponent")}
     private: dict[str, list[TurnFinished]] = {"proponent": [], "opponent": []}  # each team's own, all rounds

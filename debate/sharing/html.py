@@ -16,8 +16,9 @@ from typing import Iterable
 
 from debate.events import Event
 from debate.sanitize import plain_text
-from debate.tasks import cut_off_mark, override_note, verdict_sentences
 from debate.live.pace import settings_line
+from debate.retrieval import provenance as prov
+from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -227,13 +228,17 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             body.append(f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>')
         elif kind == "error":
             body.append(f'<div class="err">{_e(e.get("error"))}: {_e(e.get("message"))} {_e(e.get("hint"))}</div>')
+    if evidence and (evidence.get("sources") or evidence.get("note")) and not passages:
+        body.append(f'<h2 id="evidence">Evidence</h2><div class="meta">{prov.summary_html(evidence)}</div>')
     if passages:
         body.append(f'<h2 id="evidence">Evidence ({len(passages)} passages'
                     f'{"" if (evidence or {}).get("in_prompts", True) else ", shown for reference; the agents did not see them"})</h2>')
+        if evidence.get("sources") or evidence.get("note"):
+            body.append(f'<div class="meta">{prov.summary_html(evidence)}</div>')
+        by_agent = prov.cited_by((str(e.get("agent") or ""), str(e.get("text") or ""))
+                                 for e in ds if e.get("type") == "turn_finished")
         for p in passages:
-            src = str(p.get("source") or "")
-            link = (f'<a href="{_e(src)}" rel="noopener noreferrer">{_e(p.get("title") or src)}</a>'
-                    if src.startswith(("http://", "https://")) else _e(p.get("title") or src or "unknown source"))
+            link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
             score = f' · score {float(p["score"]):.3f}' if isinstance(p.get("score"), (int, float)) else ""
             body.append(f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
                         f'<span class="meta">{score}</span><div class="txt">{_text(p.get("text", ""), set())}</div>'

@@ -30,6 +30,7 @@ from debate.events import Event, event_from_dict
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
+VOTE_OUTCOMES = ("changed", "stood", "unanimous")  # decisions.against_vote's outcomes
 
 # (number, name, sql). Append only: never edit or reorder a migration once released.
 MIGRATIONS: list[tuple[int, str, str]] = [
@@ -306,9 +307,17 @@ class DebateStore(SqliteStore):
 
     def list(self, search: str = "", task: str | None = None, protocol: str | None = None,
              verdict: str | None = None, status: str | None = None, date_from: str | None = None,
-             date_to: str | None = None, limit: int = 500) -> list[dict]:
-        """Newest first. Dates are ISO strings (YYYY-MM-DD); `date_to` is inclusive."""
+             date_to: str | None = None, limit: int = 500, vote_outcome: str | None = None) -> list[dict]:
+        """Newest first. Dates are ISO strings (YYYY-MM-DD); `date_to` is inclusive. `vote_outcome`
+        ("changed", "stood", "unanimous") keeps debates with a vote_comparison event of that outcome in
+        any category; read from the events, so debates stored before the event existed need no migration."""
         where, args = [], []
+        if vote_outcome:
+            if vote_outcome not in VOTE_OUTCOMES:
+                raise InvalidInput(f"Unknown vote outcome {vote_outcome!r}.", f"Use one of {', '.join(VOTE_OUTCOMES)}.")
+            where.append("EXISTS (SELECT 1 FROM events e WHERE e.debate_id=debates.id AND e.type='vote_comparison' "
+                         "AND json_extract(e.json, '$.outcome')=?)")
+            args.append(vote_outcome)
         if search:
             where.append("(claim LIKE ? ESCAPE '\\' OR id LIKE ?)")
             like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -475,6 +484,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             if e.get("gold"):
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
+        elif t == "vote_comparison":
+            out += [f"**Against the vote:** {md_text(event_from_dict(e).sentence())}", ""]
         elif t == "error":
             out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
         elif t == "finished":

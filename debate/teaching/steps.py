@@ -145,6 +145,8 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         said = " ".join(f"{x}." for x in verdict_sentences(e, started))
         over = f" {override_note(e)}" if override_note(e) else ""
         return f"Verdict{cat}: {label}", f"{said}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
+    if t == "vote_comparison":
+        return "Debate against vote", vote_note(e)
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
@@ -153,6 +155,21 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
                 f"{e.get('model_calls', 0)} model calls, {float(e.get('wall_s') or 0):.1f} s"
                 + (f"; {e['stop_reason']}." if e.get("stop_reason") else "."))
     return t or "event", ""
+
+
+def vote_note(e: dict) -> str:
+    """One plain note on what the discussion added over simply counting the first answers."""
+    first = ("the sides the debaters were told to argue (an even split, so the tie rule decides)"
+             if e.get("basis") == "assigned sides" else "the members' first votes, before anyone read anyone")
+    what = {"unanimous": "Everyone agreed at once, so the discussion could not change anything.",
+            "stood": "The discussion ended where the plain vote would have: it changed nothing.",
+            "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}."}
+    note = (f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. "
+            + what.get(str(e.get("outcome")), ""))
+    if e.get("outcome") == "changed" and e.get("effect"):
+        note += f" Against the gold label {e.get('gold')}, that was {e['effect']}."
+    return note + (" Much of what debate gains in published studies is this plain vote; comparing the two "
+                   "shows whether the arguing itself mattered.")
 
 
 def steps(events: list[dict]) -> list[Step]:

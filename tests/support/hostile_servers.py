@@ -30,6 +30,7 @@ import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
+from urllib.parse import parse_qs, urlparse
 
 from tests.support.servers import send_json
 
@@ -210,3 +211,239 @@ def recorder(mode: str = "reply", **kw) -> Iterator[Recorder]:
         yield srv
     finally:
         srv.stop()
+
+
+# -- evidence services ----------------------------------------------------------------------------------
+# Stand-ins for the online evidence sources, answering in the shapes the real services document:
+# OpenAlex GET /works (https://docs.openalex.org/api-entities/works/get-lists-of-works: meta + results,
+# abstracts as an inverted index), MediaWiki api.php (list=search, prop=extracts with formatversion=2),
+# DuckDuckGo's HTML endpoint (POST /html/, the result__body markup ddgs's xpaths read) and plain article
+# pages. `mode` switches a service to one failure: "timeout" (never answers), "429" (Retry-After),
+# "500", "html" (an HTML error page where JSON belongs), "huge" (a 20 MB body) or "endless" (a body that
+# never ends).
+
+HUGE_BYTES = 20 * 1024 * 1024
+
+ARTICLES = {
+    "coffee": ("Coffee drinking and mortality: a large cohort study",
+               "Researchers followed 500,000 adults for ten years and found that people who drank two to three cups "
+               "of coffee a day had a lower risk of death than non-drinkers, after adjusting for smoking, age and "
+               "diet. The association held for ground, instant and decaffeinated coffee. The authors caution "
+               "that the study is observational and cannot show that coffee itself lengthens life."),
+    "sealevel": ("Global mean sea level has risen about 21 to 24 centimetres since 1880",
+                 "Satellite altimetry and tide gauge records analysed by NASA and NOAA show that global mean sea "
+                 "level rose roughly 20 centimetres between 1900 and 2018, and that the rate of rise has "
+                 "accelerated in recent decades as glaciers and ice sheets melt and warming oceans expand."),
+}
+
+
+def openalex_work(i: int, title: str, abstract: str) -> dict:
+    """One work as OpenAlex returns it (the fields the scholar source reads, plus a few it ignores)."""
+    inverted: dict[str, list[int]] = {}
+    for pos, word in enumerate(abstract.split()):
+        inverted.setdefault(word, []).append(pos)
+    return {"id": f"https://openalex.org/W10000000{i}", "doi": f"https://doi.org/10.1000/standin.{i}",
+            "title": title, "display_name": title, "publication_year": 2021, "publication_date": "2021-03-15",
+            "type": "article", "cited_by_count": 42 + i, "is_retracted": False,
+            "authorships": [{"author_position": "first", "author": {"id": "https://openalex.org/A1",
+                                                                    "display_name": "Ada Lovelace"}},
+                            {"author_position": "last", "author": {"id": "https://openalex.org/A2",
+                                                                   "display_name": "Alan Turing"}}],
+            "primary_location": {"is_oa": True, "landing_page_url": f"https://journal.example/article/{i}",
+                                 "source": {"id": "https://openalex.org/S1", "display_name": "Journal of Stand-ins"}},
+            "abstract_inverted_index": inverted}
+
+
+class EvidenceService:
+    """One service (`kind`: openalex | mediawiki | ddg | pages) on its own loopback port."""
+
+    def __init__(self, kind: str, mode: str = "ok") -> None:
+        self.kind, self.mode = kind, mode
+        self.requests: list[dict] = []
+        self._stop = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def _body(self) -> bytes:
+                n = int(self.headers.get("Content-Length", 0) or 0)
+                return self.rfile.read(n) if n else b""
+
+            def _send(self, code: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (extra or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except OSError:
+                    pass
+
+            def _failure(self) -> bool:
+                mode = outer.mode
+                if mode == "ok":
+                    return False
+                if mode == "timeout":
+                    outer._stop.wait(60)
+                    self.close_connection = True
+                elif mode == "429":
+                    self._send(429, b'{"error": "rate limit"}', "application/json", {"Retry-After": "7"})
+                elif mode == "500":
+                    self._send(500, b'{"error": "internal"}', "application/json")
+                elif mode == "html":
+                    self._send(200, b"<!DOCTYPE html><html><body><h1>503 Service Unavailable</h1>"
+                                    b"<p>Please try again later.</p></body></html>", "text/html; charset=utf-8")
+                elif mode == "huge":
+                    self._stream(HUGE_BYTES, declare=True)
+                elif mode == "endless":
+                    self._stream(None, declare=False)
+                return True
+
+            def _stream(self, size: int | None, declare: bool) -> None:
+                """`size` bytes of page (None: until the client hangs up or the server stops)."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                if declare:
+                    self.send_header("Content-Length", str(size))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                chunk = b"<p>" + b"filler " * 9000 + b"</p>\n"
+                sent = 0
+                try:
+                    while not outer._stop.is_set() and (size is None or sent < size):
+                        part = chunk if size is None else chunk[: size - sent]
+                        self.wfile.write(part)
+                        sent += len(part)
+                        if size is None:
+                            outer._stop.wait(0.01)
+                except OSError:
+                    pass
+
+            def _record(self, body: bytes = b"") -> dict:
+                parsed = urlparse(self.path)
+                q = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+                if body:
+                    q.update({k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()})
+                outer.requests.append({"method": self.command, "path": parsed.path, "query": q,
+                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                return q
+
+            def do_GET(self) -> None:
+                q = self._record()
+                if self._failure():
+                    return
+                getattr(self, f"_{outer.kind}")(q)
+
+            def do_POST(self) -> None:
+                q = self._record(self._body())
+                if self._failure():
+                    return
+                getattr(self, f"_{outer.kind}")(q)
+
+            def _json(self, obj: dict) -> None:
+                self._send(200, json.dumps(obj).encode(), "application/json; charset=utf-8")
+
+            def _openalex(self, q: dict) -> None:
+                words = set((q.get("search") or "").lower().split())
+                hits = [openalex_work(i, t, a) for i, (t, a) in enumerate(ARTICLES.values())
+                        if words & set(f"{t} {a}".lower().split())]
+                per = int(q.get("per-page", 25))
+                self._json({"meta": {"count": len(hits), "db_response_time_ms": 12, "page": 1, "per_page": per,
+                                     "groups_count": None}, "results": hits[:per], "group_by": []})
+
+            def _mediawiki(self, q: dict) -> None:
+                if q.get("meta") == "siteinfo":
+                    return self._json({"batchcomplete": True, "query": {"general": {"sitename": "Wikipedia"}}})
+                if q.get("list") == "search":
+                    words = set((q.get("srsearch") or "").lower().split())
+                    rows = [{"ns": 0, "title": t, "pageid": 100 + i, "size": 5000, "wordcount": 800,
+                             "snippet": f'<span class="searchmatch">{t.split()[0]}</span> {a[:80]}',
+                             "timestamp": "2024-05-01T10:00:00Z"}
+                            for i, (t, a) in enumerate(ARTICLES.values()) if words & set(f"{t} {a}".lower().split())]
+                    return self._json({"batchcomplete": True, "continue": {"sroffset": 10, "continue": "-||"},
+                                       "query": {"searchinfo": {"totalhits": len(rows)}, "search": rows}})
+                if "extracts" in (q.get("prop") or ""):
+                    titles = (q.get("titles") or "").split("|")
+                    pages = [{"pageid": 100 + i, "ns": 0, "title": t, "extract": a, "touched": "2024-05-02T00:00:00Z"}
+                             for i, (t, a) in enumerate(ARTICLES.values()) if t in titles]
+                    return self._json({"batchcomplete": True, "query": {"pages": pages}})
+                self._json({"error": {"code": "badvalue", "info": "Unrecognized value for parameter \"action\"."}})
+
+            def _ddg(self, q: dict) -> None:
+                words = set((q.get("q") or "").lower().split())
+                base = outer.page_base or f"http://127.0.0.1:{outer.port}"
+                items = []
+                for key, (t, a) in ARTICLES.items():
+                    if words & set(f"{t} {a}".lower().split()):
+                        href = f"{base}/pages/{key}"
+                        items.append(f'''<div class="result results_links results_links_deep web-result ">
+  <div class="links_main links_deep result__body">
+    <h2 class="result__title"><a rel="nofollow" class="result__a" href="{href}">{t}</a></h2>
+    <div class="result__extras"><div class="result__extras__url"><a class="result__url" href="{href}">{href}</a></div></div>
+    <a class="result__snippet" href="{href}">{a[:120]}</a>
+    <div class="clear"></div>
+  </div>
+</div>''')
+                for extra in outer.extra_results:
+                    items.append(f'''<div class="result results_links results_links_deep web-result ">
+  <div class="links_main links_deep result__body">
+    <h2 class="result__title"><a rel="nofollow" class="result__a" href="{extra}">A page at {extra}</a></h2>
+    <a class="result__snippet" href="{extra}">snippet of a page that may not be readable</a>
+  </div>
+</div>''')
+                page = ("<!DOCTYPE html><html><head><title>" + (q.get("q") or "") + " at DuckDuckGo</title></head>"
+                        '<body><div id="links" class="results">' + "\n".join(items) + "</div></body></html>")
+                self._send(200, page.encode(), "text/html; charset=UTF-8")
+
+            def _pages(self, q: dict) -> None:
+                key = urlparse(self.path).path.rsplit("/", 1)[-1]
+                if key == "huge":
+                    return self._stream(HUGE_BYTES, declare=False)
+                if key == "endless":
+                    return self._stream(None, declare=False)
+                if key == "error":
+                    return self._send(500, b"<html><body>Internal Server Error</body></html>", "text/html")
+                t, a = ARTICLES.get(key, ("Not found", ""))
+                if not a:
+                    return self._send(404, b"<html><body>Not Found</body></html>", "text/html")
+                html = (f'<!DOCTYPE html><html lang="en"><head><title>{t}</title>'
+                        f'<meta property="og:site_name" content="Science Daily Stand-in">'
+                        f'<meta name="date" content="2023-06-01"></head><body><nav>Home | News | About</nav>'
+                        f'<article><h1>{t}</h1><p>Reported by the stand-in newsroom. {a}</p>'
+                        f'<p>Independent experts said the findings fit earlier work but called for trials.</p></article>'
+                        f'<footer>Copyright Stand-in Media</footer></body></html>')
+                self._send(200, html.encode(), "text/html; charset=utf-8")
+
+        self.page_base = ""
+        self.extra_results: list[str] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        time.sleep(0.05)
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextmanager
+def evidence_services(**modes: str) -> Iterator[dict[str, EvidenceService]]:
+    """openalex, mediawiki, ddg and pages stand-ins, each in `modes.get(kind, "ok")`."""
+    started = {k: EvidenceService(k, modes.get(k, "ok")) for k in ("openalex", "mediawiki", "ddg", "pages")}
+    started["ddg"].page_base = started["pages"].url
+    try:
+        yield started
+    finally:
+        for s in started.values():
+            s.stop()

@@ -1,0 +1,209 @@
+"""Accounts of a labelling team: who may label, who may review, and how they prove it.
+
+A team is configured when at least one account exists (or an OIDC provider is set up for the app);
+with no account the app keeps its one-person path where the name is typed. Accounts live in the
+project's SQLite file beside the annotations, in their own table and migration record.
+
+Passwords are hashed with Argon2id (argon2-cffi, its own defaults, rehashed on sign-in when those
+defaults grow); the plain password is never stored or logged. A name is an identity whatever its case
+or spacing ("Alice" and " alice " are one person), so labels cannot split across spellings. An
+account may have no password: it then signs in only through the team's OIDC provider, matched by
+e-mail. Repeated wrong passwords lock the account for a while, so a guessed password costs time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from debate.errors import InvalidInput
+from debate.store.sqlite import SqliteStore
+
+MIN_PASSWORD = 8
+MAX_NAME = 80
+MAX_FAILURES = 5  # wrong passwords in a row before the account is locked for LOCK_MINUTES
+LOCK_MINUTES = 5
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "annotator accounts", """
+        CREATE TABLE IF NOT EXISTS annotator_accounts (
+            name TEXT PRIMARY KEY,
+            email TEXT,
+            password_hash TEXT,
+            reviewer INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            locked_until TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS annotator_accounts_email ON annotator_accounts(email)
+    """),
+]
+
+
+def fold_name(name: str | None) -> str:
+    """The identity of a typed name: NFKC, invisible characters dropped (a zero-width space or a bidi
+    control would make a second "alice" that looks the same), spaces collapsed, case folded."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", name or "")
+                   if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace())
+    return " ".join(text.split()).casefold()[:MAX_NAME]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is using the page: `name` is the folded identity labels are stored under."""
+    name: str
+    reviewer: bool = False
+    via: str = "local"  # local (typed name, no team) | password | oidc
+    email: str = ""
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _hasher():
+    from argon2 import PasswordHasher
+    return PasswordHasher()
+
+
+_DUMMY_HASH: str | None = None
+
+
+def _dummy_hash() -> str:
+    """A hash to verify against for unknown names, so the time taken does not say which names exist."""
+    global _DUMMY_HASH
+    if _DUMMY_HASH is None:
+        _DUMMY_HASH = _hasher().hash("not a password of anyone")
+    return _DUMMY_HASH
+
+
+class AccountStore(SqliteStore):
+    what = "account store"
+    migrations_table = "account_migrations"
+    migrations = MIGRATIONS
+
+    # -- admin -----------------------------------------------------------------------------------
+    def add(self, name: str, password: str | None = None, *, reviewer: bool = False, email: str = "") -> Identity:
+        """A new account; `password` None makes an account that signs in only through OIDC (by e-mail)."""
+        key = self._name(name)
+        email = fold_name(email)
+        if password is None and not email:
+            raise InvalidInput(f"Account {key!r} would have neither a password nor an e-mail to sign in with.",
+                               "Give a password, or --email for sign-in through the team's OIDC provider.")
+        pw_hash = self._hash(password) if password is not None else None
+
+        def run(db: sqlite3.Connection) -> None:
+            if db.execute("SELECT 1 FROM annotator_accounts WHERE name=?", (key,)).fetchone():
+                raise InvalidInput(f"An account {key!r} exists already.",
+                                   "Pick another name, or change this one's password or role.")
+            if email and db.execute("SELECT 1 FROM annotator_accounts WHERE email=?", (email,)).fetchone():
+                raise InvalidInput(f"Another account has the e-mail {email!r}.", "One e-mail, one account.")
+            db.execute("INSERT INTO annotator_accounts (name, email, password_hash, reviewer, created_at) "
+                       "VALUES (?,?,?,?,?)", (key, email or None, pw_hash, int(bool(reviewer)), _now().isoformat()))
+        self._tx(run)
+        return Identity(key, bool(reviewer), "password" if pw_hash else "oidc", email)
+
+    def set_password(self, name: str, password: str) -> None:
+        key = self._existing(name)
+        pw_hash = self._hash(password)
+        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET password_hash=?, failures=0, locked_until=NULL "
+                                       "WHERE name=?", (pw_hash, key)))
+
+    def set_reviewer(self, name: str, reviewer: bool) -> None:
+        key = self._existing(name)
+        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET reviewer=? WHERE name=?",
+                                       (int(bool(reviewer)), key)))
+
+    def remove(self, name: str) -> None:
+        """Delete the account (its labels stay, under its name: they were given)."""
+        key = self._existing(name)
+        self._tx(lambda db: db.execute("DELETE FROM annotator_accounts WHERE name=?", (key,)))
+
+    def accounts(self) -> list[dict]:
+        """Every account without its hash: name, e-mail, reviewer, whether it has a password, created."""
+        return [{"name": r["name"], "email": r["email"] or "", "reviewer": bool(r["reviewer"]),
+                 "password": r["password_hash"] is not None, "created_at": r["created_at"]}
+                for r in self._q("SELECT * FROM annotator_accounts ORDER BY name")]
+
+    def team(self) -> bool:
+        """True when the app serves a team: at least one account exists."""
+        return bool(self._q("SELECT 1 FROM annotator_accounts LIMIT 1"))
+
+    def has_passwords(self) -> bool:
+        return bool(self._q("SELECT 1 FROM annotator_accounts WHERE password_hash IS NOT NULL LIMIT 1"))
+
+    # -- sign-in ---------------------------------------------------------------------------------
+    def verify(self, name: str, password: str) -> Identity:
+        """The identity when name and password match; InvalidInput otherwise, with one message for an
+        unknown name and a wrong password (which of the two is not told)."""
+        key = fold_name(name)
+        rows = self._q("SELECT * FROM annotator_accounts WHERE name=?", (key,)) if key else []
+        row = rows[0] if rows else None
+        wrong = InvalidInput("Wrong name or password.", "Check both; the team's admin can set a new password.")
+        if row is None or row["password_hash"] is None:
+            self._check(_dummy_hash(), password or "")  # same work as for a real account
+            raise wrong
+        if row["locked_until"] and datetime.fromisoformat(row["locked_until"]) > _now():
+            raise InvalidInput(f"Too many wrong passwords: the account {key!r} is locked for a few minutes.",
+                               f"Wait {LOCK_MINUTES} minutes, or ask the team's admin to set a new password.")
+        if not self._check(row["password_hash"], password or ""):
+            failures = row["failures"] + 1
+            until = (_now() + timedelta(minutes=LOCK_MINUTES)).isoformat() if failures >= MAX_FAILURES else None
+            self._tx(lambda db: db.execute("UPDATE annotator_accounts SET failures=?, locked_until=? WHERE name=?",
+                                           (0 if until else failures, until, key)))
+            raise wrong
+        new_hash = None
+        if _hasher().check_needs_rehash(row["password_hash"]):
+            new_hash = self._hash(password)
+        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET failures=0, locked_until=NULL, "
+                                       "password_hash=COALESCE(?, password_hash) WHERE name=?", (new_hash, key)))
+        return Identity(key, bool(row["reviewer"]), "password", row["email"] or "")
+
+    def get(self, name: str) -> Identity | None:
+        """The account of a name as it is now (role included); None when there is none."""
+        key = fold_name(name)
+        rows = self._q("SELECT * FROM annotator_accounts WHERE name=?", (key,)) if key else []
+        if not rows:
+            return None
+        r = rows[0]
+        return Identity(r["name"], bool(r["reviewer"]), "password" if r["password_hash"] else "oidc", r["email"] or "")
+
+    def by_email(self, email: str) -> Identity | None:
+        """The account of an e-mail the team's OIDC provider vouched for; None when it has no account."""
+        email = fold_name(email)
+        rows = self._q("SELECT * FROM annotator_accounts WHERE email=?", (email,)) if email else []
+        return Identity(rows[0]["name"], bool(rows[0]["reviewer"]), "oidc", email) if rows else None
+
+    # -- helpers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _name(name: str) -> str:
+        key = fold_name(name)
+        if not key:
+            raise InvalidInput("The account's name is empty.", "Give a name, e.g. alice.")
+        return key
+
+    def _existing(self, name: str) -> str:
+        key = self._name(name)
+        if not self._q("SELECT 1 FROM annotator_accounts WHERE name=?", (key,)):
+            raise InvalidInput(f"No account {key!r}.", "List the accounts with `python -m debate annotators list`.")
+        return key
+
+    @staticmethod
+    def _hash(password: str) -> str:
+        if len(password or "") < MIN_PASSWORD:
+            raise InvalidInput(f"The password is too short ({len(password or '')} characters).",
+                               f"Use at least {MIN_PASSWORD} characters.")
+        if len(password) > 1024:
+            raise InvalidInput("The password is longer than 1024 characters.", "Use a shorter one.")
+        return _hasher().hash(password)
+
+    @staticmethod
+    def _check(pw_hash: str, password: str) -> bool:
+        from argon2.exceptions import InvalidHashError, VerificationError
+
+        try:
+            return bool(_hasher().verify(pw_hash, password[:1024]))
+        except (VerificationError, InvalidHashError):
+            return False

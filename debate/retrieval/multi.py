@@ -1,0 +1,193 @@
+"""Evidence from several sources at once: asked in parallel, each within its own time budget, ranked
+together (debate.retrieval.ranking), with a record of what each source did.
+
+`MultiRetriever` has the Retriever's surface (`name`, `searchable`, `error`, `warm`, `search`) so the
+runner, the app and batch runs use it unchanged, plus `gather`, which also returns the floor, the
+passages turned away and every source's state for the evidence event.
+
+Default lineup: every source that answers its health check. With no network only `local` answers, and
+the result's note says so, so a page can tell the reader why there is no web evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+
+from debate.errors import DebateError, InvalidInput
+from debate.retrieval import ranking
+from debate.retrieval import sources as src
+from debate.retrieval.sources.base import Source, SourceSettings
+
+DEFAULT_BUDGET_S = 8.0  # per online source: search plus reading its result pages
+HEALTH_BUDGET_S = 3.0
+LOCAL_CANDIDATES = 30
+ONLINE_CANDIDATES = 10
+_STOP = set("""a an the and or but if of to in on at by for with from as is are was were be been being this that
+these those it its he she they them his her their we you i me my our your not no yes do does did has have had will
+would can could should may might must than then so such very just also about into over after before more most
+said says say new who what when where which why how all any some there here up out rt via amp""".split())
+
+
+def keywords(query: str, n: int = 8) -> str:
+    """The query's content words, for services whose search wants every word to match (OpenAlex and
+    Wikipedia find nothing for a 40-word tweet): stop words, handles and numbers-only tokens dropped,
+    order kept, the first `n` distinct."""
+    words, seen = [], set()
+    for w in re.findall(r"[A-Za-z][A-Za-z0-9'\-]{1,40}", query.replace("@", " @")):
+        low = w.lower().strip("'-")
+        if low in _STOP or low in seen or len(low) < 3:
+            continue
+        seen.add(low)
+        words.append(w)
+    return " ".join(words[:n]) or query[:200]
+
+
+@dataclass
+class Gathered:
+    query: str
+    passages: list[dict] = field(default_factory=list)
+    rejected: list[dict] = field(default_factory=list)
+    floor: float | None = None
+    sources: list[dict] = field(default_factory=list)  # {name, label, state, passages, ms, note, query}
+    note: str = ""
+    candidates: int = 0
+    best_score: float | None = None
+
+    @property
+    def nothing_fits(self) -> bool:
+        return not self.passages and self.candidates > 0
+
+
+class MultiRetriever:
+    def __init__(self, names: list[str] | str | None = None, *, settings: SourceSettings | None = None,
+                 local=None, budget_s: float | None = None, floor: float | None | str = "fitted",
+                 sources: list[Source] | None = None, mmr: bool = True) -> None:
+        self.requested = src.parse_names(names)
+        self.settings = settings or SourceSettings.load()
+        self.budget_s = float(budget_s if budget_s is not None else DEFAULT_BUDGET_S)
+        self.floor = ranking.default_floor() if floor == "fitted" else floor
+        self.mmr = mmr
+        if sources is not None:
+            self.sources = {s.name: s for s in sources}
+        else:
+            names_all = self.requested or list(src.NAMES)
+            self.sources = {n: src.make(n, self.settings, local if n == "local" else None) for n in names_all}
+        self.last: Gathered | None = None
+
+    # -- the Retriever's surface -------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return "+".join(self.sources) if self.requested else "auto"
+
+    @property
+    def _local(self):
+        s = self.sources.get("local")
+        return getattr(s, "retriever", None)
+
+    @property
+    def searchable(self) -> bool:
+        local = self._local
+        return True if local is None else bool(getattr(local, "searchable", True))
+
+    @property
+    def error(self):
+        local = self._local
+        return None if local is None else getattr(local, "error", None)
+
+    def warm(self):
+        local = self._local
+        return local.warm() if local is not None and hasattr(local, "warm") else None
+
+    def search(self, query: str, k: int = 20) -> list[dict]:
+        return self.gather(query, k).passages
+
+    # -- which sources -----------------------------------------------------------------------------
+    def active(self) -> tuple[list[Source], list[dict], str]:
+        """(sources to ask, states of those left out, note). Asked-for sources are all asked (a failing
+        one reports its failure); by default, online sources that fail their health check are left out."""
+        if self.requested:
+            return list(self.sources.values()), [], ""
+        results: dict[str, tuple[bool, str]] = {}
+
+        def check(s: Source) -> None:
+            results[s.name] = s.health()
+
+        threads = [threading.Thread(target=check, args=(s,), daemon=True) for s in self.sources.values()]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + HEALTH_BUDGET_S
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        use, skipped = [], []
+        for s in self.sources.values():
+            ok, why = results.get(s.name, (False, f"{s.label} did not answer its health check in {HEALTH_BUDGET_S:g} s."))
+            if ok:
+                use.append(s)
+            else:
+                skipped.append({"name": s.name, "label": s.label, "state": "unavailable", "passages": 0,
+                                "ms": None, "note": why, "query": ""})
+        online = [s for s in use if s.online]
+        note = ""
+        if not online and any(s.online for s in self.sources.values()):
+            note = ("No online source answered (no network?): only the local index was searched, so web, "
+                    "Wikipedia and scholarly evidence are missing.")
+        return use, skipped, note
+
+    # -- one search over all of them -----------------------------------------------------------------
+    def query_for(self, source: Source, query: str) -> str:
+        return keywords(query) if source.name in ("scholar", "wikipedia") else query
+
+    def gather(self, query: str, k: int = 20) -> Gathered:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("The retrieval query is empty.", "Give the claim or tweet text to search for.")
+        if not isinstance(k, int) or not 1 <= k <= 200:
+            raise InvalidInput(f"k={k!r} passages is not usable.", "Use an integer from 1 to 200.")
+        use, states, note = self.active()
+        slots: dict[str, dict] = {}
+
+        def ask(s: Source) -> None:
+            q = self.query_for(s, query)
+            t0 = time.perf_counter()
+            slot = slots[s.name]
+            slot["query"] = q
+            try:
+                hits, how = s.search(q, LOCAL_CANDIDATES if s.name == "local" else ONLINE_CANDIDATES)
+                slot.update(hits=hits, state=how, note="")
+            except src.SourceRateLimited as e:
+                slot.update(state="rate-limited", note=e.message)
+            except src.SourceTimeout as e:
+                slot.update(state="timeout", note=e.message)
+            except DebateError as e:
+                slot.update(state="failed", note=f"{e.message} {e.hint}".strip())
+            except Exception as e:  # noqa: BLE001 - one broken source must not sink the others
+                slot.update(state="failed", note=f"{s.label}: {type(e).__name__}: {str(e)[:200]}")
+            slot["ms"] = round((time.perf_counter() - t0) * 1000)
+            slot["done"].set()
+
+        for s in use:
+            slots[s.name] = {"done": threading.Event(), "hits": [], "state": "searching", "note": "", "ms": None}
+            threading.Thread(target=ask, args=(s,), name=f"evidence-{s.name}", daemon=True).start()
+        start = time.monotonic()
+        hits = []
+        for s in use:
+            slot = slots[s.name]
+            budget = None if not s.online else max(0.0, self.budget_s - (time.monotonic() - start))
+            if not slot["done"].wait(budget):
+                slot.update(state="timeout", note=f"{s.label} gave no answer within its {self.budget_s:g} s budget: "
+                                                  "left out of this debate.", ms=round(self.budget_s * 1000), hits=[])
+            got = list(slot["hits"])
+            hits.extend(got)
+            states.append({"name": s.name, "label": s.label, "state": slot["state"], "passages": len(got),
+                           "ms": slot["ms"], "note": slot["note"], "query": slot.get("query", "")})
+        ranked = ranking.rank(query, hits, k, self.floor, mmr=self.mmr)
+        out = Gathered(query=query, passages=ranked.passages, rejected=ranked.rejected, floor=self.floor,
+                       sources=states, note=note, candidates=ranked.candidates, best_score=ranked.best_score)
+        if out.nothing_fits:
+            out.note = " ".join(x for x in (note, f"No passage is about this claim: the best scored "
+                                                  f"{ranked.best_score:.2f}, under the relevance floor "
+                                                  f"{self.floor:.2f}.") if x)
+        self.last = out
+        return out

@@ -1,0 +1,89 @@
+"""Where a passage came from, as escaped HTML for the viewer and the exported page: a badge for its
+source, its title (linked when it has a web address), site, date, DOI, the query that found it, and
+the agents that cited it. Everything from outside (page titles, sites, queries, agents' names) is
+escaped here, at the sink, because web pages and model answers are hostile text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+BADGES = {"local": ("local index", "#546e7a"), "scholar": ("OpenAlex", "#6a1b9a"),
+          "wikipedia": ("Wikipedia", "#37474f"), "web": ("web", "#1565c0")}
+_CITE = re.compile(r"\[(E\d{1,3})\]")
+
+
+def _e(x) -> str:
+    return html.escape(str(x if x is not None else ""), quote=True)
+
+
+def _link(url: str, label: str) -> str:
+    if url.startswith(("http://", "https://")):
+        return f'<a href="{_e(url)}" target="_blank" rel="noopener noreferrer">{_e(label or url)}</a>'
+    return _e(label or url or "unknown source")
+
+
+def cited_by(turns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """{passage id: [agents citing it, in order]} from (agent, text) pairs."""
+    out: dict[str, list[str]] = {}
+    for agent, text in turns:
+        for pid in dict.fromkeys(_CITE.findall(text or "")):
+            who = out.setdefault(pid, [])
+            if agent not in who:
+                who.append(agent)
+    return out
+
+
+def badge(origin: str) -> str:
+    label, color = BADGES.get(origin or "local", (origin or "local", "#546e7a"))
+    return (f'<span class="src-badge" style="background:{color};color:#fff;border-radius:4px;padding:0 5px;'
+            f'font-size:0.8em">{_e(label)}</span>')
+
+
+def provenance_html(p: dict, agents: list[str] | None = None) -> str:
+    """One line under a passage: badge · title · site · date · DOI · query · cited by."""
+    url = str(p.get("url") or p.get("source") or "")
+    title = str(p.get("title") or "")
+    bits = [badge(str(p.get("origin") or "local")), _link(url, title or url)]
+    site = str(p.get("site") or p.get("venue") or "")
+    if site and site not in (title, url):
+        bits.append(_e(site))
+    if p.get("authors"):
+        bits.append(_e(p["authors"]))
+    if p.get("date"):
+        bits.append(_e(str(p["date"])[:10]))
+    doi = str(p.get("doi") or "")
+    if doi:
+        bits.append("DOI " + _link(f"https://doi.org/{doi}", doi))
+    if p.get("also_from"):
+        bits.append("also in " + ", ".join(_e(x) for x in p["also_from"]))
+    if p.get("query"):
+        bits.append(f'query “{_e(str(p["query"])[:160])}”')
+    if agents:
+        bits.append("cited by " + ", ".join(_e(a) for a in agents))
+    return " · ".join(bits)
+
+
+def summary_html(ev: dict) -> str:
+    """What the retrieval did: each source's state and the floor, and the "nothing fits" message."""
+    parts = []
+    states = ev.get("sources") or []
+    if states:
+        parts.append(" · ".join(
+            f'{badge(s.get("name", ""))} {_e(s.get("state", ""))}'
+            + (f' ({int(s.get("passages") or 0)})' if s.get("state") in ("live", "cache") else "")
+            + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "")
+            for s in states))
+    floor = ev.get("floor")
+    if isinstance(floor, (int, float)):
+        parts.append(f"relevance floor {float(floor):.2f} (cosine)")
+    out = "<br>".join(parts)
+    if ev.get("note"):
+        out += f'<div class="ev-note"><b>{_e(ev["note"])}</b></div>'
+    return out
+
+
+def nothing_fits(ev: dict) -> bool:
+    return not (ev.get("passages") or []) and bool(ev.get("rejected"))

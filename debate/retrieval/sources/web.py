@@ -1,0 +1,134 @@
+"""`web`: a web search, then the result pages themselves, read and cut into passages.
+
+Search: DuckDuckGo's HTML endpoint through ddgs's engine (its form payload and its result parsing),
+needing no key; or Brave's or Tavily's API, or a self-hosted SearXNG, when the user saved a key or an
+address for one (a key is sent only to the service it was saved for). ddgs scrapes a page meant for
+browsers, which can change under it: that is why it sits behind the same health check as the others.
+
+Pages: fetched with the bounded client (size and time capped, http/https only), main text extracted with
+trafilatura; a page that cannot be read falls back to the search result's snippet. Each passage keeps
+the page's URL, title, site and date.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from debate.retrieval.corpus import split_words
+from debate.retrieval.sources import http
+from debate.retrieval.sources.base import Hit, Source, site_of
+
+SEARCH_MAX_BYTES = 2_000_000
+PASSAGES_PER_PAGE = 4
+
+
+def _ddg_engine(settings, timeout_s: float):
+    """ddgs's DuckDuckGo engine, its requests sent through the bounded client so a 429 is seen as one
+    (the engine itself turns any non-200 answer into "no results")."""
+    from ddgs.engines.duckduckgo import Duckduckgo
+
+    class Bounded(Duckduckgo):
+        def request(self, method, url, **kw):  # noqa: ANN001 - ddgs's own signature
+            reply = http.request("DuckDuckGo", method, url, timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES,
+                                 params=kw.get("params"), data=kw.get("data"),
+                                 headers={"User-Agent": settings.user_agent()})
+            if "result" not in reply.text:  # a results page names its results (or says "no results") somewhere
+                raise http.SourceError("DuckDuckGo answered with a page that has no results list (an error or "
+                                       "block page).", "Try again later, or set a Brave, Tavily or SearXNG "
+                                                       "source in the settings.")
+            return reply.text
+
+    engine = Bounded(timeout=int(max(1, timeout_s)))
+    engine.search_url = settings.ddg_url
+    return engine
+
+
+class WebSource(Source):
+    name = "web"
+    label = "Web search"
+
+    @property
+    def backend(self) -> str:
+        s = self.settings
+        return "brave" if s.brave_key else "tavily" if s.tavily_key else "searxng" if s.searxng_url else "duckduckgo"
+
+    # -- search backends: each returns [(title, url, snippet, date)] -------------------------------
+    def _results(self, query: str, n: int, timeout_s: float) -> list[tuple[str, str, str, str]]:
+        s, backend = self.settings, self.backend
+        if backend == "brave":
+            data = http.request("Brave Search", "GET", s.brave_url, params={"q": query, "count": str(n)},
+                                headers={"X-Subscription-Token": s.brave_key, "Accept": "application/json"},
+                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES).json("Brave Search")
+            rows = ((data.get("web") or {}).get("results") or []) if isinstance(data, dict) else []
+            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("description", "")),
+                     str(r.get("page_age") or r.get("age") or "")) for r in rows if isinstance(r, dict)]
+        if backend == "tavily":
+            data = http.request("Tavily", "POST", s.tavily_url, json_body={"api_key": s.tavily_key, "query": query,
+                                                                          "max_results": n},
+                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES).json("Tavily")
+            rows = data.get("results") or [] if isinstance(data, dict) else []
+            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("content", "")),
+                     str(r.get("published_date") or "")) for r in rows if isinstance(r, dict)]
+        if backend == "searxng":
+            data = http.request("SearXNG", "GET", s.searxng_url.rstrip("/") + "/search",
+                                params={"q": query, "format": "json"}, timeout_s=timeout_s,
+                                max_bytes=SEARCH_MAX_BYTES).json("SearXNG")
+            rows = data.get("results") or [] if isinstance(data, dict) else []
+            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("content", "")),
+                     str(r.get("publishedDate") or "")) for r in rows if isinstance(r, dict)]
+        engine = _ddg_engine(s, timeout_s)
+        try:
+            found = engine.search(query) or []
+        except http.SourceError:
+            raise
+        except Exception as e:  # noqa: BLE001 - ddgs's parser on a page it does not know
+            raise http.SourceError(f"DuckDuckGo's answer could not be read ({type(e).__name__}).",
+                                   "The page layout may have changed: set a Brave, Tavily or SearXNG "
+                                   "source in the settings.") from None
+        return [(r.title, r.href, r.body, "") for r in found]
+
+    def _health_check(self) -> None:
+        """A one-result search: a reachable page that is a block or error page does not count."""
+        self._results("fact check", 1, min(self.timeout_s, 3.0))
+
+    # -- pages --------------------------------------------------------------------------------------
+    def read_page(self, url: str) -> tuple[str, dict]:
+        """(main text, {title, site, date}); ("", {}) when the page cannot be read in time."""
+        import trafilatura
+
+        try:
+            reply = http.request(site_of(url) or "a result page", "GET", url, timeout_s=self.timeout_s,
+                                 max_bytes=int(self.settings.page_max_bytes),
+                                 headers={"User-Agent": self.settings.user_agent()})
+        except http.SourceError:
+            return "", {}
+        kind = reply.content_type.lower()
+        if kind and "html" not in kind and "text/plain" not in kind:
+            return "", {}  # a PDF or an image: the snippet stands in
+        html = reply.text
+        text = trafilatura.extract(html, url=reply.url, include_comments=False, include_tables=False) or ""
+        meta = {}
+        try:
+            m = trafilatura.extract_metadata(html, default_url=reply.url)
+            if m is not None:
+                meta = {"title": m.title or "", "site": m.sitename or "", "date": m.date or ""}
+        except Exception:  # noqa: BLE001 - metadata is a nicety; the text is what matters
+            pass
+        return text, meta
+
+    def _search(self, query: str, n: int) -> list[Hit]:
+        results = [r for r in self._results(query[:300], max(n, 5), self.timeout_s) if r[1].startswith(("http://", "https://"))]
+        pages = results[: max(0, int(self.settings.pages))]
+        with ThreadPoolExecutor(max_workers=max(1, len(pages)), thread_name_prefix="web-page") as pool:
+            read = list(pool.map(lambda r: self.read_page(r[1]), pages))
+        hits: list[Hit] = []
+        for i, (title, url, snippet, date) in enumerate(results[:n]):
+            text, meta = read[i] if i < len(read) else ("", {})
+            chunks = split_words(text)[:PASSAGES_PER_PAGE] if text else []
+            if not chunks and snippet.strip():
+                chunks = [" ".join(snippet.split())]
+            for j, chunk in enumerate(chunks):
+                hits.append(Hit(text=chunk, source=self.name, title=meta.get("title") or title, url=url,
+                                site=meta.get("site") or site_of(url), date=meta.get("date") or date,
+                                doc_id=url, passage_id=f"{url}#{j}"))
+        return hits
