@@ -205,7 +205,11 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
             _set_number(page, "seat_timeout", 20)
             page.locator(".st-key-run button").click()
             box = page.locator('[class*="st-key-seat_text_"]:not([data-stale="true"]) textarea').first
-            box.wait_for(timeout=120_000)
+            try:
+                box.wait_for(timeout=300_000)  # the app, the page and the first votes share 2 loaded cores
+            except Exception:
+                shot(page, "person-vote-never-asked")
+                raise
             box.fill("Honestly I am not sure what to think")
             page.get_by_role("button", name="Send").first.click()
             refusal = page.locator('[data-testid="stAlertContentError"]').filter(
