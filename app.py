@@ -18,6 +18,7 @@ OPTIONAL = [("pages/compare.py", "Compare", ":material/compare_arrows:"),
             ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
             ("pages/learn.py", "Learn", ":material/school:"),
             ("pages/present.py", "Present", ":material/slideshow:"),
+            ("pages/poll.py", "Poll", ":material/how_to_vote:"),
             ("pages/adjudicate.py", "Adjudicate", ":material/gavel:")]
 
 pages = [

@@ -27,6 +27,17 @@ class InvalidInput(DebateError):
     """A claim, parameter, spec or file given by the user is not usable."""
 
 
+def checked_text(text: object, max_chars: int, what: str, empty_hint: str, long_hint: str) -> str:
+    """A person's short text (a note, a reason) on one line, or InvalidInput saying what is wrong with it:
+    it goes into prompts or exports, so it must say something and stay small."""
+    out = " ".join(str(text or "").split())
+    if not out:
+        raise InvalidInput(f"{what} is empty.", empty_hint)
+    if len(out) > max_chars:
+        raise InvalidInput(f"{what} has {len(out):,} characters; at most {max_chars:,} are allowed.", long_hint)
+    return out
+
+
 class BackendUnavailable(DebateError):
     """The server behind a backend does not answer (not started, wrong host/port)."""
 

@@ -161,6 +161,7 @@ class TurnStarted(Event):
     phase: str = ""
     round: int = 0
     prompt_id: str = ""
+    human: bool = False  # a person plays this seat (model human:person)
 
 
 @_register
@@ -200,6 +201,7 @@ class TurnFinished(Event):
     prompt_id: str = ""
     label_probs: dict | None = None
     replayed: bool = False  # a fork's copy of its parent's turn: said before the fork, not generated now
+    human: bool = False  # a person's words (read by the same parser and the same prompt assembly)
     cut_off_at: int | None = None  # the answer budget ended the answer after this many tokens (finish "length")
 
 
@@ -369,6 +371,39 @@ class TranscriptShortened(Event):
     condensed: int = 0  # earlier turns cut to their opening sentences
     omitted: int = 0  # earlier turns left out entirely
     reason: str = ""
+
+
+@_register
+@dataclass
+class HumanAsked(Event):
+    """The protocol reached a turn a person plays: what the role's prompt shows and the answer it needs.
+
+    Observed, not said: the Debate page and Present show a text box with it and a countdown; the turn
+    itself follows as TurnStarted/TurnFinished with `human: true` (or a HumanTimedOut)."""
+    type: ClassVar[str] = "human_asked"
+    turn_id: str = ""
+    agent: str = ""
+    role: str = ""
+    phase: str = ""
+    round: int = 0
+    prompt: str = ""  # the role's prompt as the model would read it (claim, transcript, evidence, format)
+    answer_format: str = ""
+    timeout_s: float = 0.0
+
+
+@_register
+@dataclass
+class HumanTimedOut(Event):
+    """A person's turn passed unanswered (countdown over, or nobody at the page): the debate goes on."""
+    type: ClassVar[str] = "human_timeout"
+    turn_id: str = ""
+    agent: str = ""
+    role: str = ""
+    phase: str = ""
+    round: int = 0
+    timeout_s: float = 0.0
+    refused: int = 0  # answers refused before the time ran out
+    message: str = ""
 
 
 EVENT_TYPES: dict[str, type[Event]] = _REGISTRY

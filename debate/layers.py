@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("debate", "debate.errors", "debate.config", "debate.sanitize", "debate.events",
                     "debate.layers")),
     ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.transcript",
-               "debate.retrieval", "debate.datasets", "debate.moderation")),
+               "debate.retrieval", "debate.datasets", "debate.moderation", "debate.seats")),
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),
     ("runner", ("debate.runner",)),

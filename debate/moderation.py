@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from debate.errors import InvalidInput
+from debate.errors import checked_text
 
 MAX_NOTE_CHARS = 1000  # a note goes into every later prompt: keep small context windows usable
 
@@ -20,13 +20,8 @@ _LOCK = threading.Lock()
 
 def check_note(text: str) -> str:
     """The note as it will be sent, or InvalidInput saying what is wrong with it."""
-    note = " ".join(str(text or "").split())
-    if not note:
-        raise InvalidInput("The moderator's note is empty.", "Type what the debaters should consider.")
-    if len(note) > MAX_NOTE_CHARS:
-        raise InvalidInput(f"The moderator's note has {len(note)} characters; at most {MAX_NOTE_CHARS} are allowed.",
-                           "Shorten it: it is added to every prompt from the next round on.")
-    return note
+    return checked_text(text, MAX_NOTE_CHARS, "The moderator's note", "Type what the debaters should consider.",
+                        "Shorten it: it is added to every prompt from the next round on.")
 
 
 def post(debate_id: str, text: str) -> str:

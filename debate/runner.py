@@ -55,6 +55,8 @@ class DebateConfig:
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
     sources: str | None = None  # evidence sources asked ("web,scholar", ...); None = every one that answers
     aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
+    humans: list[str] | None = None  # seats a person plays: agent names or roles (see debate.seats)
+    human_timeout_s: float = 180.0  # a person's time for one turn; then the turn passes and the debate goes on
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -155,12 +157,35 @@ def prepare(config: DebateConfig) -> Prepared:
     else:
         lineup = load_lineup(config.lineup)
         agents = resolve_agents(lineup, info.name, params)
+    if config.humans:
+        agents = seat_people(agents, config.humans)
+    try:
+        timeout_ok = 1 <= float(config.human_timeout_s) <= 3600
+    except (TypeError, ValueError):
+        timeout_ok = False
+    if not timeout_ok:
+        raise InvalidInput(f"A person's time per turn must be between 1 and 3600 seconds, not {config.human_timeout_s!r}.",
+                           "The default is 180 s.")
     if config.aids:
         from debate.aids import settings as aids
 
         params = aids.apply(params, info.defaults(), aids.overrides(info.name, config.task, categories, agents))
     evidence_on = info.uses_evidence if config.evidence is None else bool(config.evidence)
     return Prepared(config, info, params, lineup, agents, categories, evidence_on)
+
+
+def seat_people(agents: list[Agent], who: list[str]) -> list[Agent]:
+    """The agents with the named seats played by a person: each name is an agent's name (e.g. "qwen-a",
+    "pro-2") or a role (e.g. "opponent", "judge", "member": every agent with that role)."""
+    from dataclasses import replace as _replace
+    from debate.seats import PERSON_SPEC
+
+    wanted = [w.strip() for w in who if str(w).strip()]
+    for w in wanted:
+        if not any(w in (a.agent, a.role) for a in agents):
+            seats_ = ", ".join(dict.fromkeys([a.agent for a in agents] + [a.role for a in agents]))
+            raise InvalidInput(f"This debate has no seat {w!r} for a person to take.", f"Its seats: {seats_}.")
+    return [_replace(a, model=PERSON_SPEC) if a.agent in wanted or a.role in wanted else a for a in agents]
 
 
 def run_debate(config: DebateConfig, client, retriever=None,
@@ -204,6 +229,7 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
     settings = {k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")}
     settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
     debate_id = cfg.debate_id or uuid.uuid4().hex[:12]
+    ctx.debate_id = debate_id
     pending: list[tuple[str, str]] = []  # (note, source) not yet applied
     if fork is not None:
         ctx.replay = [dict(t) for t in fork.turns]

@@ -175,7 +175,9 @@ class TextRenderer:
     def _footer(self, ev: Event) -> str:
         bits = []
         if ev.parsed is not None or not ev.valid:
-            if not ev.valid:
+            if not ev.valid and (ev.parsed or {}).get("timed_out"):
+                bits.append(self._c("1;31", "NO ANSWER (the person's countdown ended)"))
+            elif not ev.valid:
                 bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
             elif ev.label is not None:
                 conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
@@ -191,6 +193,8 @@ class TextRenderer:
         meta = f"{ev.prompt_tokens}+{ev.completion_tokens} tok · {ev.latency_s:.2f} s" + (" · cached" if ev.cached else "")
         if getattr(ev, "replayed", False):
             meta += " · replayed from the parent debate"
+        if getattr(ev, "human", False):
+            meta += " · written by a person"
         shown = (" · ".join(bits) + " · ") if bits else ""
         return "\n  " + shown + self._c("2", meta) + "\n"
 
@@ -275,6 +279,11 @@ class TextRenderer:
                            f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})") + "\n"
         if kind == "transcript_shortened":
             return self._c("33", f"\n  {shortened_note(ev)}") + "\n"
+        if kind == "human_asked":
+            return self._c("1;35", f"\n  A person plays {ev.agent} ({ev.role}): waiting up to {ev.timeout_s:g} s for "
+                                   f"their answer.") + "\n"
+        if kind == "human_timeout":
+            return self._c("1;35", f"\n  {ev.message}") + "\n"
         if kind == "rule_applied":
             change = ", ".join(f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items()
                                if ev.before.get(k) != v) or "no label changed"

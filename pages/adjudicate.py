@@ -98,7 +98,8 @@ if team and not reviewing and not qid:
 
 # -- building a queue ------------------------------------------------------------------------------
 def _new_queue() -> None:
-    source = st.radio("From", ["Evaluation runs", "Uploaded file"], horizontal=True, key="adj_src")
+    source = st.radio("From", ["Evaluation runs", "Uploaded file", "Overruled debates"], horizontal=True,
+                      key="adj_src")
     name = st.text_input("Queue name (optional)", key="adj_qname")
     b1, b2 = st.columns(2)
     blind = b1.toggle("Blind labelling", value=True, key="adj_new_blind",
@@ -128,6 +129,14 @@ def _new_queue() -> None:
             if st.button("Build the queue", key="adj_build", type="primary"):
                 spec = from_runs(chosen, consensus_below=cons, confidence_below=conf, criteria=crit or [],
                                  limit=int(limit) or None, name=name)
+                _created(store.create_queue(spec, settings, guideline), len(spec.cases))
+        elif source == "Overruled debates":  # a person's verdict differs from the judge's (Library)
+            task = st.selectbox("Task", list(catalog.TASKS), key="adj_ov_task", format_func=catalog.TASKS.get)
+            if st.button("Build the queue", key="adj_build_ov", type="primary"):
+                from debate.adjudication.overruled import overruled_queue
+                from debate.store import people
+                spec = overruled_queue(resources.get_store(), people.store_at(resources.get_store().path), task,
+                                       name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
         else:
             up = st.file_uploader("Cases: a dataset's own file (CheckThat 4a TSV: one case per tweet and category; "

@@ -1,16 +1,19 @@
 """Debate (home): pick a claim, a protocol and a lineup; watch the debate stream; it is saved as it goes."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from ui import catalog, resources, setup, share_view, widgets
+from ui import catalog, people_view, resources, seat_view, setup, share_view, widgets
 from ui.live_view import show_live
 from ui.entry import through_app
 
 through_app()
 if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
-    st.switch_page("pages/library.py", query_params=dict(st.query_params))
+    st.switch_page("pages/poll.py" if st.query_params.get("poll") else "pages/library.py",
+                   query_params=dict(st.query_params))  # ?debate=ID&poll=1: the audience votes
 resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
@@ -29,12 +32,14 @@ claim, gold = widgets.claim_box(task["task"], task["category"])
 
 with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
     lineup, agents, status = widgets.lineup_editor(protocol, params)
+humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (none by default)
 st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
 if setup.settle_aids(protocol, info, task, agents, aids_on):
     st.rerun()  # once: the parameter widgets then show the values that will run
-unavailable = {m: r for m, r in status.items() if not r.get("ok")}
+unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed
+               and not set(r.get("agents") or []) <= set(humans)}
 if unavailable:
     st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
                                                for m, r in unavailable.items())
@@ -63,7 +68,8 @@ def _problem() -> tuple[str, str] | None:
     return None
 
 
-config = setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen, aids_on, gold)
+config = replace(setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen,
+                              aids_on, gold), humans=humans or None, human_timeout_s=human_timeout)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run
@@ -79,23 +85,34 @@ if run_clicked:
         try:
             retriever = resources.get_retriever(gen.get("sources"))  # always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
-                                                              resources.get_store(), run=resources.get_run())
+                                                              resources.get_store(), run=resources.get_run(),
+                                                              debate_id=st.session_state.get("next_debate_id"))
+            st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold
             st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
             st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
 
+if not running:
+    with st.expander("Audience poll · ask the room before Run", icon=":material/how_to_vote:"):
+        people_view.poll_before_run(task, claim)
+
 if st.session_state.get("debate_id"):
     st.divider()
     if running:
         share_view.moderator_box(debate_id)
+        seat_view.seat_box(debate_id)
     show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):
             new_id = share_view.fork_form(st.session_state["debate_id"], "deb")
             if new_id:  # the fork streams in the Library, at its own link
                 share_view.open_debate(new_id)
+        with st.expander("Your verdict · overrule the judge", icon=":material/gavel:"):
+            people_view.overrule_form(st.session_state["debate_id"], "deb")
+        with st.expander("Audience poll · ask the room again", icon=":material/how_to_vote:"):
+            people_view.poll_controls_for(st.session_state["debate_id"], "deb")
 else:
     st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
                "appear as they happen. Every debate is saved to the Library.")

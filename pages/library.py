@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.store import compact_verdict, list_csv
-from ui import resources, share_view
+from ui import people_view, resources, seat_view, share_view
 from ui.live_view import show_live, show_stored
 from ui.entry import through_app
 
@@ -37,6 +37,10 @@ rows = store.list(search=search, task=None if task == "any" else task,
                   protocol=None if protocol == "any" else protocol,
                   verdict=None if verdict == "any" else verdict, date_from=d_from, date_to=d_to,
                   vote_outcome="changed" if changed_only else None)
+if st.toggle("Only where a person overruled the judge", key="lib_disagree",
+             help="Debates whose latest person's verdict differs from the judge's (Adjudicate can queue them)."):
+    overruled = people_view.disagreement_ids()
+    rows = [r for r in rows if r["id"] in overruled]
 
 if not rows:
     st.info("No debates match." if store.list(limit=1) else
@@ -128,12 +132,15 @@ with st.expander("Fork, check, present", icon=":material/call_split:"):
         share_view.robustness_panel(chosen, "lib")
     if st.button("Present this debate", key="lib_present", icon=":material/slideshow:"):
         st.switch_page("pages/present.py", query_params={"debate": chosen})
+with st.expander("Your verdict · overrule the judge", icon=":material/gavel:"):
+    people_view.overrule_form(chosen, "lib")
 share_view.family_panel(chosen, "lib")
 
 st.divider()
 at_round = st.session_state.get("lib_at_round")
 if row["status"] == "running" and live.is_running(chosen):
     share_view.moderator_box(chosen)
+    seat_view.seat_box(chosen, "lib_seat")  # a seat a person plays, reopened here
     show_live(chosen)
 elif at_round is not None:
     if st.button("Show the whole debate", key="lib_all_rounds"):

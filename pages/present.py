@@ -7,7 +7,7 @@ turn in the same layout, labelled "recorded", with pause and step controls; full
 import streamlit as st
 
 from debate import live
-from ui import resources, share_view
+from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
 
 through_app()
@@ -47,9 +47,13 @@ if (st.query_params.get("full") == "1") != full:
         st.query_params["full"] = "1"
     else:
         st.query_params.pop("full", None)
+with st.expander("Audience poll", icon=":material/how_to_vote:"):
+    people_view.poll_controls_for(did, "pres")
+people_view.poll_results(did)  # the audience poll: before, after and the swing, live
 if mode == "live":
     if not running and by_id[did]["status"] == "running":
         st.warning("This debate is not running in this app any more; play it recorded.", icon=":material/warning:")
+    seat_view.seat_box(did, "pres_seat")
     share_view.follow_live(did)
 else:
     share_view.play_recorded(did, float(speed), "pres")

@@ -14,7 +14,7 @@ import streamlit as st
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
 from debate.transcript import shortened_note
-from ui import charts, verdicts
+from ui import charts, people_view, verdicts
 from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
 
@@ -47,7 +47,8 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
         bits.append(f'<span class="model">{escape(turn.model)}</span>')
     tail = []
     if turn.done:
-        tail.append(verdicts.chip(turn.label, turn.confidence, turn.valid, labels))
+        tail.append('<span class="chip invalid" title="the countdown ended before the person answered">no answer'
+                    '</span>' if turn.timed_out else verdicts.chip(turn.label, turn.confidence, turn.valid, labels))
         if turn.counted:
             tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
                         f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
@@ -60,9 +61,11 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
             tail.append('<span class="chip gray" title="answered from the response cache">cached</span>')
         if turn.replayed:
             tail.append('<span class="chip gray" title="said in the parent debate, before the fork">replayed</span>')
+        if turn.human:
+            tail.append('<span class="chip person" title="a person played this seat and wrote this turn">person</span>')
         tail.append(f'<span class="meta">{turn.tokens} tok · {turn.latency_s:.1f} s</span>')
     else:
-        word = "speaking" if turn.text else "waiting for the model"
+        word = "speaking" if turn.text else ("waiting for the person" if turn.human else "waiting for the model")
         tail.append(f'<span class="typing">{word}<span>.</span><span>.</span><span>.</span></span>')
     return f'<div class="turn-head">{" ".join(bits)}<span class="grow"></span>{" ".join(t for t in tail if t)}</div>'
 
@@ -129,6 +132,8 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
                     f'({escape(str(item.before))} → {escape(str(item.after))})</div>', unsafe_allow_html=True)
     elif kind == "transcript_shortened":
         st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
+    elif kind == "human_timeout":
+        st.markdown(f'<div class="tally human-timeout">⏱ {escape(item.message)}</div>', unsafe_allow_html=True)
     elif kind == "error":
         msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
         (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
@@ -226,6 +231,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += vote_comparison_html(view)
+    right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
                 f'<span class="meta">{conf}</span> {src}</div>{words}{right}'

@@ -53,8 +53,11 @@ def start(config: Any) -> str:
 # -- share ------------------------------------------------------------------------------------------
 def html_download(debate_id: str, key: str, container: Any = st) -> None:
     """The debate as one offline HTML file (no scripts, styles or fonts from anywhere)."""
-    events = resources.get_store().event_dicts(debate_id)
-    container.download_button("HTML", to_html(events), file_name=f"debate-{debate_id}.html", mime="text/html",
+    from debate.store import people
+
+    store = resources.get_store()
+    page = to_html(store.event_dicts(debate_id), people=people.export(store.path, debate_id))
+    container.download_button("HTML", page, file_name=f"debate-{debate_id}.html", mime="text/html",
                               on_click="ignore", key=key, icon=":material/share:",
                               help="One file that opens offline: transcript, votes, verdict, evidence.")
 

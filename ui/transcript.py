@@ -53,6 +53,8 @@ class TurnView:
     ttft_s: float | None = None
     cached: bool = False
     replayed: bool = False  # a fork's copy of its parent's turn
+    human: bool = False  # a person's words (a seat a person plays)
+    timed_out: bool = False  # a person's turn that passed unanswered
     t_start: float = 0.0
     t_first: float | None = None  # when its first token arrived (debate clock)
     counted: str | None = None  # the vote the tally counted for it, when that is not its written label
@@ -134,7 +136,8 @@ class DebateView:
         elif t == "turn_started":
             self.color(ev.agent)
             self.turns[ev.turn_id] = TurnView(ev.turn_id, ev.agent, ev.role, ev.model, ev.phase, ev.round,
-                                              t_start=ev.t, category=self._category())
+                                              t_start=ev.t, category=self._category(),
+                                              human=bool(getattr(ev, "human", False)))
             self._section().items.append(("turn", ev.turn_id))
         elif t == "token":
             turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
@@ -159,8 +162,10 @@ class DebateView:
             said = ev.parsed or {}
             turn.explanation = str(said.get("explanation") or said.get("summary") or "") if ev.valid else ""
             turn.cut_off_at = getattr(ev, "cut_off_at", None)
+            turn.human = bool(getattr(ev, "human", False)) or turn.human
+            turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
-                   "moderator"):
+                   "moderator", "human_timeout"):
             if t == "votes_tallied":  # votes read from probabilities may differ from the written label
                 for turn in self.turns.values():
                     vote = (ev.votes or {}).get(turn.agent)

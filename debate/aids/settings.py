@@ -54,7 +54,8 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     if protocol in ("baseline", "council"):
         if task != "checkthat":
             return {}  # the demonstrations come from CheckThat train; other tasks have none
-        models = [_field(a, "model") for a in agents if _field(a, "role") in ("baseline", "member")]
+        models = [_field(a, "model") for a in agents if _field(a, "role") in ("baseline", "member")
+                  and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
         if not _thresholds_fitted(models, task, categories):
             want["calibration"] = "none"
     if protocol.startswith("radar"):

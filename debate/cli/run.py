@@ -82,6 +82,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--no-check", action="store_true", help="skip the model availability check")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--human", action="append", default=[], metavar="ROLE",
+                   help="a person plays this seat (a role such as opponent, judge, member, or an agent's name), "
+                        "answering in the terminal; repeatable")
+    p.add_argument("--human-file", metavar="F", help="the person's answers from F (blocks separated by a line "
+                                                       "'---'), in the order the debate asks for them")
+    p.add_argument("--human-timeout", type=float, default=180.0, metavar="S",
+                   help="seconds a person has for one turn; then it passes and the debate goes on (default 180)")
     p.set_defaults(func=cmd_run)
 
     q = sub.add_parser("protocols", help="list the protocols with their parameters and defaults")
@@ -162,7 +169,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                        lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,
                        max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
                        apply_cat2_rule=not args.no_cat2_rule, aids=args.aids,
-                       sources=",".join(parse_names(args.sources) or []) or None)
+                       sources=",".join(parse_names(args.sources) or []) or None, humans=args.human or None,
+                       human_timeout_s=args.human_timeout)
+    if args.human_file and not args.human:
+        raise InvalidInput("--human-file gives a person's answers, but no seat is played by a person.",
+                           "Add --human ROLE (e.g. --human opponent).")
     pp = prepare(cfg)  # bad input fails here, before any model loads
     client = default_client(cache=not args.no_cache)
     if not args.no_check:
@@ -172,10 +183,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"Some models of the lineup are not available: {lines}",
                                "See `python -m debate models`, pick another --lineup, or pass --no-check.")
     retriever = _retriever(args.index, cfg.sources) if pp.evidence_on else None
-    return stream_debate(cfg, client, retriever, args.events, args.color)
+    answerer = None
+    if args.human:
+        from debate.cli.human import Answerer, read_answers
+
+        answerer = Answerer(read_answers(args.human_file) if args.human_file else None)
+    return stream_debate(cfg, client, retriever, args.events, args.color, answerer)
 
 
-def stream_debate(cfg, client, retriever, events_path: str | None, color: str) -> int:
+def stream_debate(cfg, client, retriever, events_path: str | None, color: str, answerer=None) -> int:
     """Run `cfg`, print its transcript as it streams and write its events; Ctrl-C stops it cleanly.
     Shared by `run` and `fork` (debate.cli.share). Exit code 0 completed, 130 stopped, 1 otherwise."""
     from debate.runner import run_debate
@@ -196,6 +212,8 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str) -
                     write_event(fh, ev)
                 sys.stdout.write(renderer.feed(_for_terminal(ev)))
                 sys.stdout.flush()
+                if answerer is not None:  # a seat the person plays: asked here, answered through debate.seats
+                    answerer.on_event(ev)
                 if ev.type == "finished":
                     status = ev.status
     finally:

@@ -11,6 +11,7 @@ EVENTS is a JSONL events file (`run --events`), a Library JSON export, or the id
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -48,13 +49,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=cmd_robustness)
 
 
+def _people_of(ref: str) -> dict | None:
+    """A person's verdict and the audience poll of a stored debate (by id) or of a Library JSON export."""
+    from debate import config
+    from debate.store import people
+
+    p = Path(ref).expanduser()
+    if p.is_file():
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except ValueError:  # a JSONL events file: events only
+            return None
+        return {k: data.get(k) for k in ("overrules", "poll")} if isinstance(data, dict) else None
+    return people.export(config.store_db(), ref) if config.store_db().is_file() else None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from debate.sharing.html import to_html
 
     out = Path(out_file(args.html, "--html"))
     events = load_events(args.events)
     try:
-        out.write_text(to_html(events), encoding="utf-8")
+        out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
     except OSError as e:
         raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.",
                            "Choose a file in a folder you can write to.") from None

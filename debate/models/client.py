@@ -9,6 +9,7 @@ Protocols never know which backend they talk to.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 from debate.errors import InvalidInput
@@ -33,6 +34,10 @@ class ModelClient:
         key = spec.backend if not spec.base_url else f"{spec.backend}@{spec.base_url}"
         with self._lock:
             b = self._backends.get(key)
+            if b is None and spec.backend == "human" and self._factory is None:  # a person needs no settings
+                from debate.models.human import HumanBackend
+
+                b = self._backends[key] = HumanBackend()
             if b is None:
                 if self._factory is None:
                     raise InvalidInput(f"No backend {key!r} is configured.", "Check the model spec.")
@@ -57,6 +62,8 @@ class ModelClient:
         ms = spec if isinstance(spec, ModelSpec) else ModelSpec.parse(spec)
         options = options or GenOptions()
         backend = self.backend_for(ms)
+        if getattr(backend, "person", False):  # a person's words are never answered from the cache
+            options = replace(options, cache=False)
         key = cache_spec(ms, backend)
         if self.cache is not None and options.cache and options.deterministic:
             hit = self.cache.get(key, messages, options)

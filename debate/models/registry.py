@@ -69,6 +69,10 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         from debate.models.scripted import ScriptedBackend
 
         return ScriptedBackend(default=_section(settings, "scripted").get("default", "YES"))
+    if spec.backend == "human":
+        from debate.models.human import HumanBackend
+
+        return HumanBackend()
     raise InvalidInput(f"Unknown backend {spec.backend!r}.", "Use local, ollama or openai.")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from debate.errors import InvalidInput
 
-BACKENDS = ("local", "ollama", "openai", "scripted")
+BACKENDS = ("local", "ollama", "openai", "scripted", "human")  # human: a person plays the seat
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Iterator
 
 from debate.aids import calibration as cal
-from debate import prompts
+from debate import prompts, seats
 from debate.protocols.decisions import against_vote, normalise_probs
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
-from debate.events import (Event, PhaseStarted, TokenDelta, TranscriptShortened, TurnFinished, TurnStarted,
-                           Verdict, VoteComparison)
+from debate.events import (Event, HumanAsked, HumanTimedOut, PhaseStarted, TokenDelta, TranscriptShortened,
+                           TurnFinished, TurnStarted, Verdict, VoteComparison)
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
+from debate.models.human import ticket
 from debate.models.spec import ModelSpec
 from debate.protocols.parsing import ParseResult, parse_citations, split_think
 from debate.protocols import prompting
@@ -91,6 +92,7 @@ class DebateContext:
     moderator_notes: list[str] = field(default_factory=list)  # said so far; every later prompt carries them
     replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
     memo: dict = field(default_factory=dict)  # per-debate values every turn shares (e.g. chosen demonstrations)
+    debate_id: str = ""  # where a person's answers for this debate are posted (debate.seats)
     # the first answers (agent -> label) a plain vote would have counted; set by the protocol, read after
     # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
     first_votes: dict[str, str | None] | None = None
@@ -114,6 +116,13 @@ class DebateContext:
     @property
     def claim(self) -> str:
         return self.config.claim
+
+    def is_person(self, agent: Agent) -> bool:
+        """A person plays this seat (its backend waits for their words instead of generating)."""
+        try:
+            return bool(getattr(self.client.backend_for(ModelSpec.parse(agent.model)), "person", False))
+        except Exception:  # noqa: BLE001 - an unknown backend fails at its call with its own clear message
+            return False
 
     def stopping(self) -> bool:
         return self.abort.is_set() or (self.cancel is not None and self.cancel.is_set())
@@ -263,7 +272,7 @@ class DebateContext:
         streams = [self._chat(s, s.messages, self._first_schema(s), self._first_min_tokens(s)) for s in specs]
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
-                              phase=s.phase, round=s.round, prompt_id=s.prompt_id)
+                              phase=s.phase, round=s.round, prompt_id=s.prompt_id, human=self.is_person(s.agent))
         if all(st.cached for st in streams):
             out = []
             for s, st in zip(specs, streams):
@@ -285,7 +294,8 @@ class DebateContext:
                                    "Keep the parent's protocol, roles and member count up to the fork round, "
                                    "or fork from an earlier round.")
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=rec.get("model", ""),
-                              phase=s.phase, round=s.round, prompt_id=rec.get("prompt_id", s.prompt_id))
+                              phase=s.phase, round=s.round, prompt_id=rec.get("prompt_id", s.prompt_id),
+                              human=bool(rec.get("human")))
             names = {f.name for f in fields(TurnFinished) if f.name not in ("seq", "t")}
             data = {k: v for k, v in rec.items() if k in names}
             data.update(turn_id=s.turn_id, agent=s.agent.agent, replayed=True)
@@ -353,12 +363,15 @@ class DebateContext:
                           labels=tuple(spec.labels), json_schema=json_schema,
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
                           label_first=leads, label_threshold=spec.threshold if leads else None)
+        # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
+        person = self.is_person(a)
+        model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
         try:
-            stream = self.client.chat(a.model, messages, opts)
+            stream = self.client.chat(model, messages, opts)
         except DebateError as e:  # e.g. a backend that cannot be set up for this member's spec
             raise MemberFailed(a.agent, a.model, e) from e
         with self._lock:
-            self.model_calls += 1
+            self.model_calls += not person  # a person's turn is not a model call
             self.cache_hits += int(stream.cached)
         return stream
 
@@ -392,6 +405,45 @@ class DebateContext:
                 stream.close()
         return stream.result()
 
+    def _person_turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+        """A seat a person plays: ask them (what the role's prompt shows, the answer it needs, the countdown),
+        wait on the seat through the person backend's stream, and record their words as the turn. The
+        answer was checked with `spec.parse` when it was submitted, so it reads here; no repair is asked."""
+        a = spec.agent
+        timeout = float(getattr(self.config, "human_timeout_s", None) or seats.DEFAULT_TIMEOUT_S)
+        seat = seats.open_seat(seats.Seat(
+            debate_id=self.debate_id, turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase,
+            round=spec.round, prompt=seats.prompt_text(spec.messages), timeout_s=timeout, parse=spec.parse,
+            answer_format=seats.for_person(tuple(spec.labels), spec.parse, spec.answer_format),
+            labels=tuple(spec.labels), stopping=self.stopping))
+        try:
+            yield HumanAsked(turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase, round=spec.round,
+                             prompt=seat.prompt, answer_format=seat.answer_format, timeout_s=timeout)
+            res = yield from self._drain(stream, spec, emit_tokens=True)
+        finally:
+            seats.close(seat)
+        if self.stopping():
+            raise Cancelled("The debate was stopped.")
+        base = dict(turn_id=spec.turn_id, agent=a.agent, role=a.role, model=a.model, phase=spec.phase,
+                    round=spec.round, prompt_id=spec.prompt_id, human=True, latency_s=round(res.latency_s, 4))
+        if seat.answer is None:
+            msg = (f"No answer from the person playing {a.agent} within {timeout:g} s: the turn passed and the "
+                   "debate went on.")
+            yield HumanTimedOut(turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase, round=spec.round,
+                                timeout_s=timeout, refused=seat.refused, message=msg)
+            finished = TurnFinished(**base, text=f"(No answer: the person playing the {a.role} let the time run out.)",
+                                    valid=False, parsed={"label": None, "error": msg, "timed_out": True})
+        else:
+            parsed, label = None, None
+            if spec.parse is not None:
+                pr = spec.parse(res.text)
+                parsed, label = {**pr.data, "method": pr.method, "refused": seat.refused}, pr.label
+            finished = TurnFinished(**base, text=res.text, parsed=parsed, label=label, valid=spec.parse is None or
+                                    label is not None, citations=parse_citations(res.text),
+                                    completion_tokens=res.completion_tokens, ttft_s=None)
+        yield finished
+        return finished
+
     def _repair_prompt(self, spec: TurnSpec, answer: str, fmt: str, constrained: bool) -> Iterator[Event]:
         """`messages = yield from ...`: the repair prompt (prompting.repair), fitted to the window for the
         repair's own answer budget; a TranscriptShortened event says when the echoed answer was cut."""
@@ -404,6 +456,8 @@ class DebateContext:
     def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
         """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
         try:
+            if self.is_person(spec.agent):
+                return (yield from self._person_turn(spec, stream))
             return (yield from self._turn(spec, stream))
         except (Cancelled, MemberFailed):
             raise

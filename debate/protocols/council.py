@@ -89,6 +89,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             raise InvalidInput("council calibration=threshold needs a YES/NO task and demos=dialogue (the "
                                "threshold is fitted for that prompt).", "Use demos=dialogue on CheckThat.")
         for m in members:
+            if ctx.is_person(m):  # a person's vote is the label they wrote
+                continue
             thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m.model)
             if thresholds[m.agent] is None:
                 raise InvalidInput(f"council calibration=threshold: {where}.",

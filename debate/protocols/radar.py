@@ -275,16 +275,18 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
             method = "samples"
     if method == "samples":
         n, temp = max(1, int(ctx.p("stop_samples"))), float(ctx.p("stop_temperature"))
+        # a person's answer is their decision, not a sample: a seat a person plays is asked once
+        ns, nj = (1 if ctx.is_person(stop_agent) else n), (1 if ctx.is_person(judge) else n)
         base = int(ctx.config.seed) * 1000 + rnd * 100
-        specs = [stop_spec(temp, base + i, False) for i in range(n)] + [judge_spec(temp, base + 50 + i, False)
-                                                                         for i in range(n)]
+        specs = [stop_spec(temp, base + i, False) for i in range(ns)] + [judge_spec(temp, base + 50 + i, False)
+                                                                          for i in range(nj)]
         done = yield from ctx.turns(specs)
-        stop_probs = shares([x.label for x in done[:n]], ("STOP", "CONTINUE"))
-        verdict_probs = shares([x.label for x in done[n:]], t.labels)
-        votes = {x.turn_id: x.label for x in done[n:]}
+        stop_probs = shares([x.label for x in done[:ns]], ("STOP", "CONTINUE"))
+        verdict_probs = shares([x.label for x in done[ns:]], t.labels)
+        votes = {x.turn_id: x.label for x in done[ns:]}
         label, _ = majority(votes, t.labels, t.tie_label, tie_rule="default")
-        prelim = next((x for x in done[n:] if x.label == label), None)
-        detail["samples"] = n
+        prelim = next((x for x in done[ns:] if x.label == label), None)
+        detail["samples"] = n if ns == nj else {"stop-agent": ns, "judge": nj}
         detail["temperature"] = temp
     label, conf = verdict_confidence(verdict_probs or {}, label)
     margin = stop_margin(stop_probs or {})

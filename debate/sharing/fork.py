@@ -125,7 +125,10 @@ def _config(ds: list[dict], cut: int, started: dict, settings: dict, evidence: d
                        top_k=int(settings.get("top_k", 20)), max_tokens=int(settings.get("max_tokens", 256)),
                        seed=int(started.get("seed") or 0), gold=started.get("gold"), debate_id=debate_id,
                        apply_cat2_rule=bool(settings.get("apply_cat2_rule", True)), fork=fork,
-                       seats=None if lineup else list(started.get("lineup") or []))
+                       seats=None if lineup else list(started.get("lineup") or []),
+                       # a person keeps their seat (the parent's seats say so; a new lineup gets it again)
+                       humans=(settings.get("humans") or None) if lineup else None,
+                       human_timeout_s=float(settings.get("human_timeout_s") or 180.0))
     pp = prepare(cfg)
     if "rounds" in pp.params and n > int(pp.params["rounds"]):
         raise InvalidInput(f"Cannot fork after round {n} with rounds={pp.params['rounds']}.",

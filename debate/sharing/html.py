@@ -126,8 +126,29 @@ def vote_chart_svg(tallies: list[dict], width: int = 520, height: int = 220) -> 
     return "".join(parts)
 
 
-def to_html(events: Iterable[Event | dict], title: str = "") -> str:
-    """The whole debate as one HTML document (no external resources)."""
+def _people_html(people: dict) -> list[str]:
+    """A person's own verdict beside the judge's, and the audience poll's tallies and swing."""
+    out = []
+    o = (people.get("overrules") or [None])[0]
+    if o:
+        out.append(f'<h2 id="person-verdict">A person\'s verdict</h2><div class="card verdict"><div class="big">'
+                   f'{_chip(o.get("label"))}</div><div class="meta">the judge: {_e(o.get("judge_label"))}'
+                   f'{" · they disagree" if o.get("disagrees") else ""} · {_e(o.get("created_at"))}</div>'
+                   f'<div class="txt">{_text(o.get("reason", ""), set())}</div></div>')
+    p = people.get("poll")
+    if p:
+        rows = "".join(f'<tr><td>{_e(lab)}</td><td>{_e((p.get("before") or {}).get(lab, 0))}</td>'
+                       f'<td>{_e((p.get("after") or {}).get(lab, 0))}</td><td>'
+                       f'{_e(format(float((p.get("swing") or {}).get(lab, 0.0)), "+.0%")) if p.get("swing") else ""}</td></tr>'
+                       for lab in p.get("labels") or [])
+        out.append(f'<h2 id="poll">Audience poll</h2><table><tr><th>option</th><th>before</th><th>after</th>'
+                   f'<th>swing</th></tr>{rows}</table>')
+    return out
+
+
+def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None = None) -> str:
+    """The whole debate as one HTML document (no external resources); `people`: a person's verdict and the
+    audience poll (debate.store.people.export), shown after the verdict."""
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     started = next((e for e in ds if e.get("type") == "debate_started"), {})
     evidence = next((e for e in ds if e.get("type") == "evidence"), None)
@@ -161,6 +182,7 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
         body.append(f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
                     f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
                     f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>')
+    body += _people_html(people or {})
     if tallies:
         body.append(f'<h2 id="votes">Votes per round</h2><div class="card">{vote_chart_svg(tallies)}</div>')
     body.append('<h2 id="transcript">Transcript</h2>')
@@ -175,6 +197,7 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
             conf = f' {float(e["confidence"]):.2f}' if e.get("confidence") is not None else ""
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
+            flags += ["written by a person"] * bool(e.get("human"))
             flags += [cut_off_mark(e.get("cut_off_at"))] * bool(e.get("cut_off_at"))
             body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                         f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
@@ -199,6 +222,8 @@ def to_html(events: Iterable[Event | dict], title: str = "") -> str:
                         f'{float(e.get("stop_margin") or 0):+.2f} vs τs {float(e.get("tau_s") or 0):.2f}, confidence '
                         f'{float(e.get("verdict_confidence") or 0):.2f} vs τc {float(e.get("tau_c") or 0):.2f} → '
                         f'{_e(str(e.get("decision", "")).upper())} (preliminary {_e(e.get("preliminary_verdict"))})</div>')
+        elif kind == "human_timeout":
+            body.append(f'<div class="tally">{_e(e.get("message"))}</div>')
         elif kind == "rule_applied":
             body.append(f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>')
         elif kind == "error":

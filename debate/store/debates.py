@@ -365,12 +365,14 @@ class DebateStore(SqliteStore):
 
     def export_json(self, debate_id: str) -> str:
         row = self._require(debate_id)
-        return json.dumps({"debate": row, "events": self.event_dicts(debate_id)}, indent=1, default=str)
+        from debate.store import people  # a person's verdict and the audience poll, kept beside the events
+        return json.dumps({"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
+                          indent=1, default=str)
 
     def export_csv(self, debate_id: str) -> str:
         """One line per finished turn: what each agent said, its vote and its cost."""
         self._require(debate_id)
-        cols = ["round", "phase", "agent", "role", "model", "label", "confidence", "valid", "cached",
+        cols = ["round", "phase", "agent", "role", "model", "human", "label", "confidence", "valid", "cached",
                 "prompt_tokens", "completion_tokens", "latency_s", "citations", "text"]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
@@ -381,7 +383,9 @@ class DebateStore(SqliteStore):
         return buf.getvalue()
 
     def export_markdown(self, debate_id: str) -> str:
-        return to_markdown(self._require(debate_id), self.event_dicts(debate_id))
+        from debate.store import people
+        return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
+                         + people.markdown(people.export(self.path, debate_id)))
 
 
 # fields that go through _quote (escaped there), so they are not escaped twice
@@ -443,12 +447,16 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
-            vote = "" if e.get("valid", True) else " — INVALID answer"
+            vote = "" if e.get("valid", True) else (" — no answer (countdown ended)" if (e.get("parsed") or {}).get(
+                "timed_out") else " — INVALID answer")
+            who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
             cut = [f"*{cut_off_mark(e['cut_off_at'])}*", ""] if e.get("cut_off_at") else []
-            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}", "", _quote(e.get("text", "")), ""]
+            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
             out += cut
+        elif t == "human_timeout":
+            out += [f"*{e.get('message')}*", ""]
         elif t == "moderator":
             out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
         elif t == "chair_summary":

@@ -47,7 +47,7 @@ class Recorder:
         self.delay_s = delay_s
         self.reply = reply
         self.model = model
-        self.requests: list[dict] = []  # {"method", "path", "headers"}
+        self.requests: list[dict] = []  # {"method", "path", "body", "headers"}
         self._stop = threading.Event()
         self._cut = 0
         outer = self
