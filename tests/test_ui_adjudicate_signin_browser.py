@@ -16,7 +16,7 @@ import pytest
 from debate.adjudication.accounts import AccountStore
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_upload
-from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
+from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled, poll
 from tests.support.oidc import OIDCStandIn
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="chromium/playwright missing")]
@@ -24,12 +24,7 @@ pytest.importorskip("authlib")
 
 
 def _poll(fn, timeout: float = 20.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if got := fn():
-            return got
-        time.sleep(0.2)
-    return fn()
+    return poll(fn, timeout)
 
 
 @pytest.mark.timeout(300)

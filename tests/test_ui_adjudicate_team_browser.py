@@ -13,19 +13,14 @@ import pytest
 
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_runs
-from tests.support.browser import ARTIFACTS, app_server, browser_page, have_browser, wait_settled
+from tests.support.browser import ARTIFACTS, app_server, browser_page, have_browser, wait_settled, poll
 from tests.test_ui_issue7 import make_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="chromium/playwright missing")]
 
 
 def _poll(fn, timeout: float = 15.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if got := fn():
-            return got
-        time.sleep(0.2)
-    return fn()
+    return poll(fn, timeout)
 
 
 def _shot(page, name: str) -> None:

@@ -119,3 +119,14 @@ def shot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def poll(fn, timeout: float = 15.0):
+    """fn() until it returns something truthy or `timeout` seconds pass (then its last answer), for pages
+    that update in the background."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if got := fn():
+            return got
+        time.sleep(0.2)
+    return fn()
