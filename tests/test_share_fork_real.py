@@ -7,6 +7,7 @@ another seed (1 call); the fork is exported as HTML. Position swapping is checke
 """
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -58,8 +59,10 @@ def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
     assert b.returncode == 0, b.stderr
     rb = _cli("robustness", str(base), "--seeds", "1", "--out-dir", str(tmp_path / "variants"))
     assert rb.returncode == 0, rb.stderr
-    assert "seed +1" in rb.stdout and ("holds in 1 of 1 finished variants that ran the models" in rb.stdout
-                                      or "answered entirely from the response cache" in rb.stdout)
+    # another seed may or may not flip a 0.5B model's verdict: what must hold is that the one variant is
+    # counted as a finished run (or named as a cache replay), never skipped or double-counted
+    assert "seed +1" in rb.stdout and (re.search(r"holds in [01] of 1 finished variants that ran the models",
+                                                 rb.stdout) or "answered entirely from the response cache" in rb.stdout)
     (variant,) = list((tmp_path / "variants").glob("*.jsonl"))
     ve = _events(variant)
     assert ve[0]["settings"]["variant_of"]["debate_id"] == _events(base)[0]["debate_id"]

@@ -205,8 +205,8 @@ def test_compare_two_protocols_side_by_side(app, browser):
     page = browser.new_page(viewport={"width": 1500, "height": 2200})
     page.goto(f"{app['url']}/compare")
     idle(page)
-    page.get_by_label("Tweet or claim").fill("A new study shows that coffee cures the common cold.")
-    page.get_by_label("Tweet or claim").press("Tab")
+    page.get_by_role("textbox", name="Tweet or claim").fill("A new study shows that coffee cures the common cold.")
+    page.get_by_role("textbox", name="Tweet or claim").press("Tab")
     if page.locator(".st-key-cfg_aids input").is_checked():  # the Debate page's set-up: the papers' settings here
         page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
         idle(page)

@@ -20,7 +20,9 @@ def _texts(at) -> str:
                                    + [m.value for m in at.error]))
 
 
-def test_overrule_the_judge_in_the_library_then_filter_and_queue_it():
+def test_overrule_the_judge_in_the_library_then_filter_and_queue_it(tmp_path, monkeypatch):
+    # a store of its own: an account left by another test would turn Adjudicate into a team's signed-in page
+    monkeypatch.setenv("DEBATE_STORE_DB", str(tmp_path / "own.sqlite"))
     did = stored_council_debate("Overrule me, a study says.")
     stored_council_debate("Leave me alone.")
     judge = people.judge_verdict(DebateStore().event_dicts(did))[0]
