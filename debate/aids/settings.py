@@ -37,10 +37,19 @@ AIDS: dict[str, dict[str, Any]] = {
 }
 
 
-def _thresholds_fitted(models: Iterable[str], task: str, categories: list) -> bool:
+def _thresholds_fitted(views: Iterable[tuple[str, int, int]], task: str, categories: list) -> bool:
+    """Whether a threshold is fitted for every (model, k, skip) view of the members in every category."""
     return all(c is not None and cal.fitted_threshold(
-        cal.setting_key(m, task, c, "label-first", "dialogue", K_DEMOS)) is not None
-        for m in set(models) for c in categories) and bool(categories)
+        cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip)) is not None
+        for m, k, skip in set(views) for c in categories) and bool(categories)
+
+
+def _view_of(agent: Any) -> tuple[str, int, int]:
+    """An agent's model and its own slice of the demonstrations (0, 0: the protocol's)."""
+    def num(name: str) -> int:
+        v = agent.get(name, 0) if isinstance(agent, dict) else getattr(agent, name, 0)
+        return int(v or 0)
+    return _field(agent, "model"), num("k_demos"), num("demo_skip")
 
 
 def _field(agent: Any, name: str) -> str:
@@ -54,9 +63,9 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     if protocol in ("baseline", "council"):
         if task != "checkthat":
             return {}  # the demonstrations come from CheckThat train; other tasks have none
-        models = [_field(a, "model") for a in agents if _field(a, "role") in ("baseline", "member")
-                  and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
-        if not _thresholds_fitted(models, task, categories):
+        views = [_view_of(a) for a in agents if _field(a, "role") in ("baseline", "member")
+                 and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
+        if not _thresholds_fitted(views, task, categories):
             want["calibration"] = "none"
     if protocol.startswith("radar"):
         judge = next((a for a in agents if _field(a, "role") == "judge"), None)
