@@ -189,3 +189,18 @@ def test_eval_targets_reads_members_vote_and_council_from_a_council_run(tmp_path
     assert "debate vs its own first-vote majority" in text
     with pytest.raises(InvalidInput, match="Two runs for category 1"):
         targets.collect([runs[0], runs[0]], train_sample=20)
+
+
+def test_the_aids_line_says_which_slice_each_member_reads():
+    from debate.aids import settings as aids
+    from debate.protocols import PROTOCOLS
+
+    agents = resolve_agents(load_lineup({"members": [
+        {"name": "near", "model": "scripted:m1", "k_demos": 4}, {"name": "far", "model": "scripted:m1",
+                                                                 "k_demos": 4, "demo_skip": 4},
+        {"name": "next", "model": "scripted:m2", "demo_skip": 1, "k_demos": 2}]}), "council")
+    line = aids.describe("council", "checkthat", [2], agents, PROTOCOLS["council"].defaults())
+    assert "near: the 4 nearest; far: the 5th-8th nearest; next: the 2nd-3rd nearest" in line
+    plain = aids.describe("council", "checkthat", [2], resolve_agents(load_lineup(lineup(3)), "council"),
+                          PROTOCOLS["council"].defaults())
+    assert "reads the 8 most similar CheckThat train tweets" in plain

@@ -147,26 +147,24 @@ def council_items(run_dir: str) -> CategoryItems:
     return out
 
 
-def neighbour_similarity(texts: Sequence[str], k: int) -> list[float]:
-    """Mean cosine of each text's k nearest CheckThat train tweets (never the text itself)."""
-    from debate.aids.demos import pool, select
-    from debate.retrieval.embed import embed
-
-    p = pool()
-    vecs, labels = p.vectors(), p.labels(1)
-    return [float(np.mean([d.similarity for d in select(v, vecs, p.texts, labels, k, exclude_text=t)]))
-            for v, t in zip(embed(list(texts)), texts)]
-
-
-def knn_shares(texts: Sequence[str], category: int, k: int) -> list[float]:
-    """The YES share among each text's k nearest CheckThat train tweets (never the text itself)."""
+def _neighbours(texts: Sequence[str], category: int, k: int) -> list[list]:
+    """Each text's k nearest CheckThat train tweets with their labels in `category` (never the text itself)."""
     from debate.aids.demos import pool, select
     from debate.retrieval.embed import embed
 
     p = pool()
     vecs, labels = p.vectors(), p.labels(category)
-    return [sum(d.label == "YES" for d in select(v, vecs, p.texts, labels, k, exclude_text=t)) / k
-            for v, t in zip(embed(list(texts)), texts)]
+    return [select(v, vecs, p.texts, labels, k, exclude_text=t) for v, t in zip(embed(list(texts)), texts)]
+
+
+def neighbour_similarity(texts: Sequence[str], k: int) -> list[float]:
+    """Mean cosine of each text's k nearest CheckThat train tweets."""
+    return [float(np.mean([d.similarity for d in ds])) for ds in _neighbours(texts, 1, k)]
+
+
+def knn_shares(texts: Sequence[str], category: int, k: int) -> list[float]:
+    """The YES share among each text's k nearest CheckThat train tweets."""
+    return [sum(d.label == "YES" for d in ds) / k for ds in _neighbours(texts, category, k)]
 
 
 def knn_threshold(category: int, k: int, train_sample: int, seed: int = 0) -> tuple[float, float, int]:
