@@ -76,11 +76,15 @@ def main() -> int:
     cats = ("1", "2", "3")
     decisions: dict[str, dict[str, list[str]]] = {}  # cat -> view -> decision per common item
     golds: dict[str, list[str]] = {}
+    runs = {c: {v: root / f"ct{c}-train-s{n}-{v}" for v in VIEWS} for c in cats}
+    views = [v for v in VIEWS if all(runs[c][v].is_dir() for c in cats)]  # a view counts if run in every category
     for c in cats:
-        per = {v: p_yes(root / f"ct{c}-train-s{n}-{v}") for v in VIEWS if (root / f"ct{c}-train-s{n}-{v}").is_dir()}
-        if not per:
+        per = {v: p_yes(runs[c][v]) for v in views}
+        common = sorted(set.intersection(*[set(d) for d in per.values()]) if per else set(),
+                        key=lambda x: int(x) if x.isdigit() else x)
+        if len(common) < 10:
+            print(f"category {c}: {len(common)} train items finished by every view, too few to score; left out")
             continue
-        common = sorted(set.intersection(*[set(d) for d in per.values()]), key=lambda x: int(x) if x.isdigit() else x)
         golds[c] = [per[next(iter(per))][i][1] for i in common]
         decisions[c] = {v: cross_fitted([d[i][0] for i in common], golds[c]) for v, d in per.items()}
     if not decisions:

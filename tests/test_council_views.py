@@ -204,3 +204,20 @@ def test_the_aids_line_says_which_slice_each_member_reads():
     plain = aids.describe("council", "checkthat", [2], resolve_agents(load_lineup(lineup(3)), "council"),
                           PROTOCOLS["council"].defaults())
     assert "reads the 8 most similar CheckThat train tweets" in plain
+
+
+def test_a_threshold_is_fitted_for_the_slice_the_member_read(tmp_path, slices):
+    """eval-fit-threshold on a baseline train run of a member with its own slice writes that slice's key."""
+    from debate.evaluation.fit import fit_run
+    from debate.evaluation.runner import EvalOptions, run_eval
+
+    client, backend = scripted({"argue": '{"category": "NO"}'},
+                               label_probs=lambda t, o: {"YES": 0.4, "NO": 0.6})
+    backend.supports_json_schema = True
+    lu = {"name": "views", "members": [{"name": "far", "model": "scripted:m1", "k_demos": 4, "demo_skip": 4}]}
+    run_eval(EvalOptions(dataset="checkthat-train", out=str(tmp_path / "train"), protocol="baseline", lineup=lu,
+                         category=1, sample=12, concurrency=1, progress=False, max_tokens=8,
+                         params={"answer": "label-first", "demos": "dialogue", "k_demos": 8}), client=client)
+    assert _shown(backend.calls[0]) == [f"train tweet {i}" for i in (8, 7, 6, 5)]
+    key, entry = fit_run(str(tmp_path / "train"))
+    assert key == "scripted:m1|checkthat1|answer=label-first|demos=dialogue-4-skip4" and entry["n"] == 12
