@@ -221,3 +221,17 @@ def test_a_threshold_is_fitted_for_the_slice_the_member_read(tmp_path, slices):
     assert _shown(backend.calls[0]) == [f"train tweet {i}" for i in (8, 7, 6, 5)]
     key, entry = fit_run(str(tmp_path / "train"))
     assert key == "scripted:m1|checkthat1|answer=label-first|demos=dialogue-4-skip4" and entry["n"] == 12
+
+
+def test_every_member_slice_of_the_shipped_councils_has_a_train_threshold_in_every_category():
+    """The packaged fitted values cover the embedded council and the candidate councils, so the aids
+    calibrate them in every category (the app's default click and `--lineup` with a candidate file)."""
+    from pathlib import Path
+
+    from debate.aids import settings as aids
+
+    cal._fitted.cache_clear()
+    files = sorted((Path(__file__).parents[1] / "assets" / "lineups" / "council-candidates").glob("*.json"))
+    for lu in ["embedded", *[str(f) for f in files if "d-all-disjoint" not in f.name]]:
+        agents = resolve_agents(load_lineup(lu), "council")
+        assert aids.overrides("council", "checkthat", [1, 2, 3], agents)["calibration"] == "threshold", lu
