@@ -39,15 +39,11 @@ PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
         "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
-                       "its own seed and temperature; with the small-model aids the two Qwen members read "
-                       "different train tweets (the 4 nearest, the 5th-8th nearest) and SmolLM2 the 8 nearest; "
-                       "Qwen2.5-0.5B judges and chairs at temperature 0.",
-        # chosen on CheckThat train among assets/lineups/council-candidates (README "A council whose
-        # members differ"): two Qwen members on the same tweets cast one vote twice
+                       "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
         "members": [
-            {**_m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101), "k_demos": 4},
+            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
             _m("smol-a", "local:smollm2-135m", 0.7, 202),
-            {**_m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303), "k_demos": 4, "demo_skip": 4},
+            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
         ],
         "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
