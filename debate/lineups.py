@@ -40,6 +40,9 @@ PRESETS: dict[str, dict] = {
         "name": "embedded",
         "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
                        "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
+        # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
+        # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
+        # whose members differ"), with no measured gain on train: the default keeps these members
         "members": [
             _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
             _m("smol-a", "local:smollm2-135m", 0.7, 202),
