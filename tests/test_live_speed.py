@@ -297,6 +297,33 @@ def test_first_requests_come_from_the_protocol_itself():
         assert COFFEE in messages[-1]["content"]
 
 
+def test_radars_first_prompts_are_read_ahead_with_their_passages():
+    """RADAR's prompts carry the evidence: read ahead without it, they would share only the claim with the
+    real ones. Given the page's retriever, the warm-up finds the same first requests the debate sends,
+    passages included; a protocol whose evidence is only shown beside it does not search ahead."""
+    from debate.live.warmup import first_requests
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import FakeRetriever
+
+    cfg = DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True}, top_k=3, questions=2)
+    got = first_requests(cfg, FakeRetriever())
+    assert got and all("Passage 1 about the claim." in m[0]["content"] for _, m, _ in got)
+    scripted = ScriptedBackend(default="[REASON]: .\n[VERDICT]: NO")
+    for _ in run_debate(DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True}, top_k=3),
+                        ModelClient(backend_factory=lambda spec: scripted), retriever=FakeRetriever()):
+        pass
+    first = {}
+    for c in scripted.calls:
+        first.setdefault(c["model"], c)
+    for spec, messages, options in got:
+        assert messages == first[spec.split(":", 1)[1]]["messages"]
+    council = FakeRetriever()
+    first_requests(DebateConfig(claim=COFFEE, protocol="council"), council)
+    assert council.queries == []
+
+
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answer(monkeypatch):
