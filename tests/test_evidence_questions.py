@@ -140,3 +140,18 @@ def test_the_embedded_judge_writes_questions_that_are_searched(local):
     assert all(x.endswith("?") and len(x) <= q.MAX_QUESTION_CHARS for x in e.questions)
     assert e.sources[0]["queries"] == [e.query, *e.questions]
     assert e.passages  # found by the claim's query and the questions together
+
+
+def test_the_export_shows_the_queries_escaped():
+    from debate.events import DebateFinished, DebateStarted, EvidenceRetrieved
+    from debate.sharing.html import to_html
+
+    events = [DebateStarted(debate_id="d1", protocol="radar", claim="c"),
+              EvidenceRetrieved(query="coffee claim", passages=[], floor=0.49, questions=["Who ran <b>it</b>?"],
+                                questions_model="local:qwen2.5-0.5b",
+                                sources=[{"name": "local", "label": "Local index", "state": "live", "passages": 0,
+                                          "ms": 5, "note": "", "query": "coffee claim"}]),
+              DebateFinished(status="completed")]
+    html = to_html(events)
+    assert "queries: “coffee claim” · “Who ran &lt;b&gt;it&lt;/b&gt;?”" in html and "<b>it</b>" not in html
+    assert "questions by local:qwen2.5-0.5b" in html
