@@ -113,15 +113,18 @@ def rates(model: str, n_prompt: int = 600, n_gen: int = 48) -> tuple[float, floa
     return len(toks) / (t1 - t0), (n - 1) / (t2 - t1)
 
 
-def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]]) -> tuple[float, int, int]:
-    """Σ prompt tokens / prompt rate + Σ generated / generation rate over the debate's turns."""
+def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]],
+            reuse: bool = False) -> tuple[float, int, int]:
+    """Σ prompt tokens / prompt rate + Σ generated / generation rate over the debate's turns (with `reuse`,
+    only the prompt tokens llama.cpp had to evaluate: the model work the debate actually asked for)."""
     total, ptok, ctok = 0.0, 0, 0
     for e in events:
         if e.get("type") != "turn_finished":
             continue
         name = str(e.get("model", "")).split(":", 1)[-1]
         pr, gr = model_rates[name]
-        total += e["prompt_tokens"] / pr + e["completion_tokens"] / gr
+        read = e["prompt_tokens"] - (int(e.get("prompt_reused_tokens") or 0) if reuse else 0)
+        total += read / pr + e["completion_tokens"] / gr
         ptok += e["prompt_tokens"]
         ctok += e["completion_tokens"]
     return total, ptok, ctok
@@ -287,6 +290,9 @@ def main() -> int:
         lim, _, _ = limit_s(cli["events"], model_rates)
         quiet, _, _ = limit_s(cli["events"], QUIET_RATES)
         scale = quiet / lim if lim else 1.0
+        work, _, _ = limit_s(cli["events"], QUIET_RATES, reuse=True)
+        print(f"{p}: model work at the quiet rates (prompt tokens evaluated after reuse, tokens generated) "
+              f"{work:.1f} s")
         if app:
             print(f"RESULT {p}: Run→first token on screen {app['first']:.2f} s · Run→verdict on screen "
                   f"{app['verdict']:.1f} s · CLI {cli['wall']:.1f} s · app/CLI {app['verdict'] / cli['wall']:.2f}× · "
