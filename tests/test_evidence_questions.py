@@ -155,3 +155,19 @@ def test_the_export_shows_the_queries_escaped():
     html = to_html(events)
     assert "queries: “coffee claim” · “Who ran &lt;b&gt;it&lt;/b&gt;?”" in html and "<b>it</b>" not in html
     assert "questions by local:qwen2.5-0.5b" in html
+
+
+@pytest.mark.parametrize("cmd", [["run", "--protocol", "radar", "--questions", "9", "--no-check", "A claim"],
+                                 ["eval", "--dataset", "checkthat-dev", "--protocol", "radar", "--questions", "4",
+                                  "--out", "unused-run-folder"]])
+def test_the_command_line_refuses_a_bad_count_with_a_hint(cmd, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.servers import REPO
+
+    r = subprocess.run([sys.executable, "-m", "debate", *cmd], capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert r.returncode != 0 and "is not a number from 0 to 3" in r.stderr + r.stdout
+    assert "Traceback" not in r.stderr and not (tmp_path / "unused-run-folder").exists()
