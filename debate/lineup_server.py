@@ -228,7 +228,8 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
                                                     "wanted": mm.get(seat) or mm.get(name)})
         if seat and seat not in row["seats"]:
             row["seats"].append(seat)
-    lu["name"] = f"{lineup.get('name') or 'custom'} on {server.base_url or server.backend}"
+    base = re.sub(r"-(ollama|openai)$", "", str(lineup.get("name") or "custom"))  # the preset's backend no longer holds
+    lu["name"] = f"{base} on {server.base_url or server.backend}"
     return lu, list(rows.values())
 
 
