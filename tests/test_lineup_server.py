@@ -200,7 +200,7 @@ def test_the_app_puts_the_lineup_on_the_server_and_names_what_is_missing(llama, 
     at = AppTest.from_file("../app.py", default_timeout=180)
     at.session_state["_client"] = default_client(cache=False)
     at.run()
-    at.selectbox(key="cfg_protocol").set_value("council").run()
+    at.radio(key="cfg_protocol").set_value("council").run()
     at.selectbox(key="cfg_preset").set_value("paper-council-openai").run()
     at.selectbox(key="cfg_server_kind").set_value("openai").run()
     at.text_input(key="cfg_server_url").input(llama.url).run()
