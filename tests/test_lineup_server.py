@@ -24,7 +24,7 @@ from debate.lineup_server import Server, matches, on_server, parse_model_map, pa
 from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
 from debate.models import packaged
 from debate.models.registry import default_client
-from tests.support.servers import REPO, send_json, start_llama_multi_server
+from tests.support.servers import REPO, send_json, start_llama_multi_server, start_ollama_standin
 
 PAPER = ("gemma3:12b", "qwen3:8b", "deepseek-r1:8b", "phi4:14b", "mistral:7b")
 MEMBERS = ("Gemma3", "Qwen3", "DeepSeek-R1", "Phi4", "Mistral")
@@ -156,6 +156,23 @@ def test_a_key_goes_only_to_the_url_it_was_saved_for(monkeypatch):
         assert b.auth and set(b.auth) <= {None, "Bearer sk-no-key"}  # neither a's key nor the settings' one
     finally:
         a.server.shutdown(), b.server.shutdown()
+
+
+def test_an_ollama_server_lacking_the_papers_models_is_told_before_run_and_eval(tmp_path):
+    """The Ollama stand-in (Ollama's REST API over real GGUF files, loaded only when asked to answer) with two
+    of the paper's tags: `run` and `eval` both refuse at once, naming the four others and how to pull them."""
+    srv = start_ollama_standin({"gemma3:12b": packaged.ensure_model("smollm2-135m"),
+                                "qwen3:8b": packaged.ensure_model("smollm2-135m")}, tmp_path)
+    try:
+        for args in (("run", CLAIM), ("eval", "--dataset", "checkthat-dev", "--limit", "1", "--out", str(tmp_path / "run"))):
+            r = _cli(tmp_path, *args[:1], "--lineup", "paper-council", "--server", f"ollama@{srv.url}", *args[1:])
+            assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+            assert f"Ollama server at {srv.url} lacks 4 of the lineup's models" in r.stderr
+            assert "deepseek-r1:8b (DeepSeek-R1); phi4:14b (Phi4); mistral:7b (Mistral); llama3.1:8b (Llama3.1)" in r.stderr
+            assert "It has: gemma3:12b, qwen3:8b." in r.stderr and "`ollama pull phi4:14b`" in r.stderr
+        assert not (tmp_path / "run").exists()  # nothing started
+    finally:
+        srv.stop()
 
 
 # -- against a real llama.cpp server ----------------------------------------------------------------------
