@@ -243,7 +243,9 @@ def unused_keys(lineup: dict, model_map: dict[str, str]) -> list[str]:
 
 
 def _shown(names: list[str], n: int = 20) -> str:
-    return ", ".join(names[:n]) + (f" … ({len(names) - n} more)" if len(names) > n else "") if names else "(none)"
+    """A server's names, bounded (a server may list thousands, of any length)."""
+    cut = [x if len(x) <= 100 else x[:99] + "…" for x in names[:n]]
+    return ", ".join(cut) + (f" … ({len(names) - n} more)" if len(names) > n else "") if names else "(none)"
 
 
 def missing_error(server: Server, rows: list[dict], available: list[str], unused: list[str] = ()) -> ModelNotFound:
@@ -253,7 +255,7 @@ def missing_error(server: Server, rows: list[dict], available: list[str], unused
     for r in bad:
         seats = f" ({', '.join(r['seats'])})" if r["seats"] else ""
         if r["how"] == "several fit":
-            parts.append(f"{r['model']}{seats}: several fit ({', '.join(r['candidates'])})")
+            parts.append(f"{r['model']}{seats}: several fit ({_shown(r['candidates'], 5)})")
         elif r["wanted"]:
             parts.append(f"{r['model']}{seats}: mapped to {r['wanted']!r}, which it does not list")
         else:

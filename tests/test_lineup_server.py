@@ -9,6 +9,7 @@ a small token budget, four members on the 135M model and one on the 0.5B."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import subprocess
@@ -222,13 +223,13 @@ def test_the_app_puts_the_lineup_on_the_server_and_names_what_is_missing(llama, 
     at.selectbox(key="cfg_server_kind").set_value("openai").run()
     at.text_input(key="cfg_server_url").input(llama.url).run()
     assert not at.exception, [e.message for e in at.exception]
-    said = " ".join(w.value for w in at.warning)
+    said = html.unescape(" ".join(w.value for w in at.warning))
     assert f"OpenAI-compatible server at {llama.url} lacks 6" in said and "It has: qwen, smol." in said
     assert "gemma3:12b (Gemma3)" in said and "llama3.1:8b (Llama3.1)" in said
     at.text_area(key="cfg_server_map").input("\n".join(f"{k}={v}" for k, v in MAP.items())).run()
     assert not at.exception, [e.message for e in at.exception]
     assert not any("lacks" in w.value for w in at.warning)
-    assert any("gemma3:12b → `qwen` (mapped)" in c.value for c in at.caption)
+    assert any("gemma3:12b → qwen (mapped)" in html.unescape(c.value) for c in at.caption)
     seats = {s.key.rsplit("_", 1)[-1]: s.value for s in at.selectbox if s.key and s.key.startswith("lu_")}
     assert {m: seats[m] for m in MEMBERS} == {m: f"openai:{MAP[p]}@{llama.url}" for m, p in zip(MEMBERS, PAPER)}
     assert seats["chair"] == f"openai:qwen@{llama.url}"

@@ -16,6 +16,7 @@ from debate.errors import DebateError
 from debate.lineup_server import (Server, list_server, missing_error, on_server, parse_model_map,
                                   parse_server, unused_keys)
 from ui import resources
+from ui.safe import escape  # server names and messages are the server's text: never Markdown
 
 KINDS = {"lineup": "as the lineup says", "ollama": "an Ollama server",
          "openai": "an OpenAI-compatible server (vLLM, llama.cpp, LM Studio)"}
@@ -66,19 +67,19 @@ def server_box(base: dict) -> tuple[dict, str]:
         server = parse_server(f"{kind}@{url.strip()}" if url.strip() else kind)
         model_map = parse_model_map(mapping, files=False)
     except DebateError as e:
-        st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+        st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
         return base, ""
     available = _server_models(server)
     if isinstance(available, Exception):
-        st.warning(f"**{getattr(available, 'message', available)}**  \n{getattr(available, 'hint', '')}",
-                   icon=":material/warning:")
+        st.warning(f"**{escape(str(getattr(available, 'message', available)))}**  \n"
+                   f"{escape(getattr(available, 'hint', ''))}", icon=":material/warning:")
     listed = available if isinstance(available, list) else None
     lineup, rows = on_server(base, server, model_map, listed)
     if listed is None and not isinstance(available, Exception):
         st.caption(f"Asking {server.where()} for its models…")
     elif listed is not None and any(r["server_model"] is None for r in rows):
         err = missing_error(server, rows, listed, unused_keys(base, model_map))
-        st.warning(f"**{err.message}**  \n{err.hint}", icon=":material/warning:")
+        st.warning(f"**{escape(err.message)}**  \n{escape(err.hint)}", icon=":material/warning:")
     elif listed is not None:
-        st.caption(" · ".join(f"{r['model']} → `{r['server_model']}` ({r['how']})" for r in rows))
+        st.caption(" · ".join(f"{escape(r['model'])} → {escape(r['server_model'])} ({r['how']})" for r in rows))
     return lineup, _tag(lineup)

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from debate.errors import InvalidInput
+from debate.sanitize import strip_terminal
 
 SERVER_HELP = ("put every seat of the lineup on this server: openai@URL, ollama@URL, a URL (…/v1 = "
                "OpenAI-compatible, port 11434 = Ollama), or openai / ollama for the configured one "
@@ -39,5 +40,5 @@ def on_server(args: argparse.Namespace, lineup, client) -> dict | None:
         return None
     server = parse_server(args.server)
     lu, rows = point_at_server(load_lineup(lineup), server, parse_model_map(args.model_map), client)
-    print(f"Lineup {lu['name']}:\n{describe(rows)}", file=sys.stderr)
+    print(strip_terminal(f"Lineup {lu['name']}:\n{describe(rows)}"), file=sys.stderr)  # names are the server's text
     return lu
