@@ -215,6 +215,10 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
     lu = copy.deepcopy(lineup)
     rows: dict[tuple[str, str | None, str], dict] = {}
     for e in _entries(lu):
+        if isinstance(e.get("model"), list) or "|" in str(e.get("model", "")):
+            raise InvalidInput(f"Seat {e.get('name') or e.get('model')!r} names several endpoints (a fleet), and "
+                               "--server puts every seat on one server.",
+                               "Use either the fleet lineup as it is or --server with a lineup of single models.")
         spec = ModelSpec.parse(str(e.get("model", "")))
         if spec.backend not in RETARGETED:
             continue

@@ -106,6 +106,9 @@ def test_on_server_moves_every_seat_and_leaves_a_persons_seat():
     assert lu["roles"]["opponent"]["model"] == "human:person"
     assert {r["how"] for r in rows} == {"mapped", "same name"} and "gpu:11434" in lu["name"]
     assert load_lineup(lu)  # still a valid lineup
+    fleet = {"members": [{"name": "f", "model": "ollama:x@http://a:11434|ollama:x@http://b:11434"}]}
+    with pytest.raises(InvalidInput, match="several endpoints"):
+        on_server(fleet, Server("ollama"), {}, ["x"])
 
 
 def test_the_papers_council_has_five_distinct_models_on_either_server_kind():
