@@ -210,7 +210,8 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
               available: list[str] | None = None) -> tuple[dict, list[dict]]:
     """The lineup with every seat on `server`, and one row per (lineup model, server model):
     {model, seats, server_model (None when missing), spec, how, candidates}. With `available` None the
-    names are not checked (the caller has no list yet); seats whose model is not found keep their spec."""
+    names are not checked (the caller has no list yet); a seat whose model is not found asks the server for
+    its own name, so a check against the server (validate_lineup) reports it there, not elsewhere."""
     mm = dict(model_map or {})
     lu = copy.deepcopy(lineup)
     rows: dict[tuple[str, str | None, str], dict] = {}
@@ -224,8 +225,7 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
             continue
         name, seat = model_name(spec), str(e.get("name") or "")
         target, how, candidates = _resolve(name, seat, mm, available)
-        if target is not None:
-            e["model"] = server.spec(target)
+        e["model"] = server.spec(target or name)  # a missing one too: the server's own check then names it
         row = rows.setdefault((name, target, how), {"model": name, "seats": [], "server_model": target,
                                                     "spec": server.spec(target) if target else None,
                                                     "how": how, "candidates": candidates,

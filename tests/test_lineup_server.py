@@ -229,6 +229,10 @@ def test_the_app_puts_the_lineup_on_the_server_and_names_what_is_missing(llama, 
     said = html.unescape(" ".join(w.value for w in at.warning))
     assert f"OpenAI-compatible server at {llama.url} lacks 6" in said and "It has: qwen, smol." in said
     assert "gemma3:12b (Gemma3)" in said and "llama3.1:8b (Llama3.1)" in said
+    at.text_area(key="claim").input(CLAIM)
+    at.button(key="run").click().run()  # refused before anything starts, with the server's own words
+    assert "debate_id" not in at.session_state
+    assert any("not available" in e.value and llama.url in e.value for e in at.error)
     at.text_area(key="cfg_server_map").input("\n".join(f"{k}={v}" for k, v in MAP.items())).run()
     assert not at.exception, [e.message for e in at.exception]
     assert not any("lacks" in w.value for w in at.warning)

@@ -30,7 +30,7 @@ def add_server_args(p: argparse.ArgumentParser) -> None:
 def on_server(args: argparse.Namespace, lineup, client) -> dict | None:
     """The lineup (a preset name, file or dict) with every seat on `args.server`, checked against the
     server's model list; None without --server."""
-    from debate.lineup_server import describe, parse_model_map, parse_server, point_at_server
+    from debate.lineup_server import describe, parse_model_map, parse_server, point_at_server, unused_keys
     from debate.lineups import load_lineup
 
     if not args.server:
@@ -39,6 +39,10 @@ def on_server(args: argparse.Namespace, lineup, client) -> dict | None:
                                "Add --server openai@URL or --server ollama@URL.")
         return None
     server = parse_server(args.server)
-    lu, rows = point_at_server(load_lineup(lineup), server, parse_model_map(args.model_map), client)
+    base, model_map = load_lineup(lineup), parse_model_map(args.model_map)
+    lu, rows = point_at_server(base, server, model_map, client)
     print(strip_terminal(f"Lineup {lu['name']}:\n{describe(rows)}"), file=sys.stderr)  # names are the server's text
+    if unused := unused_keys(base, model_map):
+        print(f"note: the model map's {', '.join(map(repr, unused))} name no model or seat of this lineup "
+              "(not used).", file=sys.stderr)
     return lu
