@@ -188,7 +188,8 @@ def matches(name: str, available: list[str]) -> list[str]:
     return sorted(c for at, c in found if at == first)
 
 
-def _resolve(name: str, seat: str, model_map: dict[str, str], available: list[str] | None) -> tuple[str | None, str, list[str]]:
+def _resolve(name: str, seat: str, model_map: dict[str, str],
+             available: list[str] | None) -> tuple[str | None, str, list[str]]:
     """(server name or None, how it was found, candidates when several fit)."""
     for key in (seat, name):
         if key and key in model_map:
@@ -288,7 +289,8 @@ def list_server(server: Server, client: Any) -> list[str]:
         raise type(e)(f"Cannot list the models of {server.where()}: {e.message}", e.hint) from None
 
 
-def point_at_server(lineup: dict, server: Server, model_map: dict[str, str] | None, client: Any) -> tuple[dict, list[dict]]:
+def point_at_server(lineup: dict, server: Server, model_map: dict[str, str] | None,
+                    client: Any) -> tuple[dict, list[dict]]:
     """`on_server` against the server's own list, refusing (before any model call) when a model is missing."""
     mm = dict(model_map or {})
     available = list_server(server, client)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from debate.errors import InvalidInput, ModelNotFound
+from debate.errors import InvalidInput
 from debate.lineup_server import Server, matches, on_server, parse_model_map, parse_server, point_at_server
 from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
 from debate.models import packaged
@@ -55,8 +55,9 @@ def test_server_kinds(text, backend, url):
     assert parse_server(text) == Server(backend, url)
 
 
-@pytest.mark.parametrize("bad, says", [("http://gpu:8000", "openai@http://gpu:8000"), ("vllm@http://x/v1", "ollama@URL"),
-                                       ("openai@ftp://x", "http://HOST"), ("", "openai@")])
+@pytest.mark.parametrize("bad, says", [("http://gpu:8000", "openai@http://gpu:8000"),
+                                       ("vllm@http://x/v1", "ollama@URL"), ("openai@ftp://x", "http://HOST"),
+                                       ("", "openai@")])
 def test_a_server_that_cannot_be_read_says_how_to_write_it(bad, says):
     with pytest.raises(InvalidInput) as err:
         parse_server(bad)
@@ -168,7 +169,8 @@ def test_an_ollama_server_lacking_the_papers_models_is_told_before_run_and_eval(
     srv = start_ollama_standin({"gemma3:12b": packaged.ensure_model("smollm2-135m"),
                                 "qwen3:8b": packaged.ensure_model("smollm2-135m")}, tmp_path)
     try:
-        for args in (("run", CLAIM), ("eval", "--dataset", "checkthat-dev", "--limit", "1", "--out", str(tmp_path / "run"))):
+        for args in (("run", CLAIM),
+                     ("eval", "--dataset", "checkthat-dev", "--limit", "1", "--out", str(tmp_path / "run"))):
             r = _cli(tmp_path, *args[:1], "--lineup", "paper-council", "--server", f"ollama@{srv.url}", *args[1:])
             assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
             assert f"Ollama server at {srv.url} lacks 4 of the lineup's models" in r.stderr
