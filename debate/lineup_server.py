@@ -113,7 +113,8 @@ def parse_model_map(text: str | None, files: bool = True) -> dict[str, str]:
     if files and ("\n" not in t and "=" not in t or t.endswith(".json")):
         p = Path(t).expanduser()
         try:
-            raw = p.read_text(encoding="utf-8")[:1_000_000]
+            with p.open("rb") as fh:
+                raw = fh.read(1_000_000).decode("utf-8", errors="replace")  # a map is small: never read more
         except OSError as e:
             raise InvalidInput(f"Cannot read the model map {p}: {e.strerror or e}.",
                                "Give a JSON file, or pairs such as gemma3:12b=my-gemma,qwen3:8b=my-qwen.") from None

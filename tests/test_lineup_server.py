@@ -25,7 +25,7 @@ from debate.lineup_server import Server, matches, on_server, parse_model_map, pa
 from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
 from debate.models import packaged
 from debate.models.registry import default_client
-from tests.support.servers import REPO, send_json, start_llama_multi_server, start_ollama_standin
+from tests.support.servers import REPO, closed_port, send_json, start_llama_multi_server, start_ollama_standin
 
 PAPER = ("gemma3:12b", "qwen3:8b", "deepseek-r1:8b", "phi4:14b", "mistral:7b")
 MEMBERS = ("Gemma3", "Qwen3", "DeepSeek-R1", "Phi4", "Mistral")
@@ -125,6 +125,15 @@ def test_the_papers_council_has_five_distinct_models_on_either_server_kind():
 def test_model_map_without_a_server_is_refused(tmp_path):
     r = _cli(tmp_path, "run", "--model-map", "gemma3:12b=x", "--lineup", "paper-council", CLAIM)
     assert r.returncode == 2 and "--server" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_unreachable_server_is_told_with_how_to_start_it(tmp_path):
+    port = closed_port()
+    for server, says in ((f"openai@http://127.0.0.1:{port}/v1", "llama_cpp.server"),
+                         (f"ollama@http://127.0.0.1:{port}", "ollama serve")):
+        r = _cli(tmp_path, "run", "--lineup", "paper-council", "--server", server, CLAIM)
+        assert r.returncode == 2 and "Traceback" not in r.stderr
+        assert "Cannot list the models of the " in r.stderr and f"127.0.0.1:{port}" in r.stderr and says in r.stderr
 
 
 class _Recorder:
