@@ -269,8 +269,6 @@ def test_server_error_text_reaches_the_terminal_without_control_sequences(tmp_pa
 LONG = " ".join(["This argument is long and cites the evidence again and again."] * 30)
 
 
-@pytest.mark.xfail(reason="known gap: the repair prompt after an unreadable answer can only shorten the echoed answer, "
-                   "so past a small window it still overshoots the budget (reported in the event, not yet fixed)", strict=False)
 @pytest.mark.parametrize("kind", ["ollama", "openai"])
 def test_the_context_window_is_known_and_a_long_transcript_is_shortened_with_an_event(kind):
     with recorder(reply=LONG, context_length=1024) as srv:
@@ -287,8 +285,48 @@ def test_the_context_window_is_known_and_a_long_transcript_is_shortened_with_an_
     assert events[-1].status == "completed", [e for e in events if e.type == "error"]
     shortened = [e for e in events if e.type == "transcript_shortened"]
     assert shortened and all(e.final_chars <= e.budget_chars < e.original_chars for e in shortened)
+    assert any(e.phase == "judge repair" for e in shortened)  # the judge's LONG answer is unreadable: repaired
     if kind == "ollama":
         assert chats and all(c["options"]["num_ctx"] == 1024 for c in chats)
+
+
+def _judge_repaired(body: dict) -> str:
+    """Debaters and the judge's first answer: LONG (no label in it); the repair: a readable verdict."""
+    if "could not be read" in str(body["messages"][-1]["content"]):
+        return '{"explanation": "repaired", "category": 1}'
+    return LONG
+
+
+def test_a_repair_on_a_tiny_window_refits_the_debate_and_says_so():
+    """The repair after an unreadable judge answer adds that answer and the repair template to the judge's
+    prompt, which already filled the window: the debate in it is condensed further, the prompt sent fits
+    the window, the event says so, and a moderator's note is still in it."""
+    from debate import moderation
+    from debate.protocols.prompting import budget_chars
+
+    with recorder(reply=_judge_repaired, context_length=1024) as srv:
+        agent = {"name": "a", "model": f"openai:scripted@{srv.url}"}
+        cfg = DebateConfig(claim=CLAIM, protocol="single", category=2, max_tokens=64, params={"rounds": 1},
+                           debate_id="tinyrepair01",
+                           lineup={"name": "w", "members": [agent, agent], "judge": agent, "chair": agent})
+        moderation.post(cfg.debate_id, "Weigh the sources named.")
+        events = list(run_debate(cfg, default_client({}, cache=False)))
+        chats = [r["body"]["messages"] for r in srv.requests if r["path"].startswith("/v1/chat")]
+    assert events[-1].status == "completed", [e for e in events if e.type == "error"]
+    size = lambda msgs: sum(len(m["content"]) for m in msgs)  # noqa: E731 - as prompting.size
+    budget = budget_chars(1024, 64)
+    judge, repair = chats[-2], chats[-1]
+    assert "could not be read" in repair[-1]["content"] and repair[-2]["role"] == "assistant"
+    assert size(judge) <= budget and size(repair) <= budget < size(judge) + len(LONG)
+    # the debate in the repair prompt was condensed beyond the judge's own prompt, the note kept
+    assert size(repair[:-2]) < size(judge)
+    assert "Weigh the sources named." in repair[-3]["content"]
+    cut = {e.phase: e for e in events if e.type == "transcript_shortened"}
+    fix = cut["judge repair"]
+    assert fix.prompt_id == "engine.repair" and fix.final_chars <= fix.budget_chars == budget < fix.original_chars
+    assert fix.condensed > cut["judge"].condensed  # the echoed answer and more of the debate
+    turn = next(e for e in events if e.type == "turn_finished" and e.phase == "judge")
+    assert turn.repaired and turn.label == "YES"
 
 
 def test_ollama_num_ctx_setting_is_sent_when_the_model_reports_no_length():
