@@ -13,7 +13,9 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -27,7 +29,7 @@ from debate.models.ollama_backend import key_for as ollama_key_for
 from debate.models.openai_backend import OpenAIBackend
 from debate.models.registry import default_client, make_backend
 from debate.runner import DebateConfig, run_debate
-from tests.support.hostile_servers import recorder
+from tests.support.hostile_servers import Recorder, recorder
 from tests.support.servers import closed_port
 
 REPO = Path(__file__).resolve().parent.parent
@@ -193,14 +195,27 @@ def test_a_response_larger_than_the_cap_is_refused():
 
 
 # -- environment secrets go only to the URL they were set for -----------------------------------------
-def test_ollama_api_key_goes_only_to_ollama_host(monkeypatch):
+@contextmanager
+def asked_mine_and_a_stranger(monkeypatch, secrets: dict[str, str], home_var: str,
+                              backend: str) -> Iterator[tuple[Recorder, Recorder, ModelClient]]:
+    """Two servers, `mine` (named by `home_var` in the environment, beside `secrets`) and a stranger's that a
+    lineup names; a client without the response cache has asked each of them once."""
     monkeypatch.setenv("DEBATE_CACHE", "0")
-    monkeypatch.setenv("OLLAMA_API_KEY", "ollama-secret-key")
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
     with recorder() as mine, recorder() as stranger:
-        monkeypatch.setenv("OLLAMA_HOST", mine.host)
+        where = (lambda srv: srv.host) if backend == "ollama" else (lambda srv: srv.url)  # noqa: E731
+        monkeypatch.setenv(home_var, where(mine))
         client = default_client({})
         for srv in (mine, stranger):
-            assert client.chat(f"ollama:scripted@{srv.host}", ASK, GenOptions(max_tokens=8)).result().text
+            assert client.chat(f"{backend}:scripted@{where(srv)}", ASK, GenOptions(max_tokens=8)).result().text
+        yield mine, stranger, client
+
+
+def test_ollama_api_key_goes_only_to_ollama_host(monkeypatch):
+    with asked_mine_and_a_stranger(monkeypatch, {"OLLAMA_API_KEY": "ollama-secret-key"}, "OLLAMA_HOST",
+                                   "ollama") as (mine, stranger, client):
+        for srv in (mine, stranger):
             make_backend(client_spec(f"ollama:scripted@{srv.host}"), {}).list_models()
         assert client.chat("ollama:scripted", ASK, GenOptions(max_tokens=8)).result().text  # no @host: OLLAMA_HOST
     assert set(mine.authorizations()) == {"Bearer ollama-secret-key"}
@@ -217,14 +232,9 @@ def client_spec(text: str):
 
 
 def test_openai_org_and_project_go_only_to_openai_base_url(monkeypatch):
-    monkeypatch.setenv("DEBATE_CACHE", "0")
-    monkeypatch.setenv("OPENAI_ORG_ID", "org-secret")
-    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-secret")
-    with recorder() as mine, recorder() as stranger:
-        monkeypatch.setenv("OPENAI_BASE_URL", mine.url)
-        client = default_client({})
-        for srv in (mine, stranger):
-            assert client.chat(f"openai:scripted@{srv.url}", ASK, GenOptions(max_tokens=8)).result().text
+    secrets = {"OPENAI_ORG_ID": "org-secret", "OPENAI_PROJECT_ID": "proj-secret"}
+    with asked_mine_and_a_stranger(monkeypatch, secrets, "OPENAI_BASE_URL", "openai") as (mine, stranger, _):
+        pass
     for r in mine.requests:
         assert (r["headers"].get("openai-organization"), r["headers"].get("openai-project")) == \
             ("org-secret", "proj-secret")
