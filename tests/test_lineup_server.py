@@ -14,8 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,7 +23,8 @@ from debate.lineup_server import Server, matches, on_server, parse_model_map, pa
 from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
 from debate.models import packaged
 from debate.models.registry import default_client
-from tests.support.servers import REPO, closed_port, send_json, start_llama_multi_server, start_ollama_standin
+from tests.support.hostile_servers import recorder
+from tests.support.servers import REPO, closed_port, start_llama_multi_server, start_ollama_standin
 
 PAPER = ("gemma3:12b", "qwen3:8b", "deepseek-r1:8b", "phi4:14b", "mistral:7b")
 MEMBERS = ("Gemma3", "Qwen3", "DeepSeek-R1", "Phi4", "Mistral")
@@ -136,58 +135,19 @@ def test_an_unreachable_server_is_told_with_how_to_start_it(tmp_path):
         assert "Cannot list the models of the " in r.stderr and f"127.0.0.1:{port}" in r.stderr and says in r.stderr
 
 
-class _Recorder:
-    """An OpenAI-style /v1/models on loopback that records the Authorization header it is sent."""
-
-    def __init__(self) -> None:
-        self.auth: list[str | None] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                outer.auth.append(self.headers.get("Authorization"))
-                send_json(self, 200, {"object": "list", "data": [{"id": n, "object": "model"} for n in set(MAP.values())]})
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 def test_a_key_goes_only_to_the_url_it_was_saved_for(monkeypatch):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
-    a, b = _Recorder(), _Recorder()
-    try:
+    one_model = {name: "scripted" for name in MAP}  # the recorders list one model: every seat on it
+    with recorder() as a, recorder() as b:
         settings = {"openai": {"base_url": "https://api.example.org/v1", "api_key": "k-settings",
-                               "keys": {a.url: "k-for-a"}}}
+                               "keys": {f"{a.host}/v1": "k-for-a"}}}
         for rec in (a, b):
-            point_at_server(load_lineup("paper-council"), parse_server(f"openai@{rec.url}"), MAP,
+            point_at_server(load_lineup("paper-council"), parse_server(f"openai@{rec.host}/v1"), one_model,
                             default_client(settings, cache=False))
-        assert a.auth and set(a.auth) == {"Bearer k-for-a"}
-        assert b.auth and set(b.auth) <= {None, "Bearer sk-no-key"}  # neither a's key nor the settings' one
-    finally:
-        a.server.shutdown(), b.server.shutdown()
-
-
-def test_an_ollama_server_lacking_the_papers_models_is_told_before_run_and_eval(tmp_path):
-    """The Ollama stand-in (Ollama's REST API over real GGUF files, loaded only when asked to answer) with two
-    of the paper's tags: `run` and `eval` both refuse at once, naming the four others and how to pull them."""
-    srv = start_ollama_standin({"gemma3:12b": packaged.ensure_model("smollm2-135m"),
-                                "qwen3:8b": packaged.ensure_model("smollm2-135m")}, tmp_path)
-    try:
-        for args in (("run", CLAIM),
-                     ("eval", "--dataset", "checkthat-dev", "--limit", "1", "--out", str(tmp_path / "run"))):
-            r = _cli(tmp_path, *args[:1], "--lineup", "paper-council", "--server", f"ollama@{srv.url}", *args[1:])
-            assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-            assert f"Ollama server at {srv.url} lacks 4 of the lineup's models" in r.stderr
-            assert "deepseek-r1:8b (DeepSeek-R1); phi4:14b (Phi4); mistral:7b (Mistral); llama3.1:8b (Llama3.1)" in r.stderr
-            assert "It has: gemma3:12b, qwen3:8b." in r.stderr and "`ollama pull phi4:14b`" in r.stderr
-        assert not (tmp_path / "run").exists()  # nothing started
-    finally:
-        srv.stop()
+        sent = [{r["headers"].get("authorization") for r in rec.requests} for rec in (a, b)]
+    assert sent[0] == {"Bearer k-for-a"}
+    assert sent[1] and sent[1] <= {None, "Bearer sk-no-key"}  # neither a's key nor the settings' one
 
 
 # -- against a real llama.cpp server ----------------------------------------------------------------------
