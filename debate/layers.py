@@ -18,7 +18,8 @@ from __future__ import annotations
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("debate", "debate.errors", "debate.config", "debate.sanitize", "debate.events",
                     "debate.layers", "debate.records")),
-    ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.transcript",
+    ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.lineup_server",
+               "debate.transcript",
                "debate.retrieval", "debate.datasets", "debate.moderation", "debate.seats")),
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),
