@@ -345,12 +345,14 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     base = choices[preset]
     if base.get("description"):
         st.caption(base["description"])
+    from ui.server_box import server_box
+    base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
     options = sorted({m.spec for m in resources.known_models() if m.name and m.status == "ready"}
                      | {a["model"] for a in agents})
     edits: dict[str, str] = {}
     for a in agents:
-        key = f"lu_{preset}_{protocol}_{a['agent']}"
+        key = f"lu_{preset}{on_server}_{protocol}_{a['agent']}"
         keep(key, a["model"])
         c1, c2 = st.columns([2, 3])
         c1.markdown(f"**{a['agent']}**  \n<span class='meta'>{a['role']} · T={a['temperature']:g}</span>",
