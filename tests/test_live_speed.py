@@ -326,6 +326,43 @@ def test_radars_first_prompts_are_read_ahead_with_their_passages():
 
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
+def test_radars_openings_reuse_the_prompts_read_ahead_with_their_passages(tmp_path, monkeypatch):
+    """On the embedded models: after the warm-up with the page's retriever, both of RADAR's opening
+    prompts (claim, passages, role) are already in llama.cpp's state: only their last token is read."""
+    import json
+
+    from debate.live.warmup import warm
+    from debate.models.client import ModelClient
+    from debate.models.local import LocalBackend, unload_all
+    from debate.retrieval.multi import MultiRetriever
+    from debate.retrieval.retriever import Retriever
+    from debate.retrieval.sources.local import LocalSource
+    from debate.runner import DebateConfig, run_debate
+
+    monkeypatch.setenv("DEBATE_INDEX_DIR", str(tmp_path / "indexes"))
+    f = tmp_path / "facts.jsonl"
+    f.write_text(json.dumps({"id": "coffee", "text": "Adults who drank three cups of coffee a day had a lower risk "
+                                                     "of death in a cohort of 500,000 people.", "source": "https://x.example"}))
+    retriever = MultiRetriever(["local"], sources=[LocalSource(Retriever("warm-facts", corpus=f))], floor=None)
+    cfg = DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True, "rounds": 0,
+                                                               "early_stop": False}, max_tokens=8, top_k=3)
+    client = ModelClient({"local": LocalBackend()})
+    unload_all()
+    rows = warm(cfg, client, retriever=retriever)
+    assert rows and all(r["done"] for r in rows)
+    openings = []
+    for ev in run_debate(cfg, client, retriever=retriever):
+        if isinstance(ev, TurnFinished):
+            openings.append(ev)
+            if len(openings) == 2:
+                break
+    assert {t.model for t in openings} == {"local:qwen2.5-0.5b", "local:smollm2-135m"}
+    for t in openings:
+        assert t.prompt_tokens > 250 and t.prompt_reused_tokens == t.prompt_tokens - 1, (t.model, t.prompt_tokens)
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
 def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answer(monkeypatch):
     from debate.models.client import ModelClient
     from debate.models.local import ALIGN, LocalBackend, unload_all
