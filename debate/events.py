@@ -136,6 +136,22 @@ class EvidenceRetrieved(Event):
     rejected: list[dict] = field(default_factory=list)  # best passages under the floor, with their scores
     sources: list[dict] = field(default_factory=list)  # per source: {name, label, state, passages, ms, note, query}
     note: str = ""  # e.g. "no passage is about this claim", "no network: local only"
+    questions: list[str] = field(default_factory=list)  # written by the judge model, searched beside the claim
+    questions_note: str = ""  # why fewer (or none) than asked, e.g. an answer with no usable question
+    questions_model: str = ""
+
+
+@_register
+@dataclass
+class EvidenceProgress(Event):
+    """While evidence is gathered for the agents: what is being done (`stage`: questions | searching |
+    ranking) and each asked source's state so far ({name, label, state, passages, ...}; state "waiting"
+    until it answers). The evidence event that follows has the final states."""
+    type: ClassVar[str] = "evidence_progress"
+    stage: str = "searching"
+    sources: list[dict] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    note: str = ""
 
 
 @_register

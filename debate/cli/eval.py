@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", default=None, metavar="NAMES",
                    help="evidence sources, comma-separated: local,scholar,wikipedia,web, or auto (all that answer); "
                         "default: the local index alone, ranked as before (reproducible runs)")
+    p.add_argument("--questions", type=int, default=0, metavar="N",
+                   help="0-3 questions the lineup's judge model writes per claim, searched beside it (AVeriTeC / "
+                        "RADAR style; one more model call per item). Default 0: the claim alone, no model call")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
@@ -102,6 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from debate.evaluation.runner import EvalOptions, run_eval
+    from debate.retrieval.questions import check_count
+
+    check_count(args.questions)  # before the dataset and the models load
 
     lineup = args.lineup
     if args.server:  # every seat on one server, its names checked before the first item
@@ -117,7 +123,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
         retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
-        progress=not args.no_progress, aids=args.aids, sources=args.sources)
+        progress=not args.no_progress, aids=args.aids, sources=args.sources,
+        questions=args.questions)
     s = run_eval(opts)
     _print_summary(s.to_dict())
     return 0 if s.failed == 0 else 1

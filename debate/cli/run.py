@@ -74,6 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", default=None, metavar="NAMES",
                    help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
                         "that answers its health check; offline that is local only)")
+    p.add_argument("--questions", type=int, default=0, metavar="N",
+                   help="0-3 questions the lineup's judge model writes for the evidence search, searched beside "
+                        "the claim (AVeriTeC / RADAR style; one more model call). Default 0: the claim alone")
     p.add_argument("--param", type=_kv, action="append", default=[], metavar="NAME=VALUE",
                    help="protocol parameter, repeatable (see `python -m debate protocols`)")
     p.add_argument("--seed", type=int, default=0)
@@ -175,7 +178,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                        max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
                        apply_cat2_rule=not args.no_cat2_rule, aids=args.aids,
                        sources=",".join(parse_names(args.sources) or []) or None, humans=args.human or None,
-                       human_timeout_s=args.human_timeout)
+                       human_timeout_s=args.human_timeout, questions=args.questions)
     if args.human_file and not args.human:
         raise InvalidInput("--human-file gives a person's answers, but no seat is played by a person.",
                            "Add --human ROLE (e.g. --human opponent).")

@@ -417,6 +417,8 @@ class EvidenceService(_Loopback):
                     return self._stream(None, declare=False)
                 if key == "error":
                     return self._send(500, b"<html><body>Internal Server Error</body></html>", "text/html")
+                if key == "redirect":  # a page that sends the reader on to `to` (anywhere)
+                    return self._send(302, b"", "text/html", {"Location": q.get("to", "/")})
                 t, a = ARTICLES.get(key, ("Not found", ""))
                 if not a:
                     return self._send(404, b"<html><body>Not Found</body></html>", "text/html")
