@@ -39,6 +39,15 @@ AIDS = True  # the app's default small-model aids (debate/aids/settings.py); the
 LINEUP = "embedded"  # the CLI side's lineup (--lineup: e.g. a candidate council's JSON file)
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
+# RADAR argues over evidence: offline only the local index answers, and for the coffee claim nothing passes
+# the floor, so RADAR would argue over no passages (its cheapest case). It gets a claim the bundled index
+# covers (bench_radar.py's), so its prompts carry the demo pace's 6 passages as a person's would.
+CLAIMS = {"radar": ("More than 225,000 people dead, 225,000. The estimates are, if we’d have acted responsibly, "
+                    "there’d be 160,000 fewer dead.")}
+CLAIMS["radar-single"] = CLAIMS["radar"]
+# llama.cpp's own rates on this machine when it was quiet (2026-12-01, README "Live debates"): a run on a
+# loaded machine is scaled to them (times its limit at these rates / its limit at the rates it measured)
+QUIET_RATES = {"qwen2.5-0.5b": (120.0, 32.0), "smollm2-135m": (225.0, 74.0)}
 TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",
           "team": "Team debate", "radar": "RADAR (role-anchored", "radar-single": "RADAR-single"}
 FIRST_TEXT_JS = """() => { for (const el of document.querySelectorAll('.turn > .txt')) {
@@ -105,15 +114,18 @@ def rates(model: str, n_prompt: int = 600, n_gen: int = 48) -> tuple[float, floa
     return len(toks) / (t1 - t0), (n - 1) / (t2 - t1)
 
 
-def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]]) -> tuple[float, int, int]:
-    """Σ prompt tokens / prompt rate + Σ generated / generation rate over the debate's turns."""
+def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]],
+            reuse: bool = False) -> tuple[float, int, int]:
+    """Σ prompt tokens / prompt rate + Σ generated / generation rate over the debate's turns (with `reuse`,
+    only the prompt tokens llama.cpp had to evaluate: the model work the debate actually asked for)."""
     total, ptok, ctok = 0.0, 0, 0
     for e in events:
         if e.get("type") != "turn_finished":
             continue
         name = str(e.get("model", "")).split(":", 1)[-1]
         pr, gr = model_rates[name]
-        total += e["prompt_tokens"] / pr + e["completion_tokens"] / gr
+        read = e["prompt_tokens"] - (int(e.get("prompt_reused_tokens") or 0) if reuse else 0)
+        total += read / pr + e["completion_tokens"] / gr
         ptok += e["prompt_tokens"]
         ctok += e["completion_tokens"]
     return total, ptok, ctok
@@ -125,7 +137,7 @@ def cli_run(protocol: str, home: Path) -> dict:
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", protocol, "--lineup", LINEUP,
                            "--pace", PACE, "--aids" if AIDS else "--no-aids", "--no-cache", "--color", "never",
-                           "--events", str(events), CLAIM],
+                           "--events", str(events), CLAIMS.get(protocol, CLAIM)],
                           cwd=REPO, env=_env(home), capture_output=True, text=True)
     total = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -148,7 +160,7 @@ def app_run(page, protocol: str, store) -> dict:
         page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
         wait_idle(page)
     area = page.locator(".st-key-claim textarea")
-    area.fill(CLAIM)
+    area.fill(CLAIMS.get(protocol, CLAIM))
     area.press("Control+Enter")
     wait_idle(page)
     ready_s = None
@@ -192,6 +204,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--protocols", default="baseline,council")
     ap.add_argument("--skip-app", action="store_true", help="only the limit and the CLI")
+    ap.add_argument("--skip-rates-after", action="store_true",
+                    help="measure llama.cpp's rates only before the run (default: before and after, averaged)")
     ap.add_argument("--pace", choices=("demo", "paper"), default="demo",
                     help="the pace both sides run at (the app's toggle is set to match)")
     ap.add_argument("--click", choices=("ready", "now"), default="ready",
@@ -245,6 +259,19 @@ def main() -> int:
                           f"{r['browser_cpu']:.1f} CPU-s during Run→verdict", flush=True)
 
     print(f"\nload average at end: {load()}")
+    if not args.skip_rates_after:  # the machine may be shared: rates drift, so they bracket the run
+        after = {m: rates(m) for m in model_rates}
+        for m, (pr, gr) in after.items():
+            print(f"llama.cpp directly at the end, {m}: prompt {pr:.0f} tok/s, generation {gr:.1f} tok/s", flush=True)
+        model_rates = {m: ((model_rates[m][0] + after[m][0]) / 2, (model_rates[m][1] + after[m][1]) / 2)
+                       for m in model_rates}
+    for p in protocols:
+        print(f"\n{p}, the CLI's turns (where the time goes):")
+        for e in results[p]["cli"]["events"]:
+            if e.get("type") == "turn_finished":
+                print(f"  {e['agent']:<11} {e.get('phase', ''):<11} r{e.get('round', 0)} prompt {e['prompt_tokens']:>5} "
+                      f"(reused {int(e.get('prompt_reused_tokens') or 0):>5}) generated {e['completion_tokens']:>4} "
+                      f"{float(e.get('latency_s') or 0):6.1f} s  {e.get('model', '')}")
     head = ("| protocol | model calls | prompt / generated tokens | limit (llama.cpp rates) | CLI | CLI / limit "
             "| app Run→verdict | app / CLI | first token on screen |")
     print(head)
@@ -259,6 +286,23 @@ def main() -> int:
         else:
             row += ["–", "–", "–"]
         print("| " + " | ".join(row) + " |")
+    print()
+    for p in protocols:  # one line per protocol, the numbers a re-run on a quiet machine is compared by
+        cli, app = results[p]["cli"], results[p].get("app")
+        lim, _, _ = limit_s(cli["events"], model_rates)
+        quiet, _, _ = limit_s(cli["events"], QUIET_RATES)
+        scale = quiet / lim if lim else 1.0
+        work, _, _ = limit_s(cli["events"], QUIET_RATES, reuse=True)
+        print(f"{p}: model work at the quiet rates (prompt tokens evaluated after reuse, tokens generated) "
+              f"{work:.1f} s")
+        if app:
+            print(f"RESULT {p}: Run→first token on screen {app['first']:.2f} s · Run→verdict on screen "
+                  f"{app['verdict']:.1f} s · CLI {cli['wall']:.1f} s · app/CLI {app['verdict'] / cli['wall']:.2f}× · "
+                  f"quiet-machine equivalent (×{scale:.2f} by llama.cpp's rates): Run→verdict "
+                  f"{app['verdict'] * scale:.1f} s, CLI {cli['wall'] * scale:.1f} s")
+        else:
+            print(f"RESULT {p}: CLI {cli['wall']:.1f} s · quiet-machine equivalent (×{scale:.2f} by llama.cpp's "
+                  f"rates): CLI {cli['wall'] * scale:.1f} s (app not run)")
     return 0
 
 

@@ -74,19 +74,27 @@ def claims_with_gold():
 
 
 def fit_floor() -> dict:
-    """Scores for the fitting halves, then the floor with the best mean of the two shares."""
-    m = local_multi(None, mmr=False)
-    claims = [c for c in claims_with_gold() if c[0] % 2 == 0]
-    gold_cos = []  # per claim: cosines of gold passages in the RRF top-20 (no floor)
-    for _, text, keys in claims:
-        g = m.gather(text, 30)
-        gold_cos.append([p["score"] for p in g.passages[:20] if text_key(p["text"]) in keys])
-    tweets = cat1_tweets("train")
-    best_tweet = [m.gather(t, 30).best_score or 0.0 for t in tweets]
+    """Scores for the fitting halves, then the floor with the best mean of the two shares. Each claim's
+    candidates are fetched once and ranked at every floor of the grid by the ranking the app uses (the
+    fusion weights and MMR of debate.retrieval.ranking): which passages make the top 20 depends on the
+    floor (the passages it removes make room) and on the fusion (their order)."""
+    from debate.retrieval.multi import LOCAL_CANDIDATES
+
     grid = [round(0.15 + 0.01 * j, 2) for j in range(61)]
+    local = LocalSource(default_retriever())
+    claims = [c for c in claims_with_gold() if c[0] % 2 == 0]
+    kept_at = {f: 0 for f in grid}
+    for _, text, keys in claims:
+        hits, _ = local.search(text, LOCAL_CANDIDATES)
+        for f in grid:
+            top = ranking.rank(text, hits, 20, f).passages
+            kept_at[f] += any(text_key(p["text"]) in keys for p in top)
+    m = local_multi(None, mmr=False)
+    tweets = cat1_tweets("train")
+    best_tweet = [m.gather(t, 30).best_score or 0.0 for t in tweets]  # the best cosine: no fusion involved
     rows = []
     for f in grid:
-        keep = sum(any(c >= f for c in cs) for cs in gold_cos) / len(gold_cos)
+        keep = kept_at[f] / len(claims)
         none = sum(b < f for b in best_tweet) / len(best_tweet)
         rows.append((round((keep + none) / 2, 4), f, round(keep, 4), round(none, 4)))
     score, floor, keep, none = max(rows)
@@ -94,6 +102,7 @@ def fit_floor() -> dict:
             "fitted_on": f"AVeriTeC dev claims with even index ({len(claims)}) vs CheckThat train tweets of "
                          f"category 1 ({len(tweets)}), local index, top-20",
             "objective": "mean of (claims keeping a gold passage, tweets with nothing passing)",
+            "ranking": {"bm25_weight": ranking.BM25_WEIGHT, "mmr_lambda": ranking.MMR_LAMBDA, "rrf_k": ranking.RRF_K},
             "fit_keep_gold": keep, "fit_nothing_fits": none,
             "written_by": "bench/bench_sources.py --fit-floor", "date": time.strftime("%Y-%m-%d")}
     ranking.FLOOR_FILE.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
@@ -140,7 +149,7 @@ def added_time(n: int = 20) -> dict:
     out = {}
     with evidence_services() as s:
         st = SourceSettings(openalex_url=s["openalex"].url, wikipedia_url=s["mediawiki"].url + "/w/api.php",
-                            ddg_url=s["ddg"].url + "/html/")
+                            ddg_url=s["ddg"].url + "/html/", allow_private_addresses=("127.0.0.1",))
         for name in ("local", "scholar", "wikipedia", "web"):
             m = MultiRetriever([name], settings=st, local=default_retriever())
             for src in m.sources.values():

@@ -136,6 +136,22 @@ class EvidenceRetrieved(Event):
     rejected: list[dict] = field(default_factory=list)  # best passages under the floor, with their scores
     sources: list[dict] = field(default_factory=list)  # per source: {name, label, state, passages, ms, note, query}
     note: str = ""  # e.g. "no passage is about this claim", "no network: local only"
+    questions: list[str] = field(default_factory=list)  # written by the judge model, searched beside the claim
+    questions_note: str = ""  # why fewer (or none) than asked, e.g. an answer with no usable question
+    questions_model: str = ""
+
+
+@_register
+@dataclass
+class EvidenceProgress(Event):
+    """While evidence is gathered for the agents: what is being done (`stage`: questions | searching |
+    ranking) and each asked source's state so far ({name, label, state, passages, ...}; state "waiting"
+    until it answers). The evidence event that follows has the final states."""
+    type: ClassVar[str] = "evidence_progress"
+    stage: str = "searching"
+    sources: list[dict] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    note: str = ""
 
 
 @_register
@@ -150,16 +166,22 @@ class PhaseStarted(Event):
     note: str = ""  # one line on what the protocol does at this step (teaching view)
 
 
-@_register
 @dataclass
-class TurnStarted(Event):
-    type: ClassVar[str] = "turn_started"
+class TurnEvent(Event):
+    """The fields every event about one agent's turn shares: which turn, whose (agent and role), and where in
+    the debate (phase and round). Not an event of its own: the turn's events below extend it."""
     turn_id: str = ""
     agent: str = ""
     role: str = ""
-    model: str = ""
     phase: str = ""
     round: int = 0
+
+
+@_register
+@dataclass
+class TurnStarted(TurnEvent):
+    type: ClassVar[str] = "turn_started"
+    model: str = ""
     prompt_id: str = ""
     human: bool = False  # a person plays this seat (model human:person)
 
@@ -175,15 +197,10 @@ class TokenDelta(Event):
 
 @_register
 @dataclass
-class TurnFinished(Event):
+class TurnFinished(TurnEvent):
     """A finished utterance. `parsed` holds what was read from it ({"label": ..., ...}) or None."""
     type: ClassVar[str] = "turn_finished"
-    turn_id: str = ""
-    agent: str = ""
-    role: str = ""
     model: str = ""
-    phase: str = ""
-    round: int = 0
     text: str = ""
     reasoning: str = ""  # <think>...</think> content, shown apart and never parsed as the answer
     parsed: dict | None = None
@@ -375,17 +392,12 @@ class TranscriptShortened(Event):
 
 @_register
 @dataclass
-class HumanAsked(Event):
+class HumanAsked(TurnEvent):
     """The protocol reached a turn a person plays: what the role's prompt shows and the answer it needs.
 
     Observed, not said: the Debate page and Present show a text box with it and a countdown; the turn
     itself follows as TurnStarted/TurnFinished with `human: true` (or a HumanTimedOut)."""
     type: ClassVar[str] = "human_asked"
-    turn_id: str = ""
-    agent: str = ""
-    role: str = ""
-    phase: str = ""
-    round: int = 0
     prompt: str = ""  # the role's prompt as the model would read it (claim, transcript, evidence, format)
     answer_format: str = ""
     timeout_s: float = 0.0
@@ -393,14 +405,9 @@ class HumanAsked(Event):
 
 @_register
 @dataclass
-class HumanTimedOut(Event):
+class HumanTimedOut(TurnEvent):
     """A person's turn passed unanswered (countdown over, or nobody at the page): the debate goes on."""
     type: ClassVar[str] = "human_timeout"
-    turn_id: str = ""
-    agent: str = ""
-    role: str = ""
-    phase: str = ""
-    round: int = 0
     timeout_s: float = 0.0
     refused: int = 0  # answers refused before the time ran out
     message: str = ""

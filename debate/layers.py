@@ -17,8 +17,9 @@ from __future__ import annotations
 # "debate" is the package's own __init__ only, so a module missing from the table is noticed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("debate", "debate.errors", "debate.config", "debate.sanitize", "debate.events",
-                    "debate.layers")),
-    ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.transcript",
+                    "debate.layers", "debate.records")),
+    ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.lineup_server",
+               "debate.transcript",
                "debate.retrieval", "debate.datasets", "debate.moderation", "debate.seats")),
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),

@@ -35,6 +35,15 @@ def _m(name: str, model: str, temperature: float, seed: int) -> dict:
     return {"name": name, "model": model, "temperature": temperature, "seed": seed}
 
 
+def _o(ollama_spec: str) -> str:
+    """The OpenAI-compatible spec of one of the paper's Ollama models, under the same name."""
+    return "openai:" + ollama_spec.split(":", 1)[1]
+
+
+# Names that read as the paper's setting wherever it runs: `--server` points them at any server.
+ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debate-ollama"}
+
+
 PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
@@ -59,6 +68,19 @@ PRESETS: dict[str, dict] = {
                     _m("Phi4", _P, 0.8, 4), _m("Mistral", _M, 0.8, 5)],
         "judge": _m("Llama3.1", _L, 0.0, 0),
         "chair": _m("Llama3.1", _L, 0.8, 6),
+    },
+    # The same council on an OpenAI-compatible server (vLLM, llama.cpp server, LM Studio): the server's
+    # base URL comes from the settings or OPENAI_BASE_URL, its names for the models from `--server` /
+    # `--model-map` (debate/lineup_server.py) when they are not the Ollama tags used here.
+    "paper-council-openai": {
+        "name": "paper-council-openai",
+        "description": "TurQUaz council (Sec. 4.1) on an OpenAI-compatible server (vLLM, llama.cpp server, LM "
+                       "Studio): Gemma3 12B, Qwen3 8B, DeepSeek-R1 8B, Phi4 14B, Mistral 7B, Llama3.1 8B chairing; "
+                       "map the server's own model names with --model-map or the lineup's server box.",
+        "members": [_m("Gemma3", _o(_G), 0.8, 1), _m("Qwen3", _o(_Q), 0.8, 2), _m("DeepSeek-R1", _o(_D), 0.8, 3),
+                    _m("Phi4", _o(_P), 0.8, 4), _m("Mistral", _o(_M), 0.8, 5)],
+        "judge": _m("Llama3.1", _o(_L), 0.0, 0),
+        "chair": _m("Llama3.1", _o(_L), 0.8, 6),
     },
     "paper-debate-ollama": {
         "name": "paper-debate-ollama",
@@ -135,6 +157,7 @@ def load_lineup(ref: str | dict) -> dict:
         data = copy.deepcopy(ref)
     else:
         name = (ref or "").strip()
+        name = ALIASES.get(name, name)
         if name in PRESETS:
             data = copy.deepcopy(PRESETS[name])
         elif name.endswith(".json") or Path(name).is_file():

@@ -25,8 +25,8 @@ from typing import Any, Iterator
 from debate.protocols.decisions import apply_cat2_rule
 from debate.errors import Cancelled, DebateError, InvalidInput
 from debate import moderation
-from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceRetrieved, Moderator,
-                           PhaseStarted, RuleApplied, TurnFinished, Verdict)
+from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceProgress, EvidenceRetrieved,
+                           Moderator, PhaseStarted, RuleApplied, TurnFinished, Verdict)
 from debate.lineups import Agent, load_lineup, resolve_agents
 from debate.protocols import PROTOCOLS
 from debate.protocols.base import DebateContext, ProtocolInfo
@@ -54,6 +54,7 @@ class DebateConfig:
     seats: list[dict] | None = None  # exact agents [{agent, role, model, temperature, seed}], bypassing the lineup
     variant_of: dict | None = None  # robustness check: {"debate_id", "variant"} of the debate it re-runs
     sources: str | None = None  # evidence sources asked ("web,scholar", ...); None = every one that answers
+    questions: int = 0  # 1-3: the judge model writes questions searched beside the claim; 0 = no model call
     aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
     humans: list[str] | None = None  # seats a person plays: agent names or roles (see debate.seats)
     human_timeout_s: float = 180.0  # a person's time for one turn; then the turn passes and the debate goes on
@@ -143,6 +144,9 @@ def prepare(config: DebateConfig) -> Prepared:
         raise InvalidInput("max_tokens must be at least 1.", "Use e.g. 256.")
     if config.top_k < 1:
         raise InvalidInput("top_k must be at least 1.", "RADAR uses 20.")
+    from debate.retrieval.questions import check_count
+
+    config.questions = check_count(config.questions)
     params = resolve_params(info, config.params)
     categories = task_categories(config.task, config.category)
     for c in categories:
@@ -316,14 +320,20 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
     if cfg.task == "checkthat":  # tweets: the words of URL paths carry the topic of a bare link
         from debate.retrieval import tweet_query
         query = tweet_query(cfg.claim) or cfg.claim
-    gathered = None
+    gathered, written = None, None
     try:
-        if hasattr(retriever, "gather"):  # several sources: also the floor, the turned-away and each source's state
+        if hasattr(retriever, "gather") and for_prompts:  # several sources: the page shows their states as they come
+            written = yield from _questions(pp, ctx, cfg.questions)
+            gathered = yield from _gather_showing_progress(retriever, query, cfg.top_k, written, ctx)
+            found = gathered.passages
+        elif hasattr(retriever, "gather"):
             gathered = retriever.gather(query, k=cfg.top_k)
             found = gathered.passages
         else:
             found = retriever.search(query, k=cfg.top_k)
     except DebateError as e:
+        if isinstance(e, Cancelled):
+            raise
         yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
         yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
         return
@@ -342,9 +352,68 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
                  "note": gathered.note}
         if for_prompts and gathered.nothing_fits:
             ctx.evidence_none_fit = True
+    if written is not None and (written.questions or written.note):
+        extra.update(questions=written.questions, questions_note=written.note, questions_model=written.model)
     yield EvidenceRetrieved(query=query, passages=passages, in_prompts=for_prompts,
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""),
                             **extra)
+
+
+def _questions(pp: Prepared, ctx: DebateContext, n: int):
+    """`written = yield from _questions(...)`: the judge model's questions for the search (none when
+    n is 0: the default makes no model call)."""
+    from debate.retrieval import questions as qmod
+
+    if n <= 0:
+        return None
+    judge = next((a for a in pp.agents if a.role == "judge"), None)
+    model = judge.model if judge is not None else str((pp.lineup.get("judge") or {}).get("model") or "")
+    if not model or model.startswith("human"):
+        return qmod.Written(note="No judge model to write questions: the claim alone was searched.")
+    yield EvidenceProgress(stage="questions", note=f"The judge model ({model}) writes {n} question(s) for the search…")
+    written = qmod.write(ctx.client, model, pp.config.claim, n, ctx.stopping)
+    with ctx._lock:
+        ctx.model_calls += 1
+        ctx.cache_hits += int(written.cached)
+    return written
+
+
+def _gather_showing_progress(retriever, query: str, k: int, written, ctx: DebateContext):
+    """`gathered = yield from ...`: the retriever's gather in a thread, each change of a source's state
+    yielded as an EvidenceProgress event (the page shows "searching…" with them) while it runs."""
+    import queue
+
+    updates: queue.Queue = queue.Queue()
+    box: dict = {}
+    questions = list(written.questions) if written is not None else []
+
+    def work() -> None:
+        try:
+            box["gathered"] = retriever.gather(query, k=k, questions=questions or None, progress=updates.put)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the debate's thread below
+            box["error"] = e
+        finally:
+            updates.put(None)
+
+    threading.Thread(target=work, name="evidence-gather", daemon=True).start()
+    last = None
+    while True:
+        try:
+            states = updates.get(timeout=0.25)
+        except queue.Empty:
+            if ctx.stopping():
+                raise Cancelled("The debate was stopped.")
+            continue
+        if states is None:
+            break
+        summary = [(x.get("name"), x.get("state"), x.get("passages")) for x in states]
+        if summary != last:
+            last = summary
+            done = all(x.get("state") != "waiting" for x in states)
+            yield EvidenceProgress(stage="ranking" if done else "searching", sources=states, questions=questions)
+    if "error" in box:
+        raise box["error"]
+    return box["gathered"]
 
 
 EVIDENCE_AFTER_S = 20.0  # how long a finished debate waits (status "running") for a still-loading index

@@ -21,9 +21,15 @@ CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or 
 
 
 @dataclass(frozen=True)
-class Example:
+class Labelled:
+    """A tweet shown to a model with its label: a paper's hand-written example, or a similar train tweet
+    (debate.aids.demos)."""
     text: str
     label: str  # "YES" | "NO"
+
+
+@dataclass(frozen=True)
+class Example(Labelled):
     explanation: str
 
 

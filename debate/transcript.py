@@ -251,6 +251,10 @@ class TextRenderer:
             return head + f"Claim: {ev.claim}{gold}\n"
         if kind == "evidence":
             lines = [self._rule(f"Evidence: {len(ev.passages)} passages" + (f" from {ev.corpus}" if ev.corpus else ""))]
+            if getattr(ev, "questions", None) or getattr(ev, "questions_note", ""):
+                lines.append("  queries: " + " · ".join([ev.query, *ev.questions]) + "\n")
+                if ev.questions_note:
+                    lines.append(self._c("2", f"  {ev.questions_note}") + "\n")
             for p in ev.passages:
                 score = p.get("score")
                 sc = f"({score:.2f}) " if isinstance(score, (int, float)) else ""

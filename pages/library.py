@@ -1,11 +1,12 @@
 """Library: every saved debate; search, filter, reopen (instantly or at recorded pace), delete, export."""
 
 import datetime as dt
+from functools import partial
 
 import streamlit as st
 
 from debate import live
-from debate.store import compact_verdict, list_csv
+from debate.store import compact_verdict
 from ui import people_view, resources, seat_view, share_view
 from ui.live_view import show_live, show_stored
 from ui.entry import through_app
@@ -67,8 +68,9 @@ st.dataframe(
     hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300),
     column_config={"verdict": st.column_config.TextColumn(width="medium"),
                    "claim": st.column_config.TextColumn(width="large")})
-st.download_button("Export this list as CSV", list_csv(rows), file_name="debates.csv", mime="text/csv",
-                   on_click="ignore", key="lib_export_list", icon=":material/download:")
+# made on the click: the aids' overrules it carries are read from every listed debate's events
+st.download_button("Export this list as CSV", partial(store.list_csv, list(rows)), file_name="debates.csv",
+                   mime="text/csv", on_click="ignore", key="lib_export_list", icon=":material/download:")
 
 if link_id and link_id not in {r["id"] for r in rows}:
     linked = store.get(link_id)

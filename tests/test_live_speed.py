@@ -297,6 +297,70 @@ def test_first_requests_come_from_the_protocol_itself():
         assert COFFEE in messages[-1]["content"]
 
 
+def test_radars_first_prompts_are_read_ahead_with_their_passages():
+    """RADAR's prompts carry the evidence: read ahead without it, they would share only the claim with the
+    real ones. Given the page's retriever, the warm-up finds the same first requests the debate sends,
+    passages included; a protocol whose evidence is only shown beside it does not search ahead."""
+    from debate.live.warmup import first_requests
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.engine import FakeRetriever
+
+    cfg = DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True}, top_k=3, questions=2)
+    got = first_requests(cfg, FakeRetriever())
+    assert got and all("Passage 1 about the claim." in m[0]["content"] for _, m, _ in got)
+    scripted = ScriptedBackend(default="[REASON]: .\n[VERDICT]: NO")
+    for _ in run_debate(DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True}, top_k=3),
+                        ModelClient(backend_factory=lambda spec: scripted), retriever=FakeRetriever()):
+        pass
+    first = {}
+    for c in scripted.calls:
+        first.setdefault(c["model"], c)
+    for spec, messages, options in got:
+        assert messages == first[spec.split(":", 1)[1]]["messages"]
+    council = FakeRetriever()
+    first_requests(DebateConfig(claim=COFFEE, protocol="council"), council)
+    assert council.queries == []
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_radars_openings_reuse_the_prompts_read_ahead_with_their_passages(tmp_path, monkeypatch):
+    """On the embedded models: after the warm-up with the page's retriever, both of RADAR's opening
+    prompts (claim, passages, role) are already in llama.cpp's state: only their last token is read."""
+    import json
+
+    from debate.live.warmup import warm
+    from debate.models.client import ModelClient
+    from debate.models.local import LocalBackend, unload_all
+    from debate.retrieval.multi import MultiRetriever
+    from debate.retrieval.retriever import Retriever
+    from debate.retrieval.sources.local import LocalSource
+    from debate.runner import DebateConfig, run_debate
+
+    monkeypatch.setenv("DEBATE_INDEX_DIR", str(tmp_path / "indexes"))
+    f = tmp_path / "facts.jsonl"
+    f.write_text(json.dumps({"id": "coffee", "text": "Adults who drank three cups of coffee a day had a lower risk "
+                                                     "of death in a cohort of 500,000 people.", "source": "https://x.example"}))
+    retriever = MultiRetriever(["local"], sources=[LocalSource(Retriever("warm-facts", corpus=f))], floor=None)
+    cfg = DebateConfig(claim=COFFEE, protocol="radar", params={"shared_evidence": True, "rounds": 0,
+                                                               "early_stop": False}, max_tokens=8, top_k=3)
+    client = ModelClient({"local": LocalBackend()})
+    unload_all()
+    rows = warm(cfg, client, retriever=retriever)
+    assert rows and all(r["done"] for r in rows)
+    openings = []
+    for ev in run_debate(cfg, client, retriever=retriever):
+        if isinstance(ev, TurnFinished):
+            openings.append(ev)
+            if len(openings) == 2:
+                break
+    assert {t.model for t in openings} == {"local:qwen2.5-0.5b", "local:smollm2-135m"}
+    for t in openings:
+        assert t.prompt_tokens > 250 and t.prompt_reused_tokens == t.prompt_tokens - 1, (t.model, t.prompt_tokens)
+
+
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answer(monkeypatch):

@@ -15,7 +15,7 @@ from debate.errors import InvalidInput
 from debate.runner import DebateConfig
 from debate.sharing.html import to_html
 from debate.store import DebateStore
-from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
+from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client
 
 
 def _debate(store: DebateStore, claim: str) -> str:
@@ -98,7 +98,7 @@ def test_poll_one_vote_per_session_and_stage_with_before_after_and_swing(tmp_pat
 
 def test_cli_html_export_keeps_the_persons_verdict_by_id_and_from_a_library_export(tmp_path):
     from debate.__main__ import main
-    from tests.test_ui_issue7 import stored_council_debate
+    from tests.support.scripted_runs import stored_council_debate
 
     did = stored_council_debate("Export me with a person's verdict.")
     store = DebateStore()

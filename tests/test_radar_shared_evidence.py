@@ -36,3 +36,12 @@ def test_off_keeps_the_papers_layout():
 def test_the_demo_pace_switches_it_on_with_fewer_passages():
     assert pace.overrides("demo", "radar")["shared_evidence"] is True and pace.top_k("demo") < pace.top_k("paper")
     assert "shared_evidence" not in pace.overrides("paper", "radar")
+
+
+def test_the_demo_pace_argues_one_round_without_stop_checks_and_says_so():
+    from debate.protocols import PROTOCOLS
+
+    assert pace.overrides("demo", "radar") == {"rounds": 1, "early_stop": False, "shared_evidence": True}
+    assert pace.overrides("paper", "radar") == {}  # the papers' setting: the pace toggle off
+    line = pace.describe("demo", "radar", dict(PROTOCOLS["radar"].params))
+    assert "rounds 1 (paper: 3)" in line and "early_stop False (paper: True)" in line and "6 evidence passages" in line

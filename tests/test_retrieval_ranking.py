@@ -90,7 +90,7 @@ def test_offline_the_default_is_the_local_index_alone_and_says_so(local):
 def test_every_source_together_against_the_stand_ins(local):
     with evidence_services() as s:
         st = SourceSettings(openalex_url=s["openalex"].url, wikipedia_url=s["mediawiki"].url + "/w/api.php",
-                            ddg_url=s["ddg"].url + "/html/")
+                            ddg_url=s["ddg"].url + "/html/", allow_private_addresses=("127.0.0.1",))
         m = MultiRetriever(None, settings=st, local=local, floor=0.3)
         for src in m.sources.values():
             src.cache = None
@@ -108,7 +108,7 @@ def test_every_source_together_against_the_stand_ins(local):
 def test_a_source_past_its_budget_is_left_out_and_the_rest_still_answer(local):
     with evidence_services(openalex="timeout") as s:
         st = SourceSettings(openalex_url=s["openalex"].url, wikipedia_url=s["mediawiki"].url + "/w/api.php",
-                            ddg_url=s["ddg"].url + "/html/", timeout_s=20)
+                            ddg_url=s["ddg"].url + "/html/", allow_private_addresses=("127.0.0.1",), timeout_s=20)
         m = MultiRetriever(["local", "scholar", "wikipedia"], settings=st, local=local, floor=None, budget_s=1.5)
         for src in m.sources.values():
             src.cache = None

@@ -14,7 +14,7 @@ import pytest
 from debate.errors import InvalidInput
 from debate.events import (DebateFinished, DebateStarted, EvidenceRetrieved, PhaseStarted, TokenDelta,
                            TurnFinished, TurnStarted, Verdict, VotesTallied)
-from debate.store import MIGRATIONS, DebateStore, list_csv
+from debate.store import MIGRATIONS, DebateStore
 
 
 def _debate(store: DebateStore, debate_id: str, claim: str = "Vaccines cause autism <b>", protocol: str = "council",
@@ -137,9 +137,10 @@ def test_exports(tmp_path):
     assert "### A (member, local:x) — **NO** (0.70)" in md and "consensus 100%" in md
     assert "## Verdict" in md and "Gold: NO — right" in md and "[E1]" in md
     rows = list(csv.DictReader(io.StringIO(store.export_csv("d1"))))
-    assert len(rows) == 1 and rows[0]["agent"] == "A" and rows[0]["label"] == "NO"
+    assert len(rows) == 2 and rows[0]["agent"] == "A" and rows[0]["label"] == "NO"
+    assert rows[1]["phase"] == "verdict" and rows[1]["label"] == "NO" and rows[1]["overrule"] == ""  # not overruled
     assert rows[0]["text"] == "No, see [E1]." and rows[0]["citations"] == "E1"
-    listing = list(csv.DictReader(io.StringIO(list_csv(store.list()))))
+    listing = list(csv.DictReader(io.StringIO(store.list_csv(store.list()))))
     assert listing[0]["id"] == "d1" and listing[0]["verdict"] == "NO"
     with pytest.raises(InvalidInput):
         store.export_json("nope")

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_runs
-from tests.test_ui_issue7 import make_run
+from tests.support.scripted_runs import make_run
 
 T = 90
 

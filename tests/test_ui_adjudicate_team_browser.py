@@ -14,7 +14,7 @@ import pytest
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_runs
 from tests.support.browser import ARTIFACTS, app_server, browser_page, have_browser, wait_settled, poll
-from tests.test_ui_issue7 import make_run
+from tests.support.scripted_runs import make_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="chromium/playwright missing")]
 
@@ -47,7 +47,7 @@ def test_two_annotators_and_a_reviewer_on_a_blind_queue(tmp_path):
     keys = [c.key for c in store.cases(qid)]
     with app_server(home, env={"DEBATE_WARM_RETRIEVER": "0"}) as url, browser_page(1400, 2400) as page:
         # zoya, case 1: the transcript is there, nothing of the decision is
-        page.goto(url)  # the first request of a fresh server must not be a deep link (see test_ui_issue7_browser)
+        page.goto(url)  # the first request of a fresh server must not be a deep link (see test_ui_adjudicate_compare_learn_browser)
         wait_settled(page)
         html = _open(page, f"{url}/adjudicate?who=zoya&q={qid}&i=0", "Case 1 of 2")
         assert "Case 1 of 2" in html and "Blind queue" in html and 'class="round-title"' in html  # the transcript

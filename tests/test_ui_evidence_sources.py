@@ -31,7 +31,7 @@ def local(tmp_path, monkeypatch):
 
 def _retriever(s, local, floor):
     st = SourceSettings(openalex_url=s["openalex"].url, wikipedia_url=s["mediawiki"].url + "/w/api.php",
-                        ddg_url=s["ddg"].url + "/html/")
+                        ddg_url=s["ddg"].url + "/html/", allow_private_addresses=("127.0.0.1",))
     m = MultiRetriever(["local", "scholar", "web"], settings=st, local=local, floor=floor)
     for src in m.sources.values():
         src.cache = None

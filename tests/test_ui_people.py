@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate.store import people
 from debate.store import DebateStore
-from tests.test_ui_issue7 import stored_council_debate
+from tests.support.scripted_runs import stored_council_debate
 
 T = 90
 
@@ -99,7 +99,7 @@ def test_poll_opened_before_run_belongs_to_the_debate_that_run_starts():
     from debate.runner import run_debate
     from debate.models.client import ModelClient
     from debate.models.scripted import ScriptedBackend
-    from tests.test_ui_issue7 import SCRIPTED_LINEUP
+    from tests.support.scripted_runs import SCRIPTED_LINEUP
 
     vote = '{"vote": "YES", "explanation": "It cites a study."}'
     client = ModelClient({"scripted": ScriptedBackend({n: vote for n in ("ana", "ben", "cy", "chair")})})

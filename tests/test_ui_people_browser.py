@@ -124,7 +124,7 @@ def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
     from debate import live
     from debate.runner import DebateConfig
     from debate.store import DebateStore
-    from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
+    from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client
 
     home = tmp_path / "home"
     home.mkdir()

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from debate import live
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
-from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client, stored_council_debate
+from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client, stored_council_debate
 
 T = 90
 

@@ -20,7 +20,7 @@ from debate.store import DebateStore
 from debate.teaching import steps as teaching
 from debate.teaching.flow import _reply_fn
 from tests.support.engine import FakeRetriever
-from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
+from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client
 
 T = 90
 

@@ -21,7 +21,7 @@ from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
 from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
 from tests.support.engine import FakeRetriever, lineup, scripted
-from tests.test_ui_issue7 import SCRIPTED_LINEUP, scripted_client
+from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="needs /usr/bin/chromium and playwright")]
 

@@ -1,8 +1,11 @@
 """In Debian's chromium: a stored RADAR debate whose judge wrote TRUE and whose fitted class weights gave
 FALSE reads the same on the Library and Present pages — the label, its sentence, and that the weights
-overruled the judge — and its bubbles read as words, with the judge's raw JSON only on demand."""
+overruled the judge — and its bubbles read as words, with the judge's raw JSON only on demand; the Library's two
+CSV downloads carry the written label, the aid and the same sentence."""
 
 from __future__ import annotations
+
+import csv
 
 import pytest
 
@@ -42,6 +45,16 @@ def test_an_overruled_judge_reads_the_same_in_the_library_and_on_present(tmp_pat
         assert '"verdict": "TRUE"' in raw.locator(".raw-json").inner_text()
         assert "Ran with: radar" in page.locator("body").inner_text()
         shot(page, "verdicts-library-overruled")
+        # both CSV downloads say it too: the list (made on the click) and the debate's turns
+        for key, name in (("lib_export_list", "list.csv"), ("lib_csv", "turns.csv")):
+            with page.expect_download() as dl:
+                page.locator(f".st-key-{key} button").first.click()
+            dl.value.save_as(tmp_path / name)
+        listed = next(r for r in csv.DictReader((tmp_path / "list.csv").open(newline="")) if r["id"] == did)
+        verdict = next(r for r in csv.DictReader((tmp_path / "turns.csv").open(newline="")) if r["phase"] == "verdict")
+        for row in (listed, verdict):
+            assert row["written_label"] == "TRUE" and "class weights fitted on" in row["aid"]
+            assert row["overrule"].startswith("The judge said TRUE; its calibrated probabilities give FALSE")
 
         page.goto(f"{url}/present?debate={did}")
         page.locator(".p-verdict").first.wait_for(timeout=120_000)

@@ -55,7 +55,15 @@ def _elapsed(row: dict | None, view: DebateView) -> float | None:
 def _shape(view: DebateView) -> tuple:
     """What the static part of the live page shows; when it changes, the page runs in full once."""
     return (len(view.sections), len(view.tallies), len(view.stop_checks), len(view.evidence),
-            len(view.verdicts), view.finished is not None)
+            len(view.verdicts), view.finished is not None, _searching(view))
+
+
+def _searching(view: DebateView) -> tuple:
+    """The evidence panel's "searching…" line (stage and each source's state), until the passages come."""
+    p = view.evidence_progress
+    if not p or view.evidence_event:
+        return (bool(view.evidence_event),)
+    return (p.get("stage"), tuple((s.get("name"), s.get("state"), s.get("passages")) for s in p.get("sources") or []))
 
 
 def show_live(debate_id: str, gold: Any = None) -> None:

@@ -176,7 +176,10 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
 
     st.markdown("#### Evidence")
     meta = view.evidence_event or {}
-    if meta.get("sources") or meta.get("note"):
+    if not meta and view.evidence_progress:  # retrieval for the agents is running: each source's state so far
+        st.markdown(prov.progress_html(view.evidence_progress), unsafe_allow_html=True)
+        return
+    if meta.get("sources") or meta.get("note") or meta.get("questions_note"):
         st.markdown(f'<div class="ev-sources">{prov.summary_html(meta)}</div>', unsafe_allow_html=True)
     if not view.evidence and prov.nothing_fits(meta):
         st.info("No passage is about this claim: every passage found scored under the relevance floor, so "

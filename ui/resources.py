@@ -254,11 +254,22 @@ def warm_ahead(config: Any) -> None:
     with _WARM_LOCK:
         if key in (_WARM["key"], _WARM["doing"], (_WARM["want"] or (None,))[0]):
             return
-        _WARM["want"] = (key, config, client)
+        _WARM["want"] = (key, config, client, _warm_retriever(config))
         t = _WARM["thread"]
         if t is None or not t.is_alive():
             _WARM["thread"] = t = threading.Thread(target=_warm_loop, name="warm-ahead", daemon=True)
             t.start()
+
+
+def _warm_retriever(config: Any) -> Any:
+    """The retriever Run will use, for a protocol whose prompts carry evidence (RADAR): its first prompts
+    are then read ahead with their passages. None for the others (their evidence is shown beside them)."""
+    try:
+        from debate.runner import prepare
+
+        return get_retriever(getattr(config, "sources", None)) if prepare(config).evidence_on else None
+    except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
+        return None
 
 
 def _warm_loop() -> None:
@@ -272,7 +283,7 @@ def _warm_loop() -> None:
                 _WARM["thread"] = None
                 return
             _WARM["doing"] = want[0]
-        key, config, client = want
+        key, config, client, retriever = want
         while live.running():  # a debate owns the CPU: wait for its end, unless the set-up changes
             time.sleep(0.5)
             with _WARM_LOCK:
@@ -284,7 +295,8 @@ def _warm_loop() -> None:
             if _WARM["want"] is not None:
                 continue
         try:
-            rows = warm(config, client, give_way=lambda: _WARM["want"] is not None)  # a newer set-up wins
+            rows = warm(config, client, give_way=lambda: _WARM["want"] is not None,  # a newer set-up wins
+                        retriever=retriever)
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
             rows = None
         with _WARM_LOCK:

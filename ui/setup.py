@@ -124,7 +124,8 @@ def config(claim: str, protocol: str, task: dict, lineup: Any, params: dict, gen
     return DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
                         custom_title=task["custom_title"], custom_description=task["custom_description"],
                         lineup=lineup, params=params, evidence=gen.get("evidence"), top_k=gen["top_k"],
-                        max_tokens=gen["max_tokens"], gold=gold, aids=aids, sources=gen.get("sources"))
+                        max_tokens=gen["max_tokens"], gold=gold, aids=aids, sources=gen.get("sources"),
+                        questions=int(gen.get("questions") or 0))
 
 
 def protocol_params(protocol: str, info: Any, pace: str) -> dict:

@@ -85,6 +85,7 @@ class DebateView:
     evidence: list[dict] = field(default_factory=list)
     evidence_in_prompts: bool = True
     evidence_event: dict = field(default_factory=dict)  # floor, turned-away passages, each source's state
+    evidence_progress: dict = field(default_factory=dict)  # the latest evidence_progress while retrieval runs
     sections: list[Section] = field(default_factory=list)
     turns: dict[str, TurnView] = field(default_factory=dict)
     tallies: list[Any] = field(default_factory=list)
@@ -130,6 +131,8 @@ class DebateView:
             self.evidence = list(ev.passages or [])
             self.evidence_in_prompts = bool(getattr(ev, "in_prompts", True))
             self.evidence_event = ev.to_dict() if hasattr(ev, "to_dict") else {}
+        elif t == "evidence_progress":
+            self.evidence_progress = ev.to_dict() if hasattr(ev, "to_dict") else {}
         elif t == "phase_started":
             title = ev.title or f"{ev.phase.replace('_', ' ').title()} · round {ev.round}"
             self.sections.append(Section(ev.phase, ev.round, title, ev.note, ev.category))

@@ -196,7 +196,20 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
     out["evidence"] = evidence_toggle(info)
     out.update(answer_budget(pace, max_tokens=False))
     out["sources"] = evidence_sources()
+    out["questions"] = evidence_questions()
     return out
+
+
+def evidence_questions() -> int:
+    """How many questions the judge model writes for the evidence search (0: none, no model call)."""
+    keep("cfg_questions", 0)
+    n = st.number_input("Questions for the search", min_value=0, max_value=3, step=1, key="cfg_questions",
+                        help="0 (default): the claim alone is searched. 1-3: before the debate, the lineup's judge "
+                             "model writes that many questions whose answers would settle the claim (as in AVeriTeC "
+                             "and RADAR), and each is searched too. One more model call; only when the agents get "
+                             "the evidence.")
+    remember("cfg_questions")
+    return int(n)
 
 
 def evidence_sources() -> str | None:
@@ -332,12 +345,14 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     base = choices[preset]
     if base.get("description"):
         st.caption(base["description"])
+    from ui.server_box import server_box
+    base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
     options = sorted({m.spec for m in resources.known_models() if m.name and m.status == "ready"}
                      | {a["model"] for a in agents})
     edits: dict[str, str] = {}
     for a in agents:
-        key = f"lu_{preset}_{protocol}_{a['agent']}"
+        key = f"lu_{preset}{on_server}_{protocol}_{a['agent']}"
         keep(key, a["model"])
         c1, c2 = st.columns([2, 3])
         c1.markdown(f"**{a['agent']}**  \n<span class='meta'>{a['role']} · T={a['temperature']:g}</span>",

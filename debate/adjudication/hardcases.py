@@ -19,11 +19,12 @@ import csv
 import io
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from debate.errors import InvalidInput
+from debate.records import Record
 from debate.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
@@ -40,7 +41,7 @@ def shown_reasons(reasons: Iterable[str], gold_shown: bool) -> list[str]:
 
 
 @dataclass
-class HardCase:
+class HardCase(Record):
     item_id: str
     text: str
     category: int | None = None
@@ -57,13 +58,6 @@ class HardCase:
     @property
     def key(self) -> str:
         return case_key(self.item_id, self.category)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "HardCase":
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
 @dataclass

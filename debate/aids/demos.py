@@ -21,15 +21,14 @@ from typing import Sequence
 
 from debate import config
 from debate.errors import InvalidInput
+from debate.tasks import Labelled
 
 POOL_DATASET = "checkthat-train"
 
 
 @dataclass(frozen=True)
-class Demo:
-    text: str
-    label: str  # "YES" | "NO"
-    similarity: float
+class Demo(Labelled):
+    similarity: float  # cosine to the tweet being judged
 
 
 def norm_text(text: str) -> str:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from debate.cli.run import AIDS_HELP
+from debate.cli.server import add_server_args
 from debate.errors import InvalidInput
 
 
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data-path", help="your own copy of a named dataset's file")
     p.add_argument("--protocol", default="council", help="single|team|council|baseline|radar|radar-single")
     p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
+    add_server_args(p)
     p.add_argument("--task", help="engine task for a custom file (checkthat|halftruth|averitec|custom)")
     p.add_argument("--category", type=int, choices=(1, 2, 3), help="CheckThat category (default: all three)")
     p.add_argument("--limit", type=int, help="only the first N items (of the sample, with --sample)")
@@ -51,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", default=None, metavar="NAMES",
                    help="evidence sources, comma-separated: local,scholar,wikipedia,web, or auto (all that answer); "
                         "default: the local index alone, ranked as before (reproducible runs)")
+    p.add_argument("--questions", type=int, default=0, metavar="N",
+                   help="0-3 questions the lineup's judge model writes per claim, searched beside it (AVeriTeC / "
+                        "RADAR style; one more model call per item). Default 0: the claim alone, no model call")
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
@@ -111,14 +116,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from debate.evaluation.runner import EvalOptions, run_eval
+    from debate.retrieval.questions import check_count
 
+    check_count(args.questions)  # before the dataset and the models load
+
+    lineup = args.lineup
+    if args.server:  # every seat on one server, its names checked before the first item
+        from debate.cli.server import on_server
+        from debate.models.registry import default_client
+
+        lineup = on_server(args, args.lineup, default_client(cache=False))
+    elif args.model_map:
+        on_server(args, lineup, None)  # says that --model-map needs --server
     opts = EvalOptions(
-        dataset=args.dataset, out=args.out, protocol=args.protocol, lineup=args.lineup, category=args.category,
+        dataset=args.dataset, out=args.out, protocol=args.protocol, lineup=lineup, category=args.category,
         limit=args.limit, sample=args.sample, sample_seed=args.sample_seed, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
         retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
-        progress=not args.no_progress, aids=args.aids, sources=args.sources)
+        progress=not args.no_progress, aids=args.aids, sources=args.sources,
+        questions=args.questions)
     s = run_eval(opts)
     _print_summary(s.to_dict())
     return 0 if s.failed == 0 else 1

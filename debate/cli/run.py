@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from debate.cli.inputs import load_events
+from debate.cli.server import add_server_args
 from debate.errors import InvalidInput
 from debate.transcript import TextRenderer, write_event
 
@@ -54,8 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
     p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
-    p.add_argument("--lineup", default="embedded", help="preset (embedded, paper-council-ollama, "
-                                                        "paper-debate-ollama) or a lineup JSON file")
+    p.add_argument("--lineup", default="embedded", help="preset (embedded, paper-council[-ollama|-openai], "
+                                                        "paper-debate[-ollama]) or a lineup JSON file")
+    add_server_args(p)
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
@@ -72,6 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", default=None, metavar="NAMES",
                    help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
                         "that answers its health check; offline that is local only)")
+    p.add_argument("--questions", type=int, default=0, metavar="N",
+                   help="0-3 questions the lineup's judge model writes for the evidence search, searched beside "
+                        "the claim (AVeriTeC / RADAR style; one more model call). Default 0: the claim alone")
     p.add_argument("--param", type=_kv, action="append", default=[], metavar="NAME=VALUE",
                    help="protocol parameter, repeatable (see `python -m debate protocols`)")
     p.add_argument("--seed", type=int, default=0)
@@ -148,6 +153,9 @@ def _for_terminal(ev):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from debate.cli.server import on_server
     from debate.lineups import validate_lineup
     from debate.models.registry import default_client
     from debate.retrieval.sources import parse_names
@@ -170,12 +178,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                        max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
                        apply_cat2_rule=not args.no_cat2_rule, aids=args.aids,
                        sources=",".join(parse_names(args.sources) or []) or None, humans=args.human or None,
-                       human_timeout_s=args.human_timeout)
+                       human_timeout_s=args.human_timeout, questions=args.questions)
     if args.human_file and not args.human:
         raise InvalidInput("--human-file gives a person's answers, but no seat is played by a person.",
                            "Add --human ROLE (e.g. --human opponent).")
     pp = prepare(cfg)  # bad input fails here, before any model loads
     client = default_client(cache=not args.no_cache)
+    if (lineup := on_server(args, cfg.lineup, client)) is not None:  # every seat on --server, names checked
+        cfg = replace(cfg, lineup=lineup)
+        pp = prepare(cfg)
     if not args.no_check:
         bad = [r for r in validate_lineup(pp.lineup, client, pp.info.name, pp.params) if not r["ok"]]
         if bad:

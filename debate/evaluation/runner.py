@@ -66,6 +66,7 @@ class EvalOptions:
     progress: bool = True
     aids: bool = False  # small-model aids (debate/aids.py), as `run --aids` and the app's switch
     sources: str | None = None  # evidence sources ("local,web" or "auto"); None = the local index as before
+    questions: int = 0  # questions the judge model writes per claim for the search (0: none, no model call)
 
 
 @dataclass
@@ -181,6 +182,8 @@ def fingerprint(opts: EvalOptions, ds: Dataset, lineup: Any) -> dict:
         d.update(aids=True)
     if opts.sources:  # likewise: a run with chosen sources is another run
         d.update(sources=opts.sources)
+    if opts.questions:  # likewise: searched with the judge model's questions
+        d.update(questions=opts.questions)
     d.update(dataset=ds.name, dataset_sha256=ds.fingerprint, task=opts.task or ds.task, lineup=lineup)
     return json.loads(json.dumps(d, sort_keys=True, default=str))
 
@@ -270,7 +273,9 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
         if retriever is None:
             retriever = hook.get("retriever")
         if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
-            retriever = _default_retriever() if not opts.sources else _multi_retriever(opts.sources)
+            # questions need the several-source search (the local index alone, when no source was chosen)
+            retriever = (_multi_retriever(opts.sources or ("local" if opts.questions else ""))
+                         if opts.sources or opts.questions else _default_retriever())
         by_id = {it.id: it for it in items}
         task = opts.task or ds.task
 
@@ -282,7 +287,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
                 lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
-                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids, sources=opts.sources)
+                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids, sources=opts.sources, questions=opts.questions)
             events: list[dict] = []
             deadline = _Deadline(cancel, opts.item_timeout_s)
             try:

@@ -24,16 +24,25 @@ from debate.models.spec import ModelSpec
 MAX_CALLS = 64  # the capture stops here whatever the protocol does with instant answers
 
 
-def first_requests(config: Any) -> list[tuple[str, list[Message], GenOptions]]:
-    """(model spec, messages, options) of the first request to each distinct model, in call order."""
-    from debate.runner import run_debate
+def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[Message], GenOptions]]:
+    """(model spec, messages, options) of the first request to each distinct model, in call order.
+
+    With `retriever`, a protocol that puts evidence into its prompts (RADAR) is given the passages the
+    debate will get, so what is read ahead is its real first prompt (claim, passages and all), not one
+    without evidence that shares only the claim with it. The search is the debate's own (sources cache
+    their answers, the ranking is deterministic), without questions: those need a real model call."""
+    from debate.runner import prepare, run_debate
 
     scripted = ScriptedBackend(default='{"vote": "NO", "category": 0, "explanation": "."}')
     client = ModelClient(backend_factory=lambda spec: scripted)
     plain = replace(config, gold=None) if hasattr(config, "gold") else config
+    if hasattr(plain, "questions"):
+        plain = replace(plain, questions=0)
+    if retriever is not None and not prepare(plain).evidence_on:
+        retriever = None  # evidence shown beside a debate is not in its prompts: nothing to search ahead
     seen: dict[str, tuple[str, list[Message], GenOptions]] = {}
     models: set[str] = set()
-    stream = run_debate(plain, client, retriever=None)
+    stream = run_debate(plain, client, retriever=retriever)
     try:
         for ev in stream:
             if ev.type == "debate_started":
@@ -60,11 +69,12 @@ def _spec_of(model: str, specs: set[str]) -> str:
     return model
 
 
-def warm(config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None) -> list[dict]:
+def warm(config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None,
+         retriever: Any = None) -> list[dict]:
     """Read each first prompt ahead on the backends that can; one row per request, for logs and tests.
     `give_way()` True stops it at the next block (the page was set up for another debate meanwhile)."""
     rows = []
-    for spec, messages, options in first_requests(config):
+    for spec, messages, options in first_requests(config, retriever):
         try:
             ms = ModelSpec.parse(spec)
             backend = client.backend_for(ms)

@@ -13,6 +13,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Protocol, Union
 
+from debate.records import Record
+
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 
 
@@ -87,7 +89,7 @@ Chunk = Union[Delta, Final, Started]
 
 
 @dataclass
-class ModelResult:
+class ModelResult(Record):
     """A finished model call. `text` is never empty-as-an-answer: empty output is reported as such."""
 
     text: str
@@ -101,13 +103,6 @@ class ModelResult:
     label_probs: dict[str, float] | None = None
     model_id: str = ""
     prompt_reused_tokens: int = 0
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "ModelResult":
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
 @dataclass

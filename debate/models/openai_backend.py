@@ -222,6 +222,9 @@ class OpenAIBackend:
             models = list(self.client.with_options(timeout=self.health_timeout_s).models.list())
             with self._lock:
                 self._windows.update((m.id, _window_of(m)) for m in models)
+                # a listed name needs no second check: llama-cpp-python's server answers /models only
+                # between generations, so a check during a council's answers would wait for them
+                self._known.update(m.id for m in models)
             return sorted(m.id for m in models)
         except openai.APITimeoutError as e:
             raise BackendTimeout(f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",

@@ -545,6 +545,8 @@ def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:
     (DebateContext.turns), so steering a debate needs no change in the protocols themselves."""
     if not notes:
         return messages
+    if isinstance(messages, prompting.Prompt):  # still fitted again, with the notes, when a repair needs room
+        return messages.then(lambda msgs: with_moderator(msgs, notes))
     block = prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))
     msgs = [dict(m) for m in messages]
     for m in reversed(msgs):

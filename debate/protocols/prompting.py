@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from debate import prompts
 from debate.models.base import Message
@@ -65,6 +66,34 @@ class FitReport:
     condensed: int = 0
     omitted: int = 0
     reason: str = ""
+
+
+Build = Callable[[dict[str, Slot]], list[Message]]
+
+
+class Prompt(list):
+    """A turn's messages that remember how `fit` built them (`build` over the unshortened `slots`).
+
+    A prompt that adds to a turn's messages afterwards (the repair after an unreadable answer) needs
+    room the turn's own fit did not leave: with this it can fit the earlier messages again, by the same
+    rule, for a smaller budget. Everywhere else it is the plain list of messages."""
+
+    def __init__(self, messages: list[Message], build: Build | None = None,
+                 slots: dict[str, Slot] | None = None) -> None:
+        super().__init__(messages)
+        self.build = build
+        self.slots = slots or {}
+
+    def then(self, change: Callable[[list[Message]], list[Message]]) -> "Prompt":
+        """These messages changed by `change` (e.g. a moderator's note added), and re-fitted with it too."""
+        build = self.build
+        return Prompt(change(list(self)), None if build is None else (lambda s: change(build(s))), self.slots)
+
+    def refit(self, budget: int) -> tuple[list[Message], FitReport | None]:
+        """The same messages fitted to `budget` from the whole debate (as `fit` does)."""
+        if self.build is None:
+            return list(self), None
+        return fit(self.build, self.slots, budget)
 
 
 def order_of(turn_id: str, fallback: int = 0) -> int:
@@ -122,14 +151,14 @@ def size(messages: list[Message]) -> int:
     return sum(len(str(m.get("content", ""))) for m in messages)
 
 
-def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message], FitReport | None]:
+def fit(build: Build, slots: dict[str, Slot], budget: int | None) -> tuple[Prompt, FitReport | None]:
     """`build(slots) -> messages`; shorten the slots' oldest entries until the messages fit `budget`.
 
     Steps, oldest turn first, never touching the newest KEEP_RECENT turns until the last step:
     1. cut a turn to its opening sentences (`head`); 2. leave a turn out; 3. cut the newest turns too
     (down to MIN_KEEP characters). What is left over is the template itself: the backend's error then says so.
-    Returns the messages and a report, or None when nothing had to change."""
-    msgs = build(slots)
+    Returns the messages (a Prompt that can be fitted again) and a report, or None when nothing had to change."""
+    msgs = Prompt(build(slots), build, slots)
     total = size(msgs)
     if budget is None or total <= budget:
         return msgs, None
@@ -174,7 +203,7 @@ def fit(build, slots: dict[str, Slot], budget: int | None) -> tuple[list[Message
             elif new.text != old.text:
                 report.condensed += 1
     new_slots = {name: replace(s, entries=tuple(entries[name])) for name, s in slots.items()}
-    msgs = build(new_slots)
+    msgs = Prompt(build(new_slots), build, slots)
     report.final_chars = size(msgs)
     report.reason = (f"the whole prompt ({total:,} characters) is longer than the model's context window allows "
                      f"({budget:,} characters)")
@@ -187,12 +216,28 @@ REPAIR_ANSWER_EMPTY = "(empty answer)"
 def repair(messages: list[Message], answer: str, answer_format: str,
            budget: int | None) -> tuple[list[Message], FitReport | None]:
     """The repair prompt after an unreadable answer: the turn's own messages, its answer, and the
-    engine.repair template with the format to use. The earlier messages were already fitted to the
-    window; what can push the repair past it is the echoed answer (and the repair's larger answer
-    budget), so that answer is what `fit` shortens here, its opening kept."""
+    engine.repair template with the format to use, fitted to `budget` (the window less the repair's
+    own answer budget). The earlier messages were fitted for the turn's answer budget, so the echoed
+    answer is shortened first, its opening kept; when that is not enough and `messages` is a Prompt,
+    the earlier messages are fitted again for the room the answer and the template leave, by the
+    rule every turn follows (oldest turns condensed first). One report covers both."""
+    ask = prompts.render("engine.repair", answer_format=answer_format)
+    earlier = list(messages)
+
     def build(s: dict[str, Slot]) -> list[Message]:
-        ask = prompts.render("engine.repair", answer_format=answer_format)
-        return [*messages, {"role": "assistant", "content": s["answer"].render()}, {"role": "user", "content": ask}]
+        return [*earlier, {"role": "assistant", "content": s["answer"].render()}, {"role": "user", "content": ask}]
 
-    return fit(build, {"answer": Slot((Said(answer),) if answer.strip() else (), empty=REPAIR_ANSWER_EMPTY)}, budget)
-
+    answer_slot = {"answer": Slot((Said(answer),) if answer.strip() else (), empty=REPAIR_ANSWER_EMPTY)}
+    msgs, report = fit(build, answer_slot, budget)
+    if budget is None or size(msgs) <= budget or not isinstance(messages, Prompt):
+        return msgs, report
+    tail = list(msgs[len(earlier):])
+    again, second = messages.refit(max(0, budget - size(tail)))
+    if second is None:  # nothing left in the earlier messages to shorten: the backend's error says so
+        return msgs, report
+    out = [*again, *tail]
+    first = report or FitReport(budget_chars=budget, original_chars=size(msgs))
+    return out, FitReport(budget_chars=budget, original_chars=first.original_chars, final_chars=size(out),
+                          condensed=first.condensed + second.condensed, omitted=second.omitted,
+                          reason=(f"the whole prompt ({first.original_chars:,} characters) is longer than the "
+                                  f"model's context window allows ({budget:,} characters)"))

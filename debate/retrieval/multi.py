@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from debate.errors import DebateError, InvalidInput
@@ -140,48 +141,87 @@ class MultiRetriever:
     def query_for(self, source: Source, query: str) -> str:
         return keywords(query) if source.name in ("scholar", "wikipedia") else query
 
-    def gather(self, query: str, k: int = 20) -> Gathered:
+    def gather(self, query: str, k: int = 20, *, questions: list[str] | None = None,
+               progress: Callable[[list[dict]], None] | None = None) -> Gathered:
+        """Ask every active source with the claim's query, then with each of `questions` (extra
+        queries; the ranking still scores against the claim, so the floor means the same with or
+        without them). `progress(states)` is called from the sources' threads whenever a source's
+        state changes (first with every asked source "waiting"), for a page that shows the search."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("The retrieval query is empty.", "Give the claim or tweet text to search for.")
         if not isinstance(k, int) or not 1 <= k <= 200:
             raise InvalidInput(f"k={k!r} passages is not usable.", "Use an integer from 1 to 200.")
-        use, states, note = self.active()
-        slots: dict[str, dict] = {}
+        use, left_out, note = self.active()
+        queries = [query, *[q for q in (questions or []) if isinstance(q, str) and q.strip()]]
+        lock = threading.Lock()
+        slots = {s.name: {"hits": [], "state": "waiting", "how": set(), "note": "", "ms": None, "queries": [],
+                          "final": False, "done": threading.Event()} for s in use}
+
+        def snapshot() -> list[dict]:
+            with lock:
+                return [dict(x) for x in left_out] + [self._state(s, slots[s.name]) for s in use]
+
+        def report() -> None:
+            if progress is not None:
+                try:
+                    progress(snapshot())
+                except Exception:  # noqa: BLE001 - a page that cannot show progress must not stop the search
+                    pass
 
         def ask(s: Source) -> None:
-            q = self.query_for(s, query)
             t0 = time.perf_counter()
             slot = slots[s.name]
-            slot["query"] = q
-            try:
-                hits, how = s.search(q, LOCAL_CANDIDATES if s.name == "local" else ONLINE_CANDIDATES)
-                slot.update(hits=hits, state=how, note="")
-            except src.SourceRateLimited as e:
-                slot.update(state="rate-limited", note=e.message)
-            except src.SourceTimeout as e:
-                slot.update(state="timeout", note=e.message)
-            except DebateError as e:
-                slot.update(state="failed", note=f"{e.message} {e.hint}".strip())
-            except Exception as e:  # noqa: BLE001 - one broken source must not sink the others
-                slot.update(state="failed", note=f"{s.label}: {type(e).__name__}: {str(e)[:200]}")
-            slot["ms"] = round((time.perf_counter() - t0) * 1000)
+            state, why = "", ""
+            for full in queries:
+                q = self.query_for(s, full)
+                with lock:
+                    if slot["final"]:
+                        return
+                    slot["queries"].append(q)
+                try:
+                    hits, how = s.search(q, LOCAL_CANDIDATES if s.name == "local" else ONLINE_CANDIDATES)
+                except src.SourceRateLimited as e:
+                    state, why = "rate-limited", e.message
+                except src.SourceTimeout as e:
+                    state, why = "timeout", e.message
+                except DebateError as e:
+                    state, why = "failed", f"{e.message} {e.hint}".strip()
+                except Exception as e:  # noqa: BLE001 - one broken source must not sink the others
+                    state, why = "failed", f"{s.label}: {type(e).__name__}: {str(e)[:200]}"
+                else:
+                    with lock:
+                        if slot["final"]:
+                            return
+                        slot["hits"].extend(hits)
+                        slot["how"].add(how)
+                if state:
+                    break
+            with lock:
+                if slot["final"]:
+                    return
+                slot.update(state=state or ("cache" if slot["how"] == {"cache"} else "live"), note=why,
+                            ms=round((time.perf_counter() - t0) * 1000), final=True)
             slot["done"].set()
+            report()
 
+        report()
         for s in use:
-            slots[s.name] = {"done": threading.Event(), "hits": [], "state": "searching", "note": "", "ms": None}
             threading.Thread(target=ask, args=(s,), name=f"evidence-{s.name}", daemon=True).start()
         start = time.monotonic()
-        hits = []
         for s in use:
             slot = slots[s.name]
             budget = None if not s.online else max(0.0, self.budget_s - (time.monotonic() - start))
             if not slot["done"].wait(budget):
-                slot.update(state="timeout", note=f"{s.label} gave no answer within its {self.budget_s:g} s budget: "
-                                                  "left out of this debate.", ms=round(self.budget_s * 1000), hits=[])
-            got = list(slot["hits"])
-            hits.extend(got)
-            states.append({"name": s.name, "label": s.label, "state": slot["state"], "passages": len(got),
-                           "ms": slot["ms"], "note": slot["note"], "query": slot.get("query", "")})
+                with lock:
+                    if not slot["final"]:
+                        kept = sum(1 for h in slot["hits"] if h.text)
+                        slot.update(state="timeout", ms=round(self.budget_s * 1000), final=True,
+                                    note=f"{s.label} gave no full answer within its {self.budget_s:g} s budget: "
+                                         + (f"kept the {kept} passages it had given." if kept else
+                                            "left out of this debate."))
+                report()
+        states = snapshot()
+        hits = [h for s in use for h in slots[s.name]["hits"] if h.text]
         ranked = ranking.rank(query, hits, k, self.floor, mmr=self.mmr)
         out = Gathered(query=query, passages=ranked.passages, rejected=ranked.rejected, floor=self.floor,
                        sources=states, note=note, candidates=ranked.candidates, best_score=ranked.best_score)
@@ -191,3 +231,20 @@ class MultiRetriever:
                                                   f"{self.floor:.2f}.") if x)
         self.last = out
         return out
+
+    @staticmethod
+    def _state(s: Source, slot: dict) -> dict:
+        """A source's row in the evidence event: {name, label, state, passages, ms, note, query} plus,
+        with extra queries, `queries`, and `skipped` for results that gave no passage (and why)."""
+        got = [h for h in slot["hits"] if h.text]
+        skipped = [{"url": h.url[:300], "why": h.skipped[:300]} for h in slot["hits"] if h.skipped][:10]
+        note = slot["note"]
+        if skipped and slot["final"]:
+            note = " ".join(x for x in (note, f"{len(skipped)} result page(s) skipped: {skipped[0]['why']}") if x)
+        row = {"name": s.name, "label": s.label, "state": slot["state"], "passages": len(got), "ms": slot["ms"],
+               "note": note, "query": slot["queries"][0] if slot["queries"] else ""}
+        if len(slot["queries"]) > 1:
+            row["queries"] = list(slot["queries"])
+        if skipped:
+            row["skipped"] = skipped
+        return row

@@ -66,20 +66,68 @@ def provenance_html(p: dict, agents: list[str] | None = None) -> str:
     return " · ".join(bits)
 
 
+STATE_WORDS = {"waiting": "waiting…", "timeout": "timed out", "failed": "failed", "rate-limited": "rate-limited",
+               "unavailable": "unavailable"}
+
+
+def state_words(s: dict) -> str:
+    """A source's state as a reader says it: "waiting…", "12 passages", "timed out", "failed", ..."""
+    state = str(s.get("state") or "")
+    if state in ("live", "cache"):
+        n = int(s.get("passages") or 0)
+        return f"{n} passage{'' if n == 1 else 's'}" + (" (cached)" if state == "cache" else "")
+    words = STATE_WORDS.get(state, state)
+    n = int(s.get("passages") or 0)
+    return words + (f", kept {n}" if n and state != "waiting" else "")
+
+
+def states_html(states: list[dict]) -> str:
+    """One line: each source's badge and its state in words, its note (why) on hover."""
+    return " · ".join(
+        f'<span class="ev-state" data-source="{_e(s.get("name", ""))}" data-state="{_e(s.get("state", ""))}">'
+        f'{badge(s.get("name", ""))} {_e(state_words(s))}'
+        + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "") + "</span>"
+        for s in states)
+
+
+def queries_html(ev: dict) -> str:
+    """ "queries: “claim” · “question” ..." when the judge model wrote questions (or was asked to)."""
+    asked = [str(ev.get("query") or ""), *[str(q) for q in (ev.get("questions") or [])]]
+    if not (ev.get("questions") or ev.get("questions_note")):
+        return ""
+    out = "queries: " + " · ".join(f"“{_e(q[:200])}”" for q in asked if q)
+    if ev.get("questions_model") and ev.get("questions"):
+        out += f' <span class="meta">(questions by {_e(ev["questions_model"])})</span>'
+    if ev.get("questions_note"):
+        out += f'<br><span class="meta">{_e(ev["questions_note"])}</span>'
+    return f'<div class="ev-queries">{out}</div>'
+
+
+def progress_html(progress: dict) -> str:
+    """While retrieval runs: what it is doing, and each source's state so far."""
+    stage = progress.get("stage") or "searching"
+    head = {"questions": "Writing questions for the search…", "ranking": "Ranking the passages found…"}.get(
+        stage, "Searching…")
+    parts = [f"<b>{head}</b>"]
+    if progress.get("note"):
+        parts.append(f'<span class="meta">{_e(progress["note"])}</span>')
+    if progress.get("sources"):
+        parts.append(states_html(progress["sources"]))
+    if progress.get("questions"):
+        parts.append("queries: " + " · ".join(f"“{_e(str(q)[:200])}”" for q in progress["questions"]))
+    return f'<div class="ev-progress">{"<br>".join(parts)}</div>'
+
+
 def summary_html(ev: dict) -> str:
-    """What the retrieval did: each source's state and the floor, and the "nothing fits" message."""
+    """What the retrieval did: each source's state and the floor, the queries, and the "nothing fits" message."""
     parts = []
     states = ev.get("sources") or []
     if states:
-        parts.append(" · ".join(
-            f'{badge(s.get("name", ""))} {_e(s.get("state", ""))}'
-            + (f' ({int(s.get("passages") or 0)})' if s.get("state") in ("live", "cache") else "")
-            + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "")
-            for s in states))
+        parts.append(states_html(states))
     floor = ev.get("floor")
     if isinstance(floor, (int, float)):
         parts.append(f"relevance floor {float(floor):.2f} (cosine)")
-    out = "<br>".join(parts)
+    out = "<br>".join(parts) + queries_html(ev)
     if ev.get("note"):
         out += f'<div class="ev-note"><b>{_e(ev["note"])}</b></div>'
     return out

@@ -122,7 +122,9 @@ def _ranks(scores) -> "object":
     return ranks
 
 
-def _mmr(rel, vecs, k: int, lambda_: float) -> list[int]:
+def mmr_order(rel, vecs, k: int, lambda_: float) -> list[int]:
+    """Maximal marginal relevance over unit vectors `vecs` with relevances `rel`: trade relevance against
+    similarity to the passages already picked, so near-repeats of one fact do not fill the pool."""
     import numpy as np
 
     chosen: list[int] = []
@@ -183,7 +185,7 @@ def rank(query: str, hits: list, k: int, floor: float | None, *, embed_fn=None, 
     passing.sort(key=lambda i: -rrf[i])
     if mmr and len(passing) > 1:
         rel = rrf[passing] / rrf[passing].max()
-        order = _mmr(rel, vecs[passing], k, lambda_)
+        order = mmr_order(rel, vecs[passing], k, lambda_)
         chosen = [passing[o] for o in order]
     else:
         chosen = passing[:k]

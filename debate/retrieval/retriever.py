@@ -17,6 +17,7 @@ from debate.retrieval import averitec
 from debate.retrieval import embed as embed_mod
 from debate.retrieval import index as index_mod
 from debate.retrieval.corpus import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, load_corpus, to_passages
+from debate.retrieval.ranking import mmr_order
 
 DEFAULT_NAME = averitec.NAME
 MAX_K = 200
@@ -39,25 +40,6 @@ def tweet_query(text: str) -> str:
                 words.append(token.lower())
     base = " ".join(_URL.sub(" ", text or "").split())
     return " ".join([base, *words]).strip()
-
-
-def _mmr(qvec, cand_vecs, k: int, lambda_: float) -> list[int]:
-    """Maximal marginal relevance: trade similarity to the query against similarity to passages
-    already picked, so near-repeats of one fact do not fill the pool."""
-    import numpy as np
-
-    rel = cand_vecs @ qvec
-    sim = cand_vecs @ cand_vecs.T
-    chosen: list[int] = []
-    best_sim = np.full(len(cand_vecs), -np.inf)
-    for _ in range(min(k, len(cand_vecs))):
-        penalty = np.where(np.isfinite(best_sim), best_sim, 0.0)
-        score = lambda_ * rel - (1 - lambda_) * penalty
-        score[chosen] = -np.inf
-        i = int(np.argmax(score))
-        chosen.append(i)
-        best_sim = np.maximum(best_sim, sim[i])
-    return chosen
 
 
 class Retriever:
@@ -159,7 +141,8 @@ class Retriever:
             scores, rows = vi.search_vectors(qvec, fetch)
             pairs = [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
             if mmr and pairs:
-                order = _mmr(qvec[0], vi.vectors[[r for r, _ in pairs]], k, float(lambda_))
+                cand = vi.vectors[[r for r, _ in pairs]]
+                order = mmr_order(cand @ qvec[0], cand, k, float(lambda_))
                 pairs = [pairs[i] for i in order]
             found = [(vi.passages[row], score) for row, score in pairs[:k]]
         out = []

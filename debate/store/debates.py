@@ -370,17 +370,39 @@ class DebateStore(SqliteStore):
                           indent=1, default=str)
 
     def export_csv(self, debate_id: str) -> str:
-        """One line per finished turn: what each agent said, its vote and its cost."""
+        """One line per finished turn (what each agent said, its vote and its cost), then one per verdict
+        (phase "verdict"): its label and, when an aid changed the label the model wrote, that written
+        label, the aid and the sentence that says so, as every other view of the verdict does."""
         self._require(debate_id)
-        cols = ["round", "phase", "agent", "role", "model", "human", "label", "confidence", "valid", "cached",
-                "prompt_tokens", "completion_tokens", "latency_s", "citations", "text"]
+        cols = ["round", "phase", "agent", "role", "model", "human", "category", "label", "confidence",
+                "written_label", "aid", "overrule", "valid", "cached", "prompt_tokens", "completion_tokens",
+                "latency_s", "citations", "text"]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for e in self.event_dicts(debate_id):
             if e.get("type") == "turn_finished":
                 w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or [])}))
+            elif e.get("type") == "verdict":
+                w.writerow(csv_row(_verdict_row(e)))
         return buf.getvalue()
+
+    def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
+        """debate id -> its verdict events in which an aid changed the written label (seq order)."""
+        out: dict[str, list[dict]] = {}
+        ids = list(dict.fromkeys(debate_ids))
+        for i in range(0, len(ids), 500):  # well under SQLite's bound on query parameters
+            chunk = ids[i:i + 500]
+            rows = self._q("SELECT debate_id, json FROM events WHERE type='verdict' AND debate_id IN "
+                           f"({','.join('?' * len(chunk))}) AND json_extract(json, '$.written_label') IS NOT NULL "
+                           "ORDER BY debate_id, seq", chunk)
+            for r in rows:
+                out.setdefault(r[0], []).append(json.loads(r[1]))
+        return out
+
+    def list_csv(self, rows: list[dict]) -> str:
+        """The Library's current list (`rows` from `list`) as CSV, with the aids' overrules read from the events."""
+        return list_csv(rows, self.overrules([r["id"] for r in rows]))
 
     def export_markdown(self, debate_id: str) -> str:
         from debate.store import people
@@ -392,15 +414,38 @@ class DebateStore(SqliteStore):
 _QUOTED = ("text", "summary", "explanation")
 
 
-def list_csv(rows: list[dict]) -> str:
-    """The Library's current list as CSV."""
-    cols = ["id", "created_at", "status", "protocol", "task", "category", "claim", "verdict", "gold",
-            "correct", "tokens", "model_calls", "cache_hits", "wall_s"]
+def _verdict_row(e: dict) -> dict:
+    """A verdict event as a row of the per-turn CSV."""
+    label = e.get("label")
+    if label is None and e.get("labels"):  # all categories at once: "1: YES · 2: NO · 3: YES"
+        label = compact_verdict(json.dumps(e["labels"]))
+    return {"phase": "verdict", "agent": e.get("source", ""), "category": e.get("category"), "label": label,
+            "confidence": e.get("confidence"), "written_label": e.get("written_label"), "aid": e.get("aid", ""),
+            "overrule": override_note(e), "text": e.get("explanation", "")}
+
+
+def list_csv(rows: list[dict], overrules: dict[str, list[dict]]) -> str:
+    """The Library's list as CSV; `overrules` (DebateStore.overrules) adds, per debate whose verdict an aid
+    changed, the label the model wrote, the aid and the sentence that says so."""
+    cols = ["id", "created_at", "status", "protocol", "task", "category", "claim", "verdict", "written_label",
+            "aid", "overrule", "gold", "correct", "tokens", "model_calls", "cache_hits", "wall_s"]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
-    w.writerows(csv_row(r) for r in rows)  # claims and verdicts may start like a formula
+    for r in rows:  # claims and verdicts may start like a formula
+        w.writerow(csv_row({**r, **_overrule_cells(overrules.get(r["id"], []))}))
     return buf.getvalue()
+
+
+def _overrule_cells(verdicts: list[dict]) -> dict:
+    """One debate's overruled verdicts as three cells; one per category when several were overruled."""
+    if not verdicts:
+        return {}
+    many = len(verdicts) > 1
+    tag = (lambda v: f"category {v.get('category')}: ") if many else (lambda v: "")  # noqa: E731
+    return {"written_label": " · ".join(f"{tag(v)}{v.get('written_label')}" for v in verdicts),
+            "aid": " · ".join(dict.fromkeys(str(v.get("aid") or "") for v in verdicts if v.get("aid"))),
+            "overrule": " ".join(f"{tag(v)}{override_note(v)}" for v in verdicts)}
 
 
 def compact_verdict(value: str | None) -> str:

@@ -14,6 +14,8 @@ def kind(messages) -> str:
     u = messages[-1]["content"]
     if "Your previous answer could not be read" in u:
         return "repair"
+    if "You help a fact-checker search the web" in u:
+        return "questions"
     if "DECISION: CONTINUE or STOP" in u:
         return "stop"
     if "DOMAIN: {specific domain}" in u:
@@ -38,6 +40,7 @@ DEFAULTS = {
     "judge": '{"category": 1, "explanation": "The proponent was convincing."}',
     "argue": "My argument, citing [E1].",
     "repair": '{"vote": "YES", "explanation": "repaired"}',
+    "questions": "1. What did the coffee study find?\n2. Who ran the coffee study?\n3. How many adults were followed?",
 }
 
 

@@ -35,7 +35,40 @@ from urllib.parse import parse_qs, urlparse
 from tests.support.servers import send_json
 
 
-class Recorder:
+class _QuietHandler(BaseHTTPRequestHandler):
+    """What every stand-in's request handler shares: HTTP/1.1, no request log in the test output, and the
+    request body read by its Content-Length."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _body(self) -> bytes:
+        n = int(self.headers.get("Content-Length", 0) or 0)
+        return self.rfile.read(n) if n else b""
+
+
+class _Loopback:
+    """A stand-in's server: 127.0.0.1 on a port of its own, served from a daemon thread; `stop` first ends
+    the waits of handlers that hang or trickle (they wait on `_stop`)."""
+    _stop: threading.Event
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.host = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        time.sleep(0.05)
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Recorder(_Loopback):
     def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
                  model: str = "scripted", delay_s: float = 0.0, status: int = 500, error_text: str = "boom",
                  context_length: int | None = None, cuts: int | None = None) -> None:
@@ -52,15 +85,9 @@ class Recorder:
         self._cut = 0
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(_QuietHandler):
             def _record(self) -> dict:
-                n = int(self.headers.get("Content-Length", 0) or 0)
-                body = self.rfile.read(n) if n else b""
+                body = self._body()
                 try:
                     parsed = json.loads(body or b"{}")
                 except ValueError:
@@ -186,22 +213,11 @@ class Recorder:
                                         "done_reason": "stop", "prompt_eval_count": 3,
                                         "eval_count": 3}) + "\n").encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.host = f"http://127.0.0.1:{self.port}"
+        self._serve(Handler)
         self.url = self.host + "/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
 
     def authorizations(self) -> list[str]:
         return [r["headers"].get("authorization", "") for r in self.requests]
-
-    def stop(self) -> None:
-        self._stop.set()
-        time.sleep(0.05)
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @contextmanager
@@ -254,7 +270,7 @@ def openalex_work(i: int, title: str, abstract: str) -> dict:
             "abstract_inverted_index": inverted}
 
 
-class EvidenceService:
+class EvidenceService(_Loopback):
     """One service (`kind`: openalex | mediawiki | ddg | pages) on its own loopback port."""
 
     def __init__(self, kind: str, mode: str = "ok") -> None:
@@ -263,16 +279,7 @@ class EvidenceService:
         self._stop = threading.Event()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def _body(self) -> bytes:
-                n = int(self.headers.get("Content-Length", 0) or 0)
-                return self.rfile.read(n) if n else b""
-
+        class Handler(_QuietHandler):
             def _send(self, code: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
@@ -410,6 +417,8 @@ class EvidenceService:
                     return self._stream(None, declare=False)
                 if key == "error":
                     return self._send(500, b"<html><body>Internal Server Error</body></html>", "text/html")
+                if key == "redirect":  # a page that sends the reader on to `to` (anywhere)
+                    return self._send(302, b"", "text/html", {"Location": q.get("to", "/")})
                 t, a = ARTICLES.get(key, ("Not found", ""))
                 if not a:
                     return self._send(404, b"<html><body>Not Found</body></html>", "text/html")
@@ -423,18 +432,8 @@ class EvidenceService:
 
         self.page_base = ""
         self.extra_results: list[str] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        time.sleep(0.05)
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)
+        self.url = self.host
 
 
 @contextmanager

@@ -84,6 +84,21 @@ def start_llama_server(model_path: Path, alias: str, log_dir: Path, api_key: str
     return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-server-{port}.log", headers)
 
 
+def start_llama_multi_server(models: dict[str, Path], log_dir: Path, n_ctx: int = 2048, n_threads: int = 2) -> ServerProcess:
+    """`python -m llama_cpp.server --config_file`: several GGUF models behind one OpenAI-compatible server,
+    each under its `model_alias` (the server keeps one loaded and swaps on demand); `.url` is …/v1."""
+    port = free_port()
+    # interrupt_requests off: by default the server ends a stream early whenever another request is
+    # waiting, so a council's members, asked at once, would cut each other's answers off
+    config = {"host": "127.0.0.1", "port": port, "interrupt_requests": False,
+              "models": [{"model": str(path), "model_alias": alias, "n_ctx": n_ctx, "n_threads": n_threads, "verbose": False}
+                         for alias, path in models.items()]}
+    config_path = log_dir / f"llama-multi-{port}.json"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    argv = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)]
+    return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-multi-{port}.log")
+
+
 def start_ollama_standin(models: dict[str, Path], log_dir: Path, n_ctx: int = 2048) -> ServerProcess:
     """The Ollama stand-in on a free port; `.url` is the Ollama host (http://127.0.0.1:PORT)."""
     port = free_port()

@@ -22,6 +22,7 @@ from debate.retrieval.sources.http import SourceError, SourceRateLimited
 
 CACHE_TTL_S = 7 * 24 * 3600.0  # web results change; a week keeps re-runs of a debate reproducible
 HEALTH_TTL_S = 60.0
+NOT_LOADED = ("allow_private_addresses",)  # SourceSettings fields only code sets (see the field)
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Hit:
     doc_id: str = ""
     passage_id: str = ""
     score: float | None = None  # the source's own score, when it has one (local: cosine)
+    skipped: str = ""  # why this result gave no passage (e.g. its page is on a private address); text is ""
     vector: object = field(default=None, repr=False, compare=False)  # embedding the source already had
 
     def to_dict(self) -> dict:
@@ -70,6 +72,10 @@ class SourceSettings:
     timeout_s: float = 4.0
     pages: int = 3  # web result pages fetched and read per query
     page_max_bytes: int = 2_000_000
+    # Result pages are read only from public addresses (http.PageGuard). The addresses listed here are let
+    # through anyway: the tests' loopback stand-ins pass them. Never read from the settings file or the
+    # environment, so no user inherits it unknowingly.
+    allow_private_addresses: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, given: dict | None = None) -> "SourceSettings":
@@ -82,6 +88,8 @@ class SourceSettings:
                 given = {}
         out = cls()
         for name in out.__dataclass_fields__:
+            if name in NOT_LOADED:
+                continue
             env = os.environ.get(f"DEBATE_EVIDENCE_{name.upper()}")
             value = given.get(name, env)
             if value in (None, ""):

@@ -9,7 +9,10 @@ failure becomes a SourceError whose message says what the service did.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
+import socket
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -39,6 +42,103 @@ class SourceRateLimited(SourceError):
 
 class SourceTooLarge(SourceError):
     """The answer was bigger than the cap; it was cut off, not read whole."""
+
+
+class SourceBlocked(SourceError):
+    """The address is not a public one (loopback, private network, link-local, ...): not fetched."""
+
+
+# -- which addresses a result page may come from --------------------------------------------------------
+# A search result, or a redirect from one, can point anywhere: at this machine (127.0.0.1, ::1), at the
+# local network (10.x, 192.168.x), at a cloud's metadata service (169.254.169.254). Fetching it would let
+# whoever wrote that page read or poke services that trust the machine running the app. So result pages
+# are fetched only from public addresses, checked on the address the connection is actually made to
+# (after DNS, at every redirect hop), never on the URL's text.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def address_problem(address: str) -> str | None:
+    """What kind of non-public address this IP is ("a loopback address (this machine)", ...), or None
+    for a public one."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "not an IP address"
+    if isinstance(ip, ipaddress.IPv6Address):  # an IPv4 address wrapped in IPv6 is judged as itself
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo or (None, None))[1]
+        if inner is None and ip in _NAT64:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None:
+            ip = inner
+    for test, what in ((ip.is_loopback, "a loopback address (this machine)"),
+                       (ip.is_link_local, "a link-local address (e.g. a cloud metadata service)"),
+                       (ip.is_unspecified, "the unspecified address"),
+                       (ip.is_multicast, "a multicast address"),
+                       (ip.is_private, "a private-network address"),
+                       (ip.is_reserved, "a reserved address"),
+                       (not ip.is_global, "not a public address")):
+        if test:
+            return what
+    return None
+
+
+class PageGuard:
+    """Resolves a host once, refuses it if any of its addresses is not public, and connects to the
+    address it checked (so a second DNS answer cannot swap in another). `allow` lets exact addresses
+    through: the tests' loopback stand-ins, nothing a user sets."""
+
+    def __init__(self, allow: Iterable[str] = ()) -> None:
+        self.allow = frozenset(str(a) for a in allow)
+
+    def vetted(self, host: str, port: int) -> list[tuple]:
+        """getaddrinfo's answers for host:port, all of them public (or allowed); else SourceBlocked."""
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as e:
+            raise SourceError(f"{host} could not be resolved ({e}).") from None
+        for info in infos:
+            address = str(info[4][0])
+            what = None if address in self.allow else address_problem(address)
+            if what:
+                said = f"{address} is {what}" if host.strip("[]") == address else f"{host} resolves to {address}, {what}"
+                raise SourceBlocked(f"Not fetched: {said}.", "Result pages are read only from public addresses.")
+        return infos
+
+    def transport(self):
+        """An httpx transport whose every connection (redirects included) goes through `vetted`."""
+        import httpcore
+        import httpx
+        from httpcore._backends.sync import SyncStream
+
+        guard = self
+
+        class Backend(httpcore.SyncBackend):
+            def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # noqa: ANN001
+                last: OSError | None = None
+                for family, kind, proto, _, address in guard.vetted(host, port):
+                    sock = socket.socket(family, kind, proto)
+                    try:
+                        sock.settimeout(timeout)
+                        sock.connect(address)
+                        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                        for option in socket_options or ():
+                            sock.setsockopt(*option)
+                    except OSError as e:
+                        sock.close()
+                        last = e
+                        continue
+                    return SyncStream(sock)
+                if isinstance(last, socket.timeout):
+                    raise httpcore.ConnectTimeout(str(last))
+                raise httpcore.ConnectError(str(last or f"no address for {host}"))
+
+        transport = httpx.HTTPTransport()
+        pool = getattr(transport, "_pool", None)
+        if pool is None or not hasattr(pool, "_network_backend"):  # fail closed if httpx changes shape
+            raise SourceError("This httpx cannot check the addresses it connects to: result pages are not read.",
+                              "Install the httpx version in requirements.txt.")
+        pool._network_backend = Backend()
+        return transport
 
 
 @dataclass
@@ -91,8 +191,11 @@ def check_url(url: str) -> str:
 
 def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes: int,
             params: dict | None = None, data: dict | None = None, json_body: dict | None = None,
-            headers: dict | None = None, ok_statuses: tuple[int, ...] = (200,)) -> Reply:
-    """One request, its whole body read within `timeout_s` and `max_bytes`; raises SourceError."""
+            headers: dict | None = None, ok_statuses: tuple[int, ...] = (200,),
+            guard: PageGuard | None = None) -> Reply:
+    """One request, its whole body read within `timeout_s` and `max_bytes`; raises SourceError. With a
+    `guard`, every connection (each redirect hop too) goes only to public addresses, and directly (an
+    environment proxy would connect on our behalf, past the check)."""
     import httpx
 
     check_url(url)
@@ -100,7 +203,8 @@ def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes:
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
     try:
         with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=True,
-                          max_redirects=MAX_REDIRECTS, headers=hdrs) as client:
+                          max_redirects=MAX_REDIRECTS, headers=hdrs,
+                          transport=None if guard is None else guard.transport()) as client:
             with client.stream(method, url, params=params, data=data, json=json_body) as r:
                 if r.status_code == 429:
                     wait = retry_after_s(r.headers.get("retry-after"))

@@ -93,13 +93,17 @@ class WebSource(Source):
 
     # -- pages --------------------------------------------------------------------------------------
     def read_page(self, url: str) -> tuple[str, dict]:
-        """(main text, {title, site, date}); ("", {}) when the page cannot be read in time."""
+        """(main text, {title, site, date}); ("", {}) when the page cannot be read in time; ("",
+        {"blocked": why}) when its address (or a redirect's) is not public."""
         import trafilatura
 
         try:
             reply = http.request(site_of(url) or "a result page", "GET", url, timeout_s=self.timeout_s,
                                  max_bytes=int(self.settings.page_max_bytes),
-                                 headers={"User-Agent": self.settings.user_agent()})
+                                 headers={"User-Agent": self.settings.user_agent()},
+                                 guard=http.PageGuard(self.settings.allow_private_addresses))
+        except http.SourceBlocked as e:
+            return "", {"blocked": e.message}
         except http.SourceError:
             return "", {}
         kind = reply.content_type.lower()
@@ -116,6 +120,19 @@ class WebSource(Source):
             pass
         return text, meta
 
+    def _unread(self, url: str) -> tuple[str, dict]:
+        """A result past the pages read: its snippet stands in (nothing is fetched), unless its address
+        is plainly not public: an IP literal or localhost, judged without a DNS lookup."""
+        from urllib.parse import urlparse
+
+        host = (urlparse(url).hostname or "").lower()
+        if host == "localhost" or host.endswith(".localhost"):
+            return "", {"blocked": f"Not fetched: {host} is a loopback name (this machine)."}
+        what = None if host in self.settings.allow_private_addresses else http.address_problem(host)
+        if what and what != "not an IP address":
+            return "", {"blocked": f"Not fetched: {host} is {what}."}
+        return "", {}
+
     def _search(self, query: str, n: int) -> list[Hit]:
         results = [r for r in self._results(query[:300], max(n, 5), self.timeout_s) if r[1].startswith(("http://", "https://"))]
         pages = results[: max(0, int(self.settings.pages))]
@@ -123,7 +140,10 @@ class WebSource(Source):
             read = list(pool.map(lambda r: self.read_page(r[1]), pages))
         hits: list[Hit] = []
         for i, (title, url, snippet, date) in enumerate(results[:n]):
-            text, meta = read[i] if i < len(read) else ("", {})
+            text, meta = read[i] if i < len(read) else self._unread(url)
+            if meta.get("blocked"):  # no passage, not even the snippet: it is no public page
+                hits.append(Hit(text="", source=self.name, title=title, url=url, skipped=meta["blocked"]))
+                continue
             chunks = split_words(text)[:PASSAGES_PER_PAGE] if text else []
             if not chunks and snippet.strip():
                 chunks = [" ".join(snippet.split())]

@@ -1,6 +1,6 @@
 """Real browser (Debian chromium + playwright) on the app served on a loopback port: label a queue with the
 keyboard, reload and find the labels, export; compare two protocols side by side; step through a replay.
-Screenshots go to test-artifacts/issue7/ (look at them)."""
+Screenshots go to test-artifacts/adjudicate-compare-learn/ (look at them)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import pytest
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_runs
 from debate.store import DebateStore
-from tests.test_ui_issue7 import SCRIPTED_LINEUP, make_run, stored_council_debate
+from tests.support.scripted_runs import SCRIPTED_LINEUP, make_run, stored_council_debate
 
 REPO = Path(__file__).resolve().parent.parent
-ART = REPO / "test-artifacts" / "issue7"
+ART = REPO / "test-artifacts" / "adjudicate-compare-learn"
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
@@ -35,7 +35,7 @@ def _main_script() -> Path:
     if all(f"pages/{p}.py" in app for p in ("adjudicate", "compare", "learn")):
         return REPO / "app.py"
     ART.mkdir(parents=True, exist_ok=True)
-    main = ART / "app_issue7.py"
+    main = ART / "app_main.py"
     main.write_text(f"""import sys
 sys.path.insert(0, {str(REPO)!r})
 import streamlit as st

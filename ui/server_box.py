@@ -1,0 +1,85 @@
+"""The lineup editor's "Run every seat on" box: the app's form of `--server` / `--model-map`.
+
+The engine does the work (debate/lineup_server.py); this draws three widgets, asks the server for its
+models off the render path (resources.off_render) and says before Run which models it lacks and what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import streamlit as st
+
+from debate.errors import DebateError
+from debate.lineup_server import (Server, list_server, missing_error, on_server, parse_model_map,
+                                  parse_server, unused_keys)
+from ui import resources
+from ui.safe import escape  # server names and messages are the server's text: never Markdown
+
+KINDS = {"lineup": "as the lineup says", "ollama": "an Ollama server",
+         "openai": "an OpenAI-compatible server (vLLM, llama.cpp, LM Studio)"}
+
+
+def _server_models(server: Server) -> Any:
+    """The server's model names, an exception saying why not, or None while still asking."""
+    injected = st.session_state.get("_client")
+    if injected is not None:  # tests with an injected client: ask it directly
+        try:
+            return list_server(server, injected)
+        except DebateError as e:
+            return e
+    key = "server-models:" + json.dumps([server.backend, server.base_url, resources.load_settings()],
+                                        sort_keys=True, default=str)
+    client = resources.get_client()
+    return resources.off_render({key: lambda: list_server(server, client)})[key]
+
+
+def _tag(lineup: dict) -> str:
+    """Part of the per-seat widget keys: new seat models (another server or map) start new widgets."""
+    return "@" + hashlib.sha1(json.dumps(lineup, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
+def server_box(base: dict) -> tuple[dict, str]:
+    """(the lineup with every seat on the chosen server, a key suffix for the seat widgets); `base` and ""
+    when the lineup runs as it says."""
+    from ui.widgets import keep, remember
+
+    keep("cfg_server_kind", "lineup")
+    kind = st.selectbox("Run every seat on", list(KINDS), key="cfg_server_kind", format_func=KINDS.get,
+                        help="Point all the lineup's models at one server, e.g. a GPU host running the paper's "
+                             "council. A key goes only to the URL it was saved for (Models page).")
+    remember("cfg_server_kind")
+    if kind == "lineup":
+        return base, ""
+    keep("cfg_server_url", "")
+    keep("cfg_server_map", "")
+    url = st.text_input("Server URL", key="cfg_server_url",
+                        placeholder="http://gpu-box:8000/v1" if kind == "openai" else "http://gpu-box:11434",
+                        help="Empty: the one saved on the Models page (or OPENAI_BASE_URL / OLLAMA_HOST).")
+    mapping = st.text_area("The server's names for the lineup's models (optional)", key="cfg_server_map",
+                           height=80, placeholder="gemma3:12b=google/gemma-3-12b-it\nqwen3:8b=Qwen/Qwen3-8B",
+                           help="One lineup-name=server-name per line (or JSON). Unmapped models are looked "
+                                "up in the server's model list by name, family and size.")
+    remember("cfg_server_url", "cfg_server_map")
+    try:
+        server = parse_server(f"{kind}@{url.strip()}" if url.strip() else kind)
+        model_map = parse_model_map(mapping, files=False)
+    except DebateError as e:
+        st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+        return base, ""
+    available = _server_models(server)
+    if isinstance(available, Exception):
+        st.warning(f"**{escape(str(getattr(available, 'message', available)))}**  \n"
+                   f"{escape(getattr(available, 'hint', ''))}", icon=":material/warning:")
+    listed = available if isinstance(available, list) else None
+    lineup, rows = on_server(base, server, model_map, listed)
+    if listed is None and not isinstance(available, Exception):
+        st.caption(f"Asking {server.where()} for its models…")
+    elif listed is not None and any(r["server_model"] is None for r in rows):
+        err = missing_error(server, rows, listed, unused_keys(base, model_map))
+        st.warning(f"**{escape(err.message)}**  \n{escape(err.hint)}", icon=":material/warning:")
+    elif listed is not None:
+        st.caption(" · ".join(f"{escape(r['model'])} → {escape(r['server_model'])} ({r['how']})" for r in rows))
+    return lineup, _tag(lineup)
