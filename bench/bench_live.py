@@ -36,6 +36,7 @@ from tests.support.browser import app_server, browser_page, wait_idle  # noqa: E
 CLICK = "ready"
 PACE = "demo"  # the app's default: the CLI runs the very same debate (bench --pace paper: both at the papers')
 AIDS = True  # the app's default small-model aids (debate/aids/settings.py); the CLI gets --aids to match
+LINEUP = "embedded"  # the CLI side's lineup (--lineup: e.g. a candidate council's JSON file)
 CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
          "https://t.co/abc")
 # RADAR argues over evidence: offline only the local index answers, and for the coffee claim nothing passes
@@ -134,7 +135,7 @@ def limit_s(events: list[dict], model_rates: dict[str, tuple[float, float]],
 def cli_run(protocol: str, home: Path) -> dict:
     events = home / f"cli-{protocol}.jsonl"
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", protocol, "--lineup", "embedded",
+    proc = subprocess.run([sys.executable, "-m", "debate", "run", "--protocol", protocol, "--lineup", LINEUP,
                            "--pace", PACE, "--aids" if AIDS else "--no-aids", "--no-cache", "--color", "never",
                            "--events", str(events), CLAIMS.get(protocol, CLAIM)],
                           cwd=REPO, env=_env(home), capture_output=True, text=True)
@@ -212,9 +213,10 @@ def main() -> int:
                          "presenter would); now: right after typing the claim")
     ap.add_argument("--aids", action=argparse.BooleanOptionalAction, default=True,
                     help="small-model aids on both sides (the app's default; the app's toggle is set to match)")
+    ap.add_argument("--lineup", default="embedded", help="the CLI side's lineup (the app runs its default)")
     args = ap.parse_args()
-    global PACE, CLICK, AIDS
-    PACE, CLICK, AIDS = args.pace, args.click, args.aids
+    global PACE, CLICK, AIDS, LINEUP
+    PACE, CLICK, AIDS, LINEUP = args.pace, args.click, args.aids, args.lineup
     protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
 
     print(f"load average at start: {load()}", flush=True)

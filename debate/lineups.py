@@ -8,6 +8,9 @@ A lineup is plain JSON so people can save and share one:
      "teams": {"proponent": [...], "opponent": [...]}}          # optional, team debate "different" config
 Every protocol draws its agents from it (`resolve_agents`), so one lineup serves all six protocols.
 Temperatures and seeds are per agent: with a fixed seed even a sampled answer is reproducible (and cached).
+With the small-model aids' demonstrations (demos=dialogue) a member entry may also say which of the tweet's
+nearest CheckThat train tweets it reads: "demo_skip" passes over the nearest ones, "k_demos" sets how many
+follow (0 = the protocol's k_demos). Members that read disjoint slices know different labelled examples.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ PRESETS: dict[str, dict] = {
         "name": "embedded",
         "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
                        "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
+        # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
+        # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
+        # whose members differ"), with no measured gain on train: the default keeps these members
         "members": [
             _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
             _m("smol-a", "local:smollm2-135m", 0.7, 202),
@@ -106,9 +112,19 @@ class Agent:
     model: str
     temperature: float = 0.0
     seed: int | None = 0
+    k_demos: int = 0  # demonstrations this agent reads (0 = the protocol's k_demos)
+    demo_skip: int = 0  # nearest train tweets it passes over before its k_demos
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The agent as stored in events; the view fields only when set, so ordinary seats read as before."""
+        d = asdict(self)
+        for k in VIEW_FIELDS:
+            if not d[k]:
+                d.pop(k)
+        return d
+
+
+VIEW_FIELDS = ("k_demos", "demo_skip")
 
 
 def _check_entry(e: Any, where: str) -> dict:
@@ -127,6 +143,11 @@ def _check_entry(e: Any, where: str) -> dict:
                            "Use e.g. 0 or 1, or leave it out.")
     if not isinstance(e.get("name", ""), str):
         raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
+    for k in VIEW_FIELDS:
+        v = e.get(k, 0)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 64:
+            raise InvalidInput(f"Lineup entry {where} has {k} = {v!r}, not a whole number from 0 to 64.",
+                               f'Use e.g. "{k}": 4, or leave it out.')
     return e
 
 
@@ -202,7 +223,8 @@ class _Namer:
 def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
     seed = entry.get("seed", 0)
     return Agent(name, role, str(entry["model"]).strip(), float(entry.get("temperature", 0.0)),
-                 None if seed is None else int(seed) + seed_offset)
+                 None if seed is None else int(seed) + seed_offset,
+                 int(entry.get("k_demos", 0) or 0), int(entry.get("demo_skip", 0) or 0))
 
 
 def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:

@@ -154,7 +154,8 @@ def prepare(config: DebateConfig) -> Prepared:
     if config.seats:  # a fork's or a robustness variant's seats, exactly as given
         lineup = {"name": config.lineup if isinstance(config.lineup, str) else config.lineup.get("name", "")}
         try:
-            agents = [Agent(**{k: a[k] for k in ("agent", "role", "model", "temperature", "seed") if k in a})
+            agents = [Agent(**{k: a[k] for k in ("agent", "role", "model", "temperature", "seed", "k_demos",
+                                                 "demo_skip") if k in a})
                       for a in config.seats]
         except TypeError as e:
             raise InvalidInput(f"A seat of the lineup is incomplete ({e}).", "Each seat needs agent, role and model.") from None

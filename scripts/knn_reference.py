@@ -17,19 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from debate.aids import calibration as cal  # noqa: E402
-from debate.aids.demos import pool, select  # noqa: E402
 from debate.evaluation.checkpoint import read_meta, read_rows  # noqa: E402
 from debate.evaluation.metrics import compare_runs  # noqa: E402
-from debate.retrieval.embed import embed  # noqa: E402
-
-
-def shares(rows: list[dict], cat: str, k: int) -> list[float]:
-    """The YES share among each item's k nearest train tweets (never the item itself)."""
-    p = pool()
-    vecs, labels = p.vectors(), p.labels(int(cat))
-    q = embed([r["text"] for r in rows])
-    return [sum(d.label == "YES" for d in select(v, vecs, p.texts, labels, k, exclude_text=r["text"])) / k
-            for v, r in zip(q, rows)]
+from debate.evaluation.targets import knn_shares  # noqa: E402
 
 
 def main() -> int:
@@ -38,8 +28,9 @@ def main() -> int:
     cat = str((read_meta(dev_run, "options") or {}).get("category"))
     done = lambda run: [r for r in read_rows(run) if r["status"] == "done"]  # noqa: E731
     train, dev = done(train_run), done(dev_run)
-    t, f1 = cal.fit_threshold(shares(train, cat, k), [r["gold"][cat] for r in train])
-    knn = [{**r, "prediction": {cat: "YES" if s >= t else "NO"}} for r, s in zip(dev, shares(dev, cat, k))]
+    share = lambda rows: knn_shares([r["text"] for r in rows], int(cat), k)  # noqa: E731
+    t, f1 = cal.fit_threshold(share(train), [r["gold"][cat] for r in train])
+    knn = [{**r, "prediction": {cat: "YES" if s >= t else "NO"}} for r, s in zip(dev, share(dev))]
     ds = {**(read_meta(dev_run, "dataset") or {}), "categories": [cat], "labels": ["YES", "NO"]}
     res = compare_runs(dev, knn, ds)
     from sklearn.metrics import f1_score

@@ -144,10 +144,13 @@ def judge_key(model: str, task: str, protocol: str, judge_answer: str) -> str:
     return f"{model}|{task}|{protocol}-judge|judge_answer={judge_answer}"
 
 
-def setting_key(model: str, task: str, category: int | None, answer: str, demos: str, k: int) -> str:
-    """Which fitted threshold applies: it is only valid for the prompt it was fitted with."""
+def setting_key(model: str, task: str, category: int | None, answer: str, demos: str, k: int,
+                skip: int = 0) -> str:
+    """Which fitted threshold applies: it is only valid for the prompt it was fitted with (a member that
+    skips the nearest neighbours reads other demonstrations, so it has its own)."""
     cat = f"{task}{category if category is not None else ''}"
-    return f"{model}|{cat}|answer={answer}|demos={demos}" + (f"-{k}" if demos in ("similar", "dialogue") else "")
+    shown = f"-{k}" + (f"-skip{skip}" if skip > 0 else "") if demos in ("similar", "dialogue") else ""
+    return f"{model}|{cat}|answer={answer}|demos={demos}{shown}"
 
 
 @lru_cache(maxsize=1)

@@ -37,9 +37,13 @@ def norm_text(text: str) -> str:
 
 
 def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], pool_labels: Sequence[str],
-           k: int, exclude_text: str = "") -> list[Demo]:
+           k: int, exclude_text: str = "", skip: int = 0) -> list[Demo]:
     """The k pool items most similar to the query (cosine on L2-normalised vectors), most similar last
-    (nearest to the tweet in the prompt, as KATE orders them), never an item whose text is the query's."""
+    (nearest to the tweet in the prompt, as KATE orders them), never an item whose text is the query's.
+
+    `skip` passes over the `skip` nearest items first: council members given disjoint slices of the
+    neighbours (skip 0, k 4 and skip 4, k 4) each know a different part of the labelled data, so their
+    votes are not one vote cast twice."""
     import numpy as np
 
     if k <= 0 or len(pool_texts) == 0:
@@ -52,9 +56,9 @@ def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], poo
         if banned is not None and norm_text(pool_texts[i]) == banned:
             continue
         out.append(Demo(str(pool_texts[i]), str(pool_labels[i]), round(float(sims[i]), 4)))
-        if len(out) == k:
+        if len(out) == k + max(0, skip):
             break
-    return list(reversed(out))
+    return list(reversed(out[max(0, skip):]))
 
 
 def format_demos(demos: Sequence[Demo]) -> str:
@@ -119,11 +123,11 @@ class Pool:
                     np.save(path, self._vecs)
             return self._vecs
 
-    def demos_for(self, text: str, category: int, k: int) -> list[Demo]:
+    def demos_for(self, text: str, category: int, k: int, skip: int = 0) -> list[Demo]:
         from debate.retrieval.embed import embed
 
         q = embed([text])[0]
-        return select(q, self.vectors(), self.texts, self.labels(category), k, exclude_text=text)
+        return select(q, self.vectors(), self.texts, self.labels(category), k, exclude_text=text, skip=skip)
 
 
 _pool: Pool | None = None
@@ -138,9 +142,10 @@ def pool() -> Pool:
         return _pool
 
 
-def similar_demos(text: str, task: str, category: int | None, k: int) -> list[Demo]:
-    """Demonstrations for one tweet; only CheckThat has a labelled train split to draw them from."""
+def similar_demos(text: str, task: str, category: int | None, k: int, skip: int = 0) -> list[Demo]:
+    """Demonstrations for one tweet (the k nearest after the `skip` nearest); only CheckThat has a
+    labelled train split to draw them from."""
     if task != "checkthat" or category is None:
         raise InvalidInput("Similar demonstrations exist only for CheckThat categories (from its train split).",
                            "Choose demos=paper for this task.")
-    return pool().demos_for(text, category, k)
+    return pool().demos_for(text, category, k, skip)

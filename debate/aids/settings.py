@@ -37,10 +37,19 @@ AIDS: dict[str, dict[str, Any]] = {
 }
 
 
-def _thresholds_fitted(models: Iterable[str], task: str, categories: list) -> bool:
+def _thresholds_fitted(views: Iterable[tuple[str, int, int]], task: str, categories: list) -> bool:
+    """Whether a threshold is fitted for every (model, k, skip) view of the members in every category."""
     return all(c is not None and cal.fitted_threshold(
-        cal.setting_key(m, task, c, "label-first", "dialogue", K_DEMOS)) is not None
-        for m in set(models) for c in categories) and bool(categories)
+        cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip)) is not None
+        for m, k, skip in set(views) for c in categories) and bool(categories)
+
+
+def _view_of(agent: Any) -> tuple[str, int, int]:
+    """An agent's model and its own slice of the demonstrations (0, 0: the protocol's)."""
+    def num(name: str) -> int:
+        v = agent.get(name, 0) if isinstance(agent, dict) else getattr(agent, name, 0)
+        return int(v or 0)
+    return _field(agent, "model"), num("k_demos"), num("demo_skip")
 
 
 def _field(agent: Any, name: str) -> str:
@@ -54,9 +63,9 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     if protocol in ("baseline", "council"):
         if task != "checkthat":
             return {}  # the demonstrations come from CheckThat train; other tasks have none
-        models = [_field(a, "model") for a in agents if _field(a, "role") in ("baseline", "member")
-                  and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
-        if not _thresholds_fitted(models, task, categories):
+        views = [_view_of(a) for a in agents if _field(a, "role") in ("baseline", "member")
+                 and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
+        if not _thresholds_fitted(views, task, categories):
             want["calibration"] = "none"
     if protocol.startswith("radar"):
         judge = next((a for a in agents if _field(a, "role") == "judge"), None)
@@ -77,10 +86,28 @@ def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]
     return {**params, **{k: v for k, v in aids.items() if k in params and params[k] == defaults.get(k)}}
 
 
-def _words(protocol: str, k: str, v: Any, aids: dict[str, Any]) -> str:
+def _slices(agents: list, k_default: int) -> str:
+    """Which nearest train tweets each member reads, when the lineup gives members their own slices."""
+    views = [(_field(a, "agent") or _field(a, "name"), *_view_of(a)[1:]) for a in agents
+             if _field(a, "role") in ("baseline", "member")]
+    if not any(k or skip for _, k, skip in views):
+        return ""
+    def nth(n: int) -> str:
+        return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+    def which(k: int, skip: int) -> str:
+        k = k or k_default
+        return f"the {k} nearest" if not skip else f"the {nth(skip + 1)}-{nth(skip + k)} nearest"
+    return "; ".join(f"{name}: {which(k, skip)}" for name, k, skip in views)
+
+
+def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = ()) -> str:
     """What one aid does, in words a newcomer reads (the parameter names follow in brackets)."""
     who = "each member" if protocol == "council" else "the model"
     if k == "demos" and v == "dialogue":
+        if slices := _slices(list(agents), int(aids.get("k_demos", K_DEMOS))):
+            return (f"{who} first reads its own slice of the most similar CheckThat train tweets ({slices}), "
+                    "each answered with its gold label")
         return (f"{who} first reads the {aids.get('k_demos', K_DEMOS)} most similar CheckThat train tweets, "
                 "each answered with its gold label")
     if k == "answer" and v == "label-first":
@@ -106,7 +133,7 @@ def describe(protocol: str, task: str, categories: list, agents: list, defaults:
     o = {k: v for k, v in full.items() if defaults.get(k) != v}
     if not o:
         return "No small-model aid applies to this protocol and task: the papers' settings."
-    words = [w for w in (_words(protocol, k, v, full) for k, v in o.items()) if w]
+    words = [w for w in (_words(protocol, k, v, full, agents) for k, v in o.items()) if w]
     missing = ""
     if AIDS.get(protocol, {}).get("calibration") == "threshold" and full.get("calibration") == "none":
         missing = " No threshold is fitted for these models and this category, so labels count as written."

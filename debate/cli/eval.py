@@ -99,6 +99,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("runs", nargs="+")
     t.set_defaults(func=cmd_table)
 
+    g = sub.add_parser("eval-targets", help="the council's targets on CheckThat dev: against its best member, "
+                       "the k-NN reference, its own first vote and always-NO, pooled over categories, with "
+                       "paired bootstrap CIs and the least-similar third of the tweets")
+    g.add_argument("runs", nargs="+", help="council runs, one per CheckThat category (e.g. runs/ct1-dev-... "
+                   "runs/ct2-dev-... runs/ct3-dev-...)")
+    g.add_argument("--k", type=int, default=8, help="nearest train tweets for the k-NN reference and the slice")
+    g.add_argument("--train-sample", type=int, default=40,
+                   help="stratified CheckThat train sample the k-NN threshold is fitted on (seed 0)")
+    g.add_argument("--n-boot", type=int, default=2000)
+    g.set_defaults(func=cmd_targets)
+
     d = sub.add_parser("datasets", help="list the named evaluation datasets")
     d.set_defaults(func=cmd_datasets)
 
@@ -236,6 +247,17 @@ def cmd_table(args: argparse.Namespace) -> int:
     print(runs_table(ms))
     print()
     print(beside_papers(ms))
+    return 0
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    from debate.evaluation.targets import collect, render
+
+    for run in args.runs:
+        if not (Path(run) / "checkpoint.sqlite").is_file():
+            raise InvalidInput(f"{run} is not a run folder (no checkpoint.sqlite).",
+                               "Give the --out folders of `python -m debate eval --protocol council` runs.")
+    print(render(collect(args.runs, k=args.k, train_sample=args.train_sample), n_boot=args.n_boot))
     return 0
 
 

@@ -31,12 +31,13 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
     if cat is None:
         raise InvalidInput(f"{run_dir} ran all categories at once.", "Fit on a run with --category 1, 2 or 3.")
     setting = {**BASELINE.defaults(), **(opts.get("params") or {})}
-    scores, golds, models = [], [], set()
+    scores, golds, models, views = [], [], set(), set()
     for row in read_rows(run_dir, with_events=True):
         if row.get("status") != "done":
             continue
         ans = next((e for e in row.get("events") or [] if e.get("type") == "turn_finished"
                     and e.get("phase") == "answer"), None)
+        views.add(_view(row.get("events") or [], setting))
         p = cal.normalised((ans or {}).get("label_probs"), ("YES", "NO"))
         gold = row.get("gold")
         gold = gold.get(str(cat)) if isinstance(gold, dict) else gold
@@ -49,8 +50,20 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
         raise InvalidInput(f"{run_dir}: {len(scores)} items with label probabilities from models {sorted(models)}.",
                            "Fit needs one model and at least 10 items answered with answer=reason-first "
                            "or label-first.")
-    setting.update(model=models.pop(), category=int(cat), task=ds.get("task", "checkthat"))
+    if len(views) > 1:
+        raise InvalidInput(f"{run_dir}: its items were answered after different demonstration slices {sorted(views)}.",
+                           "Fit on a run of one lineup member.")
+    k, skip = views.pop()
+    setting.update(model=models.pop(), category=int(cat), task=ds.get("task", "checkthat"), k_demos=k, demo_skip=skip)
     return scores, golds, setting
+
+
+def _view(events: list[dict], setting: dict) -> tuple[int, int]:
+    """(k, skip) of the demonstrations the baseline agent read: its own slice from the lineup
+    (recorded in debate_started), else the run's k_demos."""
+    start = next((e for e in events if e.get("type") == "debate_started"), {})
+    agent = next((a for a in start.get("lineup") or [] if a.get("role") == "baseline"), {})
+    return int(agent.get("k_demos") or setting.get("k_demos") or 0), int(agent.get("demo_skip") or 0)
 
 
 def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
@@ -102,10 +115,13 @@ def fit_run(run_dir: str) -> tuple[str, dict]:
                      "run": str(run_dir)}
     scores, golds, s = answer_scores(run_dir)
     t, f1 = cal.fit_threshold(scores, golds)
-    key = cal.setting_key(s["model"], s["task"], s["category"], s["answer"], s["demos"], int(s["k_demos"]))
+    key = cal.setting_key(s["model"], s["task"], s["category"], s["answer"], s["demos"], int(s["k_demos"]),
+                          int(s["demo_skip"]) if s["demos"] == "dialogue" else 0)
     opts = read_meta(run_dir, "options") or {}
     where = f"checkthat-train" + (f", stratified sample of {opts['sample']} (seed {opts.get('sample_seed', 0)})"
-                                  if opts.get("sample") else "")
+                                  if opts.get("sample") else "") + (
+        f", its first {opts['limit']} in file order" if opts.get("limit") and opts.get("sample")
+        and int(opts["limit"]) < int(opts["sample"]) else "")
     return key, {"threshold": t, "train_macro_f1": f1, "n": len(scores),
                  "positives": sum(g == "YES" for g in golds), "fitted_on": where, "run": str(run_dir)}
 

@@ -60,7 +60,7 @@ def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
     given = float(ctx.p("threshold") or 0)
     if given > 0:
         return given, f"threshold {given:g} (given)"
-    return fewshot.fitted_threshold(ctx, ctx.role("baseline").model, str(ctx.p("answer")))
+    return fewshot.fitted_threshold(ctx, ctx.role("baseline"), str(ctx.p("answer")))
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -84,8 +84,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
                 "labels as examples.")
     elif demos == "dialogue":
-        note = (f"One model answers after {int(ctx.p('k_demos'))} earlier turns of the conversation: the most "
-                "similar CheckThat train tweets, each answered with its gold label.")
+        k, skip = fewshot.view(ctx, ctx.role("baseline"))
+        note = (f"One model answers after {k} earlier turns of the conversation: the most similar CheckThat "
+                "train tweets" + (f" after the {skip} nearest" if skip else "") + ", each answered with its gold label.")
     yield ctx.phase("answer", 0, "Few-shot answer", note)
     turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."

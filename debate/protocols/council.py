@@ -91,7 +91,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         for m in members:
             if ctx.is_person(m):  # a person's vote is the label they wrote
                 continue
-            thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m.model)
+            thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m)
             if thresholds[m.agent] is None:
                 raise InvalidInput(f"council calibration=threshold: {where}.",
                                    "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.")
@@ -122,7 +122,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                                                                   explain=ctx.p("explain") == "after",
                                                                   threshold=thresholds.get(m.agent))))
                 continue
-            history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels)) if small else None
+            history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels), m) if small else None
             msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
                                          phase="vote", round=rnd, history=history,
                                          addendum=advocacy(m.agent, ctx.first_votes) if rnd else "")

@@ -33,12 +33,21 @@ def dialogue_values(ctx: DebateContext, values: dict) -> dict:
     return {**values, "category_description_and_guidelines": ctx.task.description_and_guidelines(examples=False)}
 
 
-def dialogue_history(ctx: DebateContext, values: dict, response_format: str) -> list[Message]:
-    """System message (task text and answer format), then the similar train tweets as answered turns."""
+def view(ctx: DebateContext, agent: Agent | None) -> tuple[int, int]:
+    """(k, skip): how many of the tweet's nearest train tweets this agent reads, after passing over how
+    many. The protocol's k_demos unless the lineup gave the agent its own slice (lineups.py)."""
+    k = int(getattr(agent, "k_demos", 0) or 0) or int(ctx.p("k_demos"))
+    return k, int(getattr(agent, "demo_skip", 0) or 0)
+
+
+def dialogue_history(ctx: DebateContext, values: dict, response_format: str,
+                     agent: Agent | None = None) -> list[Message]:
+    """System message (task text and answer format), then the similar train tweets as answered turns
+    (the agent's own slice of them when the lineup gives it one)."""
     t = ctx.task
-    key = ("demos", t.category, int(ctx.p("k_demos")))
-    if key not in ctx.memo:  # every member and round shows the same tweets: select (and embed) once
-        ctx.memo[key] = similar_demos(ctx.claim, t.task, t.category, key[2])
+    key = ("demos", t.category, *view(ctx, agent))
+    if key not in ctx.memo:  # every member and round with this view shows the same tweets: select once
+        ctx.memo[key] = similar_demos(ctx.claim, t.task, t.category, key[2], skip=key[3])
     shown = ctx.memo[key]
     system = prompts.render("small.fewshot.system", **{**values, "response_format": response_format})
     return [{"role": "system", "content": system}, *dialogue(shown, LABEL_KEY)]
@@ -69,7 +78,7 @@ def label_first_spec(ctx: DebateContext, agent: Agent, phase: str, round: int, v
     template, history = "small.baseline", None
     if ctx.p("demos") == "dialogue":
         template, filled = "small.fewshot.tweet", dialogue_values(ctx, filled)
-        history = dialogue_history(ctx, filled, filled["response_format"])
+        history = dialogue_history(ctx, filled, filled["response_format"], agent)
     msgs = yield from ctx.prompt(agent, None, template, filled, phase=phase, round=round, history=history)
     return TurnSpec(agent, phase, round, msgs, template, parse=lambda s: parse_label(s, t.labels),
                     labels=t.labels, answer_format=fields["schema_format"], constrain=True, threshold=threshold,
@@ -86,11 +95,12 @@ def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
     return {"schema": schema, "schema_format": f'{{"{key}": {shown}, "explanation": "<one short sentence>"}}'}
 
 
-def fitted_threshold(ctx: DebateContext, model: str, answer: str = "label-first") -> tuple[float | None, str]:
-    """The threshold on P(YES) fitted on CheckThat train for this model with this answer format and
-    these demonstrations, and where it came from (or why there is none)."""
+def fitted_threshold(ctx: DebateContext, agent: Agent, answer: str = "label-first") -> tuple[float | None, str]:
+    """The threshold on P(YES) fitted on CheckThat train for this agent's model with this answer format
+    and these demonstrations (its own slice of them, if any), and where it came from (or why there is none)."""
     t = ctx.task
-    key = cal.setting_key(model, t.task, t.category, answer, str(ctx.p("demos")), int(ctx.p("k_demos")))
+    k, skip = view(ctx, agent) if ctx.p("demos") == "dialogue" else (int(ctx.p("k_demos")), 0)
+    key = cal.setting_key(agent.model, t.task, t.category, answer, str(ctx.p("demos")), k, skip)
     entry = cal.fitted_threshold(key)
     if entry is None:
         return None, f"no threshold fitted on CheckThat train for {key}"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The embedded council's choice (CheckThat TRAIN only) and its targets (CheckThat DEV), as quoted in the
+# README section "A council whose members differ". Every step resumes after a stop (even kill -9): re-run
+# the script and it finishes what is left; finished runs cost ~1 s each.
+#
+# 1. Train: each candidate member ("view": a model and its slice of the tweet's nearest train tweets) answers
+#    as the label-only few-shot baseline on the same stratified train sample per category (leave-one-out
+#    demonstrations), in passes of growing size so that every view has the same items whenever it stops.
+# 2. Thresholds for the new views are fitted on those train runs (eval-fit-threshold --write); the
+#    embedded members' own (Qwen and SmolLM2 on the 8 nearest) stay the ones fitted on 80 train tweets.
+# 3. scripts/choose_council.py scores every candidate in assets/lineups/council-candidates on train.
+# 4. Dev: the `embedded` preset's council on a stratified sample of N_DEV per category (seed 0, the same
+#    items as the README's earlier dev runs), then `eval-targets` prints the targets table.
+# Usage: scripts/reproduce_targets.sh            (N_TRAIN=40 N_DEV=100 PART=train|all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+N_TRAIN=${N_TRAIN:-40}
+N_DEV=${N_DEV:-100}
+B="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --protocol baseline --param answer=label-first \
+   --param demos=dialogue --param k_demos=8 --no-cat2-rule --dataset checkthat-train --sample $N_TRAIN"
+D=assets/lineups/council-candidates/d-all-disjoint.json
+for L in 20 30 $N_TRAIN; do
+  for C in 1 2 3; do
+    $B --limit $L --lineup embedded --category $C --param member=2 --out runs/ct$C-train-s$N_TRAIN-v2
+    $B --limit $L --lineup $D --category $C --param member=1 --out runs/ct$C-train-s$N_TRAIN-d1
+    $B --limit $L --lineup $D --category $C --param member=2 --out runs/ct$C-train-s$N_TRAIN-d2
+    $B --limit $L --lineup embedded --category $C --param member=1 --out runs/ct$C-train-s$N_TRAIN-v1
+  done
+done
+for C in 1 2 3; do
+  $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-d1 runs/ct$C-train-s$N_TRAIN-d2 ${WRITE:---write}
+done
+$PY scripts/choose_council.py "$N_TRAIN"
+if [ "${PART:-all}" = train ]; then exit 0; fi
+# The dev runs: the council as the app runs it with the aids (one discussion round at most, explanations
+# after each first vote); category 3 without the "category 2 positive => category 3 positive" post-step,
+# which would debate category 2 as well and double the cost.
+RUNS=()
+for C in 1 2 3; do
+  $PY -m debate eval --no-progress --concurrency 1 --max-tokens 48 --lineup embedded --protocol council \
+    --param demos=dialogue --param k_demos=8 --param calibration=threshold --param explain=after --param rounds=1 \
+    --no-cat2-rule --dataset checkthat-dev --category $C --sample "$N_DEV" --limit "${DEV_LIMIT:-$N_DEV}" \
+    --out runs/ct$C-dev-s$N_DEV-council-embedded
+  RUNS+=(runs/ct$C-dev-s$N_DEV-council-embedded)
+done
+$PY -m debate eval-targets "${RUNS[@]}" --train-sample "$N_TRAIN"
