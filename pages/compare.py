@@ -9,7 +9,7 @@ from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, resources, setup, share_view, widgets
-from ui.render import render_evidence, render_ran, render_sections, render_verdict, STATUS_BADGE
+from ui.render import render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
 from ui.entry import through_app
@@ -77,7 +77,7 @@ def _column(debate_id: str, n_cols: int) -> None:
     if view.tallies or row["protocol"] == "council":
         st.plotly_chart(charts.tally_figure(view.tallies), key=f"cmp-tally-{debate_id}", config={"displayModeBar": False})
     if view.stop_checks or row["protocol"].startswith("radar"):
-        st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"cmp-stop-{debate_id}", config={"displayModeBar": False})
+        render_stop_checks(view, f"cmp-stop-{debate_id}")
     with st.container(height=620 if n_cols > 1 else None):
         render_sections(view, debate_id)
     if view.evidence:

@@ -62,7 +62,8 @@ STATE_JS = """() => { const live = (sel) => [...document.querySelectorAll(sel)]
     return {meta: meta, verdict: live('.verdict-card').length}; }"""
 
 
-def _run_and_watch(page, name: str, chart_title: str, protocol: str, timeout_s: float = 1500) -> dict:
+def _run_and_watch(page, name: str, chart_title: str, protocol: str, timeout_s: float = 1500,
+                   chart: bool = True) -> dict:
     """Click Run; catch a mid-stream frame; wait for the verdict; return what was observed."""
     page.locator(".st-key-run button").click()
     seen = {"mid": False, "lengths": []}
@@ -86,8 +87,9 @@ def _run_and_watch(page, name: str, chart_title: str, protocol: str, timeout_s: 
     page.locator(".verdict-card").wait_for(timeout=30_000)
     wait_settled(page)
     page.locator(f"text={chart_title}").first.wait_for()
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    wait_settled(page)
+    if chart:
+        page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+        wait_settled(page)
     shot(page, f"{name}-done")
     return seen
 
@@ -128,12 +130,14 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         _set_number(page, "p_radar_rounds", 0)
         _set_number(page, "cfg_max_tokens", 40)
         _set_number(page, "cfg_top_k", 5)
-        seen = _run_and_watch(page, "radar", "Early-stop checks", "radar")
+        seen = _run_and_watch(page, "radar", "Early-stop checks", "radar", chart=False)
         assert seen["mid"]
         # the evidence panel beside the debate: offline only the bundled index answers, which knows nothing
         # about this coffee study, so it says so instead of showing five passages about something else
         assert page.locator(".passage").count() == 5 or page.get_by_text("No passage is about this claim").count()
-        assert page.locator(".tally").count() >= 1  # at least one stop check line
+        # the live-demo pace argues RADAR's one rebuttal round without stop checks: the side panel says so
+        # instead of an empty chart that promises a check
+        assert page.get_by_text("Early stopping is off for this debate").count() == 1
 
         # -- both are in the Library and reopen ---------------------------------------------------
         page.goto(app + "/library")

@@ -298,6 +298,19 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
         render_sections(view, debate_id)
 
 
+def render_stop_checks(view: DebateView, key: str) -> None:
+    """RADAR's stop checks as a chart, or, when this debate ran without early stopping, a line saying so:
+    an empty chart promising "the first stop check comes after the opening round" would contradict the
+    settings the debate ran with."""
+    params = (view.started.settings.get("params") or {}) if view.started else {}
+    if not view.stop_checks and params.get("early_stop") is False:
+        st.caption("Early stopping is off for this debate (early_stop = false, as the live-demo pace sets it "
+                   "so that RADAR argues its one rebuttal round out): no stop checks. With the live-demo pace "
+                   "off, RADAR runs the papers' stop agent and round judge after every round.")
+        return
+    st.plotly_chart(charts.stop_figure(view.stop_checks), key=key, config={"displayModeBar": False})
+
+
 def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: bool | None = None) -> None:
     """The column beside the rounds: vote and stop-check charts, then the evidence."""
     protocol = view.started.protocol if view.started else ""
@@ -307,6 +320,5 @@ def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: 
                         config={"displayModeBar": False})
     if view.stop_checks or protocol.startswith("radar"):
         st.markdown("#### Early-stop checks")
-        st.plotly_chart(charts.stop_figure(view.stop_checks), key=f"stop-{chart_key or debate_id}",
-                        config={"displayModeBar": False})
+        render_stop_checks(view, f"stop-{chart_key or debate_id}")
     render_evidence(view, debate_id, running)
