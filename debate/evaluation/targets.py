@@ -26,6 +26,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from debate.evaluation.metrics import _macro_f1_idx as _f1_batch  # one macro-F1 over index-coded resamples
+
 LABELS = ("YES", "NO")
 
 
@@ -39,18 +41,6 @@ def macro_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str] = L
         fn = int(((g == lab) & (p != lab)).sum())
         f1s.append(2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else 0.0)
     return float(np.mean(f1s))
-
-
-def _f1_batch(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
-    """Macro-F1 over classes 0..k-1 for each row of index-coded resamples."""
-    f1s = []
-    for c in range(k):
-        tp = ((g == c) & (p == c)).sum(axis=-1)
-        fp = ((g != c) & (p == c)).sum(axis=-1)
-        fn = ((g == c) & (p != c)).sum(axis=-1)
-        denom = 2 * tp + fp + fn
-        f1s.append(np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0))
-    return np.mean(f1s, axis=0)
 
 
 def pooled_paired_bootstrap(groups: Mapping[str, tuple[Sequence[str], Sequence[str], Sequence[str]]],
