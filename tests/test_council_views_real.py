@@ -18,15 +18,9 @@ CLAIM = "New study in Nature shows that drinking coffee lowers the risk of heart
 
 @pytest.fixture(scope="module")
 def client():
-    from debate.models.registry import default_client
-    from debate.models.spec import ModelSpec
-    c = default_client(cache=False)
-    models = {a.model for lu in LINEUPS for a in resolve_agents(load_lineup(lu), "council")}
-    bad = [m for m in models
-           if not any(i.spec == m and i.status == "ready" for i in c.backend_for(ModelSpec.parse(m)).list_models())]
-    if bad:
-        pytest.skip(f"embedded models not prepared: {bad} (run `make test`, which prepares them)")
-    return c
+    from tests.support.real_cases import prepared_client
+    return prepared_client({a.model for lu in LINEUPS for a in resolve_agents(load_lineup(lu), "council")},
+                           cache=False)
 
 
 @pytest.mark.real_model

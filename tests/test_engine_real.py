@@ -17,14 +17,8 @@ llama_cpp = pytest.importorskip("llama_cpp")
 
 @pytest.fixture(scope="module")
 def client():
-    from debate.models.registry import default_client
-    from debate.models.spec import ModelSpec
-    c = default_client(cache=True)
-    bad = [m for m in ("local:qwen2.5-0.5b", "local:smollm2-135m")
-           if not any(i.spec == m and i.status == "ready" for i in c.backend_for(ModelSpec.parse(m)).list_models())]
-    if bad:
-        pytest.skip(f"embedded models not prepared: {bad} (run `make test`, which prepares them)")
-    return c
+    from tests.support.real_cases import prepared_client
+    return prepared_client(("local:qwen2.5-0.5b", "local:smollm2-135m"), cache=True)
 
 
 @pytest.mark.real_model

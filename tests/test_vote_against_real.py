@@ -13,12 +13,8 @@ pytest.importorskip("llama_cpp")
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_real_council_stores_and_replays_its_vote_comparison(tmp_path):
-    from debate.models.registry import default_client
-    from debate.models.spec import ModelSpec
-    client = default_client(cache=True)
-    if not any(i.spec == "local:qwen2.5-0.5b" and i.status == "ready"
-               for i in client.backend_for(ModelSpec.parse("local:qwen2.5-0.5b")).list_models()):
-        pytest.skip("embedded models not prepared (run `make test`, which prepares them)")
+    from tests.support.real_cases import prepared_client
+    client = prepared_client(("local:qwen2.5-0.5b",), cache=True)
     case = CASES["council"]  # 2 members, 1 round, 24 tokens: the same requests the other real tests make
     cfg = DebateConfig(claim=CLAIM, protocol="council", task=case["task"], category=case["category"],
                        lineup="embedded", params=dict(case["params"]), max_tokens=MAX_TOKENS, aids=AIDS, gold="YES",

@@ -27,3 +27,18 @@ CASES: dict[str, dict] = {
 
 def labels_for(task: str) -> tuple[str, ...]:
     return ("YES", "NO") if task == "checkthat" else ("TRUE", "FALSE", "HALF-TRUE")
+
+
+def prepared_client(models, cache: bool = True):
+    """The default client, or a skip naming the embedded models that are not assembled yet: the real-model
+    tests need them, and `make test` prepares them before the suite runs."""
+    import pytest
+
+    from debate.models.registry import default_client
+    from debate.models.spec import ModelSpec
+    client = default_client(cache=cache)
+    bad = [m for m in sorted(set(models))
+           if not any(i.spec == m and i.status == "ready" for i in client.backend_for(ModelSpec.parse(m)).list_models())]
+    if bad:
+        pytest.skip(f"embedded models not prepared: {bad} (run `make test`, which prepares them)")
+    return client
