@@ -216,6 +216,8 @@ class Debate:
             notes.append(how_note)
             if j.label is not None and label != j.label:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
+        if written and notes and written.rstrip()[-1:] not in ".!?…\"')":
+            written = written.rstrip() + "…"  # an explanation cut by the answer budget, then the aid's notes
         yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
                                round(conf, 6) if conf is not None else None,
                                probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
