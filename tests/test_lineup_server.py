@@ -162,10 +162,36 @@ def llama(tmp_path_factory):
 
 
 @pytest.fixture()
-def home(tmp_path, llama) -> Path:
+def home(tmp_path) -> Path:
     # the members are asked at once and the server answers one after another: a turn may wait for four others
-    (tmp_path / "settings.json").write_text(json.dumps({"openai": {"timeout_s": 900, "max_parallel": 1}}))
+    slow = {"timeout_s": 900, "max_parallel": 1}
+    (tmp_path / "settings.json").write_text(json.dumps({"openai": slow, "ollama": slow}))
     return tmp_path
+
+
+def council_ran(events: Path, url: str, backend: str, mapping: dict[str, str]) -> list[dict]:
+    """The events of a council run with every seat on one server: each of the five members on the model it
+    was mapped to, first votes parsed, a tally of all five, a verdict, a completed end. Returns the events."""
+    evs = [json.loads(line) for line in events.read_text().splitlines()]
+    started = evs[0]
+    assert started["type"] == "debate_started" and url in started["settings"]["lineup_name"]
+    seats = {a["agent"]: a for a in started["lineup"]}
+    members = [a for a in started["lineup"] if a["role"] == "member"]
+    assert [a["agent"] for a in members] == list(MEMBERS)
+    assert {a["agent"]: a["model"] for a in members} == {
+        m: f"{backend}:{mapping[p]}@{url}" for m, p in zip(MEMBERS, PAPER)}
+    assert seats["chair"]["model"] == f"{backend}:{mapping['llama3.1:8b']}@{url}"
+    votes = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
+    assert {e["agent"] for e in votes} == set(MEMBERS)
+    assert all(e["model"] == seats[e["agent"]]["model"] for e in votes)  # each answered by the model it was given
+    assert all(e["label"] in ("YES", "NO") for e in votes[:5])  # the first votes, parsed
+    assert all(e["text"].strip() for e in votes)  # the model's own words, not an empty stream
+    tallies = [e for e in evs if e["type"] == "votes_tallied"]
+    assert tallies and set(tallies[0]["votes"]) == set(MEMBERS)
+    verdict = next(e for e in evs if e["type"] == "verdict")
+    assert verdict["label"] in ("YES", "NO")
+    assert evs[-1]["type"] == "finished" and evs[-1]["status"] == "completed"
+    return evs
 
 
 @pytest.mark.real_model
@@ -224,21 +250,54 @@ def test_the_papers_council_runs_on_a_llama_cpp_server_with_one_flag(llama, home
              "--events", str(events), CLAIM)
     assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:]
     assert "gemma3:12b -> openai:qwen@" in r.stderr  # the mapping used is said
-    evs = [json.loads(line) for line in events.read_text().splitlines()]
-    started = evs[0]
-    assert started["type"] == "debate_started" and llama.url in started["settings"]["lineup_name"]
-    seats = {a["agent"]: a for a in started["lineup"]}
-    members = [a for a in started["lineup"] if a["role"] == "member"]
-    assert [a["agent"] for a in members] == list(MEMBERS)
-    assert {a["agent"]: a["model"] for a in members} == {
-        m: f"openai:{MAP[p]}@{llama.url}" for m, p in zip(MEMBERS, PAPER)}
-    assert seats["chair"]["model"] == f"openai:qwen@{llama.url}"
-    votes = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
-    assert {e["agent"] for e in votes} == set(MEMBERS)
-    assert all(e["model"] == seats[e["agent"]]["model"] for e in votes)  # each answered by the model it was given
-    assert all(e["label"] in ("YES", "NO") for e in votes[:5])  # the first votes, parsed
-    tallies = [e for e in evs if e["type"] == "votes_tallied"]
-    assert tallies and set(tallies[0]["votes"]) == set(MEMBERS)
-    verdict = next(e for e in evs if e["type"] == "verdict")
-    assert verdict["label"] in ("YES", "NO")
-    assert evs[-1]["type"] == "finished" and evs[-1]["status"] == "completed"
+    council_ran(events, llama.url, "openai", MAP)
+
+
+# -- against Ollama's API (the stand-in: Ollama's REST API over the same embedded weights) ----------------
+# Ollama's own tags for the two packaged models; the paper's five members and the chair mapped onto them
+OLLAMA_MAP = {"gemma3:12b": "qwen2.5:0.5b", "qwen3:8b": "smollm2:135m", "deepseek-r1:8b": "smollm2:135m",
+              "phi4:14b": "smollm2:135m", "mistral:7b": "smollm2:135m", "llama3.1:8b": "qwen2.5:0.5b"}
+
+
+@pytest.fixture(scope="module")
+def ollama(tmp_path_factory):
+    srv = start_ollama_standin({"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
+                                "smollm2:135m": packaged.ensure_model("smollm2-135m")},
+                               tmp_path_factory.mktemp("ollama-standin"), n_ctx=2048)
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(300)
+def test_an_ollama_server_without_the_papers_models_says_which_to_pull(ollama, home):
+    r = _cli(home, "run", "--lineup", "paper-council", "--server", f"ollama@{ollama.url}",
+             "--events", str(home / "ev.jsonl"), CLAIM)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    err = r.stderr
+    assert f"Ollama server at {ollama.url} lacks 6 of the lineup's models" in err
+    for seat in ("gemma3:12b (Gemma3)", "qwen3:8b (Qwen3)", "deepseek-r1:8b (DeepSeek-R1)", "phi4:14b (Phi4)",
+                 "mistral:7b (Mistral)", "llama3.1:8b (Llama3.1)"):
+        assert seat in err
+    assert "It has: qwen2.5:0.5b, smollm2:135m." in err
+    assert "`ollama pull gemma3:12b`" in err and "`ollama pull mistral:7b`" in err and "--model-map" in err
+    assert not (home / "ev.jsonl").exists()
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1500)
+def test_the_papers_council_runs_on_an_ollama_server_with_one_flag(ollama, home):
+    """Through the real `ollama` client: /api/tags to map the names, /api/show for each model's window,
+    /api/chat streamed as NDJSON with its done line and token counts."""
+    events = home / "ev.jsonl"
+    r = _cli(home, "run", "--lineup", "paper-council", "--server", f"ollama@{ollama.url}", "--model-map",
+             ",".join(f"{k}={v}" for k, v in OLLAMA_MAP.items()), "--rounds", "0", "--param", "examples=false",
+             "--max-tokens", "24", "--color", "never", "--events", str(events), CLAIM)
+    assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:] + ollama.tail()
+    assert "gemma3:12b -> ollama:qwen2.5:0.5b@" in r.stderr and "qwen3:8b -> ollama:smollm2:135m@" in r.stderr
+    evs = council_ran(events, ollama.url, "ollama", OLLAMA_MAP)
+    calls = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
+    # the server's own counters (prompt_eval_count / eval_count of the done line) reach the events
+    # (a repaired turn counts its repair call's tokens too, so only the first vote is bounded by the budget)
+    assert all(e["prompt_tokens"] > 50 and e["completion_tokens"] > 0 for e in calls), calls
+    assert all(e["completion_tokens"] <= 24 for e in calls if not e["repaired"]), calls
