@@ -261,9 +261,14 @@ OLLAMA_MAP = {"gemma3:12b": "qwen2.5:0.5b", "qwen3:8b": "smollm2:135m", "deepsee
 
 @pytest.fixture(scope="module")
 def ollama(tmp_path_factory):
-    srv = start_ollama_standin({"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
-                                "smollm2:135m": packaged.ensure_model("smollm2-135m")},
-                               tmp_path_factory.mktemp("ollama-standin"), n_ctx=2048)
+    logs = tmp_path_factory.mktemp("ollama-standin")
+    os.environ["OLLAMA_STANDIN_LOG"] = str(logs / "requests.jsonl")  # read by the stand-in when it starts
+    try:
+        srv = start_ollama_standin({"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
+                                    "smollm2:135m": packaged.ensure_model("smollm2-135m")}, logs, n_ctx=2048)
+    finally:
+        del os.environ["OLLAMA_STANDIN_LOG"]
+    srv.requests = logs / "requests.jsonl"
     yield srv
     srv.stop()
 
@@ -301,3 +306,6 @@ def test_the_papers_council_runs_on_an_ollama_server_with_one_flag(ollama, home)
     # (a repaired turn counts its repair call's tokens too, so only the first vote is bounded by the budget)
     assert all(e["prompt_tokens"] > 50 and e["completion_tokens"] > 0 for e in calls), calls
     assert all(e["completion_tokens"] <= 24 for e in calls if not e["repaired"]), calls
+    sent = [json.loads(line) for line in ollama.requests.read_text().splitlines()]
+    assert {r["model"] for r in sent} == {"qwen2.5:0.5b", "smollm2:135m"}  # both models answered
+    assert {r["options"]["num_ctx"] for r in sent} == {2048}  # the window /api/show reported, asked for
