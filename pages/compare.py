@@ -6,9 +6,10 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
+from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
-from ui import catalog, charts, resources, setup, share_view, widgets
+from ui import catalog, charts, resources, server_box, setup, share_view, widgets
 from ui.render import render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
@@ -159,6 +160,16 @@ def _lineup(lu: str):
     return lineups[lu.split(":", 1)[1]] if lu.startswith("saved:") else lu
 
 
+lineup_of = [_lineup(lu) for _, lu in picks]
+server = server_box.server_choice()  # the Debate page's box (same keys): every column's seats on one server
+for i in range(n if server else 0):
+    with setup_cols[i]:
+        try:
+            lineup_of[i] = server_box.put_on_server(load_lineup(lineup_of[i]), *server)
+        except DebateError as e:  # a broken saved lineup: said here, and again if its column runs
+            st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+
+
 with st.sidebar:
     pace = widgets.pace_toggle([p for p, _ in picks])
     aids_on = widgets.aids_toggle()
@@ -172,7 +183,7 @@ with st.sidebar:
 agents_of = []
 for i, (proto, lu) in enumerate(picks):
     try:
-        agents_of.append(catalog.resolve(_lineup(lu), proto, params_of[proto]))
+        agents_of.append(catalog.resolve(lineup_of[i], proto, params_of[proto]))
     except Exception:  # noqa: BLE001 - a broken saved lineup is reported when the column runs
         agents_of.append([])
     if aids_on:
@@ -194,7 +205,7 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
     else:
         started, problems = [], []
         for i, (proto, lu) in enumerate(picks):
-            cfg = setup.config(claim, proto, task, _lineup(lu),
+            cfg = setup.config(claim, proto, task, lineup_of[i],
                                setup.run_params(proto, infos[proto], params_of[proto]),
                                {**budget, "evidence": evidence_of[proto]}, aids_on)
             try:
