@@ -161,13 +161,17 @@ def _lineup(lu: str):
 
 
 lineup_of = [_lineup(lu) for _, lu in picks]
+not_there: dict[int, DebateError] = {}  # column -> why its lineup cannot run on the chosen server
 server = server_box.server_choice()  # the Debate page's box (same keys): every column's seats on one server
 for i in range(n if server else 0):
     with setup_cols[i]:
         try:
-            lineup_of[i] = server_box.put_on_server(load_lineup(lineup_of[i]), *server)
-        except DebateError as e:  # a broken saved lineup: said here, and again if its column runs
+            lineup_of[i], problem = server_box.put_on_server(load_lineup(lineup_of[i]), *server)
+        except DebateError as e:  # a broken saved lineup
             st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+            problem = e
+        if problem is not None:
+            not_there[i] = problem
 
 
 with st.sidebar:
@@ -208,6 +212,10 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
             cfg = setup.config(claim, proto, task, lineup_of[i],
                                setup.run_params(proto, infos[proto], params_of[proto]),
                                {**budget, "evidence": evidence_of[proto]}, aids_on)
+            if i in not_there:  # refused before any model is called, as the command line does
+                problems.append(f"Column {i + 1} ({proto}): **{escape(not_there[i].message)}** "
+                                f"{escape(not_there[i].hint)}")  # the server's names: its text, not Markdown
+                continue
             try:
                 retriever = resources.get_retriever()  # shown beside each debate; in prompts per protocol
                 started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))

@@ -73,10 +73,11 @@ def server_choice() -> tuple[Server, dict[str, str]] | None:
         return None
 
 
-def put_on_server(base: dict, server: Server, model_map: dict[str, str]) -> dict:
-    """`base` with every seat on `server`; says (where it is called) what the server lacks and what to do,
-    that it cannot be reached, or which server model each lineup model got."""
+def put_on_server(base: dict, server: Server, model_map: dict[str, str]) -> tuple[dict, DebateError | None]:
+    """`base` with every seat on `server`, and why it cannot run there (the server cannot be asked, or lacks
+    models), or None. Says so where it is called, or which server model each lineup model got."""
     available = _server_models(server)
+    problem = available if isinstance(available, DebateError) else None
     if isinstance(available, Exception):
         st.warning(f"**{escape(str(getattr(available, 'message', available)))}**  \n"
                    f"{escape(getattr(available, 'hint', ''))}", icon=":material/warning:")
@@ -85,15 +86,15 @@ def put_on_server(base: dict, server: Server, model_map: dict[str, str]) -> dict
         lineup, rows = on_server(base, server, model_map, listed)
     except DebateError as e:  # e.g. a saved lineup whose seat names several endpoints
         st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
-        return base
+        return base, e
     if listed is None and not isinstance(available, Exception):
         st.caption(f"Asking {server.where()} for its models…")
     elif listed is not None and any(r["server_model"] is None for r in rows):
-        err = missing_error(server, rows, listed, unused_keys(base, model_map))
-        st.warning(f"**{escape(err.message)}**  \n{escape(err.hint)}", icon=":material/warning:")
+        problem = missing_error(server, rows, listed, unused_keys(base, model_map))
+        st.warning(f"**{escape(problem.message)}**  \n{escape(problem.hint)}", icon=":material/warning:")
     elif listed is not None:
         st.caption(" · ".join(f"{escape(r['model'])} → {escape(r['server_model'])} ({r['how']})" for r in rows))
-    return lineup
+    return lineup, problem
 
 
 def server_box(base: dict) -> tuple[dict, str]:
@@ -102,5 +103,5 @@ def server_box(base: dict) -> tuple[dict, str]:
     choice = server_choice()
     if choice is None:
         return base, ""
-    lineup = put_on_server(base, *choice)
+    lineup, _ = put_on_server(base, *choice)  # (Run's own model check refuses what cannot run)
     return lineup, _tag(lineup)
