@@ -14,7 +14,8 @@ import time
 import pytest
 
 from tests.support.browser import app_server, browser_page, have_browser, shot, wait_idle, wait_settled
-from tests.support.paper_server import CLAIM, MEMBERS, OLLAMA_MAP, council_ran, map_text, start_paper_ollama
+from tests.support.paper_server import (CLAIM, MEMBERS, OLLAMA_MAP, PAPER, council_ran, map_text,
+                                       start_paper_ollama)
 from tests.support.servers import closed_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model,
@@ -94,6 +95,10 @@ def test_the_papers_council_on_an_ollama_server_from_the_debate_page(tmp_path):
             wait_settled(page)
             _wait_text(page, "of the lineup are not available")
             assert "Traceback" not in page.locator("body").inner_text()
+            # the six seats' models, with their one cause said once
+            (warn,) = [t for t in page.locator('[data-testid="stAlert"]').all_inner_texts() if "Not available" in t]
+            assert warn.count("Cannot reach Ollama") == 1, warn
+            assert all(f"ollama:{m}@{down}" in warn for m in (*PAPER, "llama3.1:8b")), warn
             assert page.evaluate(LIVE_JS)["bubbles"] == 0  # no debate started
             shot(page, "server-box-unreachable")
 
