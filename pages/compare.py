@@ -143,6 +143,7 @@ def _follow_columns() -> None:
     setup.follow_protocols([st.session_state.get(f"cmp_proto_{i}", "") for i in range(n)])
 
 
+server = server_box.server_choice()  # the Debate page's box (same keys): every column's seats on one server
 setup_cols = st.columns(n)
 picks = []
 for i, col in enumerate(setup_cols):
@@ -162,7 +163,6 @@ def _lineup(lu: str):
 
 lineup_of = [_lineup(lu) for _, lu in picks]
 not_there: dict[int, DebateError] = {}  # column -> why its lineup cannot run on the chosen server
-server = server_box.server_choice()  # the Debate page's box (same keys): every column's seats on one server
 for i in range(n if server else 0):
     with setup_cols[i]:
         try:
