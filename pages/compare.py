@@ -6,9 +6,10 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
+from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
-from ui import catalog, charts, resources, setup, share_view, widgets
+from ui import catalog, charts, resources, server_box, setup, share_view, widgets
 from ui.render import render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
@@ -142,6 +143,7 @@ def _follow_columns() -> None:
     setup.follow_protocols([st.session_state.get(f"cmp_proto_{i}", "") for i in range(n)])
 
 
+server = server_box.server_choice()  # the Debate page's box (same keys): every column's seats on one server
 setup_cols = st.columns(n)
 picks = []
 for i, col in enumerate(setup_cols):
@@ -159,6 +161,19 @@ def _lineup(lu: str):
     return lineups[lu.split(":", 1)[1]] if lu.startswith("saved:") else lu
 
 
+lineup_of = [_lineup(lu) for _, lu in picks]
+not_there: dict[int, DebateError] = {}  # column -> why its lineup cannot run on the chosen server
+for i in range(n if server else 0):
+    with setup_cols[i]:
+        try:
+            lineup_of[i], problem = server_box.put_on_server(load_lineup(lineup_of[i]), *server)
+        except DebateError as e:  # a broken saved lineup
+            st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+            problem = e
+        if problem is not None:
+            not_there[i] = problem
+
+
 with st.sidebar:
     pace = widgets.pace_toggle([p for p, _ in picks])
     aids_on = widgets.aids_toggle()
@@ -172,7 +187,7 @@ with st.sidebar:
 agents_of = []
 for i, (proto, lu) in enumerate(picks):
     try:
-        agents_of.append(catalog.resolve(_lineup(lu), proto, params_of[proto]))
+        agents_of.append(catalog.resolve(lineup_of[i], proto, params_of[proto]))
     except Exception:  # noqa: BLE001 - a broken saved lineup is reported when the column runs
         agents_of.append([])
     if aids_on:
@@ -194,9 +209,13 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
     else:
         started, problems = [], []
         for i, (proto, lu) in enumerate(picks):
-            cfg = setup.config(claim, proto, task, _lineup(lu),
+            cfg = setup.config(claim, proto, task, lineup_of[i],
                                setup.run_params(proto, infos[proto], params_of[proto]),
                                {**budget, "evidence": evidence_of[proto]}, aids_on)
+            if i in not_there:  # refused before any model is called, as the command line does
+                problems.append(f"Column {i + 1} ({proto}): **{escape(not_there[i].message)}** "
+                                f"{escape(not_there[i].hint)}")  # the server's names: its text, not Markdown
+                continue
             try:
                 retriever = resources.get_retriever()  # shown beside each debate; in prompts per protocol
                 started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))

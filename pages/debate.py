@@ -40,9 +40,11 @@ if setup.settle_aids(protocol, info, task, agents, aids_on):
     st.rerun()  # once: the parameter widgets then show the values that will run
 unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed
                and not set(r.get("agents") or []) <= set(humans)}
-if unavailable:
-    st.warning("Not available: " + "; ".join(f"`{m}` — {r.get('detail') or r.get('status')}"
-                                               for m, r in unavailable.items())
+if unavailable:  # one line per cause: six seats on one unreachable server are one problem, said once
+    causes: dict[str, list[str]] = {}
+    for m, r in unavailable.items():
+        causes.setdefault(str(r.get("detail") or r.get("status")), []).append(f"`{m}`")
+    st.warning("Not available: " + "; ".join(f"{', '.join(ms)} — {cause}" for cause, ms in causes.items())
                + "  \nPick another model in the lineup, or start the backend (Models page).",
                icon=":material/warning:")
 

@@ -1,7 +1,9 @@
 """Every seat of a lineup on one server (`--server`, `--model-map`, the lineup's server box): the paper's
 council against a real llama.cpp server on loopback serving two different packaged models under aliases,
-the refusal that names missing models before anything runs, and the pure parts (server and map parsing,
-matching a server's names, keys scoped to their URL).
+the same council on Ollama's API (the stand-in, tests/support/paper_server.py, serving the same two models
+under Ollama's tags, through the real `ollama` client), the refusals that name missing models before
+anything runs, and the pure parts (server and map parsing, matching a server's names, keys scoped to their
+URL).
 
 The real server runs once for the module (`--config_file` multi-model mode: it loads one model and swaps
 on demand), on a free port; the debate is the council's one round of votes (rounds=0: the majority decides),
@@ -24,14 +26,9 @@ from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
 from debate.models import packaged
 from debate.models.registry import default_client
 from tests.support.hostile_servers import recorder
-from tests.support.servers import REPO, closed_port, start_llama_multi_server, start_ollama_standin
-
-PAPER = ("gemma3:12b", "qwen3:8b", "deepseek-r1:8b", "phi4:14b", "mistral:7b")
-MEMBERS = ("Gemma3", "Qwen3", "DeepSeek-R1", "Phi4", "Mistral")
-# the five paper models and the chair onto the two models the server has
-MAP = {"gemma3:12b": "qwen", "qwen3:8b": "smol", "deepseek-r1:8b": "smol", "phi4:14b": "smol",
-       "mistral:7b": "smol", "llama3.1:8b": "qwen"}
-CLAIM = "New study in Nature shows that drinking coffee lowers the risk of heart disease by 20%."
+from tests.support.paper_server import (CLAIM, MAP, MEMBERS, OLLAMA_MAP, PAPER, council_ran, map_text,
+                                       start_paper_ollama)
+from tests.support.servers import REPO, closed_port, start_llama_multi_server
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -162,9 +159,10 @@ def llama(tmp_path_factory):
 
 
 @pytest.fixture()
-def home(tmp_path, llama) -> Path:
+def home(tmp_path) -> Path:
     # the members are asked at once and the server answers one after another: a turn may wait for four others
-    (tmp_path / "settings.json").write_text(json.dumps({"openai": {"timeout_s": 900, "max_parallel": 1}}))
+    slow = {"timeout_s": 900, "max_parallel": 1}
+    (tmp_path / "settings.json").write_text(json.dumps({"openai": slow, "ollama": slow}))
     return tmp_path
 
 
@@ -204,7 +202,7 @@ def test_the_app_puts_the_lineup_on_the_server_and_names_what_is_missing(llama, 
     at.button(key="run").click().run()  # refused before anything starts, with the server's own words
     assert "debate_id" not in at.session_state
     assert any("not available" in e.value and llama.url in e.value for e in at.error)
-    at.text_area(key="cfg_server_map").input("\n".join(f"{k}={v}" for k, v in MAP.items())).run()
+    at.text_area(key="cfg_server_map").input(map_text(MAP)).run()
     assert not at.exception, [e.message for e in at.exception]
     assert not any("lacks" in w.value for w in at.warning)
     assert any("gemma3:12b → qwen (mapped)" in html.unescape(c.value) for c in at.caption)
@@ -224,21 +222,51 @@ def test_the_papers_council_runs_on_a_llama_cpp_server_with_one_flag(llama, home
              "--events", str(events), CLAIM)
     assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:]
     assert "gemma3:12b -> openai:qwen@" in r.stderr  # the mapping used is said
-    evs = [json.loads(line) for line in events.read_text().splitlines()]
-    started = evs[0]
-    assert started["type"] == "debate_started" and llama.url in started["settings"]["lineup_name"]
-    seats = {a["agent"]: a for a in started["lineup"]}
-    members = [a for a in started["lineup"] if a["role"] == "member"]
-    assert [a["agent"] for a in members] == list(MEMBERS)
-    assert {a["agent"]: a["model"] for a in members} == {
-        m: f"openai:{MAP[p]}@{llama.url}" for m, p in zip(MEMBERS, PAPER)}
-    assert seats["chair"]["model"] == f"openai:qwen@{llama.url}"
-    votes = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
-    assert {e["agent"] for e in votes} == set(MEMBERS)
-    assert all(e["model"] == seats[e["agent"]]["model"] for e in votes)  # each answered by the model it was given
-    assert all(e["label"] in ("YES", "NO") for e in votes[:5])  # the first votes, parsed
-    tallies = [e for e in evs if e["type"] == "votes_tallied"]
-    assert tallies and set(tallies[0]["votes"]) == set(MEMBERS)
-    verdict = next(e for e in evs if e["type"] == "verdict")
-    assert verdict["label"] in ("YES", "NO")
-    assert evs[-1]["type"] == "finished" and evs[-1]["status"] == "completed"
+    council_ran([json.loads(line) for line in events.read_text().splitlines()], llama.url, "openai", MAP)
+
+
+# -- against Ollama's API (the stand-in: Ollama's REST API over the same embedded weights) ----------------
+@pytest.fixture(scope="module")
+def ollama(tmp_path_factory):
+    srv = start_paper_ollama(tmp_path_factory.mktemp("ollama-standin"))
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(300)
+def test_an_ollama_server_without_the_papers_models_says_which_to_pull(ollama, home):
+    r = _cli(home, "run", "--lineup", "paper-council", "--server", f"ollama@{ollama.url}",
+             "--events", str(home / "ev.jsonl"), CLAIM)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    err = r.stderr
+    assert f"Ollama server at {ollama.url} lacks 6 of the lineup's models" in err
+    for seat in ("gemma3:12b (Gemma3)", "qwen3:8b (Qwen3)", "deepseek-r1:8b (DeepSeek-R1)", "phi4:14b (Phi4)",
+                 "mistral:7b (Mistral)", "llama3.1:8b (Llama3.1)"):
+        assert seat in err
+    assert "It has: qwen2.5:0.5b, smollm2:135m." in err
+    assert "`ollama pull gemma3:12b`" in err and "`ollama pull mistral:7b`" in err and "--model-map" in err
+    assert not (home / "ev.jsonl").exists()
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1500)
+def test_the_papers_council_runs_on_an_ollama_server_with_one_flag(ollama, home):
+    """Through the real `ollama` client: /api/tags to map the names, /api/show for each model's window,
+    /api/chat streamed as NDJSON with its done line and token counts."""
+    events = home / "ev.jsonl"
+    r = _cli(home, "run", "--lineup", "paper-council", "--server", f"ollama@{ollama.url}", "--model-map",
+             ",".join(f"{k}={v}" for k, v in OLLAMA_MAP.items()), "--rounds", "0", "--param", "examples=false",
+             "--max-tokens", "24", "--color", "never", "--events", str(events), CLAIM)
+    assert r.returncode == 0, r.stderr[-2000:] + r.stdout[-2000:] + ollama.tail()
+    assert "gemma3:12b -> ollama:qwen2.5:0.5b@" in r.stderr and "qwen3:8b -> ollama:smollm2:135m@" in r.stderr
+    evs = council_ran([json.loads(line) for line in events.read_text().splitlines()], ollama.url, "ollama",
+                      OLLAMA_MAP)
+    calls = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
+    # the server's own counters (prompt_eval_count / eval_count of the done line) reach the events
+    # (a repaired turn counts its repair call's tokens too, so only the first vote is bounded by the budget)
+    assert all(e["prompt_tokens"] > 50 and e["completion_tokens"] > 0 for e in calls), calls
+    assert all(e["completion_tokens"] <= 24 for e in calls if not e["repaired"]), calls
+    sent = [json.loads(line) for line in ollama.requests.read_text().splitlines()]
+    assert {r["model"] for r in sent} == {"qwen2.5:0.5b", "smollm2:135m"}  # both models answered
+    assert {r["options"]["num_ctx"] for r in sent} == {2048}  # the window /api/show reported, asked for

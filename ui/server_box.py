@@ -2,6 +2,8 @@
 
 The engine does the work (debate/lineup_server.py); this draws three widgets, asks the server for its
 models off the render path (resources.off_render) and says before Run which models it lacks and what to do.
+The Debate page's lineup editor uses `server_box`; Compare draws `server_choice` once and applies it to
+every column's lineup with `put_on_server`.
 """
 
 from __future__ import annotations
@@ -41,9 +43,9 @@ def _tag(lineup: dict) -> str:
     return "@" + hashlib.sha1(json.dumps(lineup, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
-def server_box(base: dict) -> tuple[dict, str]:
-    """(the lineup with every seat on the chosen server, a key suffix for the seat widgets); `base` and ""
-    when the lineup runs as it says."""
+def server_choice() -> tuple[Server, dict[str, str]] | None:
+    """The three widgets (server kind, URL, model map): (the server, the map), or None when the lineup runs
+    as it says or the text cannot be read (then an error says why and what to write)."""
     from ui.widgets import keep, remember
 
     keep("cfg_server_kind", "lineup")
@@ -52,7 +54,7 @@ def server_box(base: dict) -> tuple[dict, str]:
                              "council. A key goes only to the URL it was saved for (Models page).")
     remember("cfg_server_kind")
     if kind == "lineup":
-        return base, ""
+        return None
     keep("cfg_server_url", "")
     keep("cfg_server_map", "")
     url = st.text_input("Server URL", key="cfg_server_url",
@@ -64,22 +66,42 @@ def server_box(base: dict) -> tuple[dict, str]:
                                 "up in the server's model list by name, family and size.")
     remember("cfg_server_url", "cfg_server_map")
     try:
-        server = parse_server(f"{kind}@{url.strip()}" if url.strip() else kind)
-        model_map = parse_model_map(mapping, files=False)
+        return (parse_server(f"{kind}@{url.strip()}" if url.strip() else kind),
+                parse_model_map(mapping, files=False))
     except DebateError as e:
         st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
-        return base, ""
+        return None
+
+
+def put_on_server(base: dict, server: Server, model_map: dict[str, str]) -> tuple[dict, DebateError | None]:
+    """`base` with every seat on `server`, and why it cannot run there (the server cannot be asked, or lacks
+    models), or None. Says so where it is called, or which server model each lineup model got."""
     available = _server_models(server)
+    problem = available if isinstance(available, DebateError) else None
     if isinstance(available, Exception):
         st.warning(f"**{escape(str(getattr(available, 'message', available)))}**  \n"
                    f"{escape(getattr(available, 'hint', ''))}", icon=":material/warning:")
     listed = available if isinstance(available, list) else None
-    lineup, rows = on_server(base, server, model_map, listed)
+    try:
+        lineup, rows = on_server(base, server, model_map, listed)
+    except DebateError as e:  # e.g. a saved lineup whose seat names several endpoints
+        st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+        return base, e
     if listed is None and not isinstance(available, Exception):
         st.caption(f"Asking {server.where()} for its models…")
     elif listed is not None and any(r["server_model"] is None for r in rows):
-        err = missing_error(server, rows, listed, unused_keys(base, model_map))
-        st.warning(f"**{escape(err.message)}**  \n{escape(err.hint)}", icon=":material/warning:")
+        problem = missing_error(server, rows, listed, unused_keys(base, model_map))
+        st.warning(f"**{escape(problem.message)}**  \n{escape(problem.hint)}", icon=":material/warning:")
     elif listed is not None:
         st.caption(" · ".join(f"{escape(r['model'])} → {escape(r['server_model'])} ({r['how']})" for r in rows))
+    return lineup, problem
+
+
+def server_box(base: dict) -> tuple[dict, str]:
+    """(the lineup with every seat on the chosen server, a key suffix for the seat widgets); `base` and ""
+    when the lineup runs as it says."""
+    choice = server_choice()
+    if choice is None:
+        return base, ""
+    lineup, _ = put_on_server(base, *choice)  # (Run's own model check refuses what cannot run)
     return lineup, _tag(lineup)

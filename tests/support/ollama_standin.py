@@ -70,6 +70,15 @@ class StandIn:
                                      verbose=False)
         return self._llms[name]
 
+    @staticmethod
+    def details(name: str) -> dict:
+        """Ollama's `details` block; the family and size read off the tag (`qwen2.5:0.5b`), as Ollama's own
+        library names them, since the stand-in does not parse the GGUF header."""
+        head, _, tag = name.partition(":")
+        family = head.rstrip("0123456789.") or head
+        return {"parent_model": "", "format": "gguf", "family": family, "families": [family],
+                "parameter_size": tag.upper() if tag != "latest" else "", "quantization_level": ""}
+
     def tags(self) -> dict:
         out = []
         for name, p in self.paths.items():
@@ -77,8 +86,7 @@ class StandIn:
             out.append({"name": name, "model": name,
                         "modified_at": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(),
                         "size": st.st_size, "digest": hashlib.sha256(str(p).encode()).hexdigest(),
-                        "details": {"parent_model": "", "format": "gguf", "family": "llama",
-                                    "families": ["llama"], "parameter_size": "", "quantization_level": ""}})
+                        "details": self.details(name)})
         return {"models": out}
 
 
@@ -134,7 +142,7 @@ def make_handler(state: StandIn):
                 if name:
                     # the window this stand-in's model holds, where Ollama reports the model's own length
                     self._send(200, {"modelfile": f"FROM {state.paths[name]}", "parameters": "",
-                                     "template": "", "details": state.tags()["models"][0]["details"],
+                                     "template": "", "details": StandIn.details(name),
                                      "model_info": {"general.architecture": "llama",
                                                     "llama.context_length": state.n_ctx},
                                      "capabilities": ["completion"], "modified_at": _now()})
