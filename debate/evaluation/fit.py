@@ -122,8 +122,8 @@ def fit_run(run_dir: str) -> tuple[str, dict]:
     opts = read_meta(run_dir, "options") or {}
     where = f"checkthat-train" + (f", stratified sample of {opts['sample']} (seed {opts.get('sample_seed', 0)})"
                                   if opts.get("sample") else "") + (
-        f", its first {opts['limit']} in file order" if opts.get("limit") and opts.get("sample")
-        and int(opts["limit"]) < int(opts["sample"]) else "")
+        f", its first {min(int(opts['limit']), len(scores))} in file order" if opts.get("limit") and opts.get("sample")
+        and int(opts["limit"]) < int(opts["sample"]) else "")  # a stopped pass: the items it reached
     return key, {"threshold": t, "train_macro_f1": f1, "n": len(scores),
                  "positives": sum(g == "YES" for g in golds), "fitted_on": where, "run": str(run_dir)}
 
