@@ -10,7 +10,8 @@ Every protocol draws its agents from it (`resolve_agents`), so one lineup serves
 Temperatures and seeds are per agent: with a fixed seed even a sampled answer is reproducible (and cached).
 With the small-model aids' demonstrations (demos=dialogue) a member entry may also say which of the tweet's
 nearest CheckThat train tweets it reads: "demo_skip" passes over the nearest ones, "k_demos" sets how many
-follow (0 = the protocol's k_demos). Members that read disjoint slices know different labelled examples.
+follow (0 = the protocol's k_demos), "neighbours": "lexical" finds them by shared words (TF-IDF) instead of
+by meaning. Members that read disjoint slices, or search differently, know different labelled examples.
 """
 
 from __future__ import annotations
@@ -114,17 +115,21 @@ class Agent:
     seed: int | None = 0
     k_demos: int = 0  # demonstrations this agent reads (0 = the protocol's k_demos)
     demo_skip: int = 0  # nearest train tweets it passes over before its k_demos
+    neighbours: str = "semantic"  # how those neighbours are found: "semantic" (MiniLM) or "lexical" (TF-IDF)
 
     def to_dict(self) -> dict:
         """The agent as stored in events; the view fields only when set, so ordinary seats read as before."""
         d = asdict(self)
         for k in VIEW_FIELDS:
-            if not d[k]:
+            if not d[k] or d[k] == NEIGHBOURS[0]:
                 d.pop(k)
         return d
 
 
-VIEW_FIELDS = ("k_demos", "demo_skip")
+VIEW_FIELDS = ("k_demos", "demo_skip", "neighbours")
+# How a member's nearest train tweets are found (the default first): by meaning (MiniLM cosine) or by
+# shared words (TF-IDF cosine, debate/aids/lexical.py). Members that search differently read other examples.
+NEIGHBOURS = ("semantic", "lexical")
 
 
 def _check_entry(e: Any, where: str) -> dict:
@@ -143,7 +148,11 @@ def _check_entry(e: Any, where: str) -> dict:
                            "Use e.g. 0 or 1, or leave it out.")
     if not isinstance(e.get("name", ""), str):
         raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
-    for k in VIEW_FIELDS:
+    if (e.get("neighbours") or NEIGHBOURS[0]) not in NEIGHBOURS:
+        raise InvalidInput(f"Lineup entry {where} has neighbours = {str(e.get('neighbours'))[:40]!r}.",
+                           f'Use "neighbours": "lexical" (train tweets sharing the most words) or "semantic" '
+                           f"(the most similar in meaning, the default), or leave it out.")
+    for k in VIEW_FIELDS[:2]:
         v = e.get(k, 0)
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 64:
             raise InvalidInput(f"Lineup entry {where} has {k} = {v!r}, not a whole number from 0 to 64.",
@@ -224,7 +233,8 @@ def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
     seed = entry.get("seed", 0)
     return Agent(name, role, str(entry["model"]).strip(), float(entry.get("temperature", 0.0)),
                  None if seed is None else int(seed) + seed_offset,
-                 int(entry.get("k_demos", 0) or 0), int(entry.get("demo_skip", 0) or 0))
+                 int(entry.get("k_demos", 0) or 0), int(entry.get("demo_skip", 0) or 0),
+                 str(entry.get("neighbours") or NEIGHBOURS[0]))
 
 
 def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:

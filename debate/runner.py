@@ -155,7 +155,7 @@ def prepare(config: DebateConfig) -> Prepared:
         lineup = {"name": config.lineup if isinstance(config.lineup, str) else config.lineup.get("name", "")}
         try:
             agents = [Agent(**{k: a[k] for k in ("agent", "role", "model", "temperature", "seed", "k_demos",
-                                                 "demo_skip") if k in a})
+                                                 "demo_skip", "neighbours") if k in a})
                       for a in config.seats]
         except TypeError as e:
             raise InvalidInput(f"A seat of the lineup is incomplete ({e}).", "Each seat needs agent, role and model.") from None

@@ -14,7 +14,8 @@ demonstration tokens per tweet) wins. The discussion rounds are not run on train
 effect is measured on dev against this very vote (`python -m debate eval-targets`).
 
 Usage: python scripts/choose_council.py [N] [VIEW=RUN_SUFFIX ...]
-       (default N=40; views v1, v2 = the embedded members, d1, d2 = Qwen on the 4 nearest / the 5th-8th)
+       (default N=40; views v1, v2 = the embedded members, d1, d2 = Qwen on the 4 nearest / the 5th-8th,
+       l1, l2 = Qwen / SmolLM2 on the 8 lexical (TF-IDF) neighbours instead of the semantic ones)
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from debate.evaluation.checkpoint import read_rows  # noqa: E402
 from debate.evaluation.targets import macro_f1  # noqa: E402
 
 CANDIDATES = Path(__file__).resolve().parents[1] / "assets" / "lineups" / "council-candidates"
-# view name -> (model, k, skip): what the run of that suffix answered with
-VIEWS = {"v1": ("local:qwen2.5-0.5b", 8, 0), "v2": ("local:smollm2-135m", 8, 0),
-         "d1": ("local:qwen2.5-0.5b", 4, 0), "d2": ("local:qwen2.5-0.5b", 4, 4),
-         "d3": ("local:smollm2-135m", 8, 8)}
+# view name -> (model, k, skip, neighbours): what the run of that suffix answered with
+VIEWS = {"v1": ("local:qwen2.5-0.5b", 8, 0, "semantic"), "v2": ("local:smollm2-135m", 8, 0, "semantic"),
+         "d1": ("local:qwen2.5-0.5b", 4, 0, "semantic"), "d2": ("local:qwen2.5-0.5b", 4, 4, "semantic"),
+         "d3": ("local:smollm2-135m", 8, 8, "semantic"),
+         "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"), "l2": ("local:smollm2-135m", 8, 0, "lexical")}
 # relative prompt cost of one demonstration (SmolLM2 reads prompts ~2x faster than Qwen2.5-0.5B)
 COST = {"local:qwen2.5-0.5b": 1.0, "local:smollm2-135m": 0.5}
 
@@ -93,7 +95,7 @@ def main() -> int:
     views_run = set.intersection(*[set(d) for d in decisions.values()])
     print(f"Train items per category (every view finished): "
           + ", ".join(f"{c}: {len(golds[c])} ({golds[c].count('YES')} YES)" for c in decisions))
-    print("\n| view (model, k, skip) | " + " | ".join(f"cat {c}" for c in decisions) + " | pooled |")
+    print("\n| view (model, k, skip, neighbours) | " + " | ".join(f"cat {c}" for c in decisions) + " | pooled |")
     print("|---|" + "---|" * (len(decisions) + 1))
     view_f1 = {}
     for v in sorted(views_run):
@@ -105,7 +107,8 @@ def main() -> int:
         lineup = json.loads(path.read_text())
         seats = []
         for m in lineup["members"]:
-            key = (m["model"], int(m.get("k_demos") or 8), int(m.get("demo_skip") or 0))
+            key = (m["model"], int(m.get("k_demos") or 8), int(m.get("demo_skip") or 0),
+                   m.get("neighbours") or "semantic")
             seats.append(next((v for v, k in VIEWS.items() if k == key and v in views_run), None))
         if None in seats:
             print(f"\n{path.stem}: a member's view was not run on train, left out")

@@ -3,7 +3,8 @@
 # README section "A council whose members differ". Every step resumes after a stop (even kill -9): re-run
 # the script and it finishes what is left; finished runs cost ~1 s each.
 #
-# 1. Train: each candidate member ("view": a model and its slice of the tweet's nearest train tweets) answers
+# 1. Train: each candidate member ("view": a model, its slice of the tweet's nearest train tweets and how they
+#    are found, by meaning or by shared words) answers
 #    as the label-only few-shot baseline on the same stratified train sample per category (leave-one-out
 #    demonstrations), in passes of growing size so that every view has the same items whenever it stops.
 # 2. Thresholds for the new views are fitted on those train runs (eval-fit-threshold --write); the
@@ -20,16 +21,21 @@ N_DEV=${N_DEV:-100}
 B="$PY -m debate eval --no-progress --concurrency 1 --max-tokens 12 --protocol baseline --param answer=label-first \
    --param demos=dialogue --param k_demos=8 --no-cat2-rule --dataset checkthat-train --sample $N_TRAIN"
 D=assets/lineups/council-candidates/d-all-disjoint.json
+F=assets/lineups/council-candidates/f-qwen-lexical.json  # member 2: Qwen on the 8 lexical (TF-IDF) neighbours
+G=assets/lineups/council-candidates/g-smol-lexical.json  # member 3: SmolLM2 on the 8 lexical neighbours
 for L in 20 30 $N_TRAIN; do
   for C in 1 2 3; do
     $B --limit $L --lineup embedded --category $C --param member=2 --out runs/ct$C-train-s$N_TRAIN-v2
     $B --limit $L --lineup $D --category $C --param member=1 --out runs/ct$C-train-s$N_TRAIN-d1
     $B --limit $L --lineup $D --category $C --param member=2 --out runs/ct$C-train-s$N_TRAIN-d2
     $B --limit $L --lineup embedded --category $C --param member=1 --out runs/ct$C-train-s$N_TRAIN-v1
+    $B --limit $L --lineup $F --category $C --param member=2 --out runs/ct$C-train-s$N_TRAIN-l1
+    $B --limit $L --lineup $G --category $C --param member=3 --out runs/ct$C-train-s$N_TRAIN-l2
   done
 done
 for C in 1 2 3; do
-  $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-d1 runs/ct$C-train-s$N_TRAIN-d2 ${WRITE:---write}
+  $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-d1 runs/ct$C-train-s$N_TRAIN-d2 \
+    runs/ct$C-train-s$N_TRAIN-l1 runs/ct$C-train-s$N_TRAIN-l2 ${WRITE:---write}
 done
 $PY scripts/choose_council.py "$N_TRAIN"
 if [ "${PART:-all}" = train ]; then exit 0; fi

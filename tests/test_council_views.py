@@ -69,7 +69,7 @@ def slices(monkeypatch):
     """The 16 'nearest train tweets' of every claim, sliced as demos.select slices them."""
     import debate.protocols.fewshot as fewshot
 
-    def similar(text, task, cat, k, skip=0):
+    def similar(text, task, cat, k, skip=0, neighbours="semantic"):
         return list(reversed(NEAREST[skip:skip + k]))
     monkeypatch.setattr(fewshot, "similar_demos", similar)
 

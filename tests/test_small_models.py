@@ -27,7 +27,7 @@ def fake_demos(monkeypatch):
     """Two fixed 'most similar train tweets' (the real selection is tested in test_calibration.py)."""
     import debate.protocols.fewshot as fewshot
 
-    monkeypatch.setattr(fewshot, "similar_demos", lambda text, task, cat, k, skip=0: SHOWN[skip:skip + k])
+    monkeypatch.setattr(fewshot, "similar_demos", lambda text, task, cat, k, skip=0, neighbours="semantic": SHOWN[skip:skip + k])
 
 
 def _refused(events) -> str:

@@ -145,11 +145,14 @@ def judge_key(model: str, task: str, protocol: str, judge_answer: str) -> str:
 
 
 def setting_key(model: str, task: str, category: int | None, answer: str, demos: str, k: int,
-                skip: int = 0) -> str:
+                skip: int = 0, neighbours: str = "semantic") -> str:
     """Which fitted threshold applies: it is only valid for the prompt it was fitted with (a member that
-    skips the nearest neighbours reads other demonstrations, so it has its own)."""
+    skips the nearest neighbours, or finds them by shared words, reads other demonstrations, so it has its
+    own). The default view (semantic neighbours, no skip) keeps the key it always had."""
     cat = f"{task}{category if category is not None else ''}"
-    shown = f"-{k}" + (f"-skip{skip}" if skip > 0 else "") if demos in ("similar", "dialogue") else ""
+    shown = ""
+    if demos in ("similar", "dialogue"):
+        shown = f"-{k}" + (f"-skip{skip}" if skip > 0 else "") + (f"-{neighbours}" if neighbours != "semantic" else "")
     return f"{model}|{cat}|answer={answer}|demos={demos}{shown}"
 
 

@@ -7,8 +7,10 @@ tweets most like the one being judged (with their gold labels) gives it the most
 
 Leakage rule: the pool is always the train split, so a dev or test tweet never sees its own split; when
 train itself is being scored (to fit a threshold), the tweet's own text is excluded from its demos
-(leave-one-out). `select` is pure; the pool's MiniLM embeddings are computed once and cached under
-DEBATE_HOME/indexes, keyed by the train file's fingerprint.
+(leave-one-out). Two neighbour searches: by meaning (MiniLM cosine, the default) and by shared words
+(TF-IDF cosine, lexical.py); a lineup member may read either. `select` and `nearest` are pure; the pool's
+MiniLM embeddings and TF-IDF index are computed once and cached under DEBATE_HOME/indexes, keyed by the
+train file's fingerprint.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Sequence
 
 from debate import config
 from debate.errors import InvalidInput
+from debate.lineups import NEIGHBOURS
 from debate.tasks import Labelled
 
 POOL_DATASET = "checkthat-train"
@@ -49,8 +52,20 @@ def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], poo
     if k <= 0 or len(pool_texts) == 0:
         return []
     sims = np.asarray(pool_vecs, dtype="float32") @ np.asarray(query_vec, dtype="float32")
+    return nearest(sims, pool_texts, pool_labels, k, exclude_text, skip)
+
+
+def nearest(sims, pool_texts: Sequence[str], pool_labels: Sequence[str], k: int, exclude_text: str = "",
+            skip: int = 0) -> list[Demo]:
+    """The slice of the pool by a similarity per pool item (any neighbour search): the k after the `skip`
+    most similar, most similar last, never an item whose text is `exclude_text` (leave-one-out); ties keep
+    pool order, so the choice is deterministic."""
+    import numpy as np
+
+    if k <= 0 or len(pool_texts) == 0:
+        return []
     banned = norm_text(exclude_text) if exclude_text else None
-    order = np.argsort(-sims, kind="stable")
+    order = np.argsort(-np.asarray(sims), kind="stable")
     out: list[Demo] = []
     for i in order:
         if banned is not None and norm_text(pool_texts[i]) == banned:
@@ -101,6 +116,7 @@ class Pool:
         self.golds = [it.gold if isinstance(it.gold, dict) else {} for it in ds.items]
         self.fingerprint = ds.fingerprint
         self._vecs = None
+        self._lexical = None
         self._lock = threading.Lock()
 
     def labels(self, category: int) -> list[str]:
@@ -123,7 +139,20 @@ class Pool:
                     np.save(path, self._vecs)
             return self._vecs
 
-    def demos_for(self, text: str, category: int, k: int, skip: int = 0) -> list[Demo]:
+    def lexical(self):
+        """The pool's TF-IDF index (debate/aids/lexical.py), fitted once and cached beside the embeddings."""
+        from debate.aids.lexical import cached_index
+
+        with self._lock:
+            if self._lexical is None:
+                self._lexical = cached_index(self.texts, self.fingerprint, config.index_dir(), POOL_DATASET)
+            return self._lexical
+
+    def demos_for(self, text: str, category: int, k: int, skip: int = 0,
+                  neighbours: str = "semantic") -> list[Demo]:
+        if neighbours == "lexical":
+            return nearest(self.lexical().similarities(text), self.texts, self.labels(category), k,
+                           exclude_text=text, skip=skip)
         from debate.retrieval.embed import embed
 
         q = embed([text])[0]
@@ -142,10 +171,13 @@ def pool() -> Pool:
         return _pool
 
 
-def similar_demos(text: str, task: str, category: int | None, k: int, skip: int = 0) -> list[Demo]:
-    """Demonstrations for one tweet (the k nearest after the `skip` nearest); only CheckThat has a
-    labelled train split to draw them from."""
+def similar_demos(text: str, task: str, category: int | None, k: int, skip: int = 0,
+                  neighbours: str = "semantic") -> list[Demo]:
+    """Demonstrations for one tweet (the k nearest after the `skip` nearest, by meaning or, with
+    neighbours="lexical", by shared words); only CheckThat has a labelled train split to draw them from."""
     if task != "checkthat" or category is None:
         raise InvalidInput("Similar demonstrations exist only for CheckThat categories (from its train split).",
                            "Choose demos=paper for this task.")
-    return pool().demos_for(text, category, k, skip)
+    if neighbours not in NEIGHBOURS:
+        raise InvalidInput(f"Unknown neighbour search {neighbours!r}.", f"Use one of: {', '.join(NEIGHBOURS)}.")
+    return pool().demos_for(text, category, k, skip, neighbours)

@@ -37,19 +37,20 @@ AIDS: dict[str, dict[str, Any]] = {
 }
 
 
-def _thresholds_fitted(views: Iterable[tuple[str, int, int]], task: str, categories: list) -> bool:
-    """Whether a threshold is fitted for every (model, k, skip) view of the members in every category."""
+def _thresholds_fitted(views: Iterable[tuple[str, int, int, str]], task: str, categories: list) -> bool:
+    """Whether a threshold is fitted for every (model, k, skip, neighbours) view of the members in every
+    category."""
     return all(c is not None and cal.fitted_threshold(
-        cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip)) is not None
-        for m, k, skip in set(views) for c in categories) and bool(categories)
+        cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip, found)) is not None
+        for m, k, skip, found in set(views) for c in categories) and bool(categories)
 
 
-def _view_of(agent: Any) -> tuple[str, int, int]:
-    """An agent's model and its own slice of the demonstrations (0, 0: the protocol's)."""
+def _view_of(agent: Any) -> tuple[str, int, int, str]:
+    """An agent's model and its own view of the demonstrations (0, 0, semantic: the protocol's)."""
     def num(name: str) -> int:
         v = agent.get(name, 0) if isinstance(agent, dict) else getattr(agent, name, 0)
         return int(v or 0)
-    return _field(agent, "model"), num("k_demos"), num("demo_skip")
+    return _field(agent, "model"), num("k_demos"), num("demo_skip"), _field(agent, "neighbours") or "semantic"
 
 
 def _field(agent: Any, name: str) -> str:
@@ -87,10 +88,10 @@ def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]
 
 
 def _slices(agents: list, k_default: int) -> str:
-    """Which nearest train tweets each member reads, when the lineup gives members their own slices."""
+    """Which nearest train tweets each member reads, when the lineup gives members their own views."""
     views = [(_field(a, "agent") or _field(a, "name"), *_view_of(a)[1:]) for a in agents
              if _field(a, "role") in ("baseline", "member")]
-    if not any(k or skip for _, k, skip in views):
+    if not any(k or skip or found != "semantic" for _, k, skip, found in views):
         return ""
     def nth(n: int) -> str:
         return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
@@ -98,7 +99,8 @@ def _slices(agents: list, k_default: int) -> str:
     def which(k: int, skip: int) -> str:
         k = k or k_default
         return f"the {k} nearest" if not skip else f"the {nth(skip + 1)}-{nth(skip + k)} nearest"
-    return "; ".join(f"{name}: {which(k, skip)}" for name, k, skip in views)
+    how = {"semantic": "", "lexical": " by shared words"}
+    return "; ".join(f"{name}: {which(k, skip)}{how.get(found, '')}" for name, k, skip, found in views)
 
 
 def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = ()) -> str:
@@ -107,7 +109,9 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
     if k == "demos" and v == "dialogue":
         if slices := _slices(list(agents), int(aids.get("k_demos", K_DEMOS))):
             return (f"{who} first reads its own slice of the most similar CheckThat train tweets ({slices}), "
-                    "each answered with its gold label")
+                    "each answered with its gold label"
+                    + ("; by meaning (MiniLM) unless it says by shared words (TF-IDF)" if "by shared words" in slices
+                       else ""))
         return (f"{who} first reads the {aids.get('k_demos', K_DEMOS)} most similar CheckThat train tweets, "
                 "each answered with its gold label")
     if k == "answer" and v == "label-first":

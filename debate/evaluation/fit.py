@@ -53,17 +53,19 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
     if len(views) > 1:
         raise InvalidInput(f"{run_dir}: its items were answered after different demonstration slices {sorted(views)}.",
                            "Fit on a run of one lineup member.")
-    k, skip = views.pop()
-    setting.update(model=models.pop(), category=int(cat), task=ds.get("task", "checkthat"), k_demos=k, demo_skip=skip)
+    k, skip, found = views.pop()
+    setting.update(model=models.pop(), category=int(cat), task=ds.get("task", "checkthat"), k_demos=k, demo_skip=skip,
+                   neighbours=found)
     return scores, golds, setting
 
 
-def _view(events: list[dict], setting: dict) -> tuple[int, int]:
-    """(k, skip) of the demonstrations the baseline agent read: its own slice from the lineup
-    (recorded in debate_started), else the run's k_demos."""
+def _view(events: list[dict], setting: dict) -> tuple[int, int, str]:
+    """(k, skip, neighbours) of the demonstrations the baseline agent read: its own view from the lineup
+    (recorded in debate_started), else the run's k_demos and the semantic search."""
     start = next((e for e in events if e.get("type") == "debate_started"), {})
     agent = next((a for a in start.get("lineup") or [] if a.get("role") == "baseline"), {})
-    return int(agent.get("k_demos") or setting.get("k_demos") or 0), int(agent.get("demo_skip") or 0)
+    return (int(agent.get("k_demos") or setting.get("k_demos") or 0), int(agent.get("demo_skip") or 0),
+            str(agent.get("neighbours") or "semantic"))
 
 
 def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
@@ -116,12 +118,12 @@ def fit_run(run_dir: str) -> tuple[str, dict]:
     scores, golds, s = answer_scores(run_dir)
     t, f1 = cal.fit_threshold(scores, golds)
     key = cal.setting_key(s["model"], s["task"], s["category"], s["answer"], s["demos"], int(s["k_demos"]),
-                          int(s["demo_skip"]) if s["demos"] == "dialogue" else 0)
+                          *((int(s["demo_skip"]), s["neighbours"]) if s["demos"] == "dialogue" else (0, "semantic")))
     opts = read_meta(run_dir, "options") or {}
     where = f"checkthat-train" + (f", stratified sample of {opts['sample']} (seed {opts.get('sample_seed', 0)})"
                                   if opts.get("sample") else "") + (
-        f", its first {opts['limit']} in file order" if opts.get("limit") and opts.get("sample")
-        and int(opts["limit"]) < int(opts["sample"]) else "")
+        f", its first {min(int(opts['limit']), len(scores))} in file order" if opts.get("limit") and opts.get("sample")
+        and int(opts["limit"]) < int(opts["sample"]) else "")  # a stopped pass: the items it reached
     return key, {"threshold": t, "train_macro_f1": f1, "n": len(scores),
                  "positives": sum(g == "YES" for g in golds), "fitted_on": where, "run": str(run_dir)}
 

@@ -84,9 +84,10 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
                 "labels as examples.")
     elif demos == "dialogue":
-        k, skip = fewshot.view(ctx, ctx.role("baseline"))
+        k, skip, found = fewshot.view(ctx, ctx.role("baseline"))
         note = (f"One model answers after {k} earlier turns of the conversation: the most similar CheckThat "
-                "train tweets" + (f" after the {skip} nearest" if skip else "") + ", each answered with its gold label.")
+                "train tweets" + (" by shared words" if found == "lexical" else "")
+                + (f" after the {skip} nearest" if skip else "") + ", each answered with its gold label.")
     yield ctx.phase("answer", 0, "Few-shot answer", note)
     turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."

@@ -33,11 +33,12 @@ def dialogue_values(ctx: DebateContext, values: dict) -> dict:
     return {**values, "category_description_and_guidelines": ctx.task.description_and_guidelines(examples=False)}
 
 
-def view(ctx: DebateContext, agent: Agent | None) -> tuple[int, int]:
-    """(k, skip): how many of the tweet's nearest train tweets this agent reads, after passing over how
-    many. The protocol's k_demos unless the lineup gave the agent its own slice (lineups.py)."""
+def view(ctx: DebateContext, agent: Agent | None) -> tuple[int, int, str]:
+    """(k, skip, neighbours): how many of the tweet's nearest train tweets this agent reads, after passing
+    over how many, found by which search. The protocol's k_demos and the semantic search unless the lineup
+    gave the agent its own view (lineups.py)."""
     k = int(getattr(agent, "k_demos", 0) or 0) or int(ctx.p("k_demos"))
-    return k, int(getattr(agent, "demo_skip", 0) or 0)
+    return k, int(getattr(agent, "demo_skip", 0) or 0), str(getattr(agent, "neighbours", "") or "semantic")
 
 
 def dialogue_history(ctx: DebateContext, values: dict, response_format: str,
@@ -47,7 +48,7 @@ def dialogue_history(ctx: DebateContext, values: dict, response_format: str,
     t = ctx.task
     key = ("demos", t.category, *view(ctx, agent))
     if key not in ctx.memo:  # every member and round with this view shows the same tweets: select once
-        ctx.memo[key] = similar_demos(ctx.claim, t.task, t.category, key[2], skip=key[3])
+        ctx.memo[key] = similar_demos(ctx.claim, t.task, t.category, key[2], skip=key[3], neighbours=key[4])
     shown = ctx.memo[key]
     system = prompts.render("small.fewshot.system", **{**values, "response_format": response_format})
     return [{"role": "system", "content": system}, *dialogue(shown, LABEL_KEY)]
@@ -99,8 +100,8 @@ def fitted_threshold(ctx: DebateContext, agent: Agent, answer: str = "label-firs
     """The threshold on P(YES) fitted on CheckThat train for this agent's model with this answer format
     and these demonstrations (its own slice of them, if any), and where it came from (or why there is none)."""
     t = ctx.task
-    k, skip = view(ctx, agent) if ctx.p("demos") == "dialogue" else (int(ctx.p("k_demos")), 0)
-    key = cal.setting_key(agent.model, t.task, t.category, answer, str(ctx.p("demos")), k, skip)
+    k, skip, found = view(ctx, agent) if ctx.p("demos") == "dialogue" else (int(ctx.p("k_demos")), 0, "semantic")
+    key = cal.setting_key(agent.model, t.task, t.category, answer, str(ctx.p("demos")), k, skip, found)
     entry = cal.fitted_threshold(key)
     if entry is None:
         return None, f"no threshold fitted on CheckThat train for {key}"
