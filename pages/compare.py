@@ -168,7 +168,7 @@ for i in range(n if server else 0):
         try:
             lineup_of[i], problem = server_box.put_on_server(load_lineup(lineup_of[i]), *server)
         except DebateError as e:  # a broken saved lineup
-            st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+            server_box.show(e)
             problem = e
         if problem is not None:
             not_there[i] = problem

@@ -43,6 +43,14 @@ def _tag(lineup: dict) -> str:
     return "@" + hashlib.sha1(json.dumps(lineup, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
+def show(e: Any, level: str = "error") -> None:
+    """A DebateError (or any exception) as a Streamlit error or warning: message in bold, then the hint,
+    both escaped, since they may quote the server's own text."""
+    how = st.error if level == "error" else st.warning
+    how(f"**{escape(str(getattr(e, 'message', e)))}**  \n{escape(getattr(e, 'hint', ''))}",
+        icon=":material/error:" if level == "error" else ":material/warning:")
+
+
 def server_choice() -> tuple[Server, dict[str, str]] | None:
     """The three widgets (server kind, URL, model map): (the server, the map), or None when the lineup runs
     as it says or the text cannot be read (then an error says why and what to write)."""
@@ -69,7 +77,7 @@ def server_choice() -> tuple[Server, dict[str, str]] | None:
         return (parse_server(f"{kind}@{url.strip()}" if url.strip() else kind),
                 parse_model_map(mapping, files=False))
     except DebateError as e:
-        st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+        show(e)
         return None
 
 
@@ -79,19 +87,18 @@ def put_on_server(base: dict, server: Server, model_map: dict[str, str]) -> tupl
     available = _server_models(server)
     problem = available if isinstance(available, DebateError) else None
     if isinstance(available, Exception):
-        st.warning(f"**{escape(str(getattr(available, 'message', available)))}**  \n"
-                   f"{escape(getattr(available, 'hint', ''))}", icon=":material/warning:")
+        show(available, "warning")
     listed = available if isinstance(available, list) else None
     try:
         lineup, rows = on_server(base, server, model_map, listed)
     except DebateError as e:  # e.g. a saved lineup whose seat names several endpoints
-        st.error(f"**{escape(e.message)}**  \n{escape(e.hint)}", icon=":material/error:")
+        show(e)
         return base, e
     if listed is None and not isinstance(available, Exception):
         st.caption(f"Asking {server.where()} for its models…")
     elif listed is not None and any(r["server_model"] is None for r in rows):
         problem = missing_error(server, rows, listed, unused_keys(base, model_map))
-        st.warning(f"**{escape(problem.message)}**  \n{escape(problem.hint)}", icon=":material/warning:")
+        show(problem, "warning")
     elif listed is not None:
         st.caption(" · ".join(f"{escape(r['model'])} → {escape(r['server_model'])} ({r['how']})" for r in rows))
     return lineup, problem
