@@ -10,7 +10,7 @@ from sklearn.metrics import f1_score
 
 from debate.evaluation.calibrate import calibrate, replay, stop_rounds_table
 from debate.evaluation.extract import debate_stats, extract_prediction
-from debate.evaluation.metrics import _macro_f1_idx, compare_runs, compute_metrics, score
+from debate.evaluation.metrics import macro_f1_idx, compare_runs, compute_metrics, score
 
 CT = {"name": "checkthat-dev", "task": "checkthat", "labels": ["YES", "NO"], "categories": ["1", "2", "3"]}
 HT = {"name": "liar-valid", "task": "halftruth", "labels": ["TRUE", "HALF-TRUE", "FALSE"], "categories": []}
@@ -64,7 +64,7 @@ def test_vectorised_macro_f1_matches_sklearn():
     rng = np.random.default_rng(1)
     g, p = rng.integers(0, 3, 200), rng.integers(0, 4, 200)  # 3 = invalid prediction
     exp = f1_score(g, p, labels=[0, 1, 2], average="macro", zero_division=0)
-    assert float(_macro_f1_idx(g, p, 3)) == pytest.approx(exp)
+    assert float(macro_f1_idx(g, p, 3)) == pytest.approx(exp)
 
 
 def test_paired_comparison_mcnemar_by_hand():

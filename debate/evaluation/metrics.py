@@ -179,7 +179,7 @@ def repair_share(debate: dict) -> tuple[int, int]:
 
 
 # -- paired comparison -----------------------------------------------------------------------------
-def _macro_f1_idx(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
+def macro_f1_idx(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
     """Macro-F1 over classes 0..k-1 for a batch of resamples (rows); class k = invalid prediction."""
     f1s = []
     for c in range(k):
@@ -220,9 +220,9 @@ def compare_runs(rows_a: list[dict], rows_b: list[dict], dataset: dict, *, n_boo
         g = np.array([index.get(ga[i], len(labs)) for i in ids])
         xa = np.array([index.get(pa[i], len(labs)) for i in ids])
         xb = np.array([index.get(pb[i], len(labs)) for i in ids])
-        fa, fb = float(_macro_f1_idx(g, xa, len(labs))), float(_macro_f1_idx(g, xb, len(labs)))
+        fa, fb = float(macro_f1_idx(g, xa, len(labs))), float(macro_f1_idx(g, xb, len(labs)))
         diff_point.append(fa - fb)
-        diff_boot.append(_macro_f1_idx(g[boots], xa[boots], len(labs)) - _macro_f1_idx(g[boots], xb[boots], len(labs)))
+        diff_boot.append(macro_f1_idx(g[boots], xa[boots], len(labs)) - macro_f1_idx(g[boots], xb[boots], len(labs)))
         ca, cb = xa == g, xb == g
         b_k, c_k = int((ca & ~cb).sum()), int((~ca & cb).sum())
         b, c = b + b_k, c + c_k

@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from debate.evaluation.metrics import _macro_f1_idx as _f1_batch  # one macro-F1 over index-coded resamples
+from debate.evaluation.metrics import macro_f1_idx as _f1_batch  # one macro-F1 over index-coded resamples
 
 LABELS = ("YES", "NO")
 
