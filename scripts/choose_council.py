@@ -15,7 +15,8 @@ effect is measured on dev against this very vote (`python -m debate eval-targets
 
 Usage: python scripts/choose_council.py [N] [VIEW=RUN_SUFFIX ...]
        (default N=40; views v1, v2 = the embedded members, d1, d2 = Qwen on the 4 nearest / the 5th-8th,
-       l1, l2 = Qwen / SmolLM2 on the 8 lexical (TF-IDF) neighbours instead of the semantic ones)
+       l1, l2 = Qwen / SmolLM2 on the 8 lexical (TF-IDF) neighbours instead of the semantic ones,
+       g3 = the Gemma 3 270M base model on the 8 nearest by meaning)
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ CANDIDATES = Path(__file__).resolve().parents[1] / "assets" / "lineups" / "counc
 VIEWS = {"v1": ("local:qwen2.5-0.5b", 8, 0, "semantic"), "v2": ("local:smollm2-135m", 8, 0, "semantic"),
          "d1": ("local:qwen2.5-0.5b", 4, 0, "semantic"), "d2": ("local:qwen2.5-0.5b", 4, 4, "semantic"),
          "d3": ("local:smollm2-135m", 8, 8, "semantic"),
-         "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"), "l2": ("local:smollm2-135m", 8, 0, "lexical")}
+         "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"), "l2": ("local:smollm2-135m", 8, 0, "lexical"),
+         "g3": ("local:gemma3-270m", 8, 0, "semantic")}
 # relative prompt cost of one demonstration (SmolLM2 reads prompts ~2x faster than Qwen2.5-0.5B)
-COST = {"local:qwen2.5-0.5b": 1.0, "local:smollm2-135m": 0.5}
+COST = {"local:qwen2.5-0.5b": 1.0, "local:smollm2-135m": 0.5, "local:gemma3-270m": 0.3}
 
 
 def p_yes(run: Path) -> dict[str, tuple[float, str]]:

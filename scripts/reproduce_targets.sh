@@ -33,6 +33,17 @@ for L in 20 30 $N_TRAIN; do
     $B --limit $L --lineup $G --category $C --param member=3 --out runs/ct$C-train-s$N_TRAIN-l2
   done
 done
+# A third model family, Gemma 3 270M (base; Gemma Terms of Use, so not installed by `make`), joins the views
+# when it is installed: .venv/bin/python -m debate models names the pip command. Its threshold is fitted here.
+I=assets/lineups/council-candidates/i-three-models.json  # member 3: Gemma 3 270M on the 8 nearest by meaning
+if $PY -c "import sys; from debate.models import packaged as p; sys.exit(p.status(p.get('gemma3-270m'))[0] != 'ready')"; then
+  for C in 1 2 3; do
+    $B --limit $N_TRAIN --lineup $I --category $C --param member=3 --out runs/ct$C-train-s$N_TRAIN-g3
+    $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-g3 ${WRITE:---write}
+  done
+else
+  echo "Gemma 3 270M is not installed: the candidates seating it are left out (python -m debate models says how)."
+fi
 for C in 1 2 3; do
   $PY -m debate eval-fit-threshold runs/ct$C-train-s$N_TRAIN-d1 runs/ct$C-train-s$N_TRAIN-d2 \
     runs/ct$C-train-s$N_TRAIN-l1 runs/ct$C-train-s$N_TRAIN-l2 ${WRITE:---write}
