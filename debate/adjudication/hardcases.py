@@ -363,6 +363,12 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
             raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
         iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
         cat = _category(rec.get("category"), f"{filename}, line {line}")
+        if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
+            # it the page has no definition to show and the CheckThat export has no column for the label
+            raise InvalidInput(f"{filename}, line {line}: " + ("no category" if cat is None else f"category {cat}")
+                               + ": a CheckThat case is one of its three questions.",
+                               "Add a `category` column with 1 (scientific claim), 2 (reference to a study) or 3 "
+                               "(scientific entities) on every row, or choose another task for these cases.")
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")

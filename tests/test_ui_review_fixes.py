@@ -1,0 +1,51 @@
+"""Fixes from a demanding-user review of the app's three journeys (demonstration, adjudication,
+teaching), each checked the way a person meets it: the real store and the real page (AppTest)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from debate.adjudication.annotations import AnnotationStore
+from debate.adjudication.hardcases import HardCase, QueueSpec, from_upload
+from debate.errors import InvalidInput
+
+T = 90
+
+
+def test_checkthat_upload_without_category_is_refused_naming_the_line():
+    """A flat CSV uploaded as CheckThat cases with no `category` column used to become a queue whose Label
+    view crashed and whose CSV export had empty cat1..cat3 cells for every label given. It is refused at
+    upload, naming the row and what to add."""
+    data = b"id,text\nc1,New study shows coffee cuts heart disease risk.\nc2,Nice weather today.\n"
+    with pytest.raises(InvalidInput) as e:
+        from_upload("cases.csv", data, task="checkthat")
+    assert "cases.csv, line 2: no category" in e.value.message
+    assert "`category` column with 1 (scientific claim)" in e.value.hint
+    with pytest.raises(InvalidInput, match="line 3: category 7"):
+        from_upload("cases.csv", b"id,text,category\nc1,a,1\nc2,b,7\n", task="checkthat")
+    spec = from_upload("cases.csv", b"id,text,category\nc1,a,1\nc2,b,3\n", task="checkthat")
+    assert [(c.item_id, c.category) for c in spec.cases] == [("c1", 1), ("c2", 3)]
+    other = from_upload("cases.csv", data, task="halftruth")  # another task needs no category
+    assert len(other.cases) == 2
+
+
+@pytest.mark.timeout(120)
+def test_adjudicate_opens_a_checkthat_queue_whose_cases_name_no_category():
+    """A CheckThat debate run on all three categories at once has no category; overruled, it becomes such a
+    case (as did uploads before the check above). The Label view raised "CheckThat has no category None"
+    into the page; it now shows the three categories' definitions."""
+    store = AnnotationStore()
+    qid = store.create_queue(QueueSpec(name="no categories", task="checkthat", labels=["YES", "NO"],
+                                       cases=[HardCase(item_id="d1", text="A study in Nature shows X.")]),
+                             {"blind": False})
+    at = AppTest.from_file("../pages/adjudicate.py", default_timeout=T)
+    at.query_params["q"] = qid
+    at.query_params["who"] = "alice"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "These cases name no category" in text
+    for n in (1, 2, 3):  # escape() writes the colon as an entity
+        assert f"**Category {n}&#58; " in text
+    assert [at.button(key=f"adj_lab_{i}").label for i in range(2)] == ["YES", "NO"]
