@@ -16,7 +16,7 @@ from debate.evaluation.browse import item_events, list_runs
 from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
 from debate.adjudication.accounts import AccountStore
 from debate.runner import DebateConfig
-from ui import catalog, charts, resources, signin
+from ui import catalog, charts, resources, server_box, signin
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
 from ui.safe import escape, text_html
@@ -149,7 +149,7 @@ def _new_queue() -> None:
                 spec = from_upload(up.name, up.getvalue(), task=task, name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
     except DebateError as e:
-        st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+        server_box.show(e)  # escaped: it may quote an uploaded file
 
 
 def _created(new_qid: str, n: int) -> None:
@@ -311,7 +311,7 @@ if view == "Review":
                     store.resolve(qid, k, reviewer, pick, reason)
                     st.rerun()
                 except DebateError as e:
-                    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+                    server_box.show(e)  # escaped: it may quote an uploaded file
     st.stop()
 
 if view == "Queue settings":
@@ -389,7 +389,7 @@ def _act(kind: str, value=None) -> None:
         elif kind == "note":
             store.set_note(qid, case.key, annotator, st.session_state.get(value, ""))
     except DebateError as e:
-        st.session_state["adj_msg"] = f"**{e.message}**  \n{e.hint}"
+        st.session_state["adj_msg"] = f"**{escape(e.message)}**  \n{escape(e.hint)}"
         return
     if kind in ("label", "skip") and st.session_state.get("adj_advance", True):
         _move(+1)
@@ -550,4 +550,4 @@ else:
             store.attach_debate(qid, case.key, did)
             st.rerun()
         except DebateError as e:
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            server_box.show(e)  # escaped: it may quote an uploaded file

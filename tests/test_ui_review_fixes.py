@@ -21,7 +21,7 @@ def test_checkthat_upload_without_category_is_refused_naming_the_line():
     with pytest.raises(InvalidInput) as e:
         from_upload("cases.csv", data, task="checkthat")
     assert "cases.csv, line 2: no category" in e.value.message
-    assert "`category` column with 1 (scientific claim)" in e.value.hint
+    assert "column “category” with 1 (scientific claim)" in e.value.hint
     with pytest.raises(InvalidInput, match="line 3: category 7"):
         from_upload("cases.csv", b"id,text,category\nc1,a,1\nc2,b,7\n", task="checkthat")
     spec = from_upload("cases.csv", b"id,text,category\nc1,a,1\nc2,b,3\n", task="checkthat")

@@ -353,7 +353,9 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
     first_line, first = rows[0]
     tcol = _col(first, TEXT_COLS)
     if tcol is None:
-        raise InvalidInput(f"{filename}: no text column; columns are {sorted(first)}.",
+        names = sorted(map(str, first))  # a file's own header: a short list in words, not a Python list
+        raise InvalidInput(f"{filename}: no text column; the columns are " + ", ".join(n[:60] for n in names[:12])
+                           + (f" and {len(names) - 12} more" if len(names) > 12 else "") + ".",
                            f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.")
     icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
     cases, seen = [], set()
@@ -367,7 +369,7 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
             # it the page has no definition to show and the CheckThat export has no column for the label
             raise InvalidInput(f"{filename}, line {line}: " + ("no category" if cat is None else f"category {cat}")
                                + ": a CheckThat case is one of its three questions.",
-                               "Add a `category` column with 1 (scientific claim), 2 (reference to a study) or 3 "
+                               "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
                                "(scientific entities) on every row, or choose another task for these cases.")
         key = case_key(iid, cat)
         if key in seen:
