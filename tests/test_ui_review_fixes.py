@@ -49,3 +49,15 @@ def test_adjudicate_opens_a_checkthat_queue_whose_cases_name_no_category():
     for n in (1, 2, 3):  # escape() writes the colon as an entity
         assert f"**Category {n}&#58; " in text
     assert [at.button(key=f"adj_lab_{i}").label for i in range(2)] == ["YES", "NO"]
+
+
+def test_a_label_chip_with_a_number_says_what_the_number_is():
+    """The badge beside every vote read "YES · 0.84" with nothing to tell a viewer what 0.84 measures."""
+    from ui.verdicts import chip
+
+    html = chip("YES", 0.84)
+    assert 'class="chip green">YES · 0.84</span>' in html  # drawn as before
+    assert 'title="confidence in YES: 0.84 on a scale from 0 to 1' in html
+    assert "title" not in chip("YES")  # no number, nothing to explain
+    hostile = chip('<img src=x onerror=alert(1)>', 0.5)
+    assert "<img" not in hostile  # the label is escaped inside the title too
