@@ -61,3 +61,26 @@ def test_a_label_chip_with_a_number_says_what_the_number_is():
     assert "title" not in chip("YES")  # no number, nothing to explain
     hostile = chip('<img src=x onerror=alert(1)>', 0.5)
     assert "<img" not in hostile  # the label is escaped inside the title too
+
+
+def _round_without_turns(finished: bool, live: bool = True) -> None:
+    from debate.events import DebateFinished, DebateStarted, PhaseStarted
+    from ui.render import render_sections
+    from ui.transcript import build_view
+
+    events = [DebateStarted(debate_id="d", protocol="council", task="checkthat", category=1, claim="A claim."),
+              PhaseStarted(phase="vote", round=0, title="Initial votes", note="every member votes")]
+    render_sections(build_view(events + ([DebateFinished(status="stopped")] if finished else [])), "d", live=live)
+
+
+def test_a_started_round_with_no_turn_yet_says_what_is_happening():
+    """Between a round's title and its first turn (prompts being assembled; with the aids, similar train
+    tweets looked up) the live page showed a title over nothing, for over two minutes on a busy machine."""
+    live = AppTest.from_function(_round_without_turns, args=(False,), default_timeout=T).run()
+    assert not live.exception
+    assert any("Preparing this round's prompts" in c.value for c in live.caption)
+    ended = AppTest.from_function(_round_without_turns, args=(True,), default_timeout=T).run()
+    assert not ended.exception  # a debate that ended there is not "preparing" anything
+    assert not any("Preparing" in c.value for c in ended.caption)
+    stored = AppTest.from_function(_round_without_turns, args=(False, False), default_timeout=T).run()
+    assert not any("Preparing" in c.value for c in stored.caption)  # Learn's step-through, a blind copy
