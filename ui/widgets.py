@@ -16,6 +16,7 @@ import streamlit as st
 from debate.runner import MAX_CLAIM_CHARS
 from ui import catalog, resources
 from ui.examples import gold_for
+from ui.safe import escape
 
 MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
                "early_stop", "members", "member")
@@ -355,7 +356,8 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
         key = f"lu_{preset}{on_server}_{protocol}_{a['agent']}"
         keep(key, a["model"])
         c1, c2 = st.columns([2, 3])
-        c1.markdown(f"**{a['agent']}**  \n<span class='meta'>{a['role']} · T={a['temperature']:g}</span>",
+        # seat names come from saved lineups and lineup files (anyone's text): escaped like model output
+        c1.markdown(f"**{escape(a['agent'])}**  \n<span class='meta'>{escape(a['role'])} · T={a['temperature']:g}</span>",
                     unsafe_allow_html=True)
         if st.session_state[key] not in options:
             options = options + [st.session_state[key]]
