@@ -25,3 +25,29 @@ def test_a_saved_lineups_seat_names_are_shown_as_text_in_the_lineup_editor():
     shown = "\n".join(m.value for m in at.markdown)
     assert "&#60;img src=x onerror=alert(1)&#62;" in shown  # the seat is listed, as text
     assert "<img" not in shown
+
+
+def _render_hostile_events() -> None:
+    """A stored debate whose events hold Markdown from elsewhere (an imported events file, a server's
+    error text) in the fields shown through plain Markdown: a phase's note, an error, the stop reason."""
+    from debate.events import event_from_dict
+    from ui.render import render_debate
+    from ui.transcript import build_view
+
+    beacon = "![x](http://198.51.100.7/beacon.png) [click me](http://198.51.100.7/phish)"
+    events = [{"type": "debate_started", "seq": 0, "debate_id": "d-hostile", "protocol": "council",
+               "task": "checkthat", "claim": "A claim."},
+              {"type": "phase_started", "seq": 1, "phase": "discussion", "round": 1, "note": beacon},
+              {"type": "error", "seq": 2, "error": "BackendUnavailable", "message": f"m1 failed: {beacon}",
+               "hint": beacon, "agent": "m1", "fatal": True},
+              {"type": "finished", "seq": 3, "status": "error", "stop_reason": beacon}]
+    render_debate(build_view([event_from_dict(e) for e in events]), "d-hostile")
+
+
+def test_markdown_from_events_is_shown_as_text_not_as_images_or_links():
+    at = AppTest.from_function(_render_hostile_events, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = [e.value for e in (*at.error, *at.warning, *at.caption)]
+    assert sum("198.51.100.7/beacon.png" in s for s in shown) >= 3, shown  # note, error and stop reason shown
+    assert not any("![" in s or "](" in s for s in shown), shown
