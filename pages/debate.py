@@ -8,6 +8,7 @@ from debate import live
 from debate.errors import DebateError
 from ui import catalog, people_view, resources, seat_view, setup, share_view, widgets
 from ui.live_view import show_live
+from ui.safe import error_md
 from ui.entry import through_app
 
 through_app()
@@ -94,7 +95,7 @@ if run_clicked:
             st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            st.error(error_md(e), icon=":material/error:")
 
 if not running:
     with st.expander("Audience poll · ask the room before Run", icon=":material/how_to_vote:"):

@@ -14,6 +14,7 @@ from debate.evaluation import browse, summary
 from debate.evaluation.checkpoint import DB_NAME
 from debate.evaluation.metrics import INVALID, repair_share
 from ui.render import render_debate
+from ui.safe import escape
 from ui.transcript import build_view
 from ui.entry import through_app
 
@@ -158,7 +159,7 @@ except (DebateError, OSError) as e:
 broken = [r for r in all_runs if r.get("error")]
 runs = {r["path"]: r for r in all_runs if not r.get("error")}
 for r in broken:
-    st.warning(f"Run `{r['name']}` cannot be read: {r['error']}", icon=":material/warning:")
+    st.warning(f"Run `{r['name']}` cannot be read: {escape(str(r['error']))}", icon=":material/warning:")
 if not runs:
     st.info(f"No evaluation runs in `{root}`. Start one with  \n`{EVAL_CMD}`  \n(runs appear here while they "
             "are still running; see debate/evaluation/README.md for datasets and options).", icon=":material/info:")
@@ -170,7 +171,7 @@ for path, r in runs.items():
     try:
         metrics[path] = m = _metrics(path, _sig(path), r["counts"].get("done", 0))
     except Exception as e:  # noqa: BLE001 - one unreadable run must not hide the others
-        st.warning(f"Run `{r['name']}`: metrics unavailable ({e}).", icon=":material/warning:")
+        st.warning(f"Run `{r['name']}`: metrics unavailable ({escape(str(e))}).", icon=":material/warning:")
         m = {}
     d, c = m.get("debate") or {}, r["counts"]
     table.append({"run": r["name"], "dataset": r["dataset"], "protocol": r["protocol"], "lineup": _lineup(r["lineup"]),
@@ -208,7 +209,7 @@ with tab_cmp:
                 res = _compare(a, b, _sig(a), _sig(b))
             except DebateError as e:
                 res = None
-                st.warning(f"{e.message}  \n{e.hint}", icon=":material/warning:")
+                st.warning(f"{escape(e.message)}  \n{escape(e.hint)}", icon=":material/warning:")
             if res is not None and not res.get("n_items"):
                 st.info(f"Nothing to compare: {res.get('note', 'no common finished items')}.")
             elif res is not None:

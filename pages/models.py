@@ -9,7 +9,7 @@ from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
 from ui import resources
-from ui.safe import text_html
+from ui.safe import error_md, text_html
 from ui.entry import through_app
 
 through_app()
@@ -104,4 +104,4 @@ if st.button("Send", key="try_send", type="primary", icon=":material/send:"):
         except DebateError as e:
             if text:
                 box.markdown(text_html(text), unsafe_allow_html=True)
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            st.error(error_md(e), icon=":material/error:")

@@ -51,3 +51,27 @@ def test_markdown_from_events_is_shown_as_text_not_as_images_or_links():
     shown = [e.value for e in (*at.error, *at.warning, *at.caption)]
     assert sum("198.51.100.7/beacon.png" in s for s in shown) >= 3, shown  # note, error and stop reason shown
     assert not any("![" in s or "](" in s for s in shown), shown
+
+
+def test_a_servers_error_text_is_shown_as_text_on_the_models_page(monkeypatch):
+    """The server's own error message reaches st.error (Markdown): an image there is fetched by the
+    browser of whoever opens the page, a link invites a click."""
+    from debate.models.client import ModelClient
+    from debate.models.openai_backend import OpenAIBackend
+    from tests.support.hostile_servers import recorder
+
+    monkeypatch.setenv("DEBATE_CACHE", "0")
+    beacon = "![x](http://198.51.100.7/beacon.png) [click me](http://198.51.100.7/phish)"
+    with recorder("error", status=400, error_text=beacon, list_ok=True) as srv:
+        client = ModelClient({f"openai@{srv.url}": OpenAIBackend(base_url=srv.url, url_in_spec=True)})
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.session_state["_client"] = client
+        at.run()
+        at.switch_page("pages/models.py").run()
+        at.selectbox(key="try_model").set_value(f"openai:scripted@{srv.url}")
+        at.text_area(key="try_prompt").input("hi")
+        at.button(key="try_send").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert any("198.51.100.7/beacon.png" in e for e in errors), errors  # the server's text is shown
+    assert not any("![" in e or "](" in e for e in errors), errors

@@ -370,7 +370,7 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
         status = model_status(lineup, protocol, params)
     except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
         status = {}
-        st.error(getattr(e, "message", str(e)) + " " + getattr(e, "hint", ""))
+        st.error(escape(getattr(e, "message", str(e))) + " " + escape(getattr(e, "hint", "")))
     dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} `{m}`"
                     for m in dict.fromkeys(edits.values()))
     st.markdown(dots)

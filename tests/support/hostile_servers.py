@@ -16,6 +16,9 @@ headers, and can be told to:
 - `error`: answer every request with HTTP `status` and `error_text` as the server's error message;
 - `redirect`: answer every request with HTTP 307 to the same path at `redirect_to` (another server).
 
+With `list_ok`, the model lists (GET) are answered normally in every mode: a server that lists its
+models and then fails the request.
+
 `delay_s` paces the words (a slow server). `context_length` is reported as the model's window: Ollama's
 /api/show `model_info` and vLLM's `max_model_len` in /v1/models. Each request's JSON body is recorded.
 `reply` may also be a function of the request's JSON body (answers that depend on the prompt).
@@ -72,8 +75,10 @@ class _Loopback:
 class Recorder(_Loopback):
     def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
                  model: str = "scripted", delay_s: float = 0.0, status: int = 500, error_text: str = "boom",
-                 context_length: int | None = None, cuts: int | None = None, redirect_to: str = "") -> None:
+                 context_length: int | None = None, cuts: int | None = None, redirect_to: str = "",
+                 list_ok: bool = False) -> None:
         self.mode = mode
+        self.list_ok = list_ok
         self.redirect_to = redirect_to  # mode "redirect": the other server's origin, e.g. http://127.0.0.1:PORT
         self.cuts = cuts  # mode "cut": how many answers are cut (None: all), the later ones finish
         self.status = status
@@ -138,7 +143,7 @@ class Recorder(_Loopback):
 
             def do_GET(self) -> None:
                 self._record()
-                if self._misbehave():
+                if not outer.list_ok and self._misbehave():
                     return
                 if self.path.rstrip("/").endswith("/models"):
                     entry = {"id": outer.model, "object": "model"}
