@@ -53,3 +53,25 @@ def test_the_transport_still_sends_its_secrets_to_its_own_origin(url):
     assert not carries_secrets(url, "http://127.0.0.1:2/v1/models")
     assert not carries_secrets(url, "https://127.0.0.1:1/v1/models")
     assert not carries_secrets(url, "http://localhost:1/v1/models")
+
+
+@pytest.mark.parametrize("service", ["brave", "tavily"])
+def test_a_search_services_key_is_not_sent_on_to_the_host_a_redirect_names(service):
+    """Brave's key rides in a header (httpx keeps custom headers on a redirect), Tavily's in the POST body
+    (a 307 resends it): neither may reach a host the service's address redirects to."""
+    import json
+
+    from debate.retrieval.sources import SourceError, SourceSettings, make
+
+    with recorder() as other, recorder("redirect") as mine:
+        mine.redirect_to = other.host
+        st = SourceSettings(allow_private_addresses=("127.0.0.1",), **{
+            f"{service}_key": SECRET, f"{service}_url": f"{mine.host}/{service}"})
+        src = make("web", st)
+        src.cache = None
+        assert src.backend == service
+        with pytest.raises(SourceError) as got:
+            src.search("coffee", 3)
+        assert "redirect" in got.value.message  # said, not a silent empty result
+        assert any(SECRET in json.dumps(r) for r in mine.requests)  # the key went to its own address
+        assert not any(SECRET in json.dumps(r) for r in other.requests), other.requests
