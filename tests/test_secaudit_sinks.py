@@ -75,3 +75,31 @@ def test_a_servers_error_text_is_shown_as_text_on_the_models_page(monkeypatch):
     errors = [e.value for e in at.error]
     assert any("198.51.100.7/beacon.png" in e for e in errors), errors  # the server's text is shown
     assert not any("![" in e or "](" in e for e in errors), errors
+
+
+def _render_hostile_evidence() -> None:
+    """Evidence whose provenance (a web page's title and site, the query, a source's note) holds a blank
+    line and Markdown: the raw-HTML block of the evidence panel must not end inside it."""
+    from debate.events import event_from_dict
+    from ui.render import render_evidence
+    from ui.transcript import build_view
+
+    md = "\n\n![x](http://198.51.100.7/beacon.png) *shout*"
+    passage = {"id": "E1", "text": "Coffee drinkers lived longer.", "title": "Coffee study" + md,
+               "url": "https://example.org/coffee", "site": "Example" + md, "origin": "web",
+               "query": "coffee" + md, "score": 0.9}
+    events = [{"type": "debate_started", "seq": 0, "debate_id": "d-ev", "protocol": "council", "task": "checkthat",
+               "claim": "Coffee helps."},
+              {"type": "evidence", "seq": 1, "passages": [passage], "note": "note" + md,
+               "sources": [{"name": "web", "label": "web", "state": "failed", "note": "cut" + md, "passages": 0}]}]
+    render_evidence(build_view([event_from_dict(e) for e in events]), "d-ev")
+
+
+def test_web_page_titles_with_blank_lines_stay_inside_the_evidence_html():
+    at = AppTest.from_function(_render_hostile_evidence, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    html_blocks = [m.value for m in at.markdown if m.value.lstrip().startswith("<")]
+    assert any("Coffee study" in h and "Example" in h and "198.51.100.7/beacon.png" in h for h in html_blocks)
+    # a blank line ends a raw-HTML block in Markdown: what follows would be read as Markdown (an image)
+    assert not [h for h in html_blocks if "\n\n" in h.strip()], html_blocks
