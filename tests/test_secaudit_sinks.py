@@ -103,3 +103,13 @@ def test_web_page_titles_with_blank_lines_stay_inside_the_evidence_html():
     assert any("Coffee study" in h and "Example" in h and "198.51.100.7/beacon.png" in h for h in html_blocks)
     # a blank line ends a raw-HTML block in Markdown: what follows would be read as Markdown (an image)
     assert not [h for h in html_blocks if "\n\n" in h.strip()], html_blocks
+
+
+def test_a_lone_carriage_return_cannot_end_the_raw_html_block_of_model_text():
+    """CommonMark ends a line at CR as at LF: two CRs are a blank line, which ends the raw-HTML block that
+    text_html builds, and what follows would be read as Markdown (`www.` becomes a link)."""
+    from ui.safe import text_html
+
+    out = text_html("a\r\rwww.198-51-100-7.example/phish\r\nb\nc")
+    assert "\r" not in out and "\n" not in out
+    assert out.count("<br>") == 4 and "www.198-51-100-7.example/phish" in out

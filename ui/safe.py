@@ -41,7 +41,8 @@ def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, 
             parts.append(f'<span class="cite missing" title="no such passage">&#91;{pid}&#93;</span>')
         pos = m.end()
     parts.append(escape((text or "")[pos:]))
-    body = "".join(parts).replace("\r\n", "\n").replace("\n", "<br>")
+    # every CommonMark line ending (LF, CRLF, a lone CR) becomes <br>: a blank line would end the block
+    body = "".join(parts).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
     return f'<div class="{css}">{body}</div>'
 
 
