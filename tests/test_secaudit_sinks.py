@@ -14,9 +14,11 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def test_a_saved_lineups_seat_names_are_shown_as_text_in_the_lineup_editor():
+    beacon = "![x](http://198.51.100.7/beacon.png)"
     DebateStore(config.store_db()).save_lineup("hostile", {
-        "name": "hostile", "members": [{"name": HOSTILE, "model": "scripted:steady"},
-                                       {"name": "plain", "model": "scripted:steady"}],
+        "name": "hostile", "description": f"Mine {beacon}",
+        "members": [{"name": HOSTILE, "model": "scripted:steady"},
+                    {"name": "plain", "model": f"scripted:x`{beacon}`"}],
         "judge": {"name": "judge", "model": "scripted:steady"}, "chair": {"name": "chair", "model": "scripted:steady"}})
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
@@ -25,6 +27,9 @@ def test_a_saved_lineups_seat_names_are_shown_as_text_in_the_lineup_editor():
     shown = "\n".join(m.value for m in at.markdown)
     assert "&#60;img src=x onerror=alert(1)&#62;" in shown  # the seat is listed, as text
     assert "<img" not in shown
+    said = shown + "\n".join(c.value for c in at.caption)
+    assert said.count("198.51.100.7/beacon.png") >= 2, said  # the description and the spec are shown
+    assert "![" not in said and "](" not in said, said
 
 
 def _render_hostile_events() -> None:

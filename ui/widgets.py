@@ -345,7 +345,7 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     remember("cfg_preset")
     base = choices[preset]
     if base.get("description"):
-        st.caption(base["description"])
+        st.caption(escape(base["description"]))  # a saved lineup's, or a lineup file's: anyone's text
     from ui.server_box import server_box
     base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
@@ -371,7 +371,8 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
         status = {}
         st.error(escape(getattr(e, "message", str(e))) + " " + escape(getattr(e, "hint", "")))
-    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} `{m}`"
+    # specs hold model names a server listed: escaped, as a backtick in one would close a code span
+    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} {escape(m)}"
                     for m in dict.fromkeys(edits.values()))
     st.markdown(dots)
     with st.popover("Save this lineup", icon=":material/save:"):
