@@ -81,7 +81,8 @@ def _fmt(v, pct: bool = False) -> str:
 
 
 def _problem(what: str, e: Exception) -> None:
-    msg = f"{e.message}  \n{e.hint}" if isinstance(e, DebateError) else f"{type(e).__name__}: {e}"
+    msg = (f"{escape(e.message)}  \n{escape(e.hint)}" if isinstance(e, DebateError)
+           else escape(f"{type(e).__name__}: {e}"))  # a run folder's files may be anyone's
     st.info(f"{what}: {msg}  \nIf the folder is an evaluation run, rebuild its report with "
             f"`python -m debate eval-report RUN_FOLDER`, or re-run its eval command to finish it.",
             icon=":material/info:")

@@ -9,7 +9,7 @@ from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
 from ui import resources
-from ui.safe import error_md, text_html
+from ui.safe import error_md, escape, text_html
 from ui.entry import through_app
 
 through_app()
@@ -100,7 +100,7 @@ if st.button("Send", key="try_send", type="primary", icon=":material/send:"):
             res = stream.result()
             box.markdown(text_html(text or "(empty answer)"), unsafe_allow_html=True)
             st.caption(f"{res.completion_tokens} tokens · first token {res.ttft_s or 0:.2f} s · "
-                       f"total {res.latency_s:.2f} s · finish: {res.finish_reason}")
+                       f"total {res.latency_s:.2f} s · finish: {escape(str(res.finish_reason))}")  # the server's word
         except DebateError as e:
             if text:
                 box.markdown(text_html(text), unsafe_allow_html=True)
