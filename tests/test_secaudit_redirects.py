@@ -75,3 +75,22 @@ def test_a_search_services_key_is_not_sent_on_to_the_host_a_redirect_names(servi
         assert "redirect" in got.value.message  # said, not a silent empty result
         assert any(SECRET in json.dumps(r) for r in mine.requests)  # the key went to its own address
         assert not any(SECRET in json.dumps(r) for r in other.requests), other.requests
+
+
+def test_a_spec_whose_url_holds_a_password_is_refused_not_sent_to_the_default_server(monkeypatch):
+    """`openai:m@http://user:pw@host/v1` split at its last `@` read as a model named `m@http://user:pw`
+    on the default server: the password went there, with that server's key. It is refused instead, before
+    anything is sent (a password in a spec would also be stored with every debate and shown on pages)."""
+    from debate.errors import InvalidInput
+    from debate.models.registry import default_client
+
+    monkeypatch.setenv("DEBATE_CACHE", "0")
+    with recorder() as default:
+        monkeypatch.setenv("OPENAI_BASE_URL", default.url)
+        client = default_client({})
+        with pytest.raises(InvalidInput) as got:
+            client.chat("openai:scripted@http://user:pw-0123@127.0.0.1:9/v1",
+                        [{"role": "user", "content": "hi"}]).result()
+        assert "password" in got.value.message and "Models page" in got.value.hint
+        assert "pw-0123" not in got.value.message + got.value.hint  # the refusal does not show it either
+        assert not any("pw-0123" in str(r) for r in default.requests), default.requests
