@@ -8,6 +8,7 @@ from debate.errors import DebateError
 from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
+from debate.models.spec import refuse_credentials
 from ui import resources
 from ui.safe import error_md, escape, text_html
 from ui.entry import through_app
@@ -15,6 +16,19 @@ from ui.entry import through_app
 through_app()
 
 st.markdown("## :material/memory: Models")
+
+
+def _urls_ok(host: str, base: str) -> bool:
+    """False, with the error shown, when a URL holds a password: it would come back to this box (the
+    browser) and be shown on pages, where a key never goes."""
+    try:
+        refuse_credentials(host, "The Ollama host")
+        refuse_credentials(base, "The OpenAI-compatible base URL")
+    except DebateError as e:
+        st.error(error_md(e), icon=":material/error:")
+        return False
+    return True
+
 
 settings = resources.load_settings()
 with st.expander("Settings", icon=":material/settings:", expanded=False):
@@ -37,7 +51,7 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
                            index=forms.index((settings.get("openai") or {}).get("json_format", "auto")),
                            help="auto tries OpenAI's json_schema, then llama.cpp's form, then plain JSON mode, then "
                                 "none (prompt + repair), and keeps the first the server accepts.")
-        if st.form_submit_button("Save settings", icon=":material/save:"):
+        if st.form_submit_button("Save settings", icon=":material/save:") and _urls_ok(host, base):
             new = dict(settings)
             new["ollama"] = {**(settings.get("ollama") or {}), "host": host.strip()}
             new["openai"] = {**with_saved_key(settings.get("openai") or {}, base.strip(), key, forget),

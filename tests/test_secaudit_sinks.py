@@ -4,6 +4,8 @@ so they must be escaped like model output."""
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
 from debate import config
@@ -118,3 +120,18 @@ def test_a_lone_carriage_return_cannot_end_the_raw_html_block_of_model_text():
     out = text_html("a\r\rwww.198-51-100-7.example/phish\r\nb\nc")
     assert "\r" not in out and "\n" not in out
     assert out.count("<br>") == 4 and "www.198-51-100-7.example/phish" in out
+
+
+def test_the_models_page_refuses_a_server_url_holding_a_password(tmp_path, monkeypatch):
+    """The saved URL is sent back to the browser as the box's value, shown in errors and in the list of
+    URLs with keys: a password in it would go everywhere a key never goes."""
+    monkeypatch.setenv("DEBATE_HOME", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("pages/models.py").run()
+    at.text_input(key="set_openai_base").input("http://user:pw-0123@127.0.0.1:9/v1")
+    next(b for b in at.button if "Save" in b.label).click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    errors = " ".join(e.value for e in at.error)
+    assert "password" in errors and "pw-0123" not in errors
+    assert "pw-0123" not in json.dumps(config.load_settings())  # nothing saved

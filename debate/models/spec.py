@@ -48,10 +48,8 @@ class ModelSpec:
                                f"Use one of: {', '.join(BACKENDS)}.")
         base_url = None
         at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
-        if at >= 0 and "@" in rest[at + 1:].split("://", 1)[1].split("/", 1)[0]:
-            raise InvalidInput(f"The server URL in model spec {_without_secret(text)!r} holds a user name or "
-                               "password.", "Write the URL without them (openai:NAME@http://HOST:PORT/v1) and save "
-                               "the key for that URL on the Models page (or in OPENAI_API_KEY / OLLAMA_API_KEY).")
+        if at >= 0:
+            refuse_credentials(rest[at + 1:], f"The server URL in model spec {_without_secret(text)!r}")
         if "@" in rest:
             head, tail = rest.rsplit("@", 1)
             if tail.startswith(("http://", "https://")):
@@ -59,6 +57,16 @@ class ModelSpec:
         if not rest.strip():
             raise InvalidInput(f"Model spec {text!r} names no model.", "Write backend:model, e.g. local:qwen2.5-0.5b.")
         return cls(backend, rest.strip(), base_url)
+
+
+def refuse_credentials(url: str, what: str) -> None:
+    """InvalidInput when `url` holds a user name or password (`http://user:pw@host`), naming `what`
+    without them; see the module's docstring for why."""
+    netloc = (url or "").strip().split("://", 1)[-1].split("/", 1)[0]
+    if "@" in netloc:
+        raise InvalidInput(f"{what} holds a user name or password.",
+                           "Write the URL without them (e.g. http://HOST:PORT/v1) and save the key for that URL on "
+                           "the Models page (or in OPENAI_API_KEY / OLLAMA_API_KEY).")
 
 
 def _without_secret(text: str) -> str:
