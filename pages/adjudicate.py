@@ -19,7 +19,7 @@ from debate.runner import DebateConfig
 from ui import catalog, charts, resources, signin
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
-from ui.safe import escape, text_html
+from ui.safe import error_md, escape, text_html
 from ui.transcript import build_view
 from ui.entry import through_app
 
@@ -149,7 +149,7 @@ def _new_queue() -> None:
                 spec = from_upload(up.name, up.getvalue(), task=task, name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
     except DebateError as e:
-        st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+        st.error(error_md(e), icon=":material/error:")
 
 
 def _created(new_qid: str, n: int) -> None:
@@ -308,7 +308,7 @@ if view == "Review":
                     store.resolve(qid, k, reviewer, pick, reason)
                     st.rerun()
                 except DebateError as e:
-                    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+                    st.error(error_md(e), icon=":material/error:")
     st.stop()
 
 if view == "Queue settings":
@@ -509,7 +509,7 @@ elif refs and not vis["verdict"]:  # blind, transcript shown: the arguments with
         with st.container(height=700):
             render_sections(build_view(blind_events(evs)), f"{qid}-{case.key}-blind")
     except DebateError as e:
-        st.warning(f"{e.message} {e.hint}")
+        st.warning(f"{escape(e.message)} {escape(e.hint)}")
 elif refs:
     names = [f"{r.get('protocol') or 'debate'} · {os.path.basename(r['run'])}" if r.get("run")
              else f"debate {r['debate_id']}" for r in refs]
@@ -522,7 +522,7 @@ elif refs:
         try:
             dview = build_view(item_events(ref["run"], ref["item_id"]))
         except DebateError as e:
-            st.warning(f"{e.message} {e.hint}")
+            st.warning(f"{escape(e.message)} {escape(e.hint)}")
         else:
             d1, d2 = st.columns([3, 2], gap="large")
             with d1, st.container(height=700):
@@ -547,4 +547,4 @@ else:
             store.attach_debate(qid, case.key, did)
             st.rerun()
         except DebateError as e:
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            st.error(error_md(e), icon=":material/error:")
