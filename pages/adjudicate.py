@@ -16,10 +16,10 @@ from debate.evaluation.browse import item_events, list_runs
 from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
 from debate.adjudication.accounts import AccountStore
 from debate.runner import DebateConfig
-from ui import catalog, charts, resources, server_box, signin
+from ui import catalog, charts, resources, signin
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
-from ui.safe import escape, text_html
+from ui.safe import error_md, escape, text_html
 from ui.transcript import build_view
 from ui.entry import through_app
 
@@ -149,7 +149,7 @@ def _new_queue() -> None:
                 spec = from_upload(up.name, up.getvalue(), task=task, name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
     except DebateError as e:
-        server_box.show(e)  # escaped: it may quote an uploaded file
+        st.error(error_md(e), icon=":material/error:")
 
 
 def _created(new_qid: str, n: int) -> None:
@@ -311,7 +311,7 @@ if view == "Review":
                     store.resolve(qid, k, reviewer, pick, reason)
                     st.rerun()
                 except DebateError as e:
-                    server_box.show(e)  # escaped: it may quote an uploaded file
+                    st.error(error_md(e), icon=":material/error:")
     st.stop()
 
 if view == "Queue settings":
@@ -389,7 +389,7 @@ def _act(kind: str, value=None) -> None:
         elif kind == "note":
             store.set_note(qid, case.key, annotator, st.session_state.get(value, ""))
     except DebateError as e:
-        st.session_state["adj_msg"] = f"**{escape(e.message)}**  \n{escape(e.hint)}"
+        st.session_state["adj_msg"] = error_md(e)
         return
     if kind in ("label", "skip") and st.session_state.get("adj_advance", True):
         _move(+1)
@@ -512,7 +512,7 @@ elif refs and not vis["verdict"]:  # blind, transcript shown: the arguments with
         with st.container(height=700):
             render_sections(build_view(blind_events(evs)), f"{qid}-{case.key}-blind")
     except DebateError as e:
-        st.warning(f"{e.message} {e.hint}")
+        st.warning(f"{escape(e.message)} {escape(e.hint)}")
 elif refs:
     names = [f"{r.get('protocol') or 'debate'} · {os.path.basename(r['run'])}" if r.get("run")
              else f"debate {r['debate_id']}" for r in refs]
@@ -525,7 +525,7 @@ elif refs:
         try:
             dview = build_view(item_events(ref["run"], ref["item_id"]))
         except DebateError as e:
-            st.warning(f"{e.message} {e.hint}")
+            st.warning(f"{escape(e.message)} {escape(e.hint)}")
         else:
             d1, d2 = st.columns([3, 2], gap="large")
             with d1, st.container(height=700):
@@ -550,4 +550,4 @@ else:
             store.attach_debate(qid, case.key, did)
             st.rerun()
         except DebateError as e:
-            server_box.show(e)  # escaped: it may quote an uploaded file
+            st.error(error_md(e), icon=":material/error:")

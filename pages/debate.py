@@ -8,6 +8,7 @@ from debate import live
 from debate.errors import DebateError
 from ui import catalog, people_view, resources, seat_view, setup, share_view, widgets
 from ui.live_view import show_live
+from ui.safe import error_md, escape
 from ui.entry import through_app
 
 through_app()
@@ -33,7 +34,7 @@ claim, gold = widgets.claim_box(task["task"], task["category"])
 with st.expander("Lineup · who plays which part", expanded=False, icon=":material/groups:"):
     lineup, agents, status = widgets.lineup_editor(protocol, params)
 humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (none by default)
-st.caption(catalog.run_summary(agents, params, gen["max_tokens"]))
+st.caption(escape(catalog.run_summary(agents, params, gen["max_tokens"])))  # seat and model names: anyone's text
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
 if setup.settle_aids(protocol, info, task, agents, aids_on):
@@ -94,7 +95,7 @@ if run_clicked:
             st.session_state["debate_config"] = config
             st.rerun()
         except DebateError as e:
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            st.error(error_md(e), icon=":material/error:")
 
 if not running:
     with st.expander("Audience poll · ask the room before Run", icon=":material/how_to_vote:"):

@@ -14,6 +14,7 @@ from debate.evaluation import browse, summary
 from debate.evaluation.checkpoint import DB_NAME
 from debate.evaluation.metrics import INVALID, repair_share
 from ui.render import render_debate
+from ui.safe import escape
 from ui.transcript import build_view
 from ui.entry import through_app
 
@@ -80,7 +81,8 @@ def _fmt(v, pct: bool = False) -> str:
 
 
 def _problem(what: str, e: Exception) -> None:
-    msg = f"{e.message}  \n{e.hint}" if isinstance(e, DebateError) else f"{type(e).__name__}: {e}"
+    msg = (f"{escape(e.message)}  \n{escape(e.hint)}" if isinstance(e, DebateError)
+           else escape(f"{type(e).__name__}: {e}"))  # a run folder's files may be anyone's
     st.info(f"{what}: {msg}  \nIf the folder is an evaluation run, rebuild its report with "
             f"`python -m debate eval-report RUN_FOLDER`, or re-run its eval command to finish it.",
             icon=":material/info:")
@@ -158,7 +160,7 @@ except (DebateError, OSError) as e:
 broken = [r for r in all_runs if r.get("error")]
 runs = {r["path"]: r for r in all_runs if not r.get("error")}
 for r in broken:
-    st.warning(f"Run `{r['name']}` cannot be read: {r['error']}", icon=":material/warning:")
+    st.warning(f"Run `{r['name']}` cannot be read: {escape(str(r['error']))}", icon=":material/warning:")
 if not runs:
     st.info(f"No evaluation runs in `{root}`. Start one with  \n`{EVAL_CMD}`  \n(runs appear here while they "
             "are still running; see debate/evaluation/README.md for datasets and options).", icon=":material/info:")
@@ -170,7 +172,7 @@ for path, r in runs.items():
     try:
         metrics[path] = m = _metrics(path, _sig(path), r["counts"].get("done", 0))
     except Exception as e:  # noqa: BLE001 - one unreadable run must not hide the others
-        st.warning(f"Run `{r['name']}`: metrics unavailable ({e}).", icon=":material/warning:")
+        st.warning(f"Run `{r['name']}`: metrics unavailable ({escape(str(e))}).", icon=":material/warning:")
         m = {}
     d, c = m.get("debate") or {}, r["counts"]
     table.append({"run": r["name"], "dataset": r["dataset"], "protocol": r["protocol"], "lineup": _lineup(r["lineup"]),
@@ -208,7 +210,7 @@ with tab_cmp:
                 res = _compare(a, b, _sig(a), _sig(b))
             except DebateError as e:
                 res = None
-                st.warning(f"{e.message}  \n{e.hint}", icon=":material/warning:")
+                st.warning(f"{escape(e.message)}  \n{escape(e.hint)}", icon=":material/warning:")
             if res is not None and not res.get("n_items"):
                 st.info(f"Nothing to compare: {res.get('note', 'no common finished items')}.")
             elif res is not None:

@@ -12,7 +12,7 @@ from debate.events import event_from_dict
 from debate.teaching.flow import protocol_dot
 from ui import catalog, resources, share_view
 from ui.render import render_evidence, render_sections, render_verdict
-from ui.safe import escape, text_html
+from ui.safe import error_md, escape, text_html
 from ui.transcript import build_view
 from ui.entry import through_app
 
@@ -69,7 +69,7 @@ if view == "Protocol flow":
     try:
         st.graphviz_chart(protocol_dot(proto), use_container_width=False)
     except DebateError as e:
-        st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+        st.error(error_md(e), icon=":material/error:")
     st.caption("Drawn from the protocol itself: it is run on a scripted backend in three scenarios (all agree; "
                "members split and hold; votes flip every round) and every phase, decision and outcome it goes "
                "through becomes a box, a diamond and an edge. Boxes list who speaks (∥ = at the same time).")

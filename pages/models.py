@@ -8,13 +8,27 @@ from debate.errors import DebateError
 from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
+from debate.models.spec import refuse_credentials
 from ui import resources
-from ui.safe import text_html
+from ui.safe import error_md, escape, text_html
 from ui.entry import through_app
 
 through_app()
 
 st.markdown("## :material/memory: Models")
+
+
+def _urls_ok(host: str, base: str) -> bool:
+    """False, with the error shown, when a URL holds a password: it would come back to this box (the
+    browser) and be shown on pages, where a key never goes."""
+    try:
+        refuse_credentials(host, "The Ollama host")
+        refuse_credentials(base, "The OpenAI-compatible base URL")
+    except DebateError as e:
+        st.error(error_md(e), icon=":material/error:")
+        return False
+    return True
+
 
 settings = resources.load_settings()
 with st.expander("Settings", icon=":material/settings:", expanded=False):
@@ -37,7 +51,7 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
                            index=forms.index((settings.get("openai") or {}).get("json_format", "auto")),
                            help="auto tries OpenAI's json_schema, then llama.cpp's form, then plain JSON mode, then "
                                 "none (prompt + repair), and keeps the first the server accepts.")
-        if st.form_submit_button("Save settings", icon=":material/save:"):
+        if st.form_submit_button("Save settings", icon=":material/save:") and _urls_ok(host, base):
             new = dict(settings)
             new["ollama"] = {**(settings.get("ollama") or {}), "host": host.strip()}
             new["openai"] = {**with_saved_key(settings.get("openai") or {}, base.strip(), key, forget),
@@ -100,8 +114,8 @@ if st.button("Send", key="try_send", type="primary", icon=":material/send:"):
             res = stream.result()
             box.markdown(text_html(text or "(empty answer)"), unsafe_allow_html=True)
             st.caption(f"{res.completion_tokens} tokens · first token {res.ttft_s or 0:.2f} s · "
-                       f"total {res.latency_s:.2f} s · finish: {res.finish_reason}")
+                       f"total {res.latency_s:.2f} s · finish: {escape(str(res.finish_reason))}")  # the server's word
         except DebateError as e:
             if text:
                 box.markdown(text_html(text), unsafe_allow_html=True)
-            st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+            st.error(error_md(e), icon=":material/error:")

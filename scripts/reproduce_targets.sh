@@ -12,7 +12,7 @@
 # 3. scripts/choose_council.py scores every candidate in assets/lineups/council-candidates on train.
 # 4. Dev: the `embedded` preset's council on a stratified sample of N_DEV per category (seed 0, the same
 #    items as the README's earlier dev runs), then `eval-targets` prints the targets table.
-# Usage: scripts/reproduce_targets.sh            (N_TRAIN=40 N_DEV=100 PART=train|all)
+# Usage: scripts/reproduce_targets.sh            (N_TRAIN=40 N_DEV=100 PART=train|all DEV_LINEUP=embedded|FILE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -53,12 +53,15 @@ if [ "${PART:-all}" = train ]; then exit 0; fi
 # The dev runs: the council as the app runs it with the aids (one discussion round at most, explanations
 # after each first vote); category 3 without the "category 2 positive => category 3 positive" post-step,
 # which would debate category 2 as well and double the cost.
+# DEV_LINEUP runs another council there instead (e.g. a candidate's file), in runs named after it.
+DEV_LINEUP=${DEV_LINEUP:-embedded}
+NAME=$(basename "$DEV_LINEUP" .json)
 RUNS=()
 for C in 1 2 3; do
-  $PY -m debate eval --no-progress --concurrency 1 --max-tokens 48 --lineup embedded --protocol council \
+  $PY -m debate eval --no-progress --concurrency 1 --max-tokens 48 --lineup "$DEV_LINEUP" --protocol council \
     --param demos=dialogue --param k_demos=8 --param calibration=threshold --param explain=after --param rounds=1 \
     --no-cat2-rule --dataset checkthat-dev --category $C --sample "$N_DEV" --limit "${DEV_LIMIT:-$N_DEV}" \
-    --out runs/ct$C-dev-s$N_DEV-council-embedded
-  RUNS+=(runs/ct$C-dev-s$N_DEV-council-embedded)
+    --out runs/ct$C-dev-s$N_DEV-council-$NAME
+  RUNS+=(runs/ct$C-dev-s$N_DEV-council-$NAME)
 done
 $PY -m debate eval-targets "${RUNS[@]}" --train-sample "$N_TRAIN"

@@ -14,7 +14,7 @@ from debate import live, tasks
 from debate.store import people
 from debate.errors import DebateError
 from ui import resources
-from ui.safe import escape, text_html
+from ui.safe import error_md, escape, text_html
 
 POLL_TICK_S = 1.0
 
@@ -24,7 +24,7 @@ def _people() -> people.PeopleStore:
 
 
 def _error(e: DebateError) -> None:
-    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+    st.error(error_md(e), icon=":material/error:")
 
 
 # -- overrule the judge ---------------------------------------------------------------------------------

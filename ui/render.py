@@ -136,13 +136,15 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         st.markdown(f'<div class="tally human-timeout">⏱ {escape(item.message)}</div>', unsafe_allow_html=True)
     elif kind == "error":
         msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
-        (st.error if item.fatal else st.warning)(f"{msg}  \n{item.hint}".strip(), icon=":material/error:")
+        # a server's error text, or an imported events file: Markdown there would fetch images, show links
+        (st.error if item.fatal else st.warning)(f"{escape(msg)}  \n{escape(item.hint)}".strip(),
+                                                 icon=":material/error:")
 
 
 def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
     st.markdown(f'<div class="round-title">{escape(sec.title)}</div>', unsafe_allow_html=True)
     if sec.note:
-        st.caption(sec.note)
+        st.caption(escape(sec.note))  # from the events, which may come from a file
     for kind, item in sec.items:
         render_item(view, kind, item, debate_id)
 
@@ -290,7 +292,7 @@ def render_claim(view: DebateView, row: dict | None = None) -> None:
     st.badge(text, color=color, icon=icon)
     render_ran(s)
     if view.finished is not None and view.finished.stop_reason:
-        st.caption(f"Stop reason: {view.finished.stop_reason}")
+        st.caption(f"Stop reason: {escape(view.finished.stop_reason)}")
 
 
 def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, gold: Any = None,

@@ -41,5 +41,14 @@ def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, 
             parts.append(f'<span class="cite missing" title="no such passage">&#91;{pid}&#93;</span>')
         pos = m.end()
     parts.append(escape((text or "")[pos:]))
-    body = "".join(parts).replace("\r\n", "\n").replace("\n", "<br>")
+    # every CommonMark line ending (LF, CRLF, a lone CR) becomes <br>: a blank line would end the block
+    body = "".join(parts).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
     return f'<div class="{css}">{body}</div>'
+
+
+def error_md(e: object) -> str:
+    """A DebateError for st.error / st.warning (Markdown): the message in bold, the hint below, both as
+    text. Messages carry servers' error text, model names they list and values from uploaded files: an
+    image there would be fetched by the browser, a link would invite a click."""
+    message, hint = str(getattr(e, "message", "") or e), str(getattr(e, "hint", "") or "")
+    return f"**{escape(message)}**" + (f"  \n{escape(hint)}" if hint else "")

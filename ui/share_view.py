@@ -21,14 +21,14 @@ from debate.lineups import PRESETS
 from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.sharing.html import to_html
 from ui import resources, verdicts
-from ui.safe import escape, text_html
+from ui.safe import error_md, escape, text_html
 from ui.transcript import DebateView, build_view
 
 SAME = "same seats as the parent"
 
 
 def _error(e: DebateError) -> None:
-    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+    st.error(error_md(e), icon=":material/error:")
 
 
 def parse_params(text: str) -> dict[str, str]:

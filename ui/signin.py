@@ -17,7 +17,7 @@ import streamlit as st
 
 from debate.adjudication.accounts import AccountStore, Identity
 from debate.errors import DebateError
-from ui.safe import escape
+from ui.safe import error_md, escape
 
 _SESSION_KEY = "signin_identity"  # not a widget key: the browser cannot set it
 
@@ -100,7 +100,7 @@ def sign_in_panel(accounts: AccountStore) -> None:
                 try:
                     ident = accounts.verify(name, password)
                 except DebateError as e:
-                    st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")
+                    st.error(error_md(e), icon=":material/error:")
                 else:
                     st.session_state[_SESSION_KEY] = asdict(ident)
                     st.rerun()

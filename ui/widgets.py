@@ -16,6 +16,7 @@ import streamlit as st
 from debate.runner import MAX_CLAIM_CHARS
 from ui import catalog, resources
 from ui.examples import gold_for
+from ui.safe import escape
 
 MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
                "early_stop", "members", "member")
@@ -344,7 +345,7 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     remember("cfg_preset")
     base = choices[preset]
     if base.get("description"):
-        st.caption(base["description"])
+        st.caption(escape(base["description"]))  # a saved lineup's, or a lineup file's: anyone's text
     from ui.server_box import server_box
     base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
@@ -355,7 +356,8 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
         key = f"lu_{preset}{on_server}_{protocol}_{a['agent']}"
         keep(key, a["model"])
         c1, c2 = st.columns([2, 3])
-        c1.markdown(f"**{a['agent']}**  \n<span class='meta'>{a['role']} · T={a['temperature']:g}</span>",
+        # seat names come from saved lineups and lineup files (anyone's text): escaped like model output
+        c1.markdown(f"**{escape(a['agent'])}**  \n<span class='meta'>{escape(a['role'])} · T={a['temperature']:g}</span>",
                     unsafe_allow_html=True)
         if st.session_state[key] not in options:
             options = options + [st.session_state[key]]
@@ -368,8 +370,9 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
         status = model_status(lineup, protocol, params)
     except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
         status = {}
-        st.error(getattr(e, "message", str(e)) + " " + getattr(e, "hint", ""))
-    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} `{m}`"
+        st.error(escape(getattr(e, "message", str(e))) + " " + escape(getattr(e, "hint", "")))
+    # specs hold model names a server listed: escaped, as a backtick in one would close a code span
+    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} {escape(m)}"
                     for m in dict.fromkeys(edits.values()))
     st.markdown(dots)
     with st.popover("Save this lineup", icon=":material/save:"):

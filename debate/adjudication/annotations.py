@@ -535,6 +535,11 @@ def export_native(fmt: str, rows: list[dict]) -> str:
     label names) or null. LIAR: the original 14-column rows with the label column set to the final label,
     or empty; the six-way label is kept when it maps to the final label.
     Cases from evaluation runs (no original record kept) get the fields we know: claim/statement, id, label.
+
+    Texts are written exactly as they came, even those a spreadsheet would run as a formula (`=`, `+`,
+    `-`, `@`): this file is data for the dataset's scorers and loaders (ours included), and a `'` put in
+    front would change the text they compare and train on. The CSV exports above are the ones meant for a
+    spreadsheet and guard every cell (debate.sanitize.csv_text).
     """
     if fmt == "checkthat":
         tweets: dict[str, dict] = {}

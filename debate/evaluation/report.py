@@ -60,6 +60,9 @@ def write_reports(run_dir: str | Path) -> dict:
 
 
 def _write_predictions(run_dir: Path, rows: list[dict], dataset: dict) -> None:
+    """predictions.jsonl (data: written as is) and, for CheckThat, predictions.csv in the task's submission
+    columns. The CSV is also what people open in a spreadsheet, so an id that starts like a formula gets a
+    leading `'`; the dataset's own ids are integers, which never do, so the scorer reads the same file."""
     with open(run_dir / "predictions.jsonl", "w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps({"id": r["item_id"], "status": r["status"], "gold": r["gold"],

@@ -81,7 +81,8 @@ class OllamaBackend:
     def _transport(self):
         """Whole-response time and size bounds; Authorization only with this host's own key."""
         auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth)
+        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth,
+                                 url=self.host)
 
     @property
     def health_client(self):

@@ -162,7 +162,7 @@ class OpenAIBackend:
                                          ("OpenAI-Project", self.project)) if v}
             lib = _http_library()
             transport = bounded_transport(self.base_url, strip=("openai-organization", "openai-project"),
-                                          headers=secrets, http=lib)
+                                          headers=secrets, http=lib, url=self.base_url)
             make = getattr(openai, "DefaultHttpxClient", None) if lib.__name__ != "httpx" else None
             http = (make or lib.Client)(transport=transport, timeout=self.timeout_s, follow_redirects=True)
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,

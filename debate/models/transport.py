@@ -10,7 +10,10 @@ DebateError that says which.
 The SDKs also add secrets from the environment to every request, wherever it goes: the `ollama` client
 sends OLLAMA_API_KEY to any host, the `openai` client OPENAI_ORG_ID / OPENAI_PROJECT_ID. A secret goes
 only to the URL it was saved for (see `scoped`), so the transport removes these headers from every
-request and sets only the ones its backend was given for its own URL.
+request and sets only the ones its backend was given for its own URL. Both clients follow redirects, and
+every hop passes through this transport: a request to another origin (a server that redirects elsewhere)
+is sent without any of these headers, and without Authorization even when the SDK set it itself
+(httpx keeps it on an http -> https hop of the same host, which is still another URL than the one saved).
 """
 
 from __future__ import annotations
@@ -32,14 +35,38 @@ HEAD_GRACE_S = 1.0
 
 
 def bounded_transport(where: str, *, strip: tuple[str, ...] = (), headers: Mapping[str, str] | None = None,
-                      max_bytes: int = MAX_RESPONSE_BYTES, http: ModuleType = httpx) -> Any:
+                      max_bytes: int = MAX_RESPONSE_BYTES, http: ModuleType = httpx, url: str = "") -> Any:
     """An httpx transport: wall-time and size bounds per response; secret headers set only as given.
 
     `strip`: header names removed from every request (the SDK may add them from the environment);
-    `headers`: headers set on every request (the secrets this backend may send to its own URL);
+    `headers`: headers set on requests to `url`'s origin (the secrets this backend may send to its own URL);
+    `url`: the URL the secrets were saved for; a request to another origin carries none of them, nor
+    Authorization (without `url`, no request carries secrets);
     `http`: the httpx-compatible library the client is built on (the openai SDK uses `httpx2`)."""
     _, transport_cls = _classes(http)
-    return transport_cls(where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, http.HTTPTransport())
+    return transport_cls(where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, http.HTTPTransport(),
+                         url)
+
+
+SECRET_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "openai-organization",
+                  "openai-project", "cookie")
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    p = urlparse((url or "").strip())
+    scheme = p.scheme.lower()
+    try:
+        port = p.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:  # a port that is not a number: matches nothing
+        return ("", "", None)
+    return (scheme, (p.hostname or "").lower(), port)
+
+
+def carries_secrets(own_url: str, request_url: str) -> bool:
+    """Whether a request to `request_url` may carry the secrets saved for `own_url`: same scheme, host
+    and port (the origin). A redirect to another origin, even https on the same host, gets none."""
+    own = _origin(own_url)
+    return bool(own[1]) and own == _origin(request_url)
 
 
 _CLASSES: dict[str, tuple[type, type]] = {}
@@ -75,13 +102,18 @@ def _classes(http: ModuleType) -> tuple[type, type]:
 
     class BoundedTransport(http.BaseTransport):
         def __init__(self, where: str, strip: tuple[str, ...], headers: dict[str, str], max_bytes: int,
-                     inner: Any) -> None:
+                     inner: Any, url: str = "") -> None:
             self.where, self.strip, self.headers, self.max_bytes, self._inner = where, strip, headers, max_bytes, inner
+            self.url = url
 
         def handle_request(self, request: Any) -> Any:
             for name in self.strip:
                 request.headers.pop(name, None)
-            request.headers.update(self.headers)
+            if carries_secrets(self.url, str(request.url)):
+                request.headers.update(self.headers)
+            else:  # another origin (a redirect's target): nothing saved for our URL goes there
+                for name in (*SECRET_HEADERS, *self.headers):
+                    request.headers.pop(name, None)
             t0, deadline = time.monotonic(), deadline_of(request)
             watch = _HeadWatch(request, deadline)
             try:

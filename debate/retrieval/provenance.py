@@ -16,7 +16,9 @@ _CITE = re.compile(r"\[(E\d{1,3})\]")
 
 
 def _e(x) -> str:
-    return html.escape(str(x if x is not None else ""), quote=True)
+    """Escaped, on one line: these snippets sit inside a raw-HTML block of a Markdown page, which a blank
+    line would end, and a page title after it would be read as Markdown (an image fetched, a link)."""
+    return html.escape(" ".join(str(x if x is not None else "").split()), quote=True)
 
 
 def _link(url: str, label: str) -> str:

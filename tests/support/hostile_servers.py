@@ -13,7 +13,11 @@ headers, and can be told to:
   only the first `cuts` answers when given);
 - `trickle`: answer every request (lists too) with HTTP 200 and then one byte every `delay_s`, for ever;
 - `trickle_head`: the same, one byte at a time from the status line on (the headers never end);
-- `error`: answer every request with HTTP `status` and `error_text` as the server's error message.
+- `error`: answer every request with HTTP `status` and `error_text` as the server's error message;
+- `redirect`: answer every request with HTTP 307 to the same path at `redirect_to` (another server).
+
+With `list_ok`, the model lists (GET) are answered normally in every mode: a server that lists its
+models and then fails the request.
 
 `delay_s` paces the words (a slow server). `context_length` is reported as the model's window: Ollama's
 /api/show `model_info` and vLLM's `max_model_len` in /v1/models. Each request's JSON body is recorded.
@@ -71,8 +75,11 @@ class _Loopback:
 class Recorder(_Loopback):
     def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
                  model: str = "scripted", delay_s: float = 0.0, status: int = 500, error_text: str = "boom",
-                 context_length: int | None = None, cuts: int | None = None) -> None:
+                 context_length: int | None = None, cuts: int | None = None, redirect_to: str = "",
+                 list_ok: bool = False) -> None:
         self.mode = mode
+        self.list_ok = list_ok
+        self.redirect_to = redirect_to  # mode "redirect": the other server's origin, e.g. http://127.0.0.1:PORT
         self.cuts = cuts  # mode "cut": how many answers are cut (None: all), the later ones finish
         self.status = status
         self.error_text = error_text
@@ -100,6 +107,11 @@ class Recorder(_Loopback):
                 """The modes that answer every path alike; True when this request was answered so."""
                 if outer.mode == "hang":
                     self._hang()
+                elif outer.mode == "redirect":
+                    self.send_response(307)
+                    self.send_header("Location", outer.redirect_to + self.path)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif outer.mode == "error":
                     self._json({"error": {"message": outer.error_text, "type": "server_error"}}
                                if not self.path.startswith("/api/") else {"error": outer.error_text}, outer.status)
@@ -131,7 +143,7 @@ class Recorder(_Loopback):
 
             def do_GET(self) -> None:
                 self._record()
-                if self._misbehave():
+                if not outer.list_ok and self._misbehave():
                     return
                 if self.path.rstrip("/").endswith("/models"):
                     entry = {"id": outer.model, "object": "model"}

@@ -192,18 +192,30 @@ def check_url(url: str) -> str:
 def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes: int,
             params: dict | None = None, data: dict | None = None, json_body: dict | None = None,
             headers: dict | None = None, ok_statuses: tuple[int, ...] = (200,),
-            guard: PageGuard | None = None) -> Reply:
+            guard: PageGuard | None = None, keyed: bool = False) -> Reply:
     """One request, its whole body read within `timeout_s` and `max_bytes`; raises SourceError. With a
     `guard`, every connection (each redirect hop too) goes only to public addresses, and directly (an
-    environment proxy would connect on our behalf, past the check)."""
+    environment proxy would connect on our behalf, past the check). `keyed`: the request carries a key
+    (in a header or the body) saved for `url`; a redirect to another origin is refused, since httpx would
+    resend custom headers, and a 307/308 the body, to wherever the service points."""
     import httpx
+
+    from debate.models.transport import carries_secrets
 
     check_url(url)
     deadline = time.monotonic() + timeout_s
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
+
+    def own_origin_only(req: httpx.Request) -> None:
+        if not carries_secrets(url, str(req.url)):
+            raise SourceError(f"{service} redirected to {req.url.host or 'another address'}: not followed, "
+                              "the key is sent only to the address it was saved for.",
+                              "Set this source's address to where the service really answers.")
+
     try:
         with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=True,
                           max_redirects=MAX_REDIRECTS, headers=hdrs,
+                          event_hooks={"request": [own_origin_only]} if keyed else None,
                           transport=None if guard is None else guard.transport()) as client:
             with client.stream(method, url, params=params, data=data, json=json_body) as r:
                 if r.status_code == 429:

@@ -58,14 +58,14 @@ class WebSource(Source):
         if backend == "brave":
             data = http.request("Brave Search", "GET", s.brave_url, params={"q": query, "count": str(n)},
                                 headers={"X-Subscription-Token": s.brave_key, "Accept": "application/json"},
-                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES).json("Brave Search")
+                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES, keyed=True).json("Brave Search")
             rows = ((data.get("web") or {}).get("results") or []) if isinstance(data, dict) else []
             return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("description", "")),
                      str(r.get("page_age") or r.get("age") or "")) for r in rows if isinstance(r, dict)]
         if backend == "tavily":
             data = http.request("Tavily", "POST", s.tavily_url, json_body={"api_key": s.tavily_key, "query": query,
                                                                           "max_results": n},
-                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES).json("Tavily")
+                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES, keyed=True).json("Tavily")
             rows = data.get("results") or [] if isinstance(data, dict) else []
             return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("content", "")),
                      str(r.get("published_date") or "")) for r in rows if isinstance(r, dict)]
