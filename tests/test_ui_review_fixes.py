@@ -84,3 +84,19 @@ def test_a_started_round_with_no_turn_yet_says_what_is_happening():
     assert not any("Preparing" in c.value for c in ended.caption)
     stored = AppTest.from_function(_round_without_turns, args=(False, False), default_timeout=T).run()
     assert not any("Preparing" in c.value for c in stored.caption)  # Learn's step-through, a blind copy
+
+
+def test_a_fitted_threshold_reads_with_three_decimals_on_the_verdict(monkeypatch):
+    """The baseline's verdict read "P(YES) = 0.83 against a threshold 0.482472 ... (train macro-F1 0.765625)":
+    six decimals beside two, a precision the fit does not have."""
+    from debate.aids import calibration as cal
+    from tests.support.engine import by_type, run, scripted
+
+    monkeypatch.setattr(cal, "fitted_threshold", lambda key: {"threshold": 0.482472, "train_macro_f1": 0.765625,
+                                                              "fitted_on": "checkthat-train"})
+    client, _ = scripted({"judge": '{"category": "YES"}'}, label_probs=lambda t, o: {"YES": 0.7, "NO": 0.3})
+    v = by_type(run(client, protocol="baseline", params={"answer": "label-first", "calibration": "threshold"}),
+                "verdict")[-1]
+    assert v.label == "YES"
+    assert "threshold 0.482 fitted on checkthat-train (train macro-F1 0.766)" in v.explanation
+    assert "0.482472" not in v.explanation and "0.765625" not in v.explanation
