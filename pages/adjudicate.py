@@ -10,7 +10,7 @@ from debate import config, live
 from debate.adjudication import agreement
 from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
 from debate.datasets import SPLIT_TEXT
-from debate.tasks import resolve_task
+from debate.tasks import CHECKTHAT_CATEGORIES, resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
 from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
@@ -174,6 +174,9 @@ def _guidelines_panel(expanded: bool = False) -> None:
     with st.expander(f"Guidelines · version {guide['version']}", expanded=expanded, icon=":material/menu_book:"):
         if queue["task"] in ("checkthat", "halftruth", "averitec"):
             cats = {c.category for c in cases} if queue["task"] == "checkthat" else {None}
+            if queue["task"] == "checkthat" and not cats - {None}:  # an upload without a category column:
+                st.caption("These cases name no category: the three categories' definitions follow.")
+                cats = set(CHECKTHAT_CATEGORIES)  # (resolve_task has no category-less CheckThat view)
             for cat in sorted(cats - {None}) or [None]:
                 tv = resolve_task(queue["task"], cat if queue["task"] == "checkthat" else None)
                 title = f"Category {cat}: {tv.extra.get('title', '')}" if cat else f"Labels: {', '.join(tv.labels)}"
@@ -386,7 +389,7 @@ def _act(kind: str, value=None) -> None:
         elif kind == "note":
             store.set_note(qid, case.key, annotator, st.session_state.get(value, ""))
     except DebateError as e:
-        st.session_state["adj_msg"] = f"**{e.message}**  \n{e.hint}"
+        st.session_state["adj_msg"] = error_md(e)
         return
     if kind in ("label", "skip") and st.session_state.get("adj_advance", True):
         _move(+1)

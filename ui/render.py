@@ -149,11 +149,19 @@ def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
         render_item(view, kind, item, debate_id)
 
 
-def render_sections(view: DebateView, debate_id: str) -> None:
+def render_sections(view: DebateView, debate_id: str, live: bool = False) -> None:
+    """The rounds; `live` when the debate is running now (a step-through or a blind copy of a stored one,
+    which also lacks its end, is not waiting for anything)."""
     if not view.sections:
         st.caption("Waiting for the first round…")
     for sec in view.sections:
         render_section(view, sec, debate_id)
+    last = view.sections[-1] if view.sections else None
+    if live and last is not None and not last.items and view.finished is None and last.phase != "evidence":
+        # the prompts are being put together (with the aids: the similar train tweets looked up), which on a
+        # busy machine takes long enough that a round title over nothing reads as a stalled page
+        st.caption(":material/hourglass_top: Preparing this round's prompts; the first words appear here "
+                   "as soon as a model starts answering.")
 
 
 def evidence_status(view: DebateView, running: bool | None = None) -> str:
@@ -297,7 +305,7 @@ def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, 
     with right:
         render_side(view, debate_id, chart_key, running=None if row is None else row.get("status") == "running")
     with left:
-        render_sections(view, debate_id)
+        render_sections(view, debate_id, live=view.finished is None if row is None else row.get("status") == "running")
 
 
 def render_stop_checks(view: DebateView, key: str) -> None:

@@ -41,7 +41,10 @@ def chip(label: str | None, confidence: float | None = None, valid: bool = True,
         return (f'<span class="chip invalid" title="{escape(odd)}">wrote {escape(str(label))} · P '
                 f'{confidence:.2f}</span>')
     cls = LABEL_COLORS.get(str(label).upper(), "gray")
-    return f'<span class="chip {cls}">{escape(str(label))}{conf}</span>'
+    # a bare "YES · 0.84" is a number without its meaning: the hover says what it measures and its scale
+    why = (f' title="confidence in {escape(str(label))}: {confidence:.2f} on a scale from 0 to 1 (the probability '
+           f'behind this label, or the confidence the answer stated)"' if confidence is not None else "")
+    return f'<span{why} class="chip {cls}">{escape(str(label))}{conf}</span>'
 
 
 def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-sentence") -> str:

@@ -353,7 +353,9 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
     first_line, first = rows[0]
     tcol = _col(first, TEXT_COLS)
     if tcol is None:
-        raise InvalidInput(f"{filename}: no text column; columns are {sorted(first)}.",
+        names = sorted(map(str, first))  # a file's own header: a short list in words, not a Python list
+        raise InvalidInput(f"{filename}: no text column; the columns are " + ", ".join(n[:60] for n in names[:12])
+                           + (f" and {len(names) - 12} more" if len(names) > 12 else "") + ".",
                            f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.")
     icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
     cases, seen = [], set()
@@ -363,6 +365,12 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
             raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
         iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
         cat = _category(rec.get("category"), f"{filename}, line {line}")
+        if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
+            # it the page has no definition to show and the CheckThat export has no column for the label
+            raise InvalidInput(f"{filename}, line {line}: " + ("no category" if cat is None else f"category {cat}")
+                               + ": a CheckThat case is one of its three questions.",
+                               "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
+                               "(scientific entities) on every row, or choose another task for these cases.")
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")

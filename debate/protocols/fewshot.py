@@ -105,5 +105,7 @@ def fitted_threshold(ctx: DebateContext, agent: Agent, answer: str = "label-firs
     entry = cal.fitted_threshold(key)
     if entry is None:
         return None, f"no threshold fitted on CheckThat train for {key}"
-    return float(entry["threshold"]), (f"threshold {entry['threshold']:g} fitted on {entry.get('fitted_on', 'train')}"
-                                       f" (train macro-F1 {entry.get('train_macro_f1', '?')})")
+    f1 = entry.get("train_macro_f1")  # at most 3 decimals (P(YES) beside it has 2): 0.482472 was false precision
+    f1_text = f"{round(f1, 3):g}" if isinstance(f1, (int, float)) else "?"
+    return float(entry["threshold"]), (f"threshold {round(float(entry['threshold']), 3):g} fitted on "
+                                       f"{entry.get('fitted_on', 'train')} (train macro-F1 {f1_text})")
