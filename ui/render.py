@@ -181,6 +181,18 @@ def evidence_status(view: DebateView, running: bool | None = None) -> str:
     return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
 
 
+def evidence_title(view: DebateView) -> str:
+    """A collapsed evidence panel's title: the same verdict the open panel gives (a count of passages
+    shown, or that none passed the relevance floor), never a count the panel would contradict."""
+    from debate.retrieval import provenance as prov
+
+    if view.evidence:
+        return f"Evidence ({len(view.evidence)} passages)"
+    if prov.nothing_fits(view.evidence_event or {}):
+        return "Evidence (no passage passed the relevance floor)"
+    return "Evidence"
+
+
 def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
     from debate.retrieval import provenance as prov
 
@@ -199,6 +211,8 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
     if not view.evidence:
         st.caption(evidence_status(view, running))
         return
+    if prov.unfloored_note(meta):
+        st.caption(escape(prov.unfloored_note(meta)))
     cited = view.cited()
     by_agent = prov.cited_by((t.agent, t.text) for t in view.turns.values())
     rows = []
@@ -260,7 +274,7 @@ def vote_comparison_html(view: DebateView) -> str:
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
         basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
                  if c.basis == "assigned sides" else "")
-        out.append(f'<div class="gold vote-vs">Against the vote: {escape(where + line + basis)}</div>')
+        out.append(f'<div class="gold vote-vs">Debate vs. vote: {escape(where + line + basis)}</div>')
     return "".join(out)
 
 

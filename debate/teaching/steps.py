@@ -146,7 +146,7 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         over = f" {override_note(e)}" if override_note(e) else ""
         return f"Verdict{cat}: {label}", f"{said}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "vote_comparison":
-        return "Debate against vote", vote_note(e)
+        return "Debate vs. vote", vote_note(e)
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
