@@ -193,11 +193,16 @@ def evidence_title(view: DebateView) -> str:
     return "Evidence"
 
 
-def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
+def render_evidence(view: DebateView, debate_id: str, running: bool | None = None, replay: str | None = None) -> None:
+    """`replay`: what to say instead of a progress line while no passages are shown, for a stored debate
+    stepped through (nothing is searching then)."""
     from debate.retrieval import provenance as prov
 
     st.markdown("#### Evidence")
     meta = view.evidence_event or {}
+    if not meta and replay is not None:
+        st.caption(escape(replay))  # (from the stored events: a file's text)
+        return
     if not meta and view.evidence_progress:  # retrieval for the agents is running: each source's state so far
         st.markdown(prov.progress_html(view.evidence_progress), unsafe_allow_html=True)
         return
@@ -209,7 +214,7 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
                 icon=":material/search_off:")
         return
     if not view.evidence:
-        st.caption(evidence_status(view, running))
+        st.caption(escape(replay) if replay is not None else evidence_status(view, running))
         return
     if prov.unfloored_note(meta):
         st.caption(escape(prov.unfloored_note(meta)))
