@@ -64,3 +64,5 @@ def test_passages_not_reached_yet_say_at_which_step_they_arrive(tmp_path, monkey
     at.button(key="learn_next").click().run()  # step 2: the passages
     shown = " ".join(m.value for m in at.markdown)
     assert "Colds are caused by viruses" in shown and "Not reached yet" not in _panel(at)
+    # the local index asked directly (no relevance floor): the panel says its passages were not floor-checked
+    assert "no relevance floor was applied" in _panel(at)
