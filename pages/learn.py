@@ -150,7 +150,7 @@ with left:
         st.markdown(f'<div class="claim-card"><div class="meta">{escape(s.protocol)} · {escape(s.task)}</div>'
                     f'{text_html(s.claim, css="claim-text")}</div>', unsafe_allow_html=True)
     render_verdict(shown)
-    render_sections(shown, f"learn-{i}")
+    render_sections(shown, f"learn-{i}", replay=teaching.rounds_note(events, step, steps))
 with right:
     render_evidence(shown, f"learn-{i}", running=False, replay=teaching.evidence_note(events, step, steps))
     if store.get(debate_key) is not None:  # a Library debate (evaluation items are not stored there)

@@ -1,6 +1,6 @@
 """Learn's step-through replays a stored debate: its evidence panel says what is true at the step shown
 (the passages arrive at step N, the debate had no retrieval), never a progress line for a search that
-is not running. Real runner, real store, the real embedder over a small corpus, AppTest on the page."""
+is not running, and its transcript does not say it is "waiting" for a first round that a replay has stored. Real runner, real store, the real embedder over a small corpus, AppTest on the page."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_a_debate_without_retrieval_says_so_at_every_step():
     for _ in range(3):
         text = _panel(at)
         assert "This debate had no evidence retrieval" in text, text
-        assert "Searching" not in text
+        assert "Searching" not in text and "Waiting" not in text
         at.button(key="learn_next").click().run()
 
 
@@ -60,7 +60,8 @@ def test_passages_not_reached_yet_say_at_which_step_they_arrive(tmp_path, monkey
     n = int(at.get("progress")[0].proto.text.split(" of ")[1])
     text = _panel(at)  # step 1: the debate has started, retrieval not yet reached in the replay
     assert "Not reached yet in this replay: 2 passages arrive at step 2 of " + str(n) in text, text
-    assert "Searching" not in text
+    assert "Searching" not in text and "Waiting for the first round" not in text
+    assert "Nothing said yet at this step of the replay: the first turn comes at step " in text, text
     at.button(key="learn_next").click().run()  # step 2: the passages
     shown = " ".join(m.value for m in at.markdown)
     assert "Colds are caused by viruses" in shown and "Not reached yet" not in _panel(at)

@@ -149,11 +149,12 @@ def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
         render_item(view, kind, item, debate_id)
 
 
-def render_sections(view: DebateView, debate_id: str, live: bool = False) -> None:
+def render_sections(view: DebateView, debate_id: str, live: bool = False, replay: str | None = None) -> None:
     """The rounds; `live` when the debate is running now (a step-through or a blind copy of a stored one,
-    which also lacks its end, is not waiting for anything)."""
+    which also lacks its end, is not waiting for anything); `replay`: said instead of "waiting" before the
+    first round of a stored debate stepped through."""
     if not view.sections:
-        st.caption("Waiting for the first round…")
+        st.caption(escape(replay) if replay is not None else "Waiting for the first round…")
     for sec in view.sections:
         render_section(view, sec, debate_id)
     last = view.sections[-1] if view.sections else None

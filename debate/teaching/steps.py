@@ -196,14 +196,30 @@ def steps(events: list[dict]) -> list[Step]:
     return out
 
 
+def _step_number(all_steps: list[Step], e: dict) -> int:
+    """The 1-based step at which event `e` is shown."""
+    seq = int(e.get("seq", -1))
+    return next((x.index for x in all_steps if x.seq >= seq), len(all_steps) - 1) + 1
+
+
+def rounds_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
+    """What the transcript says at a step of a replay before anything was said: where the first turn
+    comes (a stored debate is not waiting for anything, so "waiting for the first round" would mislead)."""
+    first = next((e for e in events if e.get("type") == "turn_finished"), None)
+    if first is None:
+        return "Nobody spoke in this debate: no turn was stored with it."
+    if int(first.get("seq", -1)) > step.seq:
+        return f"Nothing said yet at this step of the replay: the first turn comes at step {_step_number(all_steps, first)}."
+    return ""
+
+
 def evidence_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
     """What the evidence panel says at a step of a replay while it shows no passages. Nothing runs in a
     replay, so it never says "searching": it says at which step the passages arrive, what the debate
     recorded instead (no retriever, retrieval failed), that none passed the relevance floor, or that the
     debate had no retrieval at all."""
     def step_of(e: dict) -> int:
-        seq = int(e.get("seq", -1))
-        return next((x.index for x in all_steps if x.seq >= seq), len(all_steps) - 1) + 1
+        return _step_number(all_steps, e)
 
     ev = next((e for e in events if e.get("type") == "evidence"), None)
     said = next((e for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
