@@ -227,9 +227,8 @@ def evidence_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
     if ev is not None:
         k = len(ev.get("passages") or [])
         if int(ev.get("seq", -1)) > step.seq:
-            what = f"{k} passages" if k else "the evidence verdict"
-            return (f"Not reached yet in this replay: {what} arrive{'' if k else 's'} at step {step_of(ev)} of "
-                    f"{len(all_steps)}.")
+            what = f"{k} passages arrive" if k > 1 else ("1 passage arrives" if k else "the evidence verdict arrives")
+            return f"Not reached yet in this replay: {what} at step {step_of(ev)} of {len(all_steps)}."
         if ev.get("rejected"):
             return "No passage passed the relevance floor: none is shown."
         return "Retrieval found no passage for this claim."
