@@ -77,3 +77,19 @@ def test_compare_and_debate_give_the_coffee_claim_the_same_evidence_verdict():
     assert not any("passages)" in e.label for e in cmp_.expander)
     for at in (cmp_, deb):
         assert any("No passage is about this claim" in i.value for i in at.info), [i.value for i in at.info]
+        ran = [c.value for c in at.caption if "Ran with: council" in c.value]
+        assert ran and "(top 6 passages from every source that answers)" in ran[0], ran
+
+
+def test_the_settings_line_says_how_evidence_was_searched_so_differences_show():
+    """Where two debates of one claim searched differently, their "Ran with" lines say so."""
+    from debate.live.pace import settings_line
+
+    base = {"params": {}, "max_tokens": 128, "aids": False, "evidence_on": False}
+    a = settings_line({"protocol": "council", "settings": {**base, "top_k": 6, "sources": None, "questions": 0}})
+    b = settings_line({"protocol": "council", "settings": {**base, "top_k": 20, "sources": "local,web",
+                                                           "questions": 2}})
+    assert "evidence shown, not given to the agents (top 6 passages from every source that answers)" in a
+    assert "(top 20 passages from local, web, 2 search questions)" in b
+    # an events file from before these settings were recorded: no claim about how it was searched
+    assert "passages from" not in settings_line({"protocol": "council", "settings": base})
