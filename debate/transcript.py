@@ -306,7 +306,7 @@ class TextRenderer:
                 said + over + (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
         if kind == "vote_comparison":
             cat = f" (category {ev.category})" if ev.category else ""
-            return f"  Against the vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
+            return f"  Debate vs. vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
         if kind == "error":
             return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
         if kind == "finished":

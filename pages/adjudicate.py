@@ -544,7 +544,7 @@ else:
         cfg = DebateConfig(claim=case.text, protocol=proto, task=task,
                            category=case.category or (1 if task == "checkthat" else None), lineup="embedded")
         try:
-            retriever = resources.get_retriever() if infos[proto].uses_evidence else None
+            retriever = resources.retriever_for(cfg) if infos[proto].uses_evidence else None
             did = live.start_debate(cfg, resources.get_client(), retriever, resources.get_store(),
                                     run=resources.get_run())
             store.attach_debate(qid, case.key, did)

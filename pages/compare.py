@@ -10,7 +10,7 @@ from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, resources, server_box, setup, share_view, widgets
-from ui.render import render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
+from ui.render import evidence_title, render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
 from ui.entry import through_app
@@ -81,8 +81,8 @@ def _column(debate_id: str, n_cols: int) -> None:
         render_stop_checks(view, f"cmp-stop-{debate_id}")
     with st.container(height=620 if n_cols > 1 else None):
         render_sections(view, debate_id)
-    if view.evidence:
-        with st.expander(f"Evidence ({len(view.evidence)} passages)"):
+    if view.evidence or view.evidence_event:
+        with st.expander(evidence_title(view)):
             render_evidence(view, debate_id)
 
 
@@ -184,6 +184,7 @@ with st.sidebar:
             params_of[proto] = setup.protocol_params(proto, infos[proto], pace)
             evidence_of[proto] = widgets.evidence_toggle(infos[proto])
     budget = widgets.answer_budget(pace)
+    budget.update(sources=widgets.evidence_sources(), questions=widgets.evidence_questions())  # as on Debate
 agents_of = []
 for i, (proto, lu) in enumerate(picks):
     try:
@@ -217,7 +218,7 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
                                 f"{escape(not_there[i].hint)}")  # the server's names: its text, not Markdown
                 continue
             try:
-                retriever = resources.get_retriever()  # shown beside each debate; in prompts per protocol
+                retriever = resources.retriever_for(cfg)  # the Debate page's: same sources, same floor
                 started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))
             except DebateError as e:
                 problems.append(f"Column {i + 1} ({proto}): **{e.message}** {e.hint}")

@@ -86,7 +86,7 @@ if run_clicked:
         st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
     else:
         try:
-            retriever = resources.get_retriever(gen.get("sources"))  # always shown; the toggle decides the prompts
+            retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts
             st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
                                                               resources.get_store(), run=resources.get_run(),
                                                               debate_id=st.session_state.get("next_debate_id"))

@@ -150,9 +150,9 @@ with left:
         st.markdown(f'<div class="claim-card"><div class="meta">{escape(s.protocol)} · {escape(s.task)}</div>'
                     f'{text_html(s.claim, css="claim-text")}</div>', unsafe_allow_html=True)
     render_verdict(shown)
-    render_sections(shown, f"learn-{i}")
+    render_sections(shown, f"learn-{i}", replay=teaching.rounds_note(events, step, steps))
 with right:
-    render_evidence(shown, f"learn-{i}")
+    render_evidence(shown, f"learn-{i}", running=False, replay=teaching.evidence_note(events, step, steps))
     if store.get(debate_key) is not None:  # a Library debate (evaluation items are not stored there)
         with st.expander(f"Fork from round {step.round}", icon=":material/call_split:"):
             new_id = share_view.fork_form(debate_key, f"learn{step.round}", default_round=step.round)

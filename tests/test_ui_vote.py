@@ -41,9 +41,9 @@ def test_verdict_card_says_whether_the_discussion_changed_the_first_vote():
     assert not at.exception, [e.message for e in at.exception]
     at.text_input(key="lib_search").input("Vote card").run()
     at.selectbox(key="lib_open").select("vote-flip").run()
-    assert "Against the vote: the discussion changed the outcome: NO → YES (for the better)" in _card(at)
+    assert "Debate vs. vote: the discussion changed the outcome: NO → YES (for the better)" in _card(at)
     at.selectbox(key="lib_open").select("vote-same").run()
-    assert "Against the vote: unanimous at the first vote" in _card(at)
+    assert "Debate vs. vote: unanimous at the first vote" in _card(at)
     # the Library's filter: only debates whose discussion changed the outcome
     at.selectbox(key="lib_open").select("vote-flip").run()
     assert len(at.selectbox(key="lib_open").options) == 2

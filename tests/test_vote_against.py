@@ -84,7 +84,7 @@ def test_learn_explains_it_in_one_plain_note():
     d = against_vote({"a": "NO", "b": "NO", "c": "YES"}, LABELS, "NO", "YES", gold="YES")
     ev = VoteComparison(seq=0, category=1, **d).to_dict()
     (step,) = teaching.steps([ev])
-    assert step.title == "Debate against vote"
+    assert step.title == "Debate vs. vote"
     assert "plain majority" in step.note and "NO → YES" in step.note and "for the better" in step.note
 
 
@@ -217,7 +217,7 @@ def test_eval_reports_the_flips_mcnemar_and_the_vote_only_macro_f1(tmp_path, cap
     assert v["macro_f1_vote"] == pytest.approx(score(gold, ["NO"] * len(gold), ["YES", "NO"])["macro_f1"])
     assert v["macro_f1_debate"] == pytest.approx(s.metrics["macro_f1"])
     assert 0.0 < v["mcnemar_p"] <= 1.0
-    assert "Debate against vote" in (out / "report.html").read_text(encoding="utf-8")
+    assert "Debate vs. vote" in (out / "report.html").read_text(encoding="utf-8")
     _print_summary(s.to_dict())
     said = capsys.readouterr().out
     assert f"flipped wrong -> right {gold.count('YES')}, right -> wrong {gold.count('NO')}" in said
@@ -228,8 +228,8 @@ def test_text_and_markdown_transcripts_carry_the_comparison(tmp_path):
     from debate.transcript import render_text
     client, _ = scripted({"vote": member_vote({1: "NO", 2: "NO", 3: "YES"}, later="YES")})
     ev = run(client, "council", n=3, gold="YES")
-    assert "Against the vote (category 2): the discussion changed the outcome: NO → YES (for the better)" \
+    assert "Debate vs. vote (category 2): the discussion changed the outcome: NO → YES (for the better)" \
         in render_text(ev)
     store = DebateStore(tmp_path / "s.sqlite")
     _stored(store, "md", ev)
-    assert "**Against the vote:** the discussion changed the outcome" in store.export_markdown("md")
+    assert "**Debate vs. vote:** the discussion changed the outcome" in store.export_markdown("md")

@@ -149,11 +149,12 @@ def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
         render_item(view, kind, item, debate_id)
 
 
-def render_sections(view: DebateView, debate_id: str, live: bool = False) -> None:
+def render_sections(view: DebateView, debate_id: str, live: bool = False, replay: str | None = None) -> None:
     """The rounds; `live` when the debate is running now (a step-through or a blind copy of a stored one,
-    which also lacks its end, is not waiting for anything)."""
+    which also lacks its end, is not waiting for anything); `replay`: said instead of "waiting" before the
+    first round of a stored debate stepped through."""
     if not view.sections:
-        st.caption("Waiting for the first round…")
+        st.caption(escape(replay) if replay is not None else "Waiting for the first round…")
     for sec in view.sections:
         render_section(view, sec, debate_id)
     last = view.sections[-1] if view.sections else None
@@ -181,11 +182,28 @@ def evidence_status(view: DebateView, running: bool | None = None) -> str:
     return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
 
 
-def render_evidence(view: DebateView, debate_id: str, running: bool | None = None) -> None:
+def evidence_title(view: DebateView) -> str:
+    """A collapsed evidence panel's title: the same verdict the open panel gives (a count of passages
+    shown, or that none passed the relevance floor), never a count the panel would contradict."""
+    from debate.retrieval import provenance as prov
+
+    if view.evidence:
+        return f"Evidence ({len(view.evidence)} passages)"
+    if prov.nothing_fits(view.evidence_event or {}):
+        return "Evidence (no passage passed the relevance floor)"
+    return "Evidence"
+
+
+def render_evidence(view: DebateView, debate_id: str, running: bool | None = None, replay: str | None = None) -> None:
+    """`replay`: what to say instead of a progress line while no passages are shown, for a stored debate
+    stepped through (nothing is searching then)."""
     from debate.retrieval import provenance as prov
 
     st.markdown("#### Evidence")
     meta = view.evidence_event or {}
+    if not meta and replay is not None:
+        st.caption(escape(replay))  # (from the stored events: a file's text)
+        return
     if not meta and view.evidence_progress:  # retrieval for the agents is running: each source's state so far
         st.markdown(prov.progress_html(view.evidence_progress), unsafe_allow_html=True)
         return
@@ -197,8 +215,10 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
                 icon=":material/search_off:")
         return
     if not view.evidence:
-        st.caption(evidence_status(view, running))
+        st.caption(escape(replay) if replay is not None else evidence_status(view, running))
         return
+    if prov.unfloored_note(meta):
+        st.caption(escape(prov.unfloored_note(meta)))
     cited = view.cited()
     by_agent = prov.cited_by((t.agent, t.text) for t in view.turns.values())
     rows = []
@@ -260,7 +280,7 @@ def vote_comparison_html(view: DebateView) -> str:
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
         basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
                  if c.basis == "assigned sides" else "")
-        out.append(f'<div class="gold vote-vs">Against the vote: {escape(where + line + basis)}</div>')
+        out.append(f'<div class="gold vote-vs">Debate vs. vote: {escape(where + line + basis)}</div>')
     return "".join(out)
 
 

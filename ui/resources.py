@@ -107,6 +107,14 @@ def get_retriever(sources: str | None = "") -> Any:
                                                                          sort_keys=True))
 
 
+def retriever_for(config: Any) -> Any:
+    """The retriever a debate of this set-up searches with, the same on every page: the sources its
+    config asks for (None: every one that answers), ranked together under the relevance floor. A page
+    that passed the bare local index instead showed the top-k passages however far from the claim,
+    while another page said, for the same claim, that none passed the floor."""
+    return get_retriever(getattr(config, "sources", None))
+
+
 @st.cache_resource(show_spinner=False)
 def _multi(index_dir: str, sources: str, settings_json: str) -> Any:
     """One MultiRetriever per choice of sources and settings, shared: its health checks and back-offs
@@ -267,7 +275,7 @@ def _warm_retriever(config: Any) -> Any:
     try:
         from debate.runner import prepare
 
-        return get_retriever(getattr(config, "sources", None)) if prepare(config).evidence_on else None
+        return retriever_for(config) if prepare(config).evidence_on else None
     except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
         return None
 

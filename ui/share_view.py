@@ -46,7 +46,7 @@ def parse_params(text: str) -> dict[str, str]:
 
 def start(config: Any) -> str:
     store = resources.get_store()
-    return live.start_debate(config, resources.get_client(), resources.get_retriever(), store,
+    return live.start_debate(config, resources.get_client(), resources.retriever_for(config), store,
                              run=resources.get_run())
 
 

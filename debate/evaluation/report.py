@@ -166,7 +166,7 @@ def render_html(m: dict, rows: list[dict]) -> str:
                 "tokens_total", "wall_s_mean", "model_calls_mean", "cache_hit_rate", "invalid_turns_total"]
         parts.append("<h2>Debate statistics</h2>" + _table(["measure", "value"], [[k, d.get(k)] for k in keys]))
     if m.get("vote"):
-        parts.append("<h2>Debate against vote</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in vote_lines(m["vote"])))
+        parts.append("<h2>Debate vs. vote</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in vote_lines(m["vote"])))
     parts.append(_papers_html(m))
     cal = m.get("calibration") or {}
     if cal.get("chosen"):
@@ -211,7 +211,7 @@ def vote_lines(v: dict | None) -> list[str]:
     """The debate against its first vote, as plain lines for the CLI summary and report.html."""
     if not v:
         return []
-    return [f"debate against the vote (a plain majority of the first answers, no discussion), {v['items']} items: "
+    return [f"debate vs. vote (the vote: a plain majority of the first answers, no discussion), {v['items']} items: "
             f"the discussion changed {v['changed']} decisions",
             f"flipped wrong -> right {v['flipped_wrong_to_right']}, right -> wrong {v['flipped_right_to_wrong']} "
             f"(McNemar exact p = {v['mcnemar_p']:.3g})",

@@ -84,6 +84,17 @@ def describe_many(pace: str, protocols: list[str], aids: bool = False) -> str:
     return line.replace("Live-demo pace: ", "Live-demo pace: " + ", ".join(bits) + ", ", 1) if bits else line
 
 
+def _search_words(settings: dict) -> str:
+    """How the evidence was searched, for the settings line: two pages whose evidence differs for one claim
+    must show why (another top-k, other sources, questions written for the search)."""
+    if not isinstance(settings.get("top_k"), int):
+        return ""
+    sources = str(settings.get("sources") or "") or "every source that answers"
+    q = int(settings.get("questions") or 0)
+    return (f" (top {settings['top_k']} passages from {sources.replace(',', ', ')}"
+            + (f", {q} search question{'s' if q > 1 else ''}" if q else "") + ")")
+
+
 def settings_line(started: Event | dict) -> str:
     """What a debate ran with, in one line, from its debate_started event: every parameter that differs
     from the papers' defaults (beside the paper's value), the answer budget, whether the live-demo pace
@@ -118,5 +129,6 @@ def settings_line(started: Event | dict) -> str:
     else:
         parts.append("small-model aids off")
     if "evidence_on" in settings:
-        parts.append("evidence in the agents' prompts" if settings["evidence_on"] else "evidence shown, not given to the agents")
+        parts.append(("evidence in the agents' prompts" if settings["evidence_on"] else
+                      "evidence shown, not given to the agents") + _search_words(settings))
     return "Ran with: " + " · ".join(parts) + "."

@@ -135,5 +135,16 @@ def summary_html(ev: dict) -> str:
     return out
 
 
+def unfloored_note(ev: dict) -> str:
+    """For passages searched without the relevance floor (the local index asked directly: batch runs
+    without --sources, debates stored before every page searched alike), a sentence saying so: their
+    count is not a verdict that they are about the claim, and the same claim searched with the floor may
+    show none."""
+    if not (ev.get("passages") or []) or isinstance(ev.get("floor"), (int, float)) or ev.get("sources"):
+        return ""
+    return ("Ranked by similarity only: no relevance floor was applied to these passages (the local index "
+            "was searched directly), so some may not be about the claim.")
+
+
 def nothing_fits(ev: dict) -> bool:
     return not (ev.get("passages") or []) and bool(ev.get("rejected"))

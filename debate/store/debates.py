@@ -530,7 +530,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
         elif t == "vote_comparison":
-            out += [f"**Against the vote:** {md_text(event_from_dict(e).sentence())}", ""]
+            out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
         elif t == "error":
             out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
         elif t == "finished":

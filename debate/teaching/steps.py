@@ -66,6 +66,10 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
                 f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".")
     if t == "evidence":
         k = len(e.get("passages") or [])
+        if not k and e.get("rejected"):  # as the evidence panel says it: found, but none about the claim
+            return ("Evidence retrieved", f"Retrieval found {len(e['rejected'])} passages, none over the relevance "
+                    "floor: none is shown" + (", and the agents argue without evidence." if e.get("in_prompts", True)
+                                              else "."))
         if not k:
             return "Evidence retrieved", "Retrieval found no passage for this claim."
         if not e.get("in_prompts", True):  # the viewer's own search: the prompts stay as without evidence
@@ -146,7 +150,7 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         over = f" {override_note(e)}" if override_note(e) else ""
         return f"Verdict{cat}: {label}", f"{said}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "vote_comparison":
-        return "Debate against vote", vote_note(e)
+        return "Debate vs. vote", vote_note(e)
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
@@ -190,6 +194,49 @@ def steps(events: list[dict]) -> list[Step]:
         out.append(Step(len(out), int(e.get("seq", i)), t or "", title, note, int(e.get("round") or 0),
                         str(e.get("agent") or ""), category))
     return out
+
+
+def _step_number(all_steps: list[Step], e: dict) -> int:
+    """The 1-based step at which event `e` is shown."""
+    seq = int(e.get("seq", -1))
+    return next((x.index for x in all_steps if x.seq >= seq), len(all_steps) - 1) + 1
+
+
+def rounds_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
+    """What the transcript says at a step of a replay before anything was said: where the first turn
+    comes (a stored debate is not waiting for anything, so "waiting for the first round" would mislead)."""
+    first = next((e for e in events if e.get("type") == "turn_finished"), None)
+    if first is None:
+        return "Nobody spoke in this debate: no turn was stored with it."
+    if int(first.get("seq", -1)) > step.seq:
+        return f"Nothing said yet at this step of the replay: the first turn comes at step {_step_number(all_steps, first)}."
+    return ""
+
+
+def evidence_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
+    """What the evidence panel says at a step of a replay while it shows no passages. Nothing runs in a
+    replay, so it never says "searching": it says at which step the passages arrive, what the debate
+    recorded instead (no retriever, retrieval failed), that none passed the relevance floor, or that the
+    debate had no retrieval at all."""
+    def step_of(e: dict) -> int:
+        return _step_number(all_steps, e)
+
+    ev = next((e for e in events if e.get("type") == "evidence"), None)
+    said = next((e for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
+                 and e.get("note")), None)
+    if ev is not None:
+        k = len(ev.get("passages") or [])
+        if int(ev.get("seq", -1)) > step.seq:
+            what = f"{k} passages arrive" if k > 1 else ("1 passage arrives" if k else "the evidence verdict arrives")
+            return f"Not reached yet in this replay: {what} at step {step_of(ev)} of {len(all_steps)}."
+        if ev.get("rejected"):
+            return "No passage passed the relevance floor: none is shown."
+        return "Retrieval found no passage for this claim."
+    if said is not None:
+        if int(said.get("seq", -1)) > step.seq:
+            return f"Not reached yet in this replay: at step {step_of(said)} the debate records: {said['note']}"
+        return str(said["note"])
+    return "This debate had no evidence retrieval: no passages were stored with it."
 
 
 def events_until(events: list[dict], step: Step) -> list[dict]:
