@@ -8,6 +8,7 @@ Library page (AppTest).
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import sqlite3
@@ -101,7 +102,9 @@ def test_a_failed_member_is_shown_in_the_store_and_the_library(tmp_path):
     at.query_params["debate"] = did
     at.switch_page("pages/library.py").run()
     assert not at.exception, at.exception
-    shown = "\n".join([e.value for e in at.error] + [m.value for m in at.markdown] + [c.value for c in at.caption])
+    # the page escapes stored text before Markdown (":" as an entity, so no autolink); read it as shown
+    shown = html.unescape("\n".join([e.value for e in at.error] + [m.value for m in at.markdown]
+                                     + [c.value for c in at.caption]))
     assert f"Member m2 ({bad_model}, backend openai) failed: Cannot reach" in shown
     assert "Failed" in shown and "stopped by the user" not in shown
 
