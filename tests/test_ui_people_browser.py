@@ -21,7 +21,7 @@ def _set_number(page, key: str, value: int) -> None:
     box = page.locator(f".st-key-{key} input")
     box.fill(str(value))
     box.press("Enter")
-    wait_idle(page)
+    wait_settled(page)  # the next step must not race this rerun (the browser's widget state would win)
 
 
 def _pick(page, key: str, option: str) -> None:
@@ -49,7 +49,23 @@ def _open_debate_page(page, url: str) -> None:
     wait_idle(page)
     if page.locator(".st-key-cfg_aids input").is_checked():
         page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
-        wait_idle(page)
+        wait_settled(page)
+
+
+def _wait_for_seat(page, timeout_s: float, name: str):
+    """The first open seat box, or fail at once with the page's error if the debate stopped instead."""
+    box = page.locator('[class*="st-key-seat_text_"]:not([data-stale="true"]) textarea').first
+    errors = page.locator('[data-testid="stAlertContentError"]')
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if box.is_visible():
+            return box
+        if errors.count():
+            shot(page, name)
+            raise AssertionError(f"the debate stopped before the person's turn: {errors.first.inner_text()}")
+        time.sleep(0.3)
+    shot(page, name)
+    raise AssertionError(f"the page never asked the person within {timeout_s:.0f} s")
 
 
 def _answer_seat(page, seen: set[str], text: str, phase: str, timeout_s: float = 900) -> None:
@@ -204,12 +220,8 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
             _pick(page, "seat_who", "ben")
             _set_number(page, "seat_timeout", 20)
             page.locator(".st-key-run button").click()
-            box = page.locator('[class*="st-key-seat_text_"]:not([data-stale="true"]) textarea').first
-            try:
-                box.wait_for(timeout=300_000)  # the app, the page and the first votes share 2 loaded cores
-            except Exception:
-                shot(page, "person-vote-never-asked")
-                raise
+            # the app, the page and the first votes share 2 loaded cores
+            box = _wait_for_seat(page, 300, "person-vote-never-asked")
             box.fill("Honestly I am not sure what to think")
             page.get_by_role("button", name="Send").first.click()
             refusal = page.locator('[data-testid="stAlertContentError"]').filter(

@@ -29,6 +29,7 @@ BEFORE_RADAR = "setup:task_before_radar"  # the yes/no task the person had befor
 SWITCH_NOTE = "setup:switch_note"
 PENDING = "setup:aids_pending"  # widget values to set before the widgets are drawn (next run)
 AIDED = "setup:aided"  # widget key -> the value the aids put there
+UNLANDED = "setup:aids_unlanded"  # widget key -> its value before the aids changed it, until it shows the change
 
 
 def _set(key: str, value: Any) -> None:
@@ -84,14 +85,20 @@ def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) ->
     want = aids_mod.overrides(protocol, task["task"], cats, agents) if on else {}
     defaults = info.defaults()
     aided: dict = st.session_state.setdefault(AIDED, {})
+    unlanded: dict = st.session_state.setdefault(UNLANDED, {})
     pending: dict = {}
     prefix = f"p_{protocol}_"
-    for k in set(aids_mod.AIDS.get(protocol, {})) | {key[len(prefix):] for key in aided if key.startswith(prefix)}:
+    mine = {key[len(prefix):] for key in (*aided, *unlanded) if key.startswith(prefix)}
+    for k in set(aids_mod.AIDS.get(protocol, {})) | mine:
         key = f"p_{protocol}_{k}"
         if k not in defaults:
             continue
         cur = st.session_state.get(key, st.session_state.get(f"keep:{key}", defaults[k]))
-        ours = key in aided and cur == aided[key]  # still the value the aids put there
+        # A change the widget still does not show was lost: a browser that sent its widgets before it drew
+        # the new value sends the old one back, and the browser's widget state wins over the script's. Such
+        # a change is made again; once the widget showed it, any value there is the person's choice.
+        lost = key in unlanded and cur == unlanded.pop(key)
+        ours = (key in aided and cur == aided[key]) or lost  # still the value the aids put there
         if k in want and (cur == defaults[k] or ours):
             target = want[k]
             aided[key] = target
@@ -103,6 +110,7 @@ def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) ->
             continue
         if target != cur:
             pending[key] = target
+            unlanded[key] = cur
     if pending:  # (several protocols settle in one run on Compare: add to what others left)
         st.session_state[PENDING] = {**st.session_state.get(PENDING, {}), **pending}
     return bool(pending)
