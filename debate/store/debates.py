@@ -25,10 +25,11 @@ from typing import Any
 
 from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
-from debate.errors import InvalidInput, StoreError
+from debate.errors import InvalidInput, StoreError, checked_text
 from debate.events import Event, event_from_dict
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
+MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
 VOTE_OUTCOMES = ("changed", "stood", "unanimous")  # decisions.against_vote's outcomes
 
@@ -344,9 +345,8 @@ class DebateStore(SqliteStore):
 
     # -- lineups ----------------------------------------------------------------------------
     def save_lineup(self, name: str, lineup: Any) -> None:
-        name = (name or "").strip()
-        if not name:
-            raise InvalidInput("The lineup needs a name.", "Type a name before saving it.")
+        name = checked_text(name, MAX_LINEUP_NAME, "The lineup's name", "Type a name before saving it.",
+                            "Type a shorter name: it is shown in the preset list.")
         self._tx(lambda db: db.execute("INSERT OR REPLACE INTO lineups VALUES (?,?,?)",
                                        (name, json.dumps(lineup), _now())))
 
