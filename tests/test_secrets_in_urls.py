@@ -98,3 +98,60 @@ def test_models_page_never_shows_a_password_saved_in_a_url(own_home, monkeypatch
     assert "user name or password" in shown  # the person is told why the servers are not used
     assert PASSWORD not in shown and "alice" not in shown and "carol" not in shown
     assert at.text_input(key="set_ollama_host").value == "http://***@127.0.0.1:9"
+
+
+@pytest.mark.timeout(300)
+def test_debate_page_with_a_password_in_openai_base_url_says_why_without_it(own_home, monkeypatch):
+    """The Debate page's model check and Run, for a lineup on the environment's OpenAI-compatible server."""
+    from streamlit.testing.v1 import AppTest
+
+    from debate.store import DebateStore
+
+    monkeypatch.setenv("OPENAI_BASE_URL", OPENAI_URL)
+    seats = [{"name": m, "model": "openai:qwen"} for m in ("m1", "m2")]
+    DebateStore(config.store_db()).save_lineup("on-env", {"name": "on-env", "members": seats,
+                                                          "judge": seats[0], "chair": seats[0]})
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.run()
+    at.text_area(key="claim").input("A new study shows that coffee doubles lifespan.")
+    at.selectbox(key="cfg_preset").set_value("saved:on-env").run()
+    deadline = time.time() + 30
+    while "checking" in _everything(at) and time.time() < deadline:
+        time.sleep(0.3)
+        at.run()
+    at.button(key="run").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = _everything(at)
+    assert "user name or password" in shown and "***@127.0.0.1:9" in shown
+    assert PASSWORD not in shown and "bob" not in shown
+
+
+def test_redacted_never_runs_across_json_strings():
+    text = json.dumps({"a": "http://example.com", "b": "x@y", "spec": f"openai:m@{OPENAI_URL}"})
+    out = json.loads(redacted(text))
+    assert out == {"a": "http://example.com", "b": "x@y", "spec": "openai:m@http://***@127.0.0.1:9/v1"}
+
+
+def test_a_debate_an_older_version_stored_with_a_password_is_read_and_exported_without_it(own_home):
+    """What the store gives every page and export (the Library, Learn, share/fork, JSON/Markdown/CSV)."""
+    from debate.events import DebateStarted, TurnFinished
+    from debate.store import DebateStore
+
+    spec = f"openai:qwen@{OPENAI_URL}"
+    store = DebateStore(config.store_db())
+    seats = [{"agent": "A", "role": "member", "model": spec}]
+    store.create_debate({"claim": "A claim.", "protocol": "council", "task": "checkthat", "category": 1,
+                         "lineup": {"name": "old", "members": [{"model": spec}]}}, "old1")
+    for i, ev in enumerate([DebateStarted(debate_id="old1", protocol="council", task="checkthat", category=1,
+                                          claim="A claim.", lineup=seats),
+                            TurnFinished(turn_id="t1", agent="A", role="member", model=spec, phase="vote",
+                                         text="No.", label="NO")]):
+        ev.seq = i
+        store.append_event("old1", ev)
+    store._tx(lambda db: db.execute("INSERT INTO lineups VALUES (?,?,?)",
+                                    ("old", json.dumps({"members": [{"model": spec}]}), "2025-01-01")))
+    read = json.dumps([store.get("old1"), store.event_dicts("old1"), store.lineups(), store.list()], default=str)
+    exports = [store.export_json("old1"), store.export_markdown("old1"), store.export_csv("old1")]
+    for text in (read, *exports):
+        assert PASSWORD not in text and "bob" not in text
+    assert "http://***@127.0.0.1:9/v1" in read and any("***@127.0.0.1:9" in t for t in exports)

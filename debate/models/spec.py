@@ -91,12 +91,17 @@ def server_url(url: str | None, what: str) -> str | None:
     return url
 
 
+# what stands between `://` and a host's `@`; quotes, brackets and backslashes end it, so that in JSON or
+# HTML text the match never runs from one URL into the next string
+_USERINFO = re.compile(r"(://)[^/?#@\s\"'<>\\]*@")
+
+
 def redacted(text: str) -> str:
-    """`text` (a URL, `host:port`, or a spec ending in `@URL`) as a page, an export or a stored record may
-    show it: a user name or password before a host replaced by `***` (`http://***@host:port/v1`)."""
+    """`text` (a URL, `host:port`, a spec ending in `@URL`, or JSON holding them) as a page, an export or a
+    stored record may show it: a user name or password before a host replaced by `***` (`http://***@host:port/v1`)."""
     if not text:
         return text or ""
-    out = re.sub(r"(://)[^/?#@\s]*@", r"\1***@", text)
+    out = _USERINFO.sub(r"\1***@", text)
     if "://" not in text and has_credentials(text):  # `user:pw@host:port`, as OLLAMA_HOST may be written
         out = "***@" + text.split("@", 1)[1]
     return out

@@ -27,6 +27,7 @@ from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError, checked_text
 from debate.events import Event, event_from_dict
+from debate.models.spec import redacted
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
 MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
@@ -293,15 +294,15 @@ class DebateStore(SqliteStore):
     @staticmethod
     def _row(r: sqlite3.Row) -> dict:
         d = dict(r)
-        d["lineup"] = json.loads(d.get("lineup") or "[]")
-        d["config"] = json.loads(d.get("config") or "{}")
+        d["lineup"] = json.loads(_shown(d.get("lineup") or "[]"))
+        d["config"] = json.loads(_shown(d.get("config") or "{}"))
         d["correct"] = None if d.get("correct") is None else bool(d["correct"])
         return d
 
     def event_dicts(self, debate_id: str, after_seq: int = -1) -> list[dict]:
         rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq",
                        (debate_id, after_seq))
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(_shown(r[0])) for r in rows]
 
     def events(self, debate_id: str, after_seq: int = -1) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(debate_id, after_seq)]
@@ -351,7 +352,7 @@ class DebateStore(SqliteStore):
                                        (name, json.dumps(lineup), _now())))
 
     def lineups(self) -> dict[str, Any]:
-        return {r["name"]: json.loads(r["json"]) for r in self._q("SELECT * FROM lineups ORDER BY name")}
+        return {r["name"]: json.loads(_shown(r["json"])) for r in self._q("SELECT * FROM lineups ORDER BY name")}
 
     def delete_lineup(self, name: str) -> None:
         self._tx(lambda db: db.execute("DELETE FROM lineups WHERE name=?", (name,)))
@@ -408,6 +409,13 @@ class DebateStore(SqliteStore):
         from debate.store import people
         return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
                          + people.markdown(people.export(self.path, debate_id)))
+
+
+def _shown(text: str) -> str:
+    """A stored JSON text as every page and export reads it: a server URL's user name and password (a
+    spec an older version accepted, `openai:m@http://user:pw@host/v1`) replaced by `***`. Such a spec is
+    refused when it is parsed now, so a fork or re-run of that debate says what to write instead."""
+    return redacted(text) if "@" in text and "://" in text else text
 
 
 # fields that go through _quote (escaped there), so they are not escaped twice
