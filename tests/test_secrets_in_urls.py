@@ -129,6 +129,8 @@ def test_debate_page_with_a_password_in_openai_base_url_says_why_without_it(own_
 def test_redacted_never_runs_across_json_strings():
     text = json.dumps({"a": "http://example.com", "b": "x@y", "spec": f"openai:m@{OPENAI_URL}"})
     out = json.loads(redacted(text))
+    mail = json.dumps({"text": "write to a@b.com", "n": 1})  # no URL: left as it is
+    assert redacted(mail) == mail and redacted("alice@example.org") == "***@example.org"
     assert out == {"a": "http://example.com", "b": "x@y", "spec": "openai:m@http://***@127.0.0.1:9/v1"}
 
 
@@ -155,3 +157,16 @@ def test_a_debate_an_older_version_stored_with_a_password_is_read_and_exported_w
     for text in (read, *exports):
         assert PASSWORD not in text and "bob" not in text
     assert "http://***@127.0.0.1:9/v1" in read and any("***@127.0.0.1:9" in t for t in exports)
+
+
+def test_an_evaluation_run_an_older_version_stored_with_a_password_is_read_without_it(tmp_path):
+    """What the Evaluate page and reports read of a run folder: its options and its items' events."""
+    from contextlib import closing
+
+    from debate.evaluation.checkpoint import Checkpoint, read_meta
+
+    spec = f"openai:qwen@{OPENAI_URL}"
+    with closing(Checkpoint(tmp_path)) as cp:
+        cp.set_meta("options", {"lineup": {"members": [{"model": spec}]}, "note": "mail a@b.org"})
+    assert read_meta(tmp_path, "options") == {"lineup": {"members": [{"model": "openai:qwen@http://***@127.0.0.1:9/v1"}]},
+                                              "note": "mail a@b.org"}

@@ -94,14 +94,15 @@ def server_url(url: str | None, what: str) -> str | None:
 # what stands between `://` and a host's `@`; quotes, brackets and backslashes end it, so that in JSON or
 # HTML text the match never runs from one URL into the next string
 _USERINFO = re.compile(r"(://)[^/?#@\s\"'<>\\]*@")
+_BARE_USERINFO = re.compile(r"[^/?#@\s\"'<>\\:]+(:[^/?#@\s\"'<>\\]*)?@[^/?#@\s\"'<>\\]+(/\S*)?")
 
 
 def redacted(text: str) -> str:
     """`text` (a URL, `host:port`, a spec ending in `@URL`, or JSON holding them) as a page, an export or a
     stored record may show it: a user name or password before a host replaced by `***` (`http://***@host:port/v1`)."""
-    if not text:
+    if not text or "@" not in text:  # the common case, e.g. every stored event read for a page
         return text or ""
     out = _USERINFO.sub(r"\1***@", text)
-    if "://" not in text and has_credentials(text):  # `user:pw@host:port`, as OLLAMA_HOST may be written
+    if "://" not in text and _BARE_USERINFO.fullmatch(text):  # OLLAMA_HOST as `user:pw@host:port`
         out = "***@" + text.split("@", 1)[1]
     return out

@@ -293,16 +293,19 @@ class DebateStore(SqliteStore):
 
     @staticmethod
     def _row(r: sqlite3.Row) -> dict:
+        # stored JSON is read through `redacted`: a spec an older version accepted with a password in its
+        # URL (`openai:m@http://user:pw@host/v1`) reaches no page or export; parsed again (a fork, a re-run)
+        # it is refused with what to write instead
         d = dict(r)
-        d["lineup"] = json.loads(_shown(d.get("lineup") or "[]"))
-        d["config"] = json.loads(_shown(d.get("config") or "{}"))
+        d["lineup"] = json.loads(redacted(d.get("lineup") or "[]"))
+        d["config"] = json.loads(redacted(d.get("config") or "{}"))
         d["correct"] = None if d.get("correct") is None else bool(d["correct"])
         return d
 
     def event_dicts(self, debate_id: str, after_seq: int = -1) -> list[dict]:
         rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq",
                        (debate_id, after_seq))
-        return [json.loads(_shown(r[0])) for r in rows]
+        return [json.loads(redacted(r[0])) for r in rows]
 
     def events(self, debate_id: str, after_seq: int = -1) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(debate_id, after_seq)]
@@ -352,7 +355,7 @@ class DebateStore(SqliteStore):
                                        (name, json.dumps(lineup), _now())))
 
     def lineups(self) -> dict[str, Any]:
-        return {r["name"]: json.loads(_shown(r["json"])) for r in self._q("SELECT * FROM lineups ORDER BY name")}
+        return {r["name"]: json.loads(redacted(r["json"])) for r in self._q("SELECT * FROM lineups ORDER BY name")}
 
     def delete_lineup(self, name: str) -> None:
         self._tx(lambda db: db.execute("DELETE FROM lineups WHERE name=?", (name,)))
@@ -409,13 +412,6 @@ class DebateStore(SqliteStore):
         from debate.store import people
         return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
                          + people.markdown(people.export(self.path, debate_id)))
-
-
-def _shown(text: str) -> str:
-    """A stored JSON text as every page and export reads it: a server URL's user name and password (a
-    spec an older version accepted, `openai:m@http://user:pw@host/v1`) replaced by `***`. Such a spec is
-    refused when it is parsed now, so a fork or re-run of that debate says what to write instead."""
-    return redacted(text) if "@" in text and "://" in text else text
 
 
 # fields that go through _quote (escaped there), so they are not escaped twice
