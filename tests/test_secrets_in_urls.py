@@ -108,6 +108,7 @@ def test_debate_page_with_a_password_in_openai_base_url_says_why_without_it(own_
     from debate.store import DebateStore
 
     monkeypatch.setenv("OPENAI_BASE_URL", OPENAI_URL)
+    monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")  # no embedded model is read ahead: this lineup has none
     seats = [{"name": m, "model": "openai:qwen"} for m in ("m1", "m2")]
     DebateStore(config.store_db()).save_lineup("on-env", {"name": "on-env", "members": seats,
                                                           "judge": seats[0], "chair": seats[0]})
