@@ -102,5 +102,5 @@ def test_the_apps_csv_exports_split_at_semicolons_hold_no_formula(tmp_path):
     for name, text in (("turns", store.export_csv("d1")), ("list", store.list_csv(store.list())),
                        ("cases", ann.export(qid, "cases")), ("adjudicated", ann.export(qid, "csv"))):
         assert not _runnable(text), (name, _runnable(text))
-        kept = [c for row in csv.reader(io.StringIO(text, newline="")) for c in row]  # read as written: the text is all there
+        kept = [c for row in csv.reader(io.StringIO(text, newline="")) for c in row]  # read as written: all there
         assert any("HYPERLINK" in c for c in kept) or name == "adjudicated", name

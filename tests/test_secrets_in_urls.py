@@ -169,5 +169,5 @@ def test_an_evaluation_run_an_older_version_stored_with_a_password_is_read_witho
     spec = f"openai:qwen@{OPENAI_URL}"
     with closing(Checkpoint(tmp_path)) as cp:
         cp.set_meta("options", {"lineup": {"members": [{"model": spec}]}, "note": "mail a@b.org"})
-    assert read_meta(tmp_path, "options") == {"lineup": {"members": [{"model": "openai:qwen@http://***@127.0.0.1:9/v1"}]},
-                                              "note": "mail a@b.org"}
+    shown = {"lineup": {"members": [{"model": "openai:qwen@http://***@127.0.0.1:9/v1"}]}, "note": "mail a@b.org"}
+    assert read_meta(tmp_path, "options") == shown

@@ -354,8 +354,8 @@ def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: lis
     too deeply to print, numbers too large to convert) told as InvalidInput instead of reaching the page,
     and the file bounded: MAX_UPLOAD_MB, MAX_UPLOAD_CASES rows or cases, MAX_CELL_CHARS per text cell."""
     if len(data) > MAX_UPLOAD_BYTES:
-        raise InvalidInput(f"{filename}: the file has {len(data) / 2**20:,.1f} MB; at most {MAX_UPLOAD_MB} MB are read.",
-                           SPLIT_HINT)
+        raise InvalidInput(f"{filename}: the file has {len(data) / 2**20:,.1f} MB; at most {MAX_UPLOAD_MB} MB "
+                           "are read.", SPLIT_HINT)
     try:
         spec = _from_upload(filename, data, task=task, labels=labels, name=name)
     except csv.Error as e:  # e.g. a field longer than the csv module's own limit (131,072 characters)
