@@ -28,7 +28,7 @@ from typing import Any, Iterator
 from urllib.parse import urlparse
 
 from debate.errors import DebateError, InvalidInput, ModelNotFound
-from debate.models.spec import ModelSpec
+from debate.models.spec import ModelSpec, redacted, server_url
 
 SERVER_BACKENDS = ("ollama", "openai")
 RETARGETED = ("local", "ollama", "openai")  # a person's seat or a scripted test model stays as it is
@@ -57,9 +57,10 @@ def parse_server(text: str) -> Server:
     backend, _, url = t.partition("@") if not t.lower().startswith(("http://", "https://")) else ("", "", t)
     backend = backend.strip().lower()
     if backend and backend not in SERVER_BACKENDS:
-        raise InvalidInput(f"Unknown server kind {backend!r} in {t!r}.",
+        raise InvalidInput(f"Unknown server kind {backend!r} in {redacted(t)!r}.",
                            "Write ollama@URL or openai@URL (or ollama / openai for the configured one).")
     url = url.strip().rstrip("/")
+    server_url(url, "The server URL")
     if url:
         p = urlparse(url)
         if p.scheme not in ("http", "https") or not p.hostname:

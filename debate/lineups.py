@@ -132,6 +132,9 @@ VIEW_FIELDS = ("k_demos", "demo_skip", "neighbours")
 NEIGHBOURS = ("semantic", "lexical")
 
 
+MAX_SEAT_NAME = 80  # a seat's name, as people type it in a lineup
+
+
 def _check_entry(e: Any, where: str) -> dict:
     if not isinstance(e, dict) or not str(e.get("model", "")).strip():
         raise InvalidInput(f"Lineup entry {where} has no model.",
@@ -148,6 +151,9 @@ def _check_entry(e: Any, where: str) -> dict:
                            "Use e.g. 0 or 1, or leave it out.")
     if not isinstance(e.get("name", ""), str):
         raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
+    if len(e.get("name", "")) > MAX_SEAT_NAME:  # shown on every turn, chip and export
+        raise InvalidInput(f"Lineup entry {where} has a name of {len(e['name']):,} characters; at most "
+                           f"{MAX_SEAT_NAME} are allowed.", 'Use a short name, e.g. "name": "Qwen3".')
     if (e.get("neighbours") or NEIGHBOURS[0]) not in NEIGHBOURS:
         raise InvalidInput(f"Lineup entry {where} has neighbours = {str(e.get('neighbours'))[:40]!r}.",
                            f'Use "neighbours": "lexical" (train tweets sharing the most words) or "semantic" '

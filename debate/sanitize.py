@@ -19,6 +19,11 @@ _TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b
                        r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # a cell a spreadsheet would run as a formula (OWASP's list: = + - @ and tab / carriage return)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# ... and a formula start inside a cell, after a character some spreadsheet starts a new cell at: the
+# separator of another locale (";" where "," is the decimal mark, a tab) or a line break whose quotes it no
+# longer pairs once it splits at ";" (its quotes then open mid-cell and are read as text), with the spaces
+# and quotes a spreadsheet skips. Guarding only the first character holds for one separator only.
+_INNER_FORMULA = re.compile(r'([,;\t\r\n][ "]*)(?=[=+\-@\t\r])')
 # bidirectional controls (embeddings, overrides, isolates, marks): U+202E makes "exe.txt" read "txt.exe"
 # and can make an exported transcript say the opposite of what was written
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -49,10 +54,13 @@ def plain_text(text: Any) -> str:
 
 
 def csv_cell(value: Any) -> Any:
-    """A cell value that a spreadsheet shows as text: strings starting like a formula get a leading `'`."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
+    """A cell value that a spreadsheet shows as text, whatever separator it reads the file with: a string
+    starting like a formula gets a leading `'`, and so does each part of it that would start a cell when
+    a spreadsheet splits it at ";", "," or a tab, or at a line break (`x; =A1` -> `x; '=A1`)."""
+    if not isinstance(value, str):
+        return value
+    value = _INNER_FORMULA.sub(r"\1'", value)
+    return "'" + value if value.startswith(_FORMULA_START) else value
 
 
 def csv_row(row: dict) -> dict:

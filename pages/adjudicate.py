@@ -14,7 +14,7 @@ from debate.tasks import CHECKTHAT_CATEGORIES, resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
 from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
-from debate.adjudication.accounts import AccountStore
+from debate.adjudication.accounts import MAX_NAME, AccountStore
 from debate.runner import DebateConfig
 from ui import catalog, charts, resources, signin
 from ui.live_view import show_live
@@ -60,7 +60,7 @@ with st.sidebar:
         signin.signed_in_box(ident)
         annotator = ident.name
     else:
-        annotator = st.text_input("Your name", key="adj_annotator", placeholder="e.g. alice",
+        annotator = st.text_input("Your name", key="adj_annotator", placeholder="e.g. alice", max_chars=MAX_NAME,
                                   help="Labels are saved under this name (capitals and spaces do not matter); "
                                        "several people can label the same queue.")
     if qids:

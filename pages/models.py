@@ -8,7 +8,7 @@ from debate.errors import DebateError
 from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
-from debate.models.spec import refuse_credentials
+from debate.models.spec import redacted, refuse_credentials
 from ui import resources
 from ui.safe import error_md, escape, text_html
 from ui.entry import through_app
@@ -33,9 +33,10 @@ def _urls_ok(host: str, base: str) -> bool:
 settings = resources.load_settings()
 with st.expander("Settings", icon=":material/settings:", expanded=False):
     with st.form("settings"):
-        host = st.text_input("Ollama host", value=(settings.get("ollama") or {}).get("host", ""),
+        host = st.text_input("Ollama host", value=redacted((settings.get("ollama") or {}).get("host", "")),
                              placeholder="http://127.0.0.1:11434 (or OLLAMA_HOST)", key="set_ollama_host")
-        base = st.text_input("OpenAI-compatible base URL", value=(settings.get("openai") or {}).get("base_url", ""),
+        base = st.text_input("OpenAI-compatible base URL",
+                             value=redacted((settings.get("openai") or {}).get("base_url", "")),
                              placeholder="https://api.openai.com/v1 (or OPENAI_BASE_URL)", key="set_openai_base")
         oa = settings.get("openai") or {}
         saved = key_for(oa.get("base_url") or DEFAULT_BASE_URL, oa, env={})  # saved here, not the environment's
@@ -45,7 +46,7 @@ with st.expander("Settings", icon=":material/settings:", expanded=False):
                             else "sk-… (or OPENAI_API_KEY)", key="set_openai_key")
         forget = st.checkbox("Forget the saved key for this URL", key="set_openai_forget", disabled=not saved)
         if oa.get("keys"):
-            st.caption("Keys saved for: " + ", ".join(f"{u} ({mask_key(k)})" for u, k in oa["keys"].items()))
+            st.caption("Keys saved for: " + ", ".join(f"{redacted(u)} ({mask_key(k)})" for u, k in oa["keys"].items()))
         forms = ["auto", *JSON_FORMS]
         fmt = st.selectbox("How to ask the OpenAI-compatible server for JSON", forms, key="set_openai_json",
                            index=forms.index((settings.get("openai") or {}).get("json_format", "auto")),

@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from debate.adjudication.accounts import AccountStore, Identity
+from debate.adjudication.accounts import MAX_NAME, AccountStore, Identity
 from debate.errors import DebateError
 from ui.safe import error_md, escape
 
@@ -93,7 +93,7 @@ def sign_in_panel(accounts: AccountStore) -> None:
     if accounts.has_passwords():
         # cleared on submit: the typed password does not stay in the session's state
         with st.form("signin_form", border=True, clear_on_submit=True):
-            name = st.text_input("Name", key="signin_name", autocomplete="username")
+            name = st.text_input("Name", key="signin_name", autocomplete="username", max_chars=MAX_NAME)
             password = st.text_input("Password", type="password", key="signin_password",
                                      autocomplete="current-password")
             if st.form_submit_button("Sign in", type="primary"):

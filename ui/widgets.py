@@ -13,7 +13,9 @@ from typing import Any
 
 import streamlit as st
 
+from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
+from debate.store.debates import MAX_LINEUP_NAME
 from ui import catalog, resources
 from ui.examples import gold_for
 from ui.safe import escape
@@ -328,7 +330,11 @@ def _save_lineup(lineup: dict) -> None:
     if not name:
         st.session_state["lineup_msg"] = ("error", "Type a name for the lineup first.")
         return
-    resources.get_store().save_lineup(name, {**lineup, "name": name})
+    try:
+        resources.get_store().save_lineup(name, {**lineup, "name": name})
+    except DebateError as e:  # e.g. a name past MAX_LINEUP_NAME (the box stops typing, not a paste by a script)
+        st.session_state["lineup_msg"] = ("error", f"{e.message} {e.hint}")
+        return
     st.session_state["cfg_preset"] = f"saved:{name}"
     st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{name}”. It is in the preset list now.")
 
@@ -376,7 +382,7 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
                     for m in dict.fromkeys(edits.values()))
     st.markdown(dots)
     with st.popover("Save this lineup", icon=":material/save:"):
-        st.text_input("Name", key="lineup_name")
+        st.text_input("Name", key="lineup_name", max_chars=MAX_LINEUP_NAME)
         st.button("Save to the library", key="lineup_save", on_click=_save_lineup, args=(lineup,))
         st.download_button("Download as JSON", json.dumps(lineup, indent=1), file_name=f"{catalog.slug(st.session_state.get('lineup_name') or preset)}.json",
                            mime="application/json", on_click="ignore", key="lineup_download")

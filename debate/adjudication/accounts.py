@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from debate.errors import InvalidInput
+from debate.errors import InvalidInput, checked_text
 from debate.store.sqlite import SqliteStore
 
 MIN_PASSWORD = 8
@@ -48,6 +48,18 @@ def fold_name(name: str | None) -> str:
     text = "".join(ch for ch in unicodedata.normalize("NFKC", name or "")
                    if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace())
     return " ".join(text.split()).casefold()[:MAX_NAME]
+
+
+def checked_name(name: str | None, what: str, empty_hint: str) -> str:
+    """The folded identity of a name a person typed (an annotator, an account), or InvalidInput when it is
+    empty or longer than MAX_NAME: `fold_name` alone would cut it silently, so two long names that differ
+    past the cut would become one person's labels."""
+    text = checked_text(name, MAX_NAME, what, empty_hint,
+                        "Type a shorter name: a first name or initials are enough, labels are saved under it.")
+    key = fold_name(text)
+    if not key:  # only invisible characters
+        raise InvalidInput(f"{what} is empty.", empty_hint)
+    return key
 
 
 @dataclass(frozen=True)
@@ -179,10 +191,7 @@ class AccountStore(SqliteStore):
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod
     def _name(name: str) -> str:
-        key = fold_name(name)
-        if not key:
-            raise InvalidInput("The account's name is empty.", "Give a name, e.g. alice.")
-        return key
+        return checked_name(name, "The account's name", "Give a name, e.g. alice.")
 
     def _existing(self, name: str) -> str:
         key = self._name(name)

@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from debate.adjudication.accounts import fold_name
+from debate.adjudication.accounts import checked_name, fold_name
 from debate.adjudication.agreement import majority_label
 from debate.datasets import LIAR_MAP, SPLIT, ct_value
 from debate.sanitize import csv_text
@@ -165,10 +165,7 @@ def _now() -> str:
 
 def _annotator(name: str) -> str:
     """The identity labels are stored under: one per person whatever the case or spacing typed."""
-    name = fold_name(name)
-    if not name:
-        raise InvalidInput("Who is labelling? The annotator's name is empty.", "Type your name before labelling.")
-    return name
+    return checked_name(name, "Who is labelling? The annotator's name", "Type your name before labelling.")
 
 
 class AnnotationStore(SqliteStore):

@@ -28,6 +28,16 @@ from debate.records import Record
 from debate.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
 
+# An uploaded file's bounds. Streamlit refuses a larger file before it arrives (.streamlit/config.toml
+# server.maxUploadSize, which must equal MAX_UPLOAD_MB); the parser checks again, as the CLI and tests call it
+# directly. The datasets' own files are well within them (LIAR train: 2.4 MB, 10,269 rows); a claim is a
+# tweet or a sentence, so a cell of 20,000 characters is not one, and every case is shown on a page.
+MAX_UPLOAD_MB = 25
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
+MAX_UPLOAD_CASES = 30_000
+MAX_CELL_CHARS = 20_000
+SPLIT_HINT = "Split the file into smaller ones (one queue each), or keep only the rows you want labelled."
+
 REASONS = ("protocols disagree", "low consensus", "low confidence", "wrong", "no verdict", "annotators split")
 # reasons that tell the dataset's gold label: "annotators split" says it is soft (0.5), "wrong" beside the
 # shown verdict says what it is not
@@ -266,6 +276,16 @@ GOLD_COLS = ("gold", "label")
 VERDICT_COLS = ("verdict", "prediction", "pred")
 
 
+def _bounded_row(filename: str, line: int, rec: dict, before: int) -> tuple[int, dict]:
+    """(line, rec) when the file has room for one more row and no cell of `rec` is too long."""
+    if before >= MAX_UPLOAD_CASES:
+        raise InvalidInput(f"{filename}, line {line}: more than {MAX_UPLOAD_CASES:,} rows; a queue holds at most "
+                           f"{MAX_UPLOAD_CASES:,} cases.", SPLIT_HINT)
+    for column, value in rec.items():
+        _bounded_cell(filename, f"line {line}", str(column)[:60], value)
+    return line, rec
+
+
 def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
     suffix = Path(filename or "").suffix.lower()
     try:
@@ -291,14 +311,15 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
                                    "Write one JSON object per line.") from None
             if not isinstance(rec, dict):
                 raise InvalidInput(f"{filename}, line {n}: not a JSON object.", "Write one JSON object per line.")
-            rows.append((n, rec))
+            rows.append(_bounded_row(filename, n, rec, len(rows)))
     elif suffix in (".csv", ".tsv"):
         reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
         for rec in reader:
             if None in rec:
                 raise InvalidInput(f"{filename}, line {reader.line_num}: more fields than the header has.",
                                    "Quote fields that contain a comma.")
-            rows.append((reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k}))
+            rows.append(_bounded_row(filename, reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k},
+                                     len(rows)))
     else:
         raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r} (or a .json that is not "
                            "AVeriTeC's list of claims).", "Upload a .csv, .tsv or .jsonl file, or AVeriTeC JSON.")
@@ -330,13 +351,36 @@ def _col(rec: dict, names: tuple[str, ...]) -> str | None:
 def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
                 name: str = "") -> QueueSpec:
     """`_from_upload`, with what a hostile file can still raise beyond the checks there (values nested
-    too deeply to print, numbers too large to convert) told as InvalidInput instead of reaching the page."""
+    too deeply to print, numbers too large to convert) told as InvalidInput instead of reaching the page,
+    and the file bounded: MAX_UPLOAD_MB, MAX_UPLOAD_CASES rows or cases, MAX_CELL_CHARS per text cell."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise InvalidInput(f"{filename}: the file has {len(data) / 2**20:,.1f} MB; at most {MAX_UPLOAD_MB} MB "
+                           "are read.", SPLIT_HINT)
     try:
-        return _from_upload(filename, data, task=task, labels=labels, name=name)
+        spec = _from_upload(filename, data, task=task, labels=labels, name=name)
+    except csv.Error as e:  # e.g. a field longer than the csv module's own limit (131,072 characters)
+        raise InvalidInput(f"{filename}: the file cannot be read as CSV/TSV ({str(e)[:120]}); a cell may hold at "
+                           f"most {MAX_CELL_CHARS:,} characters.",
+                           "Check the quotes (an unclosed quote runs to the end of the file) and shorten long cells. "
+                           + SPLIT_HINT) from None
     except (RecursionError, OverflowError, MemoryError) as e:
         raise InvalidInput(f"{filename}: the file cannot be read as cases ({type(e).__name__}: values nested "
                            "too deeply or numbers too large).",
                            "Upload flat rows: text, and optionally id, category, label, verdict, confidence.") from None
+    if len(spec.cases) > MAX_UPLOAD_CASES:  # a dataset's own file (a CSV/JSONL stops at its first row too many)
+        raise InvalidInput(f"{filename}: {len(spec.cases):,} cases; a queue holds at most {MAX_UPLOAD_CASES:,}.",
+                           SPLIT_HINT)
+    for case in spec.cases:
+        _bounded_cell(filename, f"case {str(case.item_id)[:40]!r}", "text", case.text)
+    return spec
+
+
+def _bounded_cell(filename: str, where: str, column: str, value: Any) -> None:
+    """InvalidInput when a text value is longer than MAX_CELL_CHARS (it is stored and shown on pages)."""
+    if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
+        raise InvalidInput(f"{filename}, {where}: {column!r} has {len(value):,} characters; a cell may hold at most "
+                           f"{MAX_CELL_CHARS:,}.", "Shorten it (a case is one claim or tweet), or leave that "
+                           "column out of the file.")
 
 
 def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,

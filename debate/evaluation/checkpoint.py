@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from debate.errors import InvalidInput, StoreError
+from debate.models.spec import redacted
 
 DB_NAME = "checkpoint.sqlite"
 
@@ -63,7 +64,7 @@ class Checkpoint:
     # -- config ----------------------------------------------------------------------------------
     def get_meta(self, key: str) -> Any:
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return json.loads(redacted(row[0])) if row else None  # see DebateStore._row: no old password shown
 
     def set_meta(self, key: str, value: Any) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(value)))
@@ -134,7 +135,7 @@ class Checkpoint:
             d = dict(zip([c.strip() for c in cols.split(",")], r))
             for k in ("gold", "prediction", "stats", "events"):
                 if k in d and d[k] is not None:
-                    d[k] = json.loads(d[k])
+                    d[k] = json.loads(redacted(d[k]))
             out.append(d)
         return out
 

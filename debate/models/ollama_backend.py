@@ -16,6 +16,7 @@ from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
+from debate.models.spec import server_url
 from debate.models.transport import bounded_transport, saved_secret
 from debate.sanitize import strip_terminal
 
@@ -58,7 +59,7 @@ class OllamaBackend:
         OLLAMA_API_KEY, and only when `host` is OLLAMA_HOST. `num_ctx`: the context window asked for
         (0 = the model's own length)."""
         self.url_in_spec = url_in_spec  # listed specs carry `@host` (made for a spec naming it)
-        self.host = host_url(host or os.environ.get("OLLAMA_HOST"))
+        self.host = host_url(server_url(host or os.environ.get("OLLAMA_HOST"), "The Ollama host"))
         self.api_key = api_key or key_for(self.host, {})
         self.num_ctx = max(0, int(num_ctx or 0))
         self._windows: dict[str, int | None] = {}

@@ -24,6 +24,7 @@ from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
 from debate.models.retry import call_with_retries
+from debate.models.spec import server_url
 from debate.models.transport import bounded_transport, normalise_url, saved_secret, scoped
 from debate.sanitize import strip_terminal
 
@@ -122,7 +123,8 @@ class OpenAIBackend:
         `url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
         `json_format`: "auto" (default) or one of JSON_FORMS to always use that form."""
         self.url_in_spec = url_in_spec
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (server_url(base_url or os.environ.get("OPENAI_BASE_URL"), "The OpenAI-compatible base URL")
+                         or DEFAULT_BASE_URL).rstrip("/")
         key = api_key or key_for(self.base_url)  # the environment's key only for the environment's URL
         self.configured = bool(key) or self.base_url != DEFAULT_BASE_URL
         self.api_key = key or ("sk-no-key" if self.base_url != DEFAULT_BASE_URL else "")

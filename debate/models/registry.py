@@ -25,7 +25,7 @@ from debate import config
 from debate.errors import DebateError, InvalidInput
 from debate.models.base import HEALTH_TIMEOUT_S, Backend, ModelInfo
 from debate.models.client import ModelClient
-from debate.models.spec import ModelSpec
+from debate.models.spec import ModelSpec, server_url
 
 
 def _section(settings: dict | None, name: str) -> dict:
@@ -34,6 +34,16 @@ def _section(settings: dict | None, name: str) -> dict:
         raise InvalidInput(f"Settings section {name!r} must be a mapping, got {type(s).__name__}.",
                            f"Write it as {{\"{name}\": {{...}}}}.")
     return s
+
+
+def _checked(spec: ModelSpec, section: dict, field: str, setting: str, env: str, what: str) -> str | None:
+    """The URL a backend is made for (the spec's, else the settings', else the environment's), refused
+    when it holds a user name or password, saying where it came from (spec.py's docstring says why)."""
+    if spec.base_url:
+        return spec.base_url  # ModelSpec.parse already refused one with a password
+    if section.get(field):
+        return server_url(section[field], f"{what} in the settings ({setting}, Models page)")
+    return server_url(os.environ.get(env), f"{what} in {env}")
 
 
 def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
@@ -48,7 +58,7 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         from debate.models.ollama_backend import DEFAULT_NUM_CTX, OllamaBackend, key_for as ollama_key
 
         s = _section(settings, "ollama")
-        host = spec.base_url or s.get("host") or os.environ.get("OLLAMA_HOST")
+        host = _checked(spec, s, "host", "ollama.host", "OLLAMA_HOST", "The Ollama host")
         return OllamaBackend(host, max_parallel=int(s.get("max_parallel", 2)),
                              timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
                              url_in_spec=bool(spec.base_url),
@@ -59,7 +69,8 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
         s = _section(settings, "openai")
-        url = spec.base_url or s.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        url = (_checked(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
+               or DEFAULT_BASE_URL)
         return OpenAIBackend(url, key_for(url, s),  # a key only for the URL it was saved for
                              max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
                              retries=s.get("retries"), url_in_spec=bool(spec.base_url),

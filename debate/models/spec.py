@@ -10,6 +10,15 @@ A URL with a user name or password in it (`http://user:pw@host/v1`) is refused: 
 every debate and shown on pages and in exports, so a secret in it would go everywhere (and split at its
 last `@`, the password was read as part of a model name and sent to the default server). A key is
 saved for its URL on the Models page instead.
+
+The same holds for a server URL that does not come from a spec: a host or base URL in settings.json
+(written by an older version, or by hand), OPENAI_BASE_URL, OLLAMA_HOST, a lineup's `--server`. Such a
+URL is refused where a backend or server is made from it (`server_url`), not used-but-hidden: a backend
+puts its URL into every error, health line, model list and cache key, and a debate stores what it ran
+on, so one missed sink would show the password; refusing means no backend ever holds it. The refusal,
+and any page that shows such a saved value (the Models page's settings form), show it through
+`redacted`, which replaces the user name and password by `***`. The fix is always the same: write the
+URL without them and save the key for it on the Models page (or OPENAI_API_KEY / OLLAMA_API_KEY).
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ class ModelSpec:
         base_url = None
         at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
         if at >= 0:
-            refuse_credentials(rest[at + 1:], f"The server URL in model spec {_without_secret(text)!r}")
+            refuse_credentials(rest[at + 1:], f"The server URL in model spec {redacted(text)!r}")
         if "@" in rest:
             head, tail = rest.rsplit("@", 1)
             if tail.startswith(("http://", "https://")):
@@ -62,13 +71,38 @@ class ModelSpec:
 def refuse_credentials(url: str, what: str) -> None:
     """InvalidInput when `url` holds a user name or password (`http://user:pw@host`), naming `what`
     without them; see the module's docstring for why."""
-    netloc = (url or "").strip().split("://", 1)[-1].split("/", 1)[0]
-    if "@" in netloc:
+    if has_credentials(url):
         raise InvalidInput(f"{what} holds a user name or password.",
                            "Write the URL without them (e.g. http://HOST:PORT/v1) and save the key for that URL on "
                            "the Models page (or in OPENAI_API_KEY / OLLAMA_API_KEY).")
 
 
-def _without_secret(text: str) -> str:
-    """The spec with what stands between `://` and the host's `@` shown as `…`."""
-    return re.sub(r"(://)[^/@\s]*@", r"\1…@", text)
+def has_credentials(url: str | None) -> bool:
+    """Whether `url` (with or without a scheme: OLLAMA_HOST is often `host:port`) has a userinfo part."""
+    netloc = (url or "").strip().split("://", 1)[-1]
+    return "@" in re.split(r"[/?#]", netloc, maxsplit=1)[0]
+
+
+def server_url(url: str | None, what: str) -> str | None:
+    """`url` unchanged when it holds no user name or password; else InvalidInput naming `what` and the
+    URL as `redacted` shows it (the module's docstring says why it is refused rather than hidden)."""
+    if has_credentials(url):
+        refuse_credentials(url or "", f"{what} ({redacted(url or '')})")
+    return url
+
+
+# what stands between `://` and a host's `@`; quotes, brackets and backslashes end it, so that in JSON or
+# HTML text the match never runs from one URL into the next string
+_USERINFO = re.compile(r"(://)[^/?#@\s\"'<>\\]*@")
+_BARE_USERINFO = re.compile(r"[^/?#@\s\"'<>\\:]+(:[^/?#@\s\"'<>\\]*)?@[^/?#@\s\"'<>\\]+(/\S*)?")
+
+
+def redacted(text: str) -> str:
+    """`text` (a URL, `host:port`, a spec ending in `@URL`, or JSON holding them) as a page, an export or a
+    stored record may show it: a user name or password before a host replaced by `***` (`http://***@host:port/v1`)."""
+    if not text or "@" not in text:  # the common case, e.g. every stored event read for a page
+        return text or ""
+    out = _USERINFO.sub(r"\1***@", text)
+    if "://" not in text and _BARE_USERINFO.fullmatch(text):  # OLLAMA_HOST as `user:pw@host:port`
+        out = "***@" + text.split("@", 1)[1]
+    return out

@@ -25,10 +25,12 @@ from typing import Any
 
 from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
-from debate.errors import InvalidInput, StoreError
+from debate.errors import InvalidInput, StoreError, checked_text
 from debate.events import Event, event_from_dict
+from debate.models.spec import redacted
 from debate.tasks import cut_off_mark, override_note, verdict_sentences
 
+MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
 VOTE_OUTCOMES = ("changed", "stood", "unanimous")  # decisions.against_vote's outcomes
 
@@ -291,16 +293,19 @@ class DebateStore(SqliteStore):
 
     @staticmethod
     def _row(r: sqlite3.Row) -> dict:
+        # stored JSON is read through `redacted`: a spec an older version accepted with a password in its
+        # URL (`openai:m@http://user:pw@host/v1`) reaches no page or export; parsed again (a fork, a re-run)
+        # it is refused with what to write instead
         d = dict(r)
-        d["lineup"] = json.loads(d.get("lineup") or "[]")
-        d["config"] = json.loads(d.get("config") or "{}")
+        d["lineup"] = json.loads(redacted(d.get("lineup") or "[]"))
+        d["config"] = json.loads(redacted(d.get("config") or "{}"))
         d["correct"] = None if d.get("correct") is None else bool(d["correct"])
         return d
 
     def event_dicts(self, debate_id: str, after_seq: int = -1) -> list[dict]:
         rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq",
                        (debate_id, after_seq))
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(redacted(r[0])) for r in rows]
 
     def events(self, debate_id: str, after_seq: int = -1) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(debate_id, after_seq)]
@@ -344,14 +349,13 @@ class DebateStore(SqliteStore):
 
     # -- lineups ----------------------------------------------------------------------------
     def save_lineup(self, name: str, lineup: Any) -> None:
-        name = (name or "").strip()
-        if not name:
-            raise InvalidInput("The lineup needs a name.", "Type a name before saving it.")
+        name = checked_text(name, MAX_LINEUP_NAME, "The lineup's name", "Type a name before saving it.",
+                            "Type a shorter name: it is shown in the preset list.")
         self._tx(lambda db: db.execute("INSERT OR REPLACE INTO lineups VALUES (?,?,?)",
                                        (name, json.dumps(lineup), _now())))
 
     def lineups(self) -> dict[str, Any]:
-        return {r["name"]: json.loads(r["json"]) for r in self._q("SELECT * FROM lineups ORDER BY name")}
+        return {r["name"]: json.loads(redacted(r["json"])) for r in self._q("SELECT * FROM lineups ORDER BY name")}
 
     def delete_lineup(self, name: str) -> None:
         self._tx(lambda db: db.execute("DELETE FROM lineups WHERE name=?", (name,)))
