@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from debate.runner import MAX_CLAIM_CHARS
-from ui import catalog, resources
+from ui import catalog, landing, resources
 from ui.examples import gold_for
 from ui.safe import escape
 
@@ -41,6 +41,7 @@ def remember(*keys: str) -> None:
 
 # -- sidebar: task, protocol, parameters ----------------------------------------------------------
 def task_picker() -> dict:
+    landing.redo_lost()  # the set-up's first widget: values the app set and the browser undid, set again
     keep("cfg_task", "checkthat")
     task = st.selectbox("Task", list(catalog.TASKS), key="cfg_task", format_func=catalog.TASKS.get)
     out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
@@ -105,15 +106,16 @@ def _apply_pace() -> None:
     (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
     from debate.live import pace as pace_mod
 
+    landing.redo_lost()  # (a browser that had not drawn the values set last time sent the old ones back)
     chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
     for name, info in catalog.protocols().items():
         spec = dict(info.params)
         for k in pace_mod.DEMO_PARAMS.get(name, {}):
             if k in spec:
                 value = pace_mod.overrides(chosen, name).get(k, spec[k][0])
-                st.session_state[f"p_{name}_{k}"] = st.session_state[f"keep:p_{name}_{k}"] = value
-    st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
-    st.session_state["cfg_top_k"] = st.session_state["keep:cfg_top_k"] = pace_mod.top_k(chosen)
+                landing.set_value(f"p_{name}_{k}", value)
+    landing.set_value("cfg_max_tokens", pace_mod.max_tokens(chosen))
+    landing.set_value("cfg_top_k", pace_mod.top_k(chosen))
 
 
 def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None = None) -> str:
