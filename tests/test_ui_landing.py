@@ -1,22 +1,23 @@
-"""Values the app sets in widgets (the live-demo pace, RADAR's task switch), when the browser's widget state
-races the page.
+"""Values the app sets in widgets (the live-demo pace, RADAR's task switch, the small-model aids), when the
+browser's widget state races the page.
 
 Streamlit lets the browser's widget state win over a value the app set, even in a widget callback: a
 browser that sends a rerun (a person typing in another field) before it has drawn the app's new value sends
-the old value back. These tests play that order of events on the real callbacks and ui.landing with the
-session state as a plain dict: a callback's write, the run cut short before the page got past its widgets
-(no `confirm`), the browser's stale value, then the next run."""
+the old value back, and its old sentinel number with it (ui.landing). These tests play that order of
+events on the real callbacks and ui.landing with the session state as a plain dict."""
 
 from __future__ import annotations
 
 import pytest
 import streamlit
 
+from debate.lineups import load_lineup, resolve_agents
 from debate.live import pace as pace_mod
 from debate.protocols import PROTOCOLS
 from ui import catalog, landing, setup, widgets
 
 ROUNDS = "p_council_rounds"
+DEMO_ROUNDS = pace_mod.DEMO_PARAMS["council"]["rounds"]
 
 
 @pytest.fixture
@@ -30,69 +31,114 @@ def _paper_rounds() -> int:
     return PROTOCOLS["council"].params["rounds"][0]
 
 
-def _pace_on(state: dict) -> None:
-    """The person switches the live-demo pace on: the toggle's on_change runs before the script."""
-    state["cfg_pace"] = True
-    widgets._apply_pace()
+def _page_drawn(state: dict) -> None:
+    """A run drew the widgets and the sentinel; the browser drew them too (it sends the sentinel back)."""
+    landing.mark_drawn()
 
 
-def _run_drew_the_widgets() -> None:
-    """A run that drew the set-up widgets and got past them (the pages' settle_aids is that point)."""
+def _stale_rerun(state: dict, seen: str, **widgets_sent) -> None:
+    """The browser's rerun, sent before it drew the app's last values: its widgets and its old sentinel;
+    the page's run starts (redo_lost, before the widgets)."""
+    state.update(widgets_sent)
+    state[landing.SEEN] = seen
     landing.redo_lost()
-    landing.confirm()
+
+
+def _open_page(state: dict, **values) -> str:
+    state.update(values)
+    _page_drawn(state)
+    return state[landing.SEEN]
 
 
 def test_a_pace_the_browser_overwrote_is_set_again(state):
-    state.update({"cfg_pace": False, ROUNDS: _paper_rounds(), "cfg_max_tokens": pace_mod.max_tokens("paper")})
-    _pace_on(state)
-    assert state[ROUNDS] == pace_mod.DEMO_PARAMS["council"]["rounds"] != _paper_rounds()
-    # the run is cut short by the browser's next rerun, which had not drawn the pace's values yet
-    state[ROUNDS] = _paper_rounds()
-    state["cfg_max_tokens"] = pace_mod.max_tokens("paper")
-    landing.redo_lost()  # the next run, before the widgets
-    assert state[ROUNDS] == pace_mod.DEMO_PARAMS["council"]["rounds"], "the lost pace must be set again"
-    assert state["cfg_max_tokens"] == pace_mod.max_tokens("demo")
+    seen = _open_page(state, cfg_pace=True, **{ROUNDS: DEMO_ROUNDS, "cfg_max_tokens": pace_mod.max_tokens("demo")})
+    state["cfg_pace"] = False  # the person switches the pace off: the toggle's on_change runs
+    widgets._apply_pace()
+    assert state[ROUNDS] == _paper_rounds() and state["cfg_max_tokens"] == pace_mod.max_tokens("paper")
+    _page_drawn(state)  # the app drew them; the browser has not yet
+    _stale_rerun(state, seen, **{ROUNDS: DEMO_ROUNDS, "cfg_max_tokens": pace_mod.max_tokens("demo")})
+    assert state[ROUNDS] == _paper_rounds(), "the lost pace must be set again"
+    assert state["cfg_max_tokens"] == pace_mod.max_tokens("paper")
     info = catalog.protocols()["council"]
-    assert setup.run_params("council", info, {"rounds": state[ROUNDS]})["rounds"] == state[ROUNDS]
+    assert setup.run_params("council", info, {"rounds": state[ROUNDS]})["rounds"] == _paper_rounds()
 
 
-def test_once_the_pace_showed_the_persons_own_rounds_stay(state):
-    state.update({"cfg_pace": False, ROUNDS: _paper_rounds()})
-    _pace_on(state)
-    _run_drew_the_widgets()
-    state[ROUNDS] = _paper_rounds()  # now the person wants the paper's rounds back
-    _run_drew_the_widgets()
-    assert state[ROUNDS] == _paper_rounds()
-    assert not state[landing.UNLANDED]
+def test_once_the_browser_drew_the_pace_the_persons_own_rounds_stay(state):
+    _open_page(state, cfg_pace=True, **{ROUNDS: DEMO_ROUNDS})
+    state["cfg_pace"] = False
+    widgets._apply_pace()
+    _page_drawn(state)
+    # the browser drew the paper's rounds (it sends the new number back); the person puts the demo's back
+    state[ROUNDS] = DEMO_ROUNDS
+    for _ in range(2):  # that rerun and the next
+        landing.redo_lost()
+        _page_drawn(state)
+        assert state[ROUNDS] == DEMO_ROUNDS
 
 
-def test_a_third_value_in_a_cut_run_is_the_persons(state):
-    state.update({"cfg_pace": False, ROUNDS: _paper_rounds()})
-    _pace_on(state)
-    state[ROUNDS] = _paper_rounds() + 1  # typed by the person into the widget: neither the pace's value nor the one before
-    _run_drew_the_widgets()
-    assert state[ROUNDS] == _paper_rounds() + 1 and ROUNDS not in state[landing.UNLANDED]
+def test_after_another_page_nothing_is_redone(state):
+    """Back from a page without the set-up: the sentinel was not drawn (its key is gone), so no browser
+    state can be judged, and the person's value (the one before the app's) stays."""
+    _open_page(state, cfg_pace=True, **{ROUNDS: DEMO_ROUNDS})
+    state["cfg_pace"] = False
+    widgets._apply_pace()
+    _page_drawn(state)
+    state[ROUNDS] = DEMO_ROUNDS  # the person's, after the browser drew the paper's
+    landing.redo_lost()
+    del state[landing.SEEN]  # the Library: no sentinel drawn, Streamlit drops the widget's key
+    landing.redo_lost()
+    assert state[ROUNDS] == DEMO_ROUNDS
+
+
+def test_a_value_the_person_typed_while_the_browser_was_behind_is_theirs(state):
+    seen = _open_page(state, cfg_pace=True, **{ROUNDS: DEMO_ROUNDS})
+    state["cfg_pace"] = False
+    widgets._apply_pace()
+    _page_drawn(state)
+    _stale_rerun(state, seen, **{ROUNDS: _paper_rounds() + 2})  # neither the app's value nor the one before
+    assert state[ROUNDS] == _paper_rounds() + 2 and ROUNDS not in state[landing.UNLANDED]
 
 
 def test_radars_task_switch_the_browser_overwrote_is_made_again(state):
-    state.update({"cfg_task": "checkthat", "cfg_protocol": "radar"})
+    seen = _open_page(state, cfg_task="checkthat", cfg_protocol="council")
+    state["cfg_protocol"] = "radar"
     setup.follow_protocol_widget("cfg_protocol")  # the radio's on_change
     assert state["cfg_task"] == "halftruth"
-    state["cfg_task"] = "checkthat"  # the browser's stale task
-    landing.redo_lost()
+    _page_drawn(state)
+    _stale_rerun(state, seen, cfg_task="checkthat")
     assert state["cfg_task"] == "halftruth"
-    # the page's note about the switch stays, rather than taking the stale task for the person's choice
-    assert state[setup.SWITCH_NOTE][0] == "halftruth"
+    assert state[setup.SWITCH_NOTE][0] == "halftruth"  # the page's note about the switch still holds
 
 
-def test_a_protocol_picked_in_the_racing_run_reads_the_task_the_page_showed(state):
+def test_a_protocol_picked_in_the_racing_rerun_reads_the_task_the_page_showed(state):
     """RADAR picked, then (before the browser drew the switched task) Council: the second callback decides
-    on the task the page showed, so the task goes back to the person's yes/no task."""
-    state.update({"cfg_task": "checkthat", "cfg_protocol": "radar"})
+    on the task the app set, so the task goes back to the person's yes/no task."""
+    seen = _open_page(state, cfg_task="checkthat", cfg_protocol="council")
+    state["cfg_protocol"] = "radar"
     setup.follow_protocol_widget("cfg_protocol")
-    state.update({"cfg_task": "checkthat", "cfg_protocol": "council"})  # stale task, the new protocol
-    setup.follow_protocol_widget("cfg_protocol")
+    _page_drawn(state)
+    state.update({"cfg_task": "checkthat", "cfg_protocol": "council", landing.SEEN: seen})  # stale task
+    setup.follow_protocol_widget("cfg_protocol")  # (the sentinel's on_change may run before or after)
     landing.redo_lost()
-    landing.confirm()
     assert state["cfg_task"] == "checkthat" and setup.BEFORE_RADAR not in state
-    assert not state[landing.UNLANDED]
+
+
+TASK = {"task": "checkthat", "category": 1, "custom_title": "", "custom_description": ""}
+CALIBRATION = "p_council_calibration"
+
+
+def test_an_aid_the_browser_overwrote_after_its_run_finished_is_set_again(state):
+    """The aids' value landed in a run that finished (so settle_aids took it as shown), and the browser,
+    slower than the app, sent its old value afterwards: it is set again, not taken as the person's."""
+    agents = resolve_agents(load_lineup("embedded"), "council")
+    info = catalog.protocols()["council"]
+    seen = _open_page(state, **{CALIBRATION: "none"})  # the paper's value in the widget
+    assert setup.settle_aids("council", info, TASK, agents, True)  # this run: rerun with the aid pending
+    setup.apply_pending()  # the next run
+    assert state[CALIBRATION] == "threshold" and not setup.settle_aids("council", info, TASK, agents, True)
+    _page_drawn(state)
+    _stale_rerun(state, seen, **{CALIBRATION: "none"})
+    assert state[CALIBRATION] == "threshold"
+    assert not setup.settle_aids("council", info, TASK, agents, True)  # still the aids' value
+    run = setup.run_params("council", info, {"calibration": state[CALIBRATION]})
+    assert run["calibration"] == "none"  # sent as the paper's default: the engine applies the aid itself

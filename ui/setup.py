@@ -32,10 +32,6 @@ AIDED = "setup:aided"  # widget key -> the value the aids put there
 UNLANDED = "setup:aids_unlanded"  # widget key -> its value before the aids changed it, until it shows the change
 
 
-def _set(key: str, value: Any) -> None:
-    st.session_state[key] = st.session_state[f"keep:{key}"] = value
-
-
 def follow_protocols(protocols: list[str]) -> None:
     """A widget callback: RADAR among the protocols -> a true/false task; none any more -> the task the
     person had before. Runs before the page is drawn, so the task widget shows the switched value."""
@@ -73,14 +69,12 @@ def switch_note() -> None:
 def apply_pending() -> None:
     """Values `settle_aids` decided on the last run: set before the widgets are drawn."""
     for key, value in st.session_state.pop(PENDING, {}).items():
-        _set(key, value)
+        landing.set_value(key, value)  # set again if the browser's stale state undoes it
 
 
 def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) -> bool:
     """Make the parameter widgets show the values that will run with the aids on (or off). Returns True
-    when a widget must change: the caller reruns the page once, and `apply_pending` sets them.
-    Called after the set-up's widgets are drawn: the values the app set in them have shown (ui.landing)."""
-    landing.confirm()
+    when a widget must change: the caller reruns the page once, and `apply_pending` sets them."""
     try:
         cats = task_categories(task["task"], task["category"])
     except Exception:  # noqa: BLE001 - an invalid task is reported where it is chosen

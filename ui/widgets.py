@@ -41,7 +41,7 @@ def remember(*keys: str) -> None:
 
 # -- sidebar: task, protocol, parameters ----------------------------------------------------------
 def task_picker() -> dict:
-    landing.redo_lost()  # the set-up's first widget: values the app set and the browser undid, set again
+    landing.redo_lost()  # the set-up's first widget: values the app set and a stale browser undid, set again
     keep("cfg_task", "checkthat")
     task = st.selectbox("Task", list(catalog.TASKS), key="cfg_task", format_func=catalog.TASKS.get)
     out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
@@ -106,7 +106,7 @@ def _apply_pace() -> None:
     (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
     from debate.live import pace as pace_mod
 
-    landing.redo_lost()  # (a browser that had not drawn the values set last time sent the old ones back)
+    landing.redo_lost()  # (a browser that had not drawn the app's last values sent the old ones back)
     chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
     for name, info in catalog.protocols().items():
         spec = dict(info.params)
