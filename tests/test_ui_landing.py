@@ -142,3 +142,14 @@ def test_an_aid_the_browser_overwrote_after_its_run_finished_is_set_again(state)
     assert not setup.settle_aids("council", info, TASK, agents, True)  # still the aids' value
     run = setup.run_params("council", info, {"calibration": state[CALIBRATION]})
     assert run["calibration"] == "none"  # sent as the paper's default: the engine applies the aid itself
+
+
+def test_an_example_the_browser_overwrote_fills_the_claim_again(state):
+    seen = _open_page(state, claim="")
+    ex = {"text": "Coffee cures colds, a new study shows.", "source": "test"}
+    widgets._use_example(ex)  # the example button's on_click
+    _page_drawn(state)
+    _stale_rerun(state, seen, claim="")  # the browser had not drawn the example's text yet
+    assert state["claim"] == ex["text"]
+    _stale_rerun(state, seen, claim="My own claim")  # typed by the person: theirs
+    assert state["claim"] == "My own claim"

@@ -257,7 +257,7 @@ def evidence_toggle(info: Any) -> bool:
 
 # -- claim and examples ---------------------------------------------------------------------------
 def _use_example(ex: dict) -> None:
-    st.session_state["claim"] = ex["text"]
+    landing.set_value("claim", ex["text"])  # (set again if a browser that had not drawn it sends the old text)
     st.session_state["example"] = ex
 
 
@@ -331,7 +331,7 @@ def _save_lineup(lineup: dict) -> None:
         st.session_state["lineup_msg"] = ("error", "Type a name for the lineup first.")
         return
     resources.get_store().save_lineup(name, {**lineup, "name": name})
-    st.session_state["cfg_preset"] = f"saved:{name}"
+    landing.set_value("cfg_preset", f"saved:{name}")
     st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{name}”. It is in the preset list now.")
 
 
