@@ -153,3 +153,24 @@ def test_an_example_the_browser_overwrote_fills_the_claim_again(state):
     assert state["claim"] == ex["text"]
     _stale_rerun(state, seen, claim="My own claim")  # typed by the person: theirs
     assert state["claim"] == "My own claim"
+
+
+def test_the_debate_page_fills_an_example_and_picks_a_saved_lineup_through_the_landing_rule():
+    """The real page (AppTest): the example button and Save still put their values in the widgets, the
+    hidden sentinel carries the number of the last value set, and nothing is redone over them."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../app.py", default_timeout=180)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.button(key="ex_0").click().run()
+    claim = at.text_area(key="claim").value
+    assert claim and claim == at.session_state["example"]["text"]
+    assert any(c.value.startswith("Example from") for c in at.caption)
+    assert at.text_input(key=landing.SEEN).value == str(at.session_state[landing.COUNT])
+    at.text_input(key="lineup_name").input("landing-test").run()
+    at.button(key="lineup_save").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="cfg_preset").value == "saved:landing-test"
+    at.run()  # a later rerun (the browser up to date) leaves both as they are
+    assert at.text_area(key="claim").value == claim and at.selectbox(key="cfg_preset").value == "saved:landing-test"
