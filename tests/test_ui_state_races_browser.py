@@ -42,8 +42,9 @@ def test_values_the_app_set_survive_a_person_acting_before_the_page_drew_them(tm
     with app_server(tmp_path) as url, browser_page() as page:
         link = SlowDownlink(page)
         page.goto(url)
-        wait_settled(page)
         tokens = page.locator(".st-key-cfg_max_tokens input")
+        tokens.wait_for(timeout=120_000)
+        wait_settled(page)
         expect(tokens).to_have_value(str(pace_mod.max_tokens("demo")))  # the pace is on by default
         _act_before_the_page_drew(page, link, page.locator(".st-key-cfg_pace").get_by_text("Live-demo pace").click,
                                   b"cfg_max_tokens", 1)

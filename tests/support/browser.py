@@ -90,13 +90,21 @@ def browser_page(width: int = 1400, height: int = 2200) -> Iterator[object]:
             browser.close()
 
 
+# The page's own run state (Streamlit marks its root element): "rerunRequested" as soon as the page asks
+# for a rerun, "initial" before the first run. The status widget alone shows only a moment after a run
+# starts, so a step taken when it has not appeared yet raced the run (and the browser's widget state, sent
+# with that step, wins over values the run sets).
+NOT_RUNNING_JS = """(() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !!app && ['notRunning', 'compilationError'].includes(app.dataset.testScriptState)
+        && !document.querySelector('[data-testid="stStatusWidget"]'); })()"""
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the script is not running (the status widget is gone)."""
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+    """Wait until the script is not running (the page's run state says so and the status widget is gone)."""
+    page.wait_for_function(f"() => {NOT_RUNNING_JS}", timeout=timeout)
 
 
-SETTLED_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
-    && !document.querySelector('[data-stale="true"]')"""
+SETTLED_JS = f"""() => {NOT_RUNNING_JS} && !document.querySelector('[data-stale="true"]')"""
 
 
 def wait_settled(page, timeout: float = 120.0, quiet_s: float = 1.0) -> None:
