@@ -155,10 +155,12 @@ def test_an_example_the_browser_overwrote_fills_the_claim_again(state):
     assert state["claim"] == "My own claim"
 
 
-def test_the_debate_page_fills_an_example_and_picks_a_saved_lineup_through_the_landing_rule():
+def test_the_debate_page_fills_an_example_and_picks_a_saved_lineup_through_the_landing_rule(monkeypatch):
     """The real page (AppTest): the example button and Save still put their values in the widgets, the
     hidden sentinel carries the number of the last value set, and nothing is redone over them."""
     from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")  # no model warming: this test runs no debate
 
     at = AppTest.from_file("../app.py", default_timeout=180)
     at.run()
