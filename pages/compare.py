@@ -9,7 +9,7 @@ from debate.errors import DebateError
 from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
-from ui import catalog, charts, resources, server_box, setup, share_view, widgets
+from ui import catalog, charts, landing, resources, server_box, setup, share_view, widgets
 from ui.render import evidence_title, render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
@@ -193,6 +193,7 @@ for i, (proto, lu) in enumerate(picks):
         agents_of.append([])
     if aids_on:
         setup_cols[i].caption(widgets.aids_line(proto, task, agents_of[i], infos[proto]))
+landing.sentinel()  # after the widgets the app sets values in: tells when the browser had not drawn them
 settled = False
 for proto in dict.fromkeys(p for p, _ in picks):  # once per protocol: its first column's lineup
     first = next(i for i, (p, _) in enumerate(picks) if p == proto)

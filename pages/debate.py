@@ -6,7 +6,7 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
-from ui import catalog, people_view, resources, seat_view, setup, share_view, widgets
+from ui import catalog, landing, people_view, resources, seat_view, setup, share_view, widgets
 from ui.live_view import show_live
 from ui.safe import error_md, escape
 from ui.entry import through_app
@@ -37,6 +37,7 @@ humans, human_timeout = seat_view.seat_picker(agents)  # a person takes a seat (
 st.caption(escape(catalog.run_summary(agents, params, gen["max_tokens"])))  # seat and model names: anyone's text
 if aids_on:
     st.caption(widgets.aids_line(protocol, task, agents, info))
+landing.sentinel()  # after the widgets the app sets values in: tells when the browser had not drawn them
 if setup.settle_aids(protocol, info, task, agents, aids_on):
     st.rerun()  # once: the parameter widgets then show the values that will run
 unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed

@@ -21,6 +21,7 @@ import pytest
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_runs
 from debate.store import DebateStore
+from tests.support.browser import wait_idle
 from tests.support.scripted_runs import SCRIPTED_LINEUP, make_run, stored_council_debate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -111,7 +112,7 @@ def _warm(app, browser):
 
 def idle(page, timeout: float = 60_000) -> None:
     page.wait_for_timeout(300)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+    wait_idle(page, timeout)  # the page's run state too: the status widget shows only a moment after a run starts
     page.wait_for_timeout(200)
 
 

@@ -45,7 +45,7 @@ def _set_number(page, key: str, value: int | float) -> None:
 def _toggle(page, key: str, label: str, on: bool) -> None:
     if page.locator(f".st-key-{key} input").is_checked() != on:
         page.locator(f".st-key-{key}").get_by_text(label).click()
-        wait_idle(page)
+        wait_settled(page)  # the aids set parameter values: the next step must not race their rerun
     assert page.locator(f".st-key-{key} input").is_checked() == on
 
 
@@ -125,7 +125,7 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
 
         # -- a RADAR debate -----------------------------------------------------------------------
         page.get_by_text("RADAR (role-anchored debate over evidence)").click()
-        wait_idle(page)
+        wait_settled(page)  # the task switches and the aids settle: the next fields must not race that
         _toggle(page, "cfg_aids", "Small-model aids", True)  # the default: a constrained judge
         _set_number(page, "p_radar_rounds", 0)
         _set_number(page, "cfg_max_tokens", 40)

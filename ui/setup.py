@@ -23,7 +23,7 @@ import streamlit as st
 from debate.aids import settings as aids_mod
 from debate.runner import DebateConfig
 from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories
-from ui import catalog, widgets
+from ui import catalog, landing, widgets
 
 BEFORE_RADAR = "setup:task_before_radar"  # the yes/no task the person had before RADAR switched it
 SWITCH_NOTE = "setup:switch_note"
@@ -32,24 +32,21 @@ AIDED = "setup:aided"  # widget key -> the value the aids put there
 UNLANDED = "setup:aids_unlanded"  # widget key -> its value before the aids changed it, until it shows the change
 
 
-def _set(key: str, value: Any) -> None:
-    st.session_state[key] = st.session_state[f"keep:{key}"] = value
-
-
 def follow_protocols(protocols: list[str]) -> None:
     """A widget callback: RADAR among the protocols -> a true/false task; none any more -> the task the
     person had before. Runs before the page is drawn, so the task widget shows the switched value."""
+    landing.redo_lost()  # decide on the task the page showed, not on a stale one the browser sent back
     task = st.session_state.get("cfg_task", st.session_state.get("keep:cfg_task", "checkthat"))
     radar = [p for p in protocols if p in TRUE_FALSE_PROTOCOLS]
     if radar and task not in TRUTH_TASKS:
         st.session_state[BEFORE_RADAR] = task
-        _set("cfg_task", "halftruth")
+        landing.set_value("cfg_task", "halftruth")  # made again if the browser's stale state undoes it
         st.session_state[SWITCH_NOTE] = ("halftruth", (
             f"{catalog.protocols()[radar[0]].title} decides TRUE / FALSE / HALF-TRUE, so the task switched to "
             f"{catalog.TASKS['halftruth']} (it switches back when you pick another protocol)."))
     elif not radar and BEFORE_RADAR in st.session_state and task in TRUTH_TASKS:
         back = st.session_state.pop(BEFORE_RADAR)
-        _set("cfg_task", back)
+        landing.set_value("cfg_task", back)
         st.session_state[SWITCH_NOTE] = (back, f"Back to {catalog.TASKS.get(back, back)}: the protocol decides "
                                                "by the task's own labels.")
 
@@ -72,7 +69,7 @@ def switch_note() -> None:
 def apply_pending() -> None:
     """Values `settle_aids` decided on the last run: set before the widgets are drawn."""
     for key, value in st.session_state.pop(PENDING, {}).items():
-        _set(key, value)
+        landing.set_value(key, value)  # set again if the browser's stale state undoes it
 
 
 def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) -> bool:

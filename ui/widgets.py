@@ -16,7 +16,7 @@ import streamlit as st
 from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
 from debate.store.debates import MAX_LINEUP_NAME
-from ui import catalog, resources
+from ui import catalog, landing, resources
 from ui.examples import gold_for
 from ui.safe import escape
 
@@ -43,6 +43,7 @@ def remember(*keys: str) -> None:
 
 # -- sidebar: task, protocol, parameters ----------------------------------------------------------
 def task_picker() -> dict:
+    landing.redo_lost()  # the set-up's first widget: values the app set and a stale browser undid, set again
     keep("cfg_task", "checkthat")
     task = st.selectbox("Task", list(catalog.TASKS), key="cfg_task", format_func=catalog.TASKS.get)
     out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
@@ -107,15 +108,16 @@ def _apply_pace() -> None:
     (a person's own edits to those few fields are replaced: the toggle is how one asks for a pace)."""
     from debate.live import pace as pace_mod
 
+    landing.redo_lost()  # (a browser that had not drawn the app's last values sent the old ones back)
     chosen = "demo" if st.session_state.get("cfg_pace") else "paper"
     for name, info in catalog.protocols().items():
         spec = dict(info.params)
         for k in pace_mod.DEMO_PARAMS.get(name, {}):
             if k in spec:
                 value = pace_mod.overrides(chosen, name).get(k, spec[k][0])
-                st.session_state[f"p_{name}_{k}"] = st.session_state[f"keep:p_{name}_{k}"] = value
-    st.session_state["cfg_max_tokens"] = st.session_state["keep:cfg_max_tokens"] = pace_mod.max_tokens(chosen)
-    st.session_state["cfg_top_k"] = st.session_state["keep:cfg_top_k"] = pace_mod.top_k(chosen)
+                landing.set_value(f"p_{name}_{k}", value)
+    landing.set_value("cfg_max_tokens", pace_mod.max_tokens(chosen))
+    landing.set_value("cfg_top_k", pace_mod.top_k(chosen))
 
 
 def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None = None) -> str:
@@ -257,7 +259,7 @@ def evidence_toggle(info: Any) -> bool:
 
 # -- claim and examples ---------------------------------------------------------------------------
 def _use_example(ex: dict) -> None:
-    st.session_state["claim"] = ex["text"]
+    landing.set_value("claim", ex["text"])  # (set again if a browser that had not drawn it sends the old text)
     st.session_state["example"] = ex
 
 
@@ -333,10 +335,10 @@ def _save_lineup(lineup: dict) -> None:
     try:
         resources.get_store().save_lineup(name, {**lineup, "name": name})
     except DebateError as e:  # e.g. a name past MAX_LINEUP_NAME (the box stops typing, not a paste by a script)
-        st.session_state["lineup_msg"] = ("error", f"{e.message} {e.hint}")
+        st.session_state["lineup_msg"] = ("error", f"{escape(e.message)} {escape(e.hint)}")
         return
-    st.session_state["cfg_preset"] = f"saved:{name}"
-    st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{name}”. It is in the preset list now.")
+    landing.set_value("cfg_preset", f"saved:{name}")
+    st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{escape(name)}”. It is in the preset list now.")
 
 
 def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[str, dict]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -89,13 +90,21 @@ def browser_page(width: int = 1400, height: int = 2200) -> Iterator[object]:
             browser.close()
 
 
+# The page's own run state (Streamlit marks its root element): "rerunRequested" as soon as the page asks
+# for a rerun, "initial" before the first run. The status widget alone shows only a moment after a run
+# starts, so a step taken when it has not appeared yet raced the run (and the browser's widget state, sent
+# with that step, wins over values the run sets).
+NOT_RUNNING_JS = """(() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !!app && ['notRunning', 'compilationError'].includes(app.dataset.testScriptState)
+        && !document.querySelector('[data-testid="stStatusWidget"]'); })()"""
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the script is not running (the status widget is gone)."""
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+    """Wait until the script is not running (the page's run state says so and the status widget is gone)."""
+    page.wait_for_function(f"() => {NOT_RUNNING_JS}", timeout=timeout)
 
 
-SETTLED_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
-    && !document.querySelector('[data-stale="true"]')"""
+SETTLED_JS = f"""() => {NOT_RUNNING_JS} && !document.querySelector('[data-stale="true"]')"""
 
 
 def wait_settled(page, timeout: float = 120.0, quiet_s: float = 1.0) -> None:
@@ -130,3 +139,38 @@ def poll(fn, timeout: float = 15.0):
             return got
         time.sleep(0.2)
     return fn()
+
+
+class SlowDownlink:
+    """Between the page and the app's websocket (playwright's route_web_socket): while `held`, the app's
+    messages are kept back, as on a slow network, and the page's still go through. A test can so make the
+    browser act before it has drawn what the app just sent, which is how Streamlit's browser-wins widget
+    state loses a value the app set; `release` then delivers what was kept, in order."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.held = False
+        self.kept: list = []
+        self._ws = None
+        page.route_web_socket(re.compile(r".*/_stcore/stream"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        self._ws = ws
+        server.on_message(lambda m: self.kept.append(m) if self.held else ws.send(m))
+        ws.on_message(lambda m: server.send(m))
+
+    def wait_kept(self, needle: bytes, since: int = 0, timeout: float = 60.0) -> None:
+        """Until a message of the app kept after the first `since` contains `needle` (e.g. a widget key:
+        the app drew that widget)."""
+        deadline = time.time() + timeout
+        while not any(needle in (m if isinstance(m, bytes) else m.encode()) for m in self.kept[since:]):
+            if time.time() > deadline:
+                raise TimeoutError(f"the app sent nothing with {needle!r}")
+            self.page.wait_for_timeout(50)  # (playwright delivers the messages while it waits)
+
+    def release(self) -> None:
+        self.held = False
+        kept, self.kept = self.kept, []
+        for m in kept:
+            self._ws.send(m)
