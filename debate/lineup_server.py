@@ -28,7 +28,7 @@ from typing import Any, Iterator
 from urllib.parse import urlparse
 
 from debate.errors import DebateError, InvalidInput, ModelNotFound
-from debate.models.spec import ModelSpec, redacted, server_url
+from debate.models.spec import ModelSpec, redacted, server_url, several_servers
 
 SERVER_BACKENDS = ("ollama", "openai")
 RETARGETED = ("local", "ollama", "openai")  # a person's seat or a scripted test model stays as it is
@@ -219,10 +219,8 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
     lu = copy.deepcopy(lineup)
     rows: dict[tuple[str, str | None, str], dict] = {}
     for e in _entries(lu):
-        if isinstance(e.get("model"), list) or "|" in str(e.get("model", "")):
-            raise InvalidInput(f"Seat {e.get('name') or e.get('model')!r} names several endpoints (a fleet), and "
-                               "--server puts every seat on one server.",
-                               "Use either the fleet lineup as it is or --server with a lineup of single models.")
+        if isinstance(e.get("model"), list):
+            raise several_servers(f"Seat {e.get('name') or '?'!r}")
         spec = ModelSpec.parse(str(e.get("model", "")))
         if spec.backend not in RETARGETED:
             continue

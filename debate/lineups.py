@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.errors import DebateError, InvalidInput
-from debate.models.spec import ModelSpec
+from debate.models.spec import ModelSpec, several_servers
 
 # The paper's Ollama models (TurQUaz Sec. 4.1: Q4_K_M quantisations except Mistral Q4_0, which are the
 # default tags below). The paper states no temperature; 0.8 is Ollama's default, seeds make it repeatable.
@@ -139,6 +139,8 @@ def _check_entry(e: Any, where: str) -> dict:
     if not isinstance(e, dict) or not str(e.get("model", "")).strip():
         raise InvalidInput(f"Lineup entry {where} has no model.",
                            'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-0.5b".')
+    if isinstance(e["model"], list):
+        raise several_servers(f"Lineup entry {where}")
     ModelSpec.parse(str(e["model"]))  # raises InvalidInput with a hint
     try:
         float(e.get("temperature", 0.0))

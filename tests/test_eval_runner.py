@@ -19,7 +19,6 @@ from debate.errors import DebateError, InvalidInput
 from debate.events import (DebateFinished, DebateStarted, ErrorEvent, StopCheck, TurnFinished, Verdict,
                            VotesTallied)
 from debate.evaluation.browse import confusion_items, item_events, list_runs, load_metrics
-from debate.evaluation.fleet import FleetBackend, expand_lineup
 from debate.evaluation.runner import EvalOptions, run_eval, should_abort
 from debate.models.base import GenOptions
 from debate.models.client import ModelClient
@@ -203,44 +202,15 @@ def test_browse_drill_down(tmp_path):
     assert evs[0].type == "debate_started" and evs[-1].type == "finished"
 
 
-def test_fleet_spreads_requests_and_fails_over(tmp_path):
-    a, b, c = (ScriptedBackend(default=scripted_answer, delay_s=0.01, max_parallel=2) for _ in range(3))
-    client = ModelClient({"scripted@http://a": a, "scripted@http://b": b, "scripted@http://c": c})
-    lineup = {"members": [{"name": "bot", "model": ["scripted:bot@http://a", "scripted:bot@http://b",
-                                                    "scripted:bot@http://c"]}]}
-    new, fleets = expand_lineup(lineup, client)
-    spec = new["members"][0]["model"]
-    assert spec.startswith("scripted:bot@http://fleet.invalid/") and fleets[spec][0].endswith("http://a")
-    s = run_eval(_opts(tmp_path, lineup=lineup, limit=12, concurrency=6, category=1), client=client,
-                 debate_fn=fake_run_debate)
-    assert s.done == 12
-    served = [len(x.calls) for x in (a, b, c)]
-    assert sum(served) == 12 and min(served) >= 2, served
-    # an endpoint that is down is skipped before any text was produced
-    from debate.errors import BackendUnavailable
-
-    class Down(ScriptedBackend):
-        def stream(self, model, messages, options):
-            raise BackendUnavailable("down", "start it")
-            yield  # pragma: no cover
-
-    fb = FleetBackend(ModelClient({"scripted@http://x": Down(), "scripted@http://y": b}),
-                      ["scripted:bot@http://x", "scripted:bot@http://y"], policy="round-robin")
-    for _ in range(4):
-        text = "".join(getattr(ch, "text", "") for ch in fb.stream("bot", [{"role": "user", "content": "q"}],
-                                                                   GenOptions()))
-        assert "label" in text
-    with pytest.raises(InvalidInput):
-        FleetBackend(client, ["scripted:bot@http://a"], policy="random")
-
-
-def test_lineup_string_with_pipes_is_a_fleet():
-    client, _ = scripted_client()
-    client.register("scripted@http://a", ScriptedBackend(default="x"))
-    client.register("scripted@http://b", ScriptedBackend(default="x"))
-    new, fleets = expand_lineup({"judge": {"model": "scripted:m@http://a|scripted:m@http://b"},
-                                 "name": "a|b"}, client)
-    assert new["name"] == "a|b" and len(fleets) == 1
+@pytest.mark.parametrize("model", [["scripted:bot@http://a", "scripted:bot@http://b"],
+                                   "scripted:bot@http://a|scripted:bot@http://b"])
+def test_a_seat_naming_several_servers_is_sent_to_a_router(tmp_path, model):
+    """One seat, one URL: the lineup an older version read as a home-made fleet is refused before a run
+    folder exists, and the refusal says what does the job (a router in front of the servers)."""
+    with pytest.raises(InvalidInput) as e:
+        run_eval(_opts(tmp_path, lineup={"members": [{"name": "bot", "model": model}]}))
+    assert "several servers" in e.value.message and "LiteLLM" in e.value.hint
+    assert "docs/several-servers.md" in e.value.hint and not (tmp_path / "run").exists()
 
 
 def test_bad_lineup_fails_before_a_run_folder_exists(tmp_path):

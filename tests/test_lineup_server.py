@@ -104,7 +104,7 @@ def test_on_server_moves_every_seat_and_leaves_a_persons_seat():
     assert {r["how"] for r in rows} == {"mapped", "same name"} and "gpu:11434" in lu["name"]
     assert load_lineup(lu)  # still a valid lineup
     fleet = {"members": [{"name": "f", "model": "ollama:x@http://a:11434|ollama:x@http://b:11434"}]}
-    with pytest.raises(InvalidInput, match="several endpoints"):
+    with pytest.raises(InvalidInput, match="several servers"):
         on_server(fleet, Server("ollama"), {}, ["x"])
 
 

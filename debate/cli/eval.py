@@ -64,7 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retries", type=int, default=2, help="extra attempts for a failing item (default 2)")
     p.add_argument("--item-timeout", type=float, default=1800.0,
                    help="seconds one item may run before it is stopped and counted failed (default 1800)")
-    p.add_argument("--fleet-policy", default="least-busy", choices=("least-busy", "round-robin"))
     p.add_argument("--text-col", default="text")
     p.add_argument("--label-col", default="label")
     p.add_argument("--id-col", default="id")
@@ -133,7 +132,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         limit=args.limit, sample=args.sample, sample_seed=args.sample_seed, concurrency=args.concurrency, params=dict(args.param), max_tokens=args.max_tokens,
         seed=args.seed, evidence=args.evidence, top_k=args.top_k, task=args.task, data_path=args.data_path,
         text_col=args.text_col, label_col=args.label_col or None, id_col=args.id_col or None,
-        retries=args.retries, item_timeout_s=args.item_timeout, fleet_policy=args.fleet_policy, apply_cat2_rule=not args.no_cat2_rule,
+        retries=args.retries, item_timeout_s=args.item_timeout, apply_cat2_rule=not args.no_cat2_rule,
         progress=not args.no_progress, aids=args.aids, sources=args.sources,
         questions=args.questions)
     s = run_eval(opts)

@@ -26,7 +26,6 @@ from debate.errors import (AuthError, BackendUnavailable, DebateError, InvalidIn
 from debate.evaluation.checkpoint import Checkpoint
 from debate.datasets import Dataset, Item, load_dataset
 from debate.evaluation.extract import debate_stats, extract_prediction
-from debate.evaluation.fleet import expand_lineup
 from debate.evaluation.sampling import select_items
 
 HOOK_ENV = "DEBATE_EVAL_HOOK"  # "module:function" called with the ModelClient (tests, custom backends)
@@ -61,7 +60,6 @@ class EvalOptions:
     id_col: str | None = "id"
     retries: int = 2
     item_timeout_s: float | None = 1800.0  # an item still running after this is stopped and counted failed
-    fleet_policy: str = "least-busy"
     apply_cat2_rule: bool = True
     progress: bool = True
     aids: bool = False  # small-model aids (debate/aids.py), as `run --aids` and the app's switch
@@ -105,26 +103,13 @@ def _resolve_lineup(lineup: str | dict) -> str | dict:
 def _preflight(opts: "EvalOptions", ds: Dataset, lineup: str | dict) -> None:
     """Every check the engine can make without a model call (protocol, params, task, lineup), on the
     first item, before a run folder exists: a typo must not leave a folder that then refuses the
-    corrected command. Fleet lists are checked endpoint by endpoint."""
-    from debate.evaluation.fleet import _as_endpoints
-    from debate.models.spec import ModelSpec
-
-    def first_endpoint(node: Any, key: str = "") -> Any:
-        if isinstance(node, dict):
-            return {k: first_endpoint(v, k) for k, v in node.items()}
-        eps = _as_endpoints(node) if key in ("model", "spec") else None
-        if eps:
-            for e in eps:
-                ModelSpec.parse(e)
-            return eps[0]
-        return [first_endpoint(v) for v in node] if isinstance(node, list) else node
-
+    corrected command."""
     try:
         from debate.runner import DebateConfig, prepare
     except ImportError:
         return
     prepare(DebateConfig(claim=ds.items[0].text, protocol=opts.protocol, task=opts.task or ds.task,
-                         category=opts.category, lineup=first_endpoint(lineup), params=dict(opts.params),
+                         category=opts.category, lineup=lineup, params=dict(opts.params),
                          evidence=opts.evidence, top_k=opts.top_k, max_tokens=opts.max_tokens, seed=opts.seed,
                          apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids))
 
@@ -267,9 +252,6 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
             client = make_client()
         hook = _apply_hook(client)
         debate_fn = debate_fn or hook.get("run_debate") or _debate_fn()
-        run_lineup, fleets = expand_lineup(lineup, client, opts.fleet_policy)
-        if fleets:
-            cp.set_meta("fleets", fleets)
         if retriever is None:
             retriever = hook.get("retriever")
         if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
@@ -285,7 +267,7 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                 gold = gold.get(str(opts.category)) if opts.category is not None else ",".join(gold.values())
             cfg = DebateConfig(
                 claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
-                lineup=run_lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
+                lineup=lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
                 max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
                 apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids, sources=opts.sources, questions=opts.questions)
             events: list[dict] = []

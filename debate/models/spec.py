@@ -11,6 +11,11 @@ every debate and shown on pages and in exports, so a secret in it would go every
 last `@`, the password was read as part of a model name and sent to the default server). A key is
 saved for its URL on the Models page instead.
 
+One spec names one server. To spread a model over several servers, a router in front of them (a LiteLLM
+proxy, docs/several-servers.md) takes the requests at one URL; a spec or lineup entry that names several
+(a list, or specs joined with `|`, as an older version read them) is refused with that advice, never read
+as one odd model name.
+
 The same holds for a server URL that does not come from a spec: a host or base URL in settings.json
 (written by an older version, or by hand), OPENAI_BASE_URL, OLLAMA_HOST, a lineup's `--server`. Such a
 URL is refused where a backend or server is made from it (`server_url`), not used-but-hidden: a backend
@@ -29,6 +34,15 @@ from dataclasses import dataclass
 from debate.errors import InvalidInput
 
 BACKENDS = ("local", "ollama", "openai", "scripted", "human")  # human: a person plays the seat
+_JOINED = re.compile(r"\|\s*(?:" + "|".join(BACKENDS) + r"):")  # `a|ollama:b`: several specs in one
+
+
+def several_servers(what: str) -> InvalidInput:
+    """The refusal of a spec or lineup entry naming several servers for one seat (see the module's docstring)."""
+    return InvalidInput(f"{what} names several servers for one model; a seat talks to one URL.",
+                        "Put a router in front of the servers (e.g. a LiteLLM proxy, see docs/several-servers.md) "
+                        "and name its URL, e.g. openai:qwen3:8b@http://router:4000/v1 or --server "
+                        "openai@http://router:4000/v1.")
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,8 @@ class ModelSpec:
     @classmethod
     def parse(cls, text: str) -> "ModelSpec":
         text = (text or "").strip()
+        if _JOINED.search(text):
+            raise several_servers(f"Model spec {redacted(text)[:200]!r}")
         if ":" not in text:
             raise InvalidInput(
                 f"Model spec {text!r} has no backend.",

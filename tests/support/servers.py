@@ -1,6 +1,7 @@
 """Real servers on loopback for the model-layer tests: llama.cpp's OpenAI-compatible server, the
-Ollama stand-in (both as subprocesses over a real GGUF model) and a tiny scripted HTTP server that
-fails on purpose (500/429 a given number of times) to exercise retries.
+Ollama stand-in (both as subprocesses over a real GGUF model), the LiteLLM proxy as a router in front of
+several of them, and a tiny scripted HTTP server that fails on purpose (500/429 a given number of times)
+to exercise retries.
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ from pathlib import Path
 from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
+# the LiteLLM proxy's own virtualenv (`make test-setup`; requirements-router.txt says why it is apart)
+ROUTER_BIN = REPO / ".venv" / "router" / "bin" / "litellm"
+# what keeps the proxy from reaching out (model cost map, blog posts, header and template catalogues): it
+# uses the copies bundled in the package; LITELLM_OFFLINE_MODE covers them all in releases that have it
+ROUTER_OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOCAL_BLOG_POSTS": "True",
+                  "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True", "LITELLM_LOCAL_POLICY_TEMPLATES": "True",
+                  "LITELLM_LOCAL_AUTOROUTER_PRESETS": "True", "LITELLM_OFFLINE_MODE": "true"}
 
 
 def free_port() -> int:
@@ -34,11 +42,13 @@ def closed_port() -> int:
 
 class ServerProcess:
     def __init__(self, argv: list[str], url: str, ready_path: str, log: Path,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, env: dict[str, str] | None = None) -> None:
+        """`env`: the whole environment of the process (default: ours, offline, with the repo importable)."""
         self.url = url
         self.log = log
         self._fh = open(log, "wb")
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+        if env is None:
+            env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, stdout=self._fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
         self._wait(url + ready_path, headers or {})
 
@@ -73,11 +83,15 @@ class ServerProcess:
 
 
 def start_llama_server(model_path: Path, alias: str, log_dir: Path, api_key: str | None = None,
-                       n_ctx: int = 2048) -> ServerProcess:
-    """`python -m llama_cpp.server` on a free port; `.url` is the OpenAI base URL (…/v1)."""
+                       n_ctx: int = 2048, n_threads: int = 2, interrupt_requests: bool = True) -> ServerProcess:
+    """`python -m llama_cpp.server` on a free port; `.url` is the OpenAI base URL (…/v1). With
+    `interrupt_requests` off it queues a request that comes while it answers another one, rather than end
+    the streaming answer early (its default), as a server several clients share must."""
     port = free_port()
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", alias,
-            "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", str(n_ctx)]
+            "--host", "127.0.0.1", "--port", str(port), "--n_threads", str(n_threads), "--n_ctx", str(n_ctx)]
+    if not interrupt_requests:
+        argv += ["--interrupt_requests", "false"]
     if api_key:
         argv += ["--api_key", api_key]
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -97,6 +111,22 @@ def start_llama_multi_server(models: dict[str, Path], log_dir: Path, n_ctx: int 
     config_path.write_text(json.dumps(config), encoding="utf-8")
     argv = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)]
     return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-multi-{port}.log")
+
+
+def start_litellm_router(config: Path, env: dict[str, str], log_dir: Path) -> ServerProcess:
+    """The LiteLLM proxy (ROUTER_BIN) with `config` on a free loopback port; `.url` is its OpenAI base URL
+    (…/v1). It runs with a bare environment: PATH, a HOME of its own, the offline switches and `env` (the
+    master key, the upstreams' URLs the config reads), so none of our variables or keys reach it."""
+    port = free_port()
+    argv = [str(ROUTER_BIN), "--config", str(config), "--host", "127.0.0.1", "--port", str(port),
+            "--num_workers", "1"]
+    home = log_dir / "router-home"
+    home.mkdir(exist_ok=True)
+    bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), **ROUTER_OFFLINE, **env}
+    srv = ServerProcess(argv, f"http://127.0.0.1:{port}", "/health/liveliness", log_dir / f"litellm-{port}.log",
+                        env=bare)
+    srv.url += "/v1"
+    return srv
 
 
 def start_ollama_standin(models: dict[str, Path], log_dir: Path, n_ctx: int = 2048) -> ServerProcess:
@@ -122,8 +152,11 @@ def send_json(handler: BaseHTTPRequestHandler, code: int, obj: dict) -> None:
 class FlakyOpenAI:
     """OpenAI-style /v1 server in a thread: `fail_times` answers of `status`, then a streamed reply."""
 
-    def __init__(self, fail_times: int, status: int = 500, reply: str = "hello there", delay_s: float = 0) -> None:
+    def __init__(self, fail_times: int, status: int = 500, reply: str = "hello there", delay_s: float = 0,
+                 serial: bool = False) -> None:
+        """`serial`: one request at a time, the others wait (a server with one slot, as llama.cpp's)."""
         self.fail_times = fail_times
+        self._slot = threading.Lock() if serial else None
         self.delay_s = delay_s
         self.status = status
         self.reply = reply
@@ -141,6 +174,13 @@ class FlakyOpenAI:
                 self._json(200, {"object": "list", "data": [{"id": "flaky", "object": "model"}]})
 
             def do_POST(self) -> None:
+                if outer._slot is None:
+                    self._answer()
+                    return
+                with outer._slot:
+                    self._answer()
+
+            def _answer(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 outer.requests.append(self.path)
                 if outer.delay_s:
