@@ -78,6 +78,9 @@ def key_for_router(fleet, monkeypatch):
 
 
 def _cli(home: Path, fleet: Fleet, *args: str) -> subprocess.CompletedProcess:
+    # a request waits in a server's queue behind the others sent to it, and the app's clock runs from the
+    # moment it was sent: on a busy 2-core machine that is longer than the default 120 s
+    (home / "settings.json").write_text(json.dumps({"openai": {"timeout_s": 600}}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OLLAMA_"))}
     env.update(DEBATE_HOME=str(home), PYTHONPATH=str(REPO), DEBATE_CACHE="0",
                OPENAI_BASE_URL=fleet.router.url, OPENAI_API_KEY=fleet.key, OPENAI_JSON_FORMAT="llama.cpp")
