@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh Debian machine with Python 3.11:
 #   make run   - create .venv, install, prepare the embedded models, serve the app on 127.0.0.1:8501
-#   make test  - the same set-up plus test-only needs (Debian chromium, playwright), then all tests
+#   make test  - the same set-up plus test-only needs (Debian chromium, playwright, the LiteLLM proxy in
+#                .venv/router), then all tests
 # Both are idempotent: stamps in .venv skip installs when the requirement files did not change.
 SHELL := /bin/bash
 PYTHON ?= python3
