@@ -8,7 +8,7 @@ protocol decides (RADAR: on, the local index only, so no network changes the fig
 
 For each protocol and role it prints the share of turns (debate/content/score.py):
 - cut: the answer budget ended the turn and its text stops mid-sentence;
-- repeats: the turn repeats a sentence (>= 24 characters) or a run of 12 words;
+- repeats: the turn repeats a sentence (>= 24 characters) or a run of 20 words;
 - off-script: characters outside the Latin script in these English tasks;
 - unsup. fig.: a figure (number, percentage, year, amount) found in none of the claim, the evidence the
   agents read and the earlier turns;
@@ -142,10 +142,10 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=N_MAX, help=f"items per protocol (at most {N_MAX})")
     ap.add_argument("--protocols", default=",".join(ORDER))
     ap.add_argument("--out", default="", help="write the raw results here as JSON")
-    ap.add_argument("--table", default="", help="print the table of an earlier --out file and exit")
+    ap.add_argument("--table", default="", help="print the table of earlier --out files (comma-separated) and exit")
     args = ap.parse_args()
-    if args.table:
-        print(table(json.loads(Path(args.table).read_text())["results"]))
+    if args.table:  # one or several files (comma-separated): e.g. a long run of two protocols and a short one
+        print(table([r for f in args.table.split(",") for r in json.loads(Path(f).read_text())["results"]]))
         return
     from debate.cli.run import _retriever
     from debate.models.registry import default_client

@@ -323,6 +323,14 @@ def override_note(verdict: Any) -> str:
             + (f" ({aid})" if aid else "") + ".")
 
 
+def shortened_mark(how: str) -> str:
+    """The mark under a turn the engine shortened (TurnFinished.shortened), the whole text one click away."""
+    return {"sentence": "✂ shortened to its last full sentence (the answer budget ran out mid-sentence) · "
+                        "show the full text",
+            "loop": "✂ stopped where it began to repeat itself; the text before the repeat is kept · "
+                    "show the full text"}.get(how, "")
+
+
 def cut_off_mark(tokens: int | None) -> str:
     """The mark at the end of an answer the token budget ended mid-way (every sink says it alike)."""
     return f"✂ cut off at {tokens} tokens (the answer budget)" if tokens else ""

@@ -33,7 +33,7 @@ def test_loop_watch_cuts_at_the_repeated_sentence():
 
 
 def test_loop_watch_finds_a_repeated_long_word_run_without_full_stops():
-    run = "the rate of sea level rise is one foot per ten years according to the data and "
+    run = "the rate of sea level rise is one foot per ten years according to the data we have seen so far and "
     text = "Opening words here, " + run + run
     cut, why = find_loop(text)
     assert "words" in why and text[:cut] == "Opening words here, " + run

@@ -11,7 +11,7 @@ from collections import deque
 ENDS = ".!?…"
 _CLOSERS = "\"'”’)]*"  # may follow a sentence end: `He said "no."` ends after the quote
 REPEAT_MIN_CHARS = 24  # a sentence shorter than this ("Yes.", "}") may legitimately recur
-NGRAM = 12  # words: the same 12-word run twice in one turn is a loop, not a turn of phrase
+NGRAM = 20  # words: the same 20-word run twice in one turn is a loop, not a turn of phrase
 MAX_SENTENCE = 400  # characters kept of one sentence for comparison (a longer one is not a loop we can see)
 
 

@@ -33,6 +33,11 @@ DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
 }
 
 
+# every protocol at the demo pace: arguments asked for three sentences, which the packaged models finish
+# inside DEMO_MAX_TOKENS (a turn the budget still ends mid-sentence is shortened to its last full one)
+DEMO_COMMON: dict[str, Any] = {"answer_sentences": 3}
+
+
 def overrides(pace: str, protocol: str) -> dict[str, Any]:
     """Parameters that differ from the papers' defaults at this pace (only those the protocol has)."""
     if pace != "demo":
@@ -40,7 +45,7 @@ def overrides(pace: str, protocol: str) -> dict[str, Any]:
     from debate.protocols import PROTOCOLS
 
     known = dict(PROTOCOLS[protocol].params) if protocol in PROTOCOLS else {}
-    return {k: v for k, v in DEMO_PARAMS.get(protocol, {}).items() if k in known}
+    return {k: v for k, v in {**DEMO_COMMON, **DEMO_PARAMS.get(protocol, {})}.items() if k in known}
 
 
 def max_tokens(pace: str) -> int:
