@@ -72,6 +72,14 @@ def test_a_debate_records_shortened_turns_and_later_turns_read_the_kept_text():
     assert judge and "complete sentences" not in judge[-1]["messages"][-1]["content"]
 
 
+def test_every_sink_says_a_turn_was_shortened():
+    from debate.transcript import render_text
+
+    client, _ = _client({"cut": CUT, "loop": LOOP, "judge": JUDGE})
+    text = render_text(run(client, "single", params={"rounds": 0}, lineup=_single_lineup("cut", "loop")))
+    assert "shortened to its last full sentence" in text and "stopped where it began to repeat itself" in text
+
+
 def test_the_papers_setting_asks_no_length():
     client, backend = _client({"cut": CUT, "loop": LOOP, "judge": JUDGE})
     run(client, "single", params={"rounds": 0}, lineup=_single_lineup("cut", "loop"))

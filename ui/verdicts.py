@@ -103,8 +103,8 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
                                known=known, css="txt" + ("" if turn.valid else " invalid-text"), flagged=flagged))
     how = getattr(turn, "shortened", "")
     if how and getattr(turn, "full_text", ""):
-        parts.append(f'<details class="shortened-turn"><summary class="cut-off">{escape(shortened_mark(how))}'
-                     f'</summary>{text_html(turn.full_text, debate_id=debate_id, known=known, css="txt full-text")}'
+        parts.append(f'<details class="shortened-turn"><summary class="cut-off">{escape(shortened_mark(how))} · '
+                     f'show the full text</summary>{text_html(turn.full_text, debate_id=debate_id, known=known, css="txt full-text")}'
                      '</details>')
     elif getattr(turn, "cut_off_at", None):
         parts.append(f'<div class="cut-off">{escape(cut_off_mark(turn.cut_off_at))}</div>')
