@@ -113,6 +113,23 @@ def run_one(protocol: str, item: dict, client, retriever) -> dict:
             "errors": [e.get("message", "")[:300] for e in events if e["type"] == "error"]}
 
 
+def rescored(r: dict) -> list[dict]:
+    """A result's rows with every measure that needs only the turn itself computed again with the current
+    functions (runs made with another version of debate/content are then scored alike); the unsupported
+    figures, which need the debate's evidence, are kept as the run scored them."""
+    from debate.content.score import label_not_argmax
+    from debate.content.script import off_script
+    from debate.content.sentences import ends_mid_sentence, find_loop
+
+    rows = []
+    for s, t in zip(r["scores"], r["turns"]):
+        text = t.get("text") or ""
+        rows.append({**s, "words": len(text.split()), "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
+                     "repeats": find_loop(text) is not None, "off_script": bool(off_script(text)),
+                     "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs"))})
+    return rows
+
+
 def table(results: list[dict]) -> str:
     """The printed table: one row per protocol (all its turns) and per role within it."""
     head = ("| protocol | role | turns | cut mid-sentence | repeats | off-script | unsupported figure | "
@@ -123,7 +140,7 @@ def table(results: list[dict]) -> str:
         by_proto[r["protocol"]].append(r)
     for proto in [p for p in ORDER if p in by_proto]:
         runs = by_proto[proto]
-        rows = [s for r in runs for s in r["scores"]]
+        rows = [s for r in runs for s in rescored(r)]
         times = [r["verdict_s"] for r in runs if r["verdict_s"] is not None]
         click = f"{statistics.median(times):.1f} s (n={len(times)})" if times else "—"
         for role in ["all", *sorted({s["role"] for s in rows})]:

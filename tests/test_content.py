@@ -39,6 +39,12 @@ def test_loop_watch_finds_a_repeated_long_word_run_without_full_stops():
     assert "words" in why and text[:cut] == "Opening words here, " + run
 
 
+def test_loop_watch_finds_hyphen_joined_runs():
+    text = ('{"category": "NO", "explanation": "how-in-the-world/' + "excessive-medical-and-nonprofits-and-health-"
+            "defenses-" * 4 + '"}')
+    assert find_loop(text) is not None
+
+
 def test_loop_watch_streams_in_pieces_and_is_linear():
     w = LoopWatch()
     pieces = ["This sentence is long enough ", "to count. ", "This sentence is long enough to", " count. x"]

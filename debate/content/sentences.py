@@ -102,7 +102,7 @@ class LoopWatch:
         return self.cut is not None
 
     def _char(self, ch: str) -> None:
-        if ch.isalnum() or ch in "'’-":
+        if ch.isalnum() or ch in "'’":  # (a hyphen separates: small models loop in hyphen-joined runs too)
             if not self._word:
                 self._word_start = self.pos
             if len(self._word) < 40:
