@@ -220,6 +220,11 @@ class TurnFinished(TurnEvent):
     replayed: bool = False  # a fork's copy of its parent's turn: said before the fork, not generated now
     human: bool = False  # a person's words (read by the same parser and the same prompt assembly)
     cut_off_at: int | None = None  # the answer budget ended the answer after this many tokens (finish "length")
+    # `text` was shortened from `full_text`: "sentence" = the budget ran out mid-sentence, so the turn ends at
+    # its last full sentence; "loop" = it repeated a sentence or a long run of words, so it ends before that
+    shortened: str = ""
+    full_text: str = ""  # the answer as generated, when `shortened` (one click away on the page)
+    unsupported_figures: list[str] = field(default_factory=list)  # figures no claim, evidence or earlier turn gave
 
 
 @_register

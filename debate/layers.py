@@ -17,7 +17,7 @@ from __future__ import annotations
 # "debate" is the package's own __init__ only, so a module missing from the table is noticed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("debate", "debate.errors", "debate.config", "debate.sanitize", "debate.events",
-                    "debate.layers", "debate.records")),
+                    "debate.layers", "debate.records", "debate.content")),
     ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.lineup_server",
                "debate.transcript",
                "debate.retrieval", "debate.datasets", "debate.moderation", "debate.seats")),

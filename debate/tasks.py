@@ -323,6 +323,15 @@ def override_note(verdict: Any) -> str:
             + (f" ({aid})" if aid else "") + ".")
 
 
-def cut_off_mark(tokens: int | None) -> str:
-    """The mark at the end of an answer the token budget ended mid-way (every sink says it alike)."""
+def shortened_mark(how: str) -> str:
+    """The mark under a turn the engine shortened (TurnFinished.shortened; its full text is in full_text)."""
+    return {"sentence": "✂ shortened to its last full sentence (the answer budget ran out mid-sentence)",
+            "loop": "✂ stopped where it began to repeat itself; the text before the repeat is kept"}.get(how, "")
+
+
+def cut_off_mark(tokens: int | None, shortened: str = "") -> str:
+    """The mark at the end of an answer the token budget ended mid-way, or that the engine shortened (every
+    sink says it alike)."""
+    if shortened:
+        return shortened_mark(shortened)
     return f"✂ cut off at {tokens} tokens (the answer budget)" if tokens else ""

@@ -182,8 +182,8 @@ class TextRenderer:
             elif ev.label is not None:
                 conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
-        if getattr(ev, "cut_off_at", None):
-            bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at)))
+        if getattr(ev, "cut_off_at", None) or getattr(ev, "shortened", ""):
+            bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at, getattr(ev, "shortened", ""))))
         if ev.repaired:
             bits.append("repaired")
         if ev.citations:

@@ -284,7 +284,9 @@ def test_a_transcript_too_long_for_the_context_is_condensed_oldest_first_with_an
     shortened = [e for e in by_type(ev, "transcript_shortened") if e.agent == "judge"]
     assert len(shortened) == 1
     e = shortened[0]
-    assert e.original_chars > budget >= e.final_chars and e.budget_chars == budget
+    # the budget leaves room for the engine's line to the judge (the figures no source gave: the scripted
+    # answers number their calls), so the event's budget is the window's less that line
+    assert e.original_chars > budget >= e.budget_chars >= e.final_chars and e.budget_chars > budget - 400
     assert e.condensed >= 1 and e.prompt_id == "turquaz.single.judge"
     assert s(judge) == {k for k in s.turns if k[0] != "judge"}  # every turn is still there, by its opening words
     newest = [(("proponent", "closing", 3)), ("opponent", "closing", 3)]

@@ -41,7 +41,8 @@ def test_the_demo_pace_switches_it_on_with_fewer_passages():
 def test_the_demo_pace_argues_one_round_without_stop_checks_and_says_so():
     from debate.protocols import PROTOCOLS
 
-    assert pace.overrides("demo", "radar") == {"rounds": 1, "early_stop": False, "shared_evidence": True}
+    assert pace.overrides("demo", "radar") == {"rounds": 1, "early_stop": False, "shared_evidence": True,
+                                               "answer_sentences": 3}
     assert pace.overrides("paper", "radar") == {}  # the papers' setting: the pace toggle off
     line = pace.describe("demo", "radar", dict(PROTOCOLS["radar"].params))
     assert "rounds 1 (paper: 3)" in line and "early_stop False (paper: True)" in line and "6 evidence passages" in line

@@ -53,7 +53,10 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
             tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
                         f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
                         f'it wrote">counted as {escape(turn.counted)}</span>')
-        if turn.cut_off_at:
+        if turn.shortened:
+            tail.append('<span class="chip orange" title="the engine ended this turn at a whole sentence; the full '
+                        'text is under it">shortened</span>')
+        elif turn.cut_off_at:
             tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')

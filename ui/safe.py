@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 
+from debate.content.figures import figures
+
 _CITE = re.compile(r"\[(E\d{1,3})\]")
+UNSUPPORTED_TITLE = "not in the claim or the evidence"
 
 
 def anchor(debate_id: str, passage_id: str) -> str:
@@ -28,19 +31,37 @@ def escape(text: str) -> str:
     return (text or "").translate(_TABLE)
 
 
-def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt") -> str:
-    """Escaped text as one raw-HTML line; citations of known passages link to their anchors."""
+def _marked(text: str, flagged: set[str]) -> str:
+    """Escaped text with each flagged figure (one that no source gave) under a dotted line that says so."""
+    if not flagged:
+        return escape(text)
+    out, pos = [], 0
+    for f in figures(text):
+        if f.text in flagged:
+            out.append(escape(text[pos:f.start]))
+            out.append(f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">{escape(f.text)}</span>')
+            pos = f.end
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt",
+              flagged: set[str] | None = None) -> str:
+    """Escaped text as one raw-HTML line; citations of known passages link to their anchors; `flagged`
+    figures (debate.content.figures: stated, and in none of the claim, the evidence, the earlier turns)
+    are underlined with a title that says so."""
     parts: list[str] = []
     pos = 0
+    flagged = flagged or set()
     for m in _CITE.finditer(text or ""):
-        parts.append(escape(text[pos:m.start()]))
+        parts.append(_marked(text[pos:m.start()], flagged))
         pid = m.group(1)
         if known is None or pid in known:
             parts.append(f'<a class="cite" href="#{anchor(debate_id, pid)}">&#91;{pid}&#93;</a>')
         else:
             parts.append(f'<span class="cite missing" title="no such passage">&#91;{pid}&#93;</span>')
         pos = m.end()
-    parts.append(escape((text or "")[pos:]))
+    parts.append(_marked((text or "")[pos:], flagged))
     # every CommonMark line ending (LF, CRLF, a lone CR) becomes <br>: a blank line would end the block
     body = "".join(parts).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
     return f'<div class="{css}">{body}</div>'

@@ -60,6 +60,9 @@ class TurnView:
     counted: str | None = None  # the vote the tally counted for it, when that is not its written label
     explanation: str = ""  # what the answer says in words, read from its JSON (shown instead of the JSON)
     cut_off_at: int | None = None  # the token budget ended the answer here
+    shortened: str = ""  # "sentence" | "loop": the text was shortened from full_text (TurnFinished.shortened)
+    full_text: str = ""
+    unsupported_figures: list[str] = field(default_factory=list)  # figures no source gave: marked in the text
     category: int | None = None  # the CheckThat category being decided when it spoke (all-categories runs)
 
     def display(self) -> tuple[str, str, bool]:
@@ -165,6 +168,8 @@ class DebateView:
             said = ev.parsed or {}
             turn.explanation = str(said.get("explanation") or said.get("summary") or "") if ev.valid else ""
             turn.cut_off_at = getattr(ev, "cut_off_at", None)
+            turn.shortened, turn.full_text = str(ev.shortened or ""), str(ev.full_text or "")
+            turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]
             turn.human = bool(getattr(ev, "human", False)) or turn.human
             turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
         elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",

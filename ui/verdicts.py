@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from debate.aids.calibration import disagreement
-from debate.tasks import TRUTH_TASKS, cut_off_mark, override_note, verdict_sentence, verdict_sentences
+from debate.tasks import (TRUTH_TASKS, cut_off_mark, override_note, shortened_mark, verdict_sentence,
+                          verdict_sentences)
 from ui.safe import escape, text_html
 
 LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
@@ -92,12 +93,19 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     if is_json_answer(turn) and turn.valid:
         words = explanation or (f"Answered {turn.label}, without an explanation." if turn.label else
                                 "(no explanation given)")
-        parts.append(text_html(words, debate_id=debate_id, known=known))
+        parts.append(text_html(words, debate_id=debate_id, known=known,
+                               flagged=set(getattr(turn, "unsupported_figures", None) or ())))
         parts.append(f'<details class="raw"><summary>Raw answer (JSON)</summary>'
                      f'{text_html(turn.text, debate_id=debate_id, known=known, css="txt raw-json")}</details>')
     else:
+        flagged = set(getattr(turn, "unsupported_figures", None) or ())
         parts.append(text_html(turn.text if turn.text.strip() else "(empty answer)", debate_id=debate_id,
-                               known=known, css="txt" + ("" if turn.valid else " invalid-text")))
-    if getattr(turn, "cut_off_at", None):
+                               known=known, css="txt" + ("" if turn.valid else " invalid-text"), flagged=flagged))
+    how = getattr(turn, "shortened", "")
+    if how and getattr(turn, "full_text", ""):
+        parts.append(f'<details class="shortened-turn"><summary class="cut-off">{escape(shortened_mark(how))} · '
+                     f'show the full text</summary>{text_html(turn.full_text, debate_id=debate_id, known=known, css="txt full-text")}'
+                     '</details>')
+    elif getattr(turn, "cut_off_at", None):
         parts.append(f'<div class="cut-off">{escape(cut_off_mark(turn.cut_off_at))}</div>')
     return "".join(parts)

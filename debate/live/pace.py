@@ -21,16 +21,21 @@ PAPER_TOP_K = 20  # RADAR: the top-20 retrieved passages per claim
 DEMO_TOP_K = 6  # every RADAR prompt carries the whole pool: 6 ranked, floor-checked passages instead of 20
 DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
     "council": {"rounds": 2},
-    "single": {"rounds": 2},
-    "team": {"rounds": 2},
+    # protocols whose debaters argue in free text: asked for three sentences, which the packaged models
+    # finish inside DEMO_MAX_TOKENS (a turn the budget still ends mid-sentence ends at its last full one)
+    "single": {"rounds": 2, "answer_sentences": 3},
+    "team": {"rounds": 2, "answer_sentences": 3},
     # RADAR: a rebuttal round is two debater turns and a stop check (stop agent + round judge, each reading
     # the whole debate so far); measured on 2 cores, a check costs about 70 % of a round's model work. At
     # 1 round (paper: up to 3) the two checks would be a third of the debate's work and could save at most
     # the closing and the judge, so the demo pace argues the one round out without them; RADAR then
     # reaches a verdict within a minute (README, "Live debates at the engine's speed")
-    "radar": {"rounds": 1, "early_stop": False, "shared_evidence": True},
-    "radar-single": {"rounds": 2, "shared_evidence": True},
+    "radar": {"rounds": 1, "early_stop": False, "shared_evidence": True, "answer_sentences": 3},
+    "radar-single": {"rounds": 2, "shared_evidence": True, "answer_sentences": 3},
 }
+
+
+LENGTH = "answer_sentences"  # the one paced parameter that changes a prompt (a line after the template)
 
 
 def overrides(pace: str, protocol: str) -> dict[str, Any]:
@@ -60,8 +65,13 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: boo
             "Prompts, votes, thresholds and the judge are the papers'.")
     if pace != "demo":
         return "The papers' rounds and answer length. " + rest if aids else "The papers' settings."
-    bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in overrides(pace, protocol).items()
-            if k in paper_params]
+    paced = overrides(pace, protocol)
+    if not aids and LENGTH in paced:
+        rest = "Prompts (but for the length asked of arguments), votes, thresholds and the judge are the papers'."
+    bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in paced.items()
+            if k in paper_params and k != LENGTH]
+    if LENGTH in paced:
+        bits.append(f"arguments asked for at most {paced[LENGTH]} sentences (paper: no length asked)")
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
     if protocol in ("radar", "radar-single"):
         bits.append(f"{DEMO_TOP_K} evidence passages (paper: {PAPER_TOP_K})")
@@ -112,7 +122,8 @@ def settings_line(started: Event | dict) -> str:
     changed = {k: v for k, v in params.items() if k in paper and paper[k] != v}
     max_tokens = settings.get("max_tokens")
     paced = (max_tokens == DEMO_MAX_TOKENS
-             and all(changed.get(k) == v for k, v in overrides("demo", protocol).items()))
+             and all(changed.get(k) == v for k, v in overrides("demo", protocol).items()
+                     if k != LENGTH))  # (debates stored before the length was asked had none)
     parts = [f"{protocol}"]
     if paced:
         parts.append("live-demo pace")

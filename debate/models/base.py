@@ -39,6 +39,9 @@ class GenOptions:
     # with label_first and two labels: write labels[0] iff its probability reaches this (a threshold fitted
     # on train), so the text after the label explains the vote that is counted; where the backend can
     label_threshold: float | None = None
+    # the script an answer's letters must be in ("LATIN" for an English task): the local backend bans every
+    # token of the vocabulary with letters of another script at decode time; None = any script
+    script: str | None = None
 
     @property
     def deterministic(self) -> bool:
@@ -55,6 +58,8 @@ class GenOptions:
             d.pop("label_first")
         if d["label_threshold"] is None:
             d.pop("label_threshold")
+        if d["script"] is None:
+            d.pop("script")
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d

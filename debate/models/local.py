@@ -12,7 +12,10 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
   not a prefix is reused, and reuses only whole aligned blocks. Every answer, sampled or not, is then the
   same as from a fresh state (a test compares them with `DEBATE_PREFIX_REUSE=0`, which resets first).
 - **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
-  closes; any answer ends when one sentence repeats three times.
+  closes; a free-text answer ends at its first repeated sentence or long run of words (a JSON one when
+  one sentence repeats three times).
+- **Keep an English task in English** (`GenOptions.script`): tokens with letters of another script are
+  banned at decode time (a logits bias of -inf, ids computed once per model), not deleted afterwards.
 - **One model at a time on the CPU.** llama.cpp's threads spin while they wait for each other, so two
   models generating at once on the same cores slow each other far more than taking turns
   (`cpu_slot`: one per `cores // n_threads`).
@@ -35,6 +38,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.content.script import token_bytes_allowed
 from debate.models.stopping import AnswerWatch
 
 TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
@@ -177,6 +181,24 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
         return _label_ids[(key, labs)]
 
 
+_script_bans: dict[tuple[str, str], Any] = {}
+
+
+def script_banned_ids(llm: Any, key: str, script: str) -> Any:
+    """Ids of every vocabulary token with letters outside `script` (debate.content.script), never the end
+    token: computed once per model (~1 s for a 150k vocabulary) and cached, so each step only sets them
+    to -inf."""
+    import numpy as np
+
+    with _load_lock:
+        if (key, script) not in _script_bans:
+            eos = int(llm.token_eos())
+            ids = [i for i in range(llm.n_vocab())
+                   if i != eos and not token_bytes_allowed(llm.detokenize([i]), script)]
+            _script_bans[(key, script)] = np.array(ids, dtype=np.int64)
+        return _script_bans[(key, script)]
+
+
 class _StepRecorder:
     """Logits processor: counts prompt/completion tokens and, when labels are asked for, records the
     log-probability of every label-starting token at each step. Exact over the whole vocabulary and
@@ -201,6 +223,7 @@ class _StepRecorder:
         self.positions: list[dict[str, float]] = []
         self.watch: AnswerWatch | None = None
         self.llm: Any = None
+        self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
 
     def __call__(self, input_ids, scores):
         if self.watch is not None and self.steps > 0:
@@ -213,6 +236,8 @@ class _StepRecorder:
         if self.steps == 0:
             self.prompt_tokens = len(input_ids)
         self.steps += 1
+        if self.banned is not None and len(self.banned):
+            scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
 
@@ -504,6 +529,8 @@ class LocalBackend:
             aligned.abort = warm
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels), options.labels,
                                 options.label_threshold) if options.labels else _StepRecorder()
+            if options.script:
+                rec.banned = script_banned_ids(llm, str(path), options.script)
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch, rec.llm = AnswerWatch(json_answer=options.stop_after_json), llm
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,

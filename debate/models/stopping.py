@@ -10,6 +10,8 @@ no re-scan of what was already seen), and says when to stop.
 
 from __future__ import annotations
 
+from debate.content.sentences import LoopWatch
+
 REPEAT_MIN_CHARS = 24  # a "sentence" shorter than this (e.g. "}" or "Yes.") may legitimately recur
 REPEAT_LIMIT = 3  # the same sentence seen this many times: the answer is looping
 _ENDS = ".!?\n"
@@ -17,7 +19,10 @@ _ENDS = ".!?\n"
 
 class AnswerWatch:
     """Feed streamed text with `feed(piece)`; `done` turns True once the first top-level JSON object
-    has closed (when `json_answer`) or one sentence has been repeated REPEAT_LIMIT times."""
+    has closed (when `json_answer`), or, in free text, at the first repeated sentence or long run of words
+    (debate.content.sentences.LoopWatch: the protocol then keeps the text before the repeat), or, in a JSON
+    answer, once one sentence has been repeated REPEAT_LIMIT times (a JSON answer cut before it closes
+    would not be read, so it is given more rope)."""
 
     def __init__(self, json_answer: bool = False, repeat_limit: int = REPEAT_LIMIT) -> None:
         self.json_answer = json_answer
@@ -30,6 +35,7 @@ class AnswerWatch:
         self._prev = ""  # the last non-space character of the answer
         self._sentence: list[str] = []
         self._seen: dict[int, int] = {}
+        self.loops = None if json_answer else LoopWatch()
 
     def feed(self, piece: str) -> bool:
         """Consume the next streamed piece; returns `done`."""
@@ -38,7 +44,9 @@ class AnswerWatch:
                 break
             if self.json_answer:
                 self._json(ch)
-            self._repeat(ch)
+                self._repeat(ch)
+            elif self.loops is not None and self.loops.feed(ch):
+                self.done, self.reason = True, "repetition"
         return self.done
 
     def _json(self, ch: str) -> None:

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Iterator
 
 from debate.aids import calibration as cal
+from debate.content.figures import unsupported
+from debate.content.script import script_of
+from debate.content.sentences import ends_mid_sentence, find_loop, last_full_sentence
 from debate import prompts, seats
 from debate.protocols.decisions import against_vote, normalise_probs
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
@@ -97,6 +100,8 @@ class DebateContext:
     # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
     first_votes: dict[str, str | None] | None = None
     first_basis: str = "first votes"
+    said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
+    unsupported: list[tuple[str, str]] = field(default_factory=list)  # (agent, figure) no source gave, in order
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -116,6 +121,14 @@ class DebateContext:
     @property
     def claim(self) -> str:
         return self.config.claim
+
+    @property
+    def script(self) -> str | None:
+        """The script every answer is decoded in: the claim's ("LATIN" for the English tasks), so an
+        English debate is not answered in Chinese; None for a claim in another script."""
+        if "script" not in self.memo:
+            self.memo["script"] = script_of(self.claim)
+        return self.memo["script"]
 
     def is_person(self, agent: Agent) -> bool:
         """A person plays this seat (its backend waits for their words instead of generating)."""
@@ -192,7 +205,10 @@ class DebateContext:
             msgs = prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
             return prompting.lead_with(lead, msgs) if lead else msgs
 
-        msgs, report = prompting.fit(build, slots, self.context_budget(agent, max_tokens))
+        budget = self.context_budget(agent, max_tokens)
+        if budget is not None:  # room for the lines the engine adds when the turn is sent (`_instructions`)
+            budget -= sum(len(line) + 2 for line in self._engine_lines(agent, True))
+        msgs, report = prompting.fit(build, slots, budget)
         if report is not None:
             yield shortened(agent, phase, round, user_id, report)
         return msgs
@@ -268,7 +284,7 @@ class DebateContext:
                 s.turn_id = s.turn_id or f"t{self._turn_no}"
         if self.replay:
             return (yield from self._replayed(specs))
-        specs = [replace(s, messages=with_moderator(s.messages, self.moderator_notes)) for s in specs]
+        specs = [replace(s, messages=self._instructions(s)) for s in specs]
         streams = [self._chat(s, s.messages, self._first_schema(s), self._first_min_tokens(s)) for s in specs]
         for s in specs:
             yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
@@ -279,6 +295,39 @@ class DebateContext:
                 out.append((yield from self._execute(s, st)))
             return out
         return (yield from self._concurrent(specs, streams))
+
+    def _instructions(self, spec: TurnSpec) -> list[Message]:
+        """The lines the engine adds after a turn's template: the moderator's notes; for a free-text
+        argument, the length it should keep (`answer_sentences`, set by the live-demo pace: a small model
+        asked for three sentences finishes them inside a 128-token budget); for a judge, the figures the
+        debaters stated that no source gave."""
+        msgs = with_moderator(spec.messages, self.moderator_notes)
+        return with_lines(msgs, self._engine_lines(spec.agent, spec.parse is None))
+
+    def _engine_lines(self, agent: Agent, free_text: bool) -> list[str]:
+        """`_instructions`' lines for this agent (`prompt` leaves room for them in the context window)."""
+        lines = []
+        n = int(self.params.get("answer_sentences", 0) or 0)
+        if n > 0 and free_text and not self.is_person(agent):
+            lines.append(prompts.render("engine.length", n=str(n), s="" if n == 1 else "s"))
+        if agent.role == "judge" and self.unsupported:
+            with self._lock:
+                figs = "; ".join(f"{fig} ({who})" for who, fig in dict.fromkeys(self.unsupported))
+            lines.append(prompts.render("engine.unsupported_figures", figures=figs[:1000]))
+        return lines
+
+    def _remember(self, finished: TurnFinished) -> None:
+        """A finished turn's text is a source for later turns' figures; its own unsupported ones are noted
+        for the judge."""
+        with self._lock:
+            self.said.append(finished.text)
+            self.unsupported.extend((finished.agent, f) for f in finished.unsupported_figures)
+
+    def figure_sources(self) -> list[str]:
+        """What a turn's figures may come from: the claim, the passages the agents read, earlier turns."""
+        passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
+        with self._lock:
+            return [self.claim, *passages, *self.said]
 
     def _replayed(self, specs: list[TurnSpec]) -> Iterator[Event]:
         """A fork re-emits its parent's turns up to the fork point instead of calling models: the
@@ -300,6 +349,7 @@ class DebateContext:
             data = {k: v for k, v in rec.items() if k in names}
             data.update(turn_id=s.turn_id, agent=s.agent.agent, replayed=True)
             finished = TurnFinished(**data)
+            self._remember(finished)
             yield finished
             out.append(finished)
         return out
@@ -362,7 +412,8 @@ class DebateContext:
                           seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
                           labels=tuple(spec.labels), json_schema=json_schema,
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
-                          label_first=leads, label_threshold=spec.threshold if leads else None)
+                          label_first=leads, label_threshold=spec.threshold if leads else None,
+                          script=self.script)
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
         model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
@@ -457,8 +508,11 @@ class DebateContext:
         """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
         try:
             if self.is_person(spec.agent):
-                return (yield from self._person_turn(spec, stream))
-            return (yield from self._turn(spec, stream))
+                finished = yield from self._person_turn(spec, stream)
+            else:
+                finished = yield from self._turn(spec, stream)
+            self._remember(finished)
+            return finished
         except (Cancelled, MemberFailed):
             raise
         except DebateError as e:
@@ -479,6 +533,10 @@ class DebateContext:
     def _turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
         res = yield from self._whole(spec, stream)
         answer, reasoning = split_think(res.text)
+        full, how = "", ""
+        if spec.parse is None:  # an argument in words: it ends at a whole sentence, before any loop
+            answer, how = ends_well(answer, res.finish_reason == "length")
+            full = split_think(res.text)[0] if how else ""
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
         reused = res.prompt_reused_tokens
         cached, probs = res.cached, res.label_probs
@@ -525,9 +583,41 @@ class DebateContext:
             prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
             ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
             prompt_id=spec.prompt_id, label_probs=probs,
-            cut_off_at=res.completion_tokens if res.finish_reason == "length" else None)
+            cut_off_at=res.completion_tokens if res.finish_reason == "length" else None,
+            shortened=how, full_text=full,
+            unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20])
         yield finished
         return finished
+
+
+def ends_well(text: str, budget_ended: bool) -> tuple[str, str]:
+    """(the text a turn keeps, why it was shortened: "" | "loop" | "sentence"). A turn that repeats itself
+    keeps what came before the repeat; one the budget ended mid-sentence ends at its last full sentence
+    (and one with no full sentence stays as written, marked as cut)."""
+    how = ""
+    loop = find_loop(text)
+    if loop is not None and text[:loop[0]].strip():
+        text, how = text[:loop[0]].rstrip(), "loop"
+    if (budget_ended or how) and ends_mid_sentence(text):
+        whole = last_full_sentence(text)
+        if whole and whole != text.rstrip():
+            text, how = whole, how or "sentence"
+    return text, how
+
+
+def with_lines(messages: list[Message], lines: list[str]) -> list[Message]:
+    """The prompt with engine lines appended to its last user message (as the moderator's notes are)."""
+    if not lines:
+        return messages
+    if isinstance(messages, prompting.Prompt):
+        return messages.then(lambda msgs: with_lines(msgs, lines))
+    block = "\n\n".join(lines)
+    msgs = [dict(m) for m in messages]
+    for m in reversed(msgs):
+        if m.get("role") == "user":
+            m["content"] = f"{m.get('content', '')}\n\n{block}"
+            return msgs
+    return msgs + [{"role": "user", "content": block}]
 
 
 def shortened(agent: Agent, phase: str, round: int, prompt_id: str,
@@ -545,15 +635,7 @@ def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:
     (DebateContext.turns), so steering a debate needs no change in the protocols themselves."""
     if not notes:
         return messages
-    if isinstance(messages, prompting.Prompt):  # still fitted again, with the notes, when a repair needs room
-        return messages.then(lambda msgs: with_moderator(msgs, notes))
-    block = prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))
-    msgs = [dict(m) for m in messages]
-    for m in reversed(msgs):
-        if m.get("role") == "user":
-            m["content"] = f"{m.get('content', '')}\n\n{block}"
-            return msgs
-    return msgs + [{"role": "user", "content": block}]
+    return with_lines(messages, [prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))])
 
 
 def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:
@@ -566,6 +648,8 @@ COMMON_PARAMS: dict[str, Param] = {
     "max_context_chars": (0, "Most characters of one prompt. 0 = the whole debate, shortened (oldest turns "
                              "condensed, an event says so) only when the model's context window cannot hold it."),
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
+    "answer_sentences": (0, "Ask each argument (free-text turn) for at most this many sentences. 0 = the papers' "
+                            "prompts, no length asked; the live-demo pace asks for 3, which fits its answer budget."),
 }
 
 

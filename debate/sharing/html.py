@@ -198,7 +198,8 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
             flags += ["written by a person"] * bool(e.get("human"))
-            flags += [cut_off_mark(e.get("cut_off_at"))] * bool(e.get("cut_off_at"))
+            flags += [cut_off_mark(e.get("cut_off_at"), e.get("shortened") or "")] * bool(e.get("cut_off_at")
+                                                                                       or e.get("shortened"))
             body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                         f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
                         f'{_e(e.get("phase"))} {_e(e.get("round"))}</span> {_chip(e.get("label"))}'

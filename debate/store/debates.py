@@ -501,7 +501,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
-            cut = [f"*{cut_off_mark(e['cut_off_at'])}*", ""] if e.get("cut_off_at") else []
+            cut = ([f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
+                   if e.get("cut_off_at") or e.get("shortened") else [])
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
             out += cut
         elif t == "human_timeout":

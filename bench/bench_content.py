@@ -1,0 +1,195 @@
+"""Content benchmark (not a test): how the embedded lineup's turns read, per protocol and per role.
+
+A fixed, seeded item set (the same every run): CheckThat 2025 4a dev tweets, positives and negatives of
+each of the three categories, each debated on its own category, for the TurQUaz protocols; LIAR valid and
+AVeriTeC dev claims (three-class, TRUE / HALF-TRUE / FALSE) for RADAR. Every protocol runs at the app's
+defaults: the embedded lineup, live-demo pace (debate/live/pace.py), small-model aids on, evidence as the
+protocol decides (RADAR: on, the local index only, so no network changes the figures), response cache off.
+
+For each protocol and role it prints the share of turns (debate/content/score.py):
+- cut: the answer budget ended the turn and its text stops mid-sentence;
+- repeats: the turn repeats a sentence (>= 24 characters) or a run of 20 words;
+- off-script: characters outside the Latin script in these English tasks;
+- unsup. fig.: a figure (number, percentage, year, amount) found in none of the claim, the evidence the
+  agents read and the earlier turns;
+- label≠argmax: the written label is not the most probable label of the same turn's own probabilities;
+- median words per turn;
+and per protocol the click time, Run -> verdict, from the events' timestamps: the engine alone, in one
+process with the models loaded (no page, no browser, no read-ahead; bench_live.py measures the browser).
+
+    nice -n 10 .venv/bin/python bench/bench_content.py [--size 30] [--protocols council,radar,...]
+        [--out bench/results/content-<tag>.json]
+
+The size is the number of items per protocol: the first N of the fixed list (interleaved, so any prefix
+mixes the categories and datasets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from debate.content.score import MEASURES, score_debate, summarise  # noqa: E402
+
+SEED = 35
+N_MAX = 30
+TURQUAZ = ("council", "baseline", "single", "team")
+RADAR = ("radar", "radar-single")
+ORDER = ("council", "radar", "baseline", "single", "team", "radar-single")
+
+
+def checkthat_items(n: int = N_MAX) -> list[dict]:
+    """n dev tweets: per category, positives and negatives in turn, the categories interleaved."""
+    from debate.datasets import load_dataset
+
+    ds = load_dataset("checkthat-dev")
+    rng = random.Random(SEED)
+    per_cat: dict[str, list[dict]] = {}
+    for cat in ("1", "2", "3"):
+        pos = [it for it in ds.items if it.gold[cat] == "YES"]
+        neg = [it for it in ds.items if it.gold[cat] == "NO"]
+        rng.shuffle(pos)
+        rng.shuffle(neg)
+        mixed = [x for pair in zip(pos, neg) for x in pair]
+        per_cat[cat] = [{"id": f"ct-{it.id}-c{cat}", "claim": it.text, "task": "checkthat", "category": int(cat),
+                         "gold": it.gold[cat]} for it in mixed]
+    out = [per_cat[c][i] for i in range(n) for c in ("1", "2", "3")]
+    return out[:n]
+
+
+def truth_items(n: int = N_MAX) -> list[dict]:
+    """n claims, LIAR valid and AVeriTeC dev in turn, three-class gold."""
+    from debate.datasets import load_dataset
+
+    rng = random.Random(SEED)
+    lists = []
+    for name in ("liar-valid", "averitec-dev-3"):
+        items = list(load_dataset(name).items)
+        rng.shuffle(items)
+        lists.append([{"id": f"{name}-{it.id}", "claim": it.text, "task": "halftruth", "category": None,
+                       "gold": it.gold} for it in items if 20 <= len(it.text) <= 400])
+    out = [x for pair in zip(*lists) for x in pair]
+    return out[:n]
+
+
+def config_for(protocol: str, item: dict):
+    """The DebateConfig the app makes for this protocol at its defaults (ui/setup.py config())."""
+    from debate.live import pace
+    from debate.runner import DebateConfig
+
+    return DebateConfig(claim=item["claim"], protocol=protocol, task=item["task"], category=item["category"],
+                        lineup="embedded", params=pace.overrides("demo", protocol), evidence=None,
+                        top_k=pace.top_k("demo"), max_tokens=pace.max_tokens("demo"), aids=True,
+                        gold=item["gold"], sources="local")
+
+
+def run_one(protocol: str, item: dict, client, retriever) -> dict:
+    from debate.runner import run_debate
+
+    t0 = time.perf_counter()
+    events = [e.to_dict() for e in run_debate(config_for(protocol, item), client, retriever)]
+    verdict_t = next((e["t"] for e in reversed(events) if e["type"] == "verdict"), None)
+    fin = events[-1] if events and events[-1]["type"] == "finished" else {}
+    turns = [{k: e.get(k) for k in ("role", "agent", "model", "text", "label", "label_probs", "cut_off_at",
+                                    "completion_tokens", "parsed")}
+             for e in events if e["type"] == "turn_finished"]
+    for t in turns:
+        t["text"] = (t["text"] or "")[:3000]
+    return {"item": item["id"], "protocol": protocol, "verdict_s": verdict_t, "wall_s": round(time.perf_counter() - t0, 2),
+            "status": fin.get("status"), "label": fin.get("label"), "gold": item["gold"],
+            "scores": score_debate(events), "turns": turns,
+            "errors": [e.get("message", "")[:300] for e in events if e["type"] == "error"]}
+
+
+def rescored(r: dict) -> list[dict]:
+    """A result's rows with every measure that needs only the turn itself computed again with the current
+    functions (runs made with another version of debate/content are then scored alike); the unsupported
+    figures, which need the debate's evidence, are kept as the run scored them."""
+    from debate.content.score import label_not_argmax
+    from debate.content.script import off_script
+    from debate.content.sentences import ends_mid_sentence, find_loop
+
+    rows = []
+    for s, t in zip(r["scores"], r["turns"]):
+        text = t.get("text") or ""
+        rows.append({**s, "words": len(text.split()), "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
+                     "repeats": find_loop(text) is not None, "off_script": bool(off_script(text)),
+                     "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs"))})
+    return rows
+
+
+def table(results: list[dict]) -> str:
+    """The printed table: one row per protocol (all its turns) and per role within it."""
+    head = ("| protocol | role | turns | cut mid-sentence | repeats | off-script | unsupported figure | "
+            "label ≠ argmax | median words | Run→verdict (median, engine) |")
+    lines = [head, "|" + "---|" * 10]
+    by_proto: dict[str, list[dict]] = defaultdict(list)
+    for r in results:
+        by_proto[r["protocol"]].append(r)
+    for proto in [p for p in ORDER if p in by_proto]:
+        runs = by_proto[proto]
+        rows = [s for r in runs for s in rescored(r)]
+        times = [r["verdict_s"] for r in runs if r["verdict_s"] is not None]
+        click = f"{statistics.median(times):.1f} s (n={len(times)})" if times else "—"
+        for role in ["all", *sorted({s["role"] for s in rows})]:
+            sm = summarise(rows if role == "all" else [s for s in rows if s["role"] == role])
+            cells = []
+            for m in MEASURES:
+                k, n = sm[m]
+                cells.append(f"{k}/{n} ({k / n:.0%})" if n else "—")
+            lines.append(f"| {proto} ({len(runs)} items) | {role} | {sm['turns']} | " + " | ".join(cells)
+                         + f" | {sm['median_words']:g} | {click if role == 'all' else ''} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", type=int, default=N_MAX, help=f"items per protocol (at most {N_MAX})")
+    ap.add_argument("--protocols", default=",".join(ORDER))
+    ap.add_argument("--out", default="", help="write the raw results here as JSON")
+    ap.add_argument("--table", default="", help="print the table of earlier --out files (comma-separated) and exit")
+    args = ap.parse_args()
+    if args.table:  # one or several files (comma-separated): e.g. a long run of two protocols and a short one
+        print(table([r for f in args.table.split(",") for r in json.loads(Path(f).read_text())["results"]]))
+        return
+    from debate.cli.run import _retriever
+    from debate.models.registry import default_client
+
+    client = default_client(cache=False)
+    retriever = None
+    results: list[dict] = []
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    loads = [os.getloadavg()[0]]
+    for proto in args.protocols.split(","):
+        items = (truth_items if proto in RADAR else checkthat_items)(min(args.size, N_MAX))
+        if proto in RADAR and retriever is None:
+            retriever = _retriever(None, "local")
+        for it in items:
+            r = run_one(proto, it, client, retriever if proto in RADAR else None)
+            results.append(r)
+            loads.append(os.getloadavg()[0])
+            print(f"{proto} {it['id']}: verdict {r['label']} (gold {r['gold']}) at {r['verdict_s']} s, "
+                  f"{len(r['scores'])} turns", file=sys.stderr, flush=True)
+            if args.out:  # written after every debate: a long run interrupted keeps what it measured
+                Path(args.out).write_text(json.dumps({
+                    "command": " ".join(sys.argv), "started": started, "load_1min": [round(x, 2) for x in loads],
+                    "results": results}, ensure_ascii=False))
+    print(f"started {started}; load average (1 min) during the run: min {min(loads):.1f}, "
+          f"max {max(loads):.1f}")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+"""What a turn's words do, measured on the text alone: pure functions, no model, no Streamlit.
+
+- `sentences`: where the last complete sentence ends (a turn the budget ran out on is ended there), and
+  a streaming detector for a turn that loops (a repeated sentence or a long repeated word n-gram), in
+  linear time over hostile model text;
+- `script`: characters outside the task's script (an English task answered partly in CJK or Cyrillic);
+- `figures`: the figures a turn states (numbers, percentages, years, amounts) and which of them appear
+  in none of the claim, the evidence and the earlier turns.
+
+The benchmark (bench/bench_content.py) scores turns with these, the decoder uses `sentences` and
+`script` while generating, and the viewer marks what `figures` finds. Imports nothing else of `debate`.
+"""

@@ -1,0 +1,77 @@
+"""A finished debate's turns scored for how they read: one row per model turn, from its events alone.
+
+Used by the content benchmark (bench/bench_content.py) and its tests; every measure is one of this
+package's pure functions, so the figures printed are the figures the viewer and the decoder act on.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Iterable
+
+from debate.content.figures import unsupported
+from debate.content.script import off_script
+from debate.content.sentences import ends_mid_sentence, find_loop
+
+MEASURES = ("cut", "repeats", "off_script", "unsupported_figure", "label_not_argmax")
+
+
+def label_not_argmax(label: Any, probs: Any) -> bool | None:
+    """The written label is not the most probable label of the same turn's probabilities; None when the
+    turn has no label or no probabilities to hold it against."""
+    if not label or not isinstance(probs, dict) or not probs:
+        return None
+    try:
+        top = max(probs.items(), key=lambda kv: float(kv[1]))[0]
+    except (TypeError, ValueError):
+        return None
+    return str(top).upper() != str(label).upper()
+
+
+def sources_of(events: Iterable[dict]) -> tuple[str, list[str]]:
+    """The claim and the evidence passages the agents read, from a debate's events."""
+    claim, passages = "", []
+    for e in events:
+        if e.get("type") == "debate_started":
+            claim = str(e.get("claim") or "")
+        elif e.get("type") == "evidence" and e.get("in_prompts", True):
+            passages = [str(p.get("text") or "") for p in e.get("passages") or []]
+    return claim, passages
+
+
+def score_debate(events: list[dict]) -> list[dict]:
+    """One row per finished model turn (people's turns and replayed ones are not the models' writing):
+    role, words, and True/False per measure (label_not_argmax None when it does not apply)."""
+    claim, passages = sources_of(events)
+    said: list[str] = []  # earlier turns and the chair's summaries, in order
+    rows = []
+    for e in events:
+        kind = e.get("type")
+        if kind == "chair_summary":
+            said.append(str(e.get("summary") or ""))
+        if kind != "turn_finished":
+            continue
+        text = str(e.get("text") or "")
+        if not e.get("human") and not e.get("replayed"):
+            rows.append({
+                "role": e.get("role") or "", "agent": e.get("agent") or "", "model": e.get("model") or "",
+                "words": len(text.split()),
+                "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(text),
+                "repeats": find_loop(text) is not None,
+                "off_script": bool(off_script(text)),
+                "unsupported_figure": bool(unsupported(text, [claim, *passages, *said])),
+                "label_not_argmax": label_not_argmax(e.get("label"), e.get("label_probs")),
+                "budget_ended": bool(e.get("cut_off_at")),
+            })
+        said.append(text)
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Shares per measure (of the turns it applies to), the median words and the count of turns."""
+    out: dict[str, Any] = {"turns": len(rows)}
+    for m in MEASURES:
+        vals = [r[m] for r in rows if r.get(m) is not None]
+        out[m] = (sum(map(bool, vals)), len(vals))
+    out["median_words"] = statistics.median([r["words"] for r in rows]) if rows else 0
+    return out
