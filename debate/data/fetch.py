@@ -12,6 +12,7 @@ a mirror or a test's stand-in server; the pinned sums still decide what is kept.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -138,11 +139,13 @@ def download(url: str, out: Path, *, timeout: float = DEFAULT_TIMEOUT_S, attempt
             _get_once(url, out, timeout, max_bytes)
 
 
-def _temp_beside(target: Path) -> Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+def _temp_in(dest: Path, name: str) -> Path:
+    """A new temporary file directly in `dest` (same file system as every final place under it, so the
+    rename is atomic); no folder of a dataset is made until a checked file goes into it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    fd, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=dest)
     os.close(fd)
-    return Path(name)
+    return Path(path)
 
 
 def _checked(tmp: Path, f: DataFile, where: str) -> None:
@@ -196,12 +199,12 @@ def fetch_source(src: Source, *, urls: Mapping[str, str] | None = None, timeout:
     done: list[Path] = []
     try:
         if src.archive == "zip":
-            archive = _temp_beside(dest / f".{src.name}.zip")
+            archive = _temp_in(dest, f"{src.name}.zip")
             temps.append(archive)
             download(url, archive, timeout=timeout, attempts=attempts, max_bytes=MAX_ARCHIVE_BYTES)
             staged = []
             for f in src.files:
-                tmp = _temp_beside(dest / f.rel)
+                tmp = _temp_in(dest, Path(f.rel).name)
                 temps.append(tmp)
                 _extract(archive, f, tmp, url)
                 _checked(tmp, f, url)
@@ -209,12 +212,13 @@ def fetch_source(src: Source, *, urls: Mapping[str, str] | None = None, timeout:
         else:
             staged = []
             for f in src.files:
-                tmp = _temp_beside(dest / f.rel)
+                tmp = _temp_in(dest, Path(f.rel).name)
                 temps.append(tmp)
                 download(url, tmp, timeout=timeout, attempts=attempts, max_bytes=f.size + 1)
                 _checked(tmp, f, url)
                 staged.append((tmp, dest / f.rel))
         for tmp, target in staged:  # every file checked: only now does anything appear in place
+            target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp, target)
             done.append(target)
         return Outcome(src, "fetched", f"downloaded from {url}, SHA-256 checked", done)
@@ -223,6 +227,8 @@ def fetch_source(src: Source, *, urls: Mapping[str, str] | None = None, timeout:
     finally:
         for t in temps:
             t.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            dest.rmdir()  # only if nothing was ever fetched: an empty folder says nothing
 
 
 def fetch(names: list[str] | None = None, *, urls: Mapping[str, str] | None = None,
