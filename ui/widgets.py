@@ -289,9 +289,10 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
         cols[3].button("🎲", key="ex_more", on_click=_shuffle, help="Other examples")
     missing = examples_missing(task)
     if missing:
+        one = len(missing) == 1
         st.caption(f"{'Fewer examples' if exs else 'No examples'}: {' and '.join(missing)} "
-                   f"{'is' if len(missing) == 1 else 'are'} not on this machine "
-                   "(`python -m debate data fetch` downloads them; any claim can still be typed in).")
+                   f"{'is' if one else 'are'} not on this machine (`python -m debate data fetch` downloads "
+                   f"{'it' if one else 'them'}; any claim can still be typed in).")
     ex = st.session_state.get("example")
     gold = gold_for(ex, task, category) if ex and ex.get("text") == claim else None
     if ex and ex.get("text") == claim:
