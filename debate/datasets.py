@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import hashlib
 import io
 import json
 from dataclasses import asdict, dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from debate.data import locate
+from debate.data.catalog import sha256_of
 from debate.errors import InvalidInput
 
 csv.field_size_limit(10_000_000)
@@ -97,11 +97,7 @@ def _bad(path: Path, line: int | None, what: str, fix: str) -> InvalidInput:
 
 
 def _fingerprint(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_of(path)
 
 
 def _open_text(path: Path):

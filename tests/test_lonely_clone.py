@@ -15,20 +15,16 @@ CheckThat train split finds its own), which only saves the set-up's minute of em
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.support.browser import free_port, stop_group, wait_healthy
 
 CLAIM = "Drinking coffee daily lowers the risk of heart failure, a new study finds."
 
@@ -125,29 +121,16 @@ def test_every_page_renders_and_says_which_examples_are_missing(clone, tmp_path)
     assert not any("not on this machine" in c for c in seen["debate"]["captions"])  # CheckThat examples ship
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.timeout(900)
 def test_make_run_says_what_it_could_not_fetch_and_serves_the_app(clone, tmp_path):
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "make-run.log", "w+")
     # -o: never remake the environment's install stamp (the linked .venv belongs to the checkout)
     proc = subprocess.Popen(["make", "-o", ".venv/.deps-stamp", "run", f"PORT={port}"], cwd=clone,
                             env=_env(tmp_path, DEBATE_WARM_RETRIEVER="0"), stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     try:
-        deadline, healthy = time.time() + 600, False
-        while time.time() < deadline and proc.poll() is None:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                    healthy = r.read().decode().strip() == "ok"
-            if healthy:
-                break
-            time.sleep(0.5)
+        healthy = wait_healthy(f"http://127.0.0.1:{port}", proc, 600)
         log.seek(0)
         out = log.read()
         assert healthy, out[-4000:]
@@ -155,12 +138,5 @@ def test_make_run_says_what_it_could_not_fetch_and_serves_the_app(clone, tmp_pat
         assert "set-up goes on without them" in out and "export DEBATE_SHARED_DATA=" in out
         assert "Error" not in out.split("data fetch", 1)[1].split("streamlit run", 1)[0]
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        stop_group(proc, grace=20)
         log.close()

@@ -14,7 +14,9 @@ LIAR (research use only) may not be redistributed here, so they are fetched from
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,12 @@ def file_for(rel: str) -> tuple[Source, DataFile] | None:
             if f.rel == rel:
                 return s, f
     return None
+
+
+def sha256_of(path: Path) -> str:
+    """The file's SHA-256, read in blocks (the datasets' fingerprints and the pinned sums alike)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -13,7 +13,6 @@ a mirror or a test's stand-in server; the pinned sums still decide what is kept.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from debate.data import locate
-from debate.data.catalog import SOURCES, DataFile, Source
+from debate.data.catalog import SOURCES, DataFile, Source, sha256_of
 from debate.errors import InvalidInput
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -49,14 +48,6 @@ class Outcome:
     state: str
     detail: str
     paths: list[Path] = field(default_factory=list)
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def right_copy(f: DataFile) -> Path | None:
