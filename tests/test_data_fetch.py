@@ -174,6 +174,8 @@ def test_offline_it_says_what_is_missing_what_works_and_how_to_use_a_copy(home, 
 def test_a_url_argument_replaces_the_address_and_bad_ones_are_refused(server, home, capsys):
     rc = main(["data", "fetch", "averitec", "--force", "--url", f"averitec={server}/good/dev.json"])
     assert rc == 0 and "fetched" in capsys.readouterr().out
+    assert main(["data", "fetch", "averitec", "--force", "--url", "averitec=ftp://example.org/dev.json"]) == 1
+    assert "'ftp://example.org/dev.json' is not a usable http(s) address" in capsys.readouterr().out
     assert main(["data", "fetch", "--url", "nonsense"]) == 2
     assert "is not NAME=URL" in capsys.readouterr().err
     assert main(["data", "fetch", "imagenet"]) == 2

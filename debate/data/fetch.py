@@ -69,6 +69,8 @@ def _describe(e: Exception, url: str, timeout: float) -> FetchFailed:
 
     if isinstance(e, FetchFailed):
         return e
+    if isinstance(e, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return FetchFailed(f"{url!r} is not a usable http(s) address")
     if isinstance(e, httpx.ConnectTimeout):
         return FetchFailed(f"no connection to {url} within {timeout:g} s (no network?)", True)
     if isinstance(e, httpx.ConnectError):
