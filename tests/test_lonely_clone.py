@@ -82,7 +82,8 @@ def test_the_default_council_with_aids_reaches_a_verdict(clone, tmp_path):
 @pytest.mark.timeout(1800)
 def test_a_radar_debate_reaches_a_verdict_and_says_there_is_no_local_corpus(clone, tmp_path):
     r = _debate(clone, _env(tmp_path), "run", "--protocol", "radar", "--task", "halftruth", "--lineup", "embedded",
-                "--aids", "--pace", "demo", "--max-tokens", "48", "--color", "never", CLAIM)
+                "--aids", "--pace", "demo", "--rounds", "0", "--max-tokens", "48", "--color", "never", CLAIM,
+                timeout=1700)  # openings and the judge: the evidence step and the verdict are what is tested
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "VERDICT" in r.stdout and "══ completed" in r.stdout
     assert "Local index: No local corpus: AVeriTeC dev (averitec/dev.json, CC BY-NC 4.0) is not on this machine" \
