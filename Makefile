@@ -1,5 +1,6 @@
 # Two commands do all set-up on a fresh Debian machine with Python 3.11:
-#   make run   - create .venv, install, prepare the embedded models, serve the app on 127.0.0.1:8501
+#   make run   - create .venv, install, prepare the embedded models, fetch the datasets that are not shipped
+#                (when the network allows; offline it says what works without them), serve the app on 127.0.0.1:8501
 #   make test  - the same set-up plus test-only needs (Debian chromium, playwright, the LiteLLM proxy in
 #                .venv/router), then all tests
 # Both are idempotent: stamps in .venv skip installs when the requirement files did not change.
@@ -10,13 +11,14 @@ VPY := $(VENV)/bin/python
 ROUTER_VENV := $(VENV)/router
 PIP := $(VPY) -m pip --disable-pip-version-check
 PORT ?= 8501
+DATA_TIMEOUT ?= 10
 # Portable llama.cpp build: the default -march=native enables AMX, which some VMs advertise but
 # do not allow (SIGILL on the first matrix multiply). AVX2 runs on every x86-64 CPU of the last decade.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test models setup test-setup bench clean-venv help
+.PHONY: run test models datasets setup test-setup bench clean-venv help
 
 help:
 	@echo "make run    - set up and start the app on http://127.0.0.1:$(PORT) (embedded models)"
@@ -59,11 +61,17 @@ test-setup: $(VENV)/.test-stamp
 models: setup
 	$(VPY) -m debate models --prepare
 
-run: models
+# AVeriTeC dev and LIAR may not be shipped: fetched into DEBATE_HOME/data when the network allows. Offline
+# (or blocked) it says what is missing and what works without it, and the set-up goes on (docs/data.md).
+datasets: setup
+	$(VPY) -m debate data fetch --timeout $(DATA_TIMEOUT) --attempts 2 || \
+		echo "(set-up goes on without them; fetch later with: $(VPY) -m debate data fetch)"
+
+run: models datasets
 	$(VPY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
-test: test-setup models
+test: test-setup models datasets
 	$(VPY) -m pytest tests
 
 bench: models

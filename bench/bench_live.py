@@ -4,7 +4,7 @@ For each protocol (default: the few-shot baseline and the default council), on t
 every other setting at the app's defaults and the response cache off, it measures in ONE run:
 
 - **limit**: the tokens the debate asked for ÷ the model's own prompt and generation rates, measured
-  here with llama.cpp directly (per model, as `../shared/tools/llama-rates.py` does);
+  here with llama.cpp directly (per model);
 - **CLI**: `python -m debate run … --no-cache` in a subprocess (wall time of the debate from its events,
   and of the whole command including start-up);
 - **app**: the real app (streamlit subprocess, DEBATE_CACHE=0, a fresh home) with Debian's chromium

@@ -73,7 +73,9 @@ def synthetic(n: int, seed: int = 0) -> np.ndarray:
 def liar_statements(split: str) -> list[str]:
     import csv
 
-    path = averitec.config.SHARED_DATA / "liar" / f"{split}.tsv"
+    from debate.data import locate
+
+    path = locate.require(f"liar/{split}.tsv")
     with path.open(encoding="utf-8") as f:
         return [row[2] for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if len(row) > 2]
 

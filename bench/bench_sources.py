@@ -1,7 +1,7 @@
 """Evidence sources: the relevance floor, the local source's recall, the "nothing fits" share and the
 time each source adds before a debate's first token. One command prints every number the README quotes:
 
-    DEBATE_SHARED_DATA=/path/to/shared/data .venv/bin/python bench/bench_sources.py [--fit-floor] [--json out.json]
+    .venv/bin/python bench/bench_sources.py [--fit-floor] [--json out.json]
 
 --fit-floor chooses the floor and writes debate/retrieval/floor.json. How: the floor is a cosine between
 the query and a passage (MiniLM). On one side, AVeriTeC dev claims with even index (the corpus holds
@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from debate import config  # noqa: E402
+from debate.data import locate  # noqa: E402
 from debate.retrieval import averitec, ranking  # noqa: E402
 from debate.retrieval.corpus import text_key, to_passages  # noqa: E402
 from debate.retrieval.multi import MultiRetriever  # noqa: E402
@@ -46,7 +46,7 @@ KS = (5, 20)
 
 
 def cat1_tweets(split: str) -> list[str]:
-    path = config.SHARED_DATA / "checkthat2025_4a" / f"ct_{split}.tsv"
+    path = locate.require(f"checkthat2025_4a/ct_{split}.tsv")
     with path.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     return [tweet_query(r["text"]) or r["text"] for r in rows if ast.literal_eval(r["labels"])[0] == 1.0]

@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "debate.cli.models",   # models
     "debate.cli.run",      # run, protocols, replay
     "debate.cli.index",    # index build|info|query
+    "debate.cli.data",     # data fetch|status
     "debate.cli.eval",     # eval
     "debate.cli.share",    # export, fork, robustness
     "debate.cli.annotators",  # annotators add|passwd|role|remove|list

@@ -11,7 +11,6 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ASSETS = REPO_ROOT / "assets"
-SHARED_DATA = Path(os.environ.get("DEBATE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
 
 PRIVATE_DIR = 0o700

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import ast
 import csv
-import hashlib
 import io
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from debate import config
+from debate.data import locate
+from debate.data.catalog import sha256_of
 from debate.errors import InvalidInput
 
 csv.field_size_limit(10_000_000)
@@ -97,17 +97,12 @@ def _bad(path: Path, line: int | None, what: str, fix: str) -> InvalidInput:
 
 
 def _fingerprint(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_of(path)
 
 
 def _open_text(path: Path):
     if not path.exists():
-        raise InvalidInput(f"Dataset file {path} does not exist.",
-                           "Check the path, or set DEBATE_SHARED_DATA to the folder holding the data.")
+        raise InvalidInput(f"Dataset file {path} does not exist.", "Check the path.")
     try:
         return open(path, encoding="utf-8", newline="")
     except OSError as e:
@@ -405,8 +400,14 @@ def read_format(fmt: str, text: str, where: str | Path) -> list[Item]:
     raise InvalidInput(f"Unknown dataset format {fmt!r}.", f"Use one of {', '.join(FORMATS)}.")
 
 
+def named_path(name: str) -> Path | None:
+    """Where the named split's file is found (debate.data.locate's search order), None when nowhere."""
+    return locate.find(NAMED[name].rel)
+
+
 def list_datasets() -> list[dict]:
-    return [{"name": k, "task": v.task, "labels": list(v.labels), "path": str(config.SHARED_DATA / v.rel),
+    """Every named split with the file it would read ("" when the machine has none)."""
+    return [{"name": k, "task": v.task, "labels": list(v.labels), "path": str(locate.find(v.rel) or ""),
              "about": v.about} for k, v in NAMED.items()]
 
 
@@ -416,7 +417,7 @@ def load_dataset(name_or_path: str, *, path: str | Path | None = None, task: str
     """A named dataset (optionally from another `path`, e.g. the user's own copy) or any table file."""
     if name_or_path in NAMED:
         spec = NAMED[name_or_path]
-        p = Path(path) if path else config.SHARED_DATA / spec.rel
+        p = Path(path) if path else locate.require(spec.rel)
         items = spec.loader(p)
         return Dataset(name=name_or_path, task=spec.task, labels=spec.labels, items=items, path=str(p),
                        categories=spec.categories, has_gold=spec.has_gold, fingerprint=_fingerprint(p),

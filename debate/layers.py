@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "debate.layers", "debate.records", "debate.content")),
     ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.lineup_server",
                "debate.transcript",
-               "debate.retrieval", "debate.datasets", "debate.moderation", "debate.seats")),
+               "debate.retrieval", "debate.data", "debate.datasets", "debate.moderation", "debate.seats")),
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),
     ("runner", ("debate.runner",)),

@@ -255,6 +255,11 @@ class TextRenderer:
                 lines.append("  queries: " + " · ".join([ev.query, *ev.questions]) + "\n")
                 if ev.questions_note:
                     lines.append(self._c("2", f"  {ev.questions_note}") + "\n")
+            local = next((s for s in getattr(ev, "sources", None) or [] if s.get("name") == "local"), None)
+            if local and local.get("state") in ("unavailable", "failed", "timeout") and local.get("note"):
+                lines.append(self._c("2", f"  {local.get('label') or 'Local index'}: {local['note']}") + "\n")
+            if getattr(ev, "note", ""):
+                lines.append(self._c("2", f"  {ev.note}") + "\n")
             for p in ev.passages:
                 score = p.get("score")
                 sc = f"({score:.2f}) " if isinstance(score, (int, float)) else ""

@@ -30,4 +30,14 @@ def debate_home(tmp_path_factory) -> Path:
 
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("DEBATE_SHARED_DATA", REPO.parent / "shared" / "data"))  # as debate.config reads it
+
+
+def data_path(rel: str) -> Path:
+    """A dataset file found in the project's data search order (debate.data.locate), or the test is
+    skipped: AVeriTeC and LIAR are on a machine only once fetched or pointed at (docs/data.md)."""
+    from debate.data import locate
+
+    p = locate.find(rel)
+    if p is None:
+        pytest.skip(f"{rel} is not on this machine (python -m debate data fetch)")
+    return p

@@ -1,4 +1,4 @@
-"""Loaders on the real shared data files, including the traps listed in ../shared/data/README.md."""
+"""Loaders on the real data files (the full sets, found in the data search order), including their traps."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ import pytest
 
 from debate.errors import InvalidInput
 from debate.datasets import load_averitec, load_checkthat, load_dataset, load_liar, load_table
-from tests.conftest import SHARED_DATA
+from debate.data import locate
+from tests.conftest import data_path
 
-pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared data folder not present")
+pytestmark = pytest.mark.skipif(any(locate.find(r) is None for r in ("averitec/dev.json", "liar/train.tsv",
+                                                                      "liar/valid.tsv")),
+                                reason="AVeriTeC and LIAR are not on this machine (python -m debate data fetch)")
 
 
 @pytest.mark.parametrize("name,n,pos", [("checkthat-train", 1229, (333, 224, 306)),
@@ -36,12 +39,12 @@ def test_checkthat_test_has_no_gold():
     ds = load_dataset("checkthat-test")
     assert len(ds) == 240 and not ds.has_gold and all(it.gold is None for it in ds.items)
     with pytest.raises(InvalidInput) as e:
-        load_checkthat(SHARED_DATA / "checkthat2025_4a/ct_test.tsv", labelled=True)
+        load_checkthat(data_path("checkthat2025_4a/ct_test.tsv"), labelled=True)
     assert "no `labels` column" in e.value.message
 
 
 def test_liar_needs_quote_none_and_maps_six_labels_to_three():
-    path = SHARED_DATA / "liar/train.tsv"
+    path = data_path("liar/train.tsv")
     with open(path, newline="", encoding="utf-8") as fh:
         naive = list(csv.reader(fh, delimiter="\t"))
     assert len(naive) < 10269  # the trap: default quoting swallows rows
@@ -69,7 +72,7 @@ def test_averitec_four_and_three_classes_without_leaks():
     assert Counter(it.gold for it in ds4.items) == {"FALSE": 305, "TRUE": 122, "NEI": 35, "HALF-TRUE": 38}
     ds3 = load_dataset("averitec-dev-3")
     assert len(ds3) == 465 and "NEI" not in {it.gold for it in ds3.items} and ds3.task == "halftruth"
-    raw = json.loads((SHARED_DATA / "averitec/dev.json").read_text())
+    raw = json.loads(data_path("averitec/dev.json").read_text())
     for it, rec in zip(ds4.items, raw):
         d = it.to_dict()
         assert "justification" not in json.dumps(d) and "fact_checking_article" not in json.dumps(d)

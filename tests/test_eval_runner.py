@@ -292,7 +292,7 @@ def test_no_label_leak_reaches_a_model(tmp_path):
     import json as _json
 
     from debate.datasets import load_dataset
-    from tests.conftest import SHARED_DATA
+    from tests.conftest import data_path
 
     client, backend = scripted_client()
     engine = engine_or_fake()
@@ -306,7 +306,7 @@ def test_no_label_leak_reaches_a_model(tmp_path):
         assert it.text in prompts
         assert it.meta["label6"] not in prompts.lower() or it.meta["label6"] in ("true", "false", "half-true")
         assert it.meta.get("speaker", "@@") not in prompts
-    raw = _json.loads((SHARED_DATA / "averitec/dev.json").read_text())[:3]
+    raw = _json.loads(data_path("averitec/dev.json").read_text())[:3]
     for rec in raw:
         assert rec["claim"].strip() in prompts
         if rec["justification"] not in rec["claim"]:

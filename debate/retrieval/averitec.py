@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from debate import config
+from debate.data import locate
 from debate.errors import InvalidInput
 from debate.retrieval.corpus import Document
 
@@ -22,18 +22,33 @@ ATTRIBUTION = ("AVeriTeC (Schlichtkrull, Guo & Vlachos, NeurIPS 2023 Datasets an
                "evidence answers, CC BY-NC 4.0")
 
 
-def dev_path() -> Path:
-    return config.SHARED_DATA / "averitec" / "dev.json"
+REL = "averitec/dev.json"
+
+
+class NoLocalCorpus(InvalidInput):
+    """AVeriTeC dev is not on this machine, so the default local index has nothing to hold. Features
+    that search it say "no local corpus" and go on without local evidence."""
+
+
+def dev_path() -> Path | None:
+    """Where AVeriTeC dev is found (debate.data.locate's search order), None when nowhere."""
+    return locate.find(REL)
+
+
+def missing() -> NoLocalCorpus:
+    what, fix = locate.missing_message(REL)
+    return NoLocalCorpus("No local corpus: " + what,
+                         fix + " Or build your own index: `python -m debate index build --corpus PATH`.")
 
 
 def load_claims(path: Path | None = None) -> list[dict]:
     path = path or dev_path()
+    if path is None:
+        raise missing()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InvalidInput(f"The default corpus needs {path}, which does not exist.",
-                           "Set DEBATE_SHARED_DATA to the folder holding averitec/dev.json, or build your "
-                           "own index with `python -m debate index build --corpus PATH`.") from None
+        raise InvalidInput(f"The corpus file {path} does not exist.", "Check the path.") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InvalidInput(f"Cannot read {path}: {e}.", "Restore the original AVeriTeC dev.json.") from None
     if not isinstance(data, list):

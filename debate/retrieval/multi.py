@@ -134,7 +134,9 @@ class MultiRetriever:
         note = ""
         if not online and any(s.online for s in self.sources.values()):
             note = ("No online source answered (no network?): only the local index was searched, so web, "
-                    "Wikipedia and scholarly evidence are missing.")
+                    "Wikipedia and scholarly evidence are missing." if use else
+                    "No source answered: no online source (no network?) and no local corpus on this machine, "
+                    "so the debate has no evidence (`python -m debate data fetch` brings the local corpus).")
         return use, skipped, note
 
     # -- one search over all of them -----------------------------------------------------------------

@@ -67,6 +67,14 @@ class Retriever:
         """A search would answer in milliseconds: the index and the embedding model are loaded."""
         return self._index is not None and embed_mod.loaded()
 
+    def unavailable(self) -> str:
+        """Why a search cannot work at all ("" when it may): the default index with AVeriTeC dev nowhere
+        on this machine has no corpus to hold, which a page says in place instead of failing."""
+        if self._index is None and self.corpus is None and self.name == DEFAULT_NAME and averitec.dev_path() is None:
+            e = averitec.missing()
+            return f"{e.message} {e.hint}"
+        return ""
+
     def _passages(self):
         if self.corpus is not None:
             passages, _ = load_corpus(self.corpus, self.max_words, self.overlap)

@@ -53,28 +53,39 @@ def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> It
         cwd=REPO, env=e, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"the app did not start: see {home / 'streamlit.log'}")
-            time.sleep(0.2)
+        if not wait_healthy(url, proc, timeout):
+            raise RuntimeError(f"the app did not start: see {home / 'streamlit.log'}")
         yield url
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
+        stop_group(proc)
         log.close()
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> bool:
+    """Poll the app's health endpoint until it answers "ok" (True), the process ends or `timeout` passes."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return True
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            return False
+        time.sleep(0.2)
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 10) -> None:
+    """End a process started with start_new_session and everything it started: SIGTERM, then SIGKILL."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
 
 
 @contextlib.contextmanager

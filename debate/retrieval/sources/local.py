@@ -25,6 +25,10 @@ class LocalSource(Source):
         return bool(getattr(self.retriever, "searchable", True))
 
     def _health_check(self) -> None:
+        unavailable = getattr(self.retriever, "unavailable", None)
+        why = unavailable() if callable(unavailable) else ""
+        if why:
+            raise SourceError(why)
         failed = getattr(self.retriever, "error", None)
         if failed is not None:
             raise SourceError(f"The local index could not be loaded: {failed}")
