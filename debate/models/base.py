@@ -39,6 +39,10 @@ class GenOptions:
     # with label_first and two labels: write labels[0] iff its probability reaches this (a threshold fitted
     # on train), so the text after the label explains the vote that is counted; where the backend can
     label_threshold: float | None = None
+    # the answer's key that names the label ("verdict" in `[VERDICT]: FALSE` or `{"verdict": "FALSE"}`):
+    # the label probabilities are read where the label is written after it, not wherever the labels
+    # hold most mass (a reason saying "the claim is false" is not the verdict); "" = that older rule
+    label_key: str = ""
 
     @property
     def deterministic(self) -> bool:
@@ -55,6 +59,8 @@ class GenOptions:
             d.pop("label_first")
         if d["label_threshold"] is None:
             d.pop("label_threshold")
+        if not d["label_key"]:
+            d.pop("label_key")
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d
@@ -67,6 +73,16 @@ class Delta:
     text: str
 
 
+# Where a turn's label probabilities were read (Final.label_at), in words the page shows beside them:
+LABEL_AT = {
+    "written": "read where the label is written, which under greedy decoding is the most probable label",
+    "sampled": "read where the label is written; the label was sampled from them (temperature > 0)",
+    "most-mass": "no label was written after the answer's label key, so they were read where the labels "
+                 "held the most probability, which need not be where the written label is",
+    "first": "read at the first position where the labels hold most of the probability",
+}
+
+
 @dataclass
 class Final:
     """What a backend reports when generation ends."""
@@ -77,6 +93,7 @@ class Final:
     label_probs: dict[str, float] | None = None
     model_id: str = ""  # the backend's own name for the model, if it differs from the spec
     prompt_reused_tokens: int = 0  # prompt tokens whose state the backend kept from its last request
+    label_at: str = ""  # where label_probs were read (a LABEL_AT key); "" = not said
 
 
 @dataclass
@@ -103,6 +120,7 @@ class ModelResult(Record):
     label_probs: dict[str, float] | None = None
     model_id: str = ""
     prompt_reused_tokens: int = 0
+    label_at: str = ""  # where label_probs were read (see Final)
 
 
 @dataclass
@@ -175,7 +193,7 @@ class ChatStream:
             prompt_tokens=final.prompt_tokens, completion_tokens=final.completion_tokens,
             ttft_s=self._ttft, latency_s=latency, finish_reason=final.finish_reason,
             cached=self._cached, label_probs=final.label_probs, model_id=final.model_id,
-            prompt_reused_tokens=final.prompt_reused_tokens,
+            prompt_reused_tokens=final.prompt_reused_tokens, label_at=final.label_at,
         )
         for cb in self._on_done:
             cb(self._result)
