@@ -45,6 +45,9 @@ def _o(ollama_spec: str) -> str:
 ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debate-ollama"}
 
 
+# what a presenter should expect of the larger preset, measured (docs/numbers-on-screen.md)
+LARGER_TIME = "Expect about TBD."
+
 PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
@@ -60,6 +63,31 @@ PRESETS: dict[str, dict] = {
         ],
         "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
+    },
+    # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
+    # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
+    # reads). Members stay small (three 1.5B votes would triple the council's click for votes the fitted
+    # thresholds already steady); the stop agent stays 0.5B (one word). docs/numbers-on-screen.md has the
+    # measured content and time beside the default's.
+    "embedded-larger": {
+        "name": "embedded-larger",
+        "description": "Offline, slower: the packaged Qwen2.5-1.5B argues RADAR's two sides, judges, and chairs "
+                       "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
+        "members": [
+            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
+            _m("smol-a", "local:smollm2-135m", 0.7, 202),
+            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
+        ],
+        "judge": _m("judge", "local:qwen2.5-1.5b", 0.0, 0),
+        "chair": _m("chair", "local:qwen2.5-1.5b", 0.0, 0),
+        "roles": {
+            "politician": _m("politician", "local:qwen2.5-1.5b", 0.7, 101),
+            "scientist": _m("scientist", "local:qwen2.5-1.5b", 0.7, 202),
+            "advocate": _m("advocate", "local:qwen2.5-1.5b", 0.7, 101),
+            "critic": _m("critic", "local:qwen2.5-1.5b", 0.7, 202),
+            "single": _m("agent", "local:qwen2.5-1.5b", 0.7, 101),
+            "stop": _m("stop-agent", "local:qwen2.5-0.5b", 0.0, 0),
+        },
     },
     "paper-council-ollama": {
         "name": "paper-council-ollama",
