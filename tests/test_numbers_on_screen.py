@@ -113,3 +113,23 @@ def test_the_markdown_and_html_exports_say_the_same():
     assert "2 of 3 members voted YES" in md and "confidence" not in md.lower()
     page = to_html(ev)
     assert "2 of 3 members voted YES" in page and "confidence 1.00" not in page
+
+
+def test_a_council_won_by_two_of_five_is_not_flagged_as_an_improbable_label():
+    """2 of 5 members (a tie broken by the tie rule) is a vote share of 0.40, not a probability below 1/2."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_card_script, default_timeout=30)
+    at.session_state["fields"] = dict(label="NO", confidence=0.4, source="majority", basis="votes", votes_for=2,
+                                      voters=5, explanation="tie broken by the default label NO.")
+    at.run()
+    html = "\n".join(m.value for m in at.markdown)
+    assert "2 of 5 members voted NO" in html and "more probable" not in html
+
+
+def test_hard_cases_carry_what_the_verdicts_number_is():
+    from debate.adjudication.hardcases import decision_signals
+
+    sig = decision_signals([{"type": "verdict", "label": "YES", "confidence": 1.0, "source": "majority",
+                             "basis": "votes", "votes_for": 3, "voters": 3}])
+    assert sig["confidence"] == 1.0 and sig["number"] == "3 of 3 members voted YES"

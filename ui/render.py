@@ -263,7 +263,9 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
                 ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
         right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
-    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
+    # a contradicted label is always flagged; a vote share is not a probability, so it contradicts nothing
+    shares = getattr(v, "basis", "") in ("votes", "samples") or (not getattr(v, "basis", "") and v.source == "majority")
+    odd = None if shares else disagreement(label, v.confidence, getattr(v, "probs", None))
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += vote_comparison_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
