@@ -45,6 +45,13 @@ def _o(ollama_spec: str) -> str:
 ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debate-ollama"}
 
 
+def _embedded_members() -> list[dict]:
+    """The offline council: Qwen2.5-0.5B and SmolLM2-135M, mixed, each member with its own seed and
+    temperature (a fresh list per preset, so editing one preset's copy never changes another's)."""
+    return [_m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101), _m("smol-a", "local:smollm2-135m", 0.7, 202),
+            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303)]
+
+
 # what a presenter should expect of the larger preset, measured (docs/numbers-on-screen.md)
 LARGER_TIME = "Expect about TBD."
 
@@ -56,11 +63,7 @@ PRESETS: dict[str, dict] = {
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
-        "members": [
-            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
-            _m("smol-a", "local:smollm2-135m", 0.7, 202),
-            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
-        ],
+        "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
     },
@@ -73,11 +76,7 @@ PRESETS: dict[str, dict] = {
         "name": "embedded-larger",
         "description": "Offline, slower: the packaged Qwen2.5-1.5B argues RADAR's two sides, judges, and chairs "
                        "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
-        "members": [
-            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
-            _m("smol-a", "local:smollm2-135m", 0.7, 202),
-            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
-        ],
+        "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-1.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-1.5b", 0.0, 0),
         "roles": {
