@@ -161,3 +161,12 @@ def test_real_judge_turns_label_is_the_argmax_of_its_own_probabilities():
         verdict = next(e for e in events if e.type == "verdict")
         assert verdict.basis == "probability"
     assert seen >= 1
+
+
+def test_a_vote_first_answer_is_read_at_its_first_label_not_at_a_later_key():
+    """Label-first answers (`{"vote": "NO", "explanation": "… vote: YES …"}`): the first label position
+    counts, as before; a key named again inside the explanation is no label slot."""
+    ids = [i for i, t in enumerate(VOCAB) if any(_matches(t, lab) for lab in LABELS)]
+    rec = _StepRecorder(np.array(ids, dtype=np.int64), [VOCAB[i] for i in ids], LABELS, None, "verdict", True,
+                        first=True)
+    assert rec.slot is None

@@ -212,7 +212,7 @@ class _StepRecorder:
         self.texts = label_texts or []
         # the label's own position: after `key` (or, with `first`, the first position where the labels hold
         # half the mass); under greedy decoding only the most probable label's tokens stay allowed there
-        self.slot = slot_pattern(key) if key and self.texts else None
+        self.slot = slot_pattern(key) if key and self.texts and not first else None
         self.greedy = greedy
         self.first = first
         self.text = ""  # the answer so far (only tracked when a slot is looked for)
