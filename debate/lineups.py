@@ -52,8 +52,12 @@ def _embedded_members() -> list[dict]:
             _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303)]
 
 
-# what a presenter should expect of the larger preset, measured (docs/numbers-on-screen.md)
-LARGER_TIME = "Expect about TBD."
+# what a presenter should expect of the larger preset: an estimate from llama.cpp's rates for the 1.5B on
+# these 2 cores (45 prompt / 9 generated tok/s, against 141-151 / 39 for the 0.5B) over the default's
+# measured RADAR turns; docs/numbers-on-screen.md shows the arithmetic (bench_live --lineup measures it)
+LARGER_TIME = ("Expect RADAR to take about 2½ minutes to its verdict (the default lineup: about 40 s), and a "
+               "council about 30 s more per discussion round (no change when the members agree at once); "
+               "estimated from the 1.5B model's speed, not yet measured in the app.")
 
 PRESETS: dict[str, dict] = {
     "embedded": {

@@ -132,7 +132,7 @@ def test_a_spec_takes_its_label_key_from_its_schema():
 
 
 @pytest.mark.real_model
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1800)
 def test_real_judge_turns_label_is_the_argmax_of_its_own_probabilities():
     """The embedded RADAR judge, alone over the claim (radar-single, single_mode=judge), on claims whose
     reasons name other labels: the written label is the most probable one of the probabilities the turn
@@ -145,8 +145,7 @@ def test_real_judge_turns_label_is_the_argmax_of_its_own_probabilities():
     judge = {"name": "judge", "model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}
     lineup = {"name": "t", "members": [judge], "judge": judge, "chair": judge}
     seen = 0
-    for claim in ("The Great Wall of China is visible from space with the naked eye.",
-                  "Crime in New York City fell by half between 1990 and 2000."):
+    for claim in ("Crime in New York City fell by half between 1990 and 2000.",):
         cfg = DebateConfig(claim=claim, protocol="radar-single", task="halftruth", lineup=lineup,
                            params={"single_mode": "judge"}, evidence=False, max_tokens=64)
         events = list(run_debate(cfg, client))
