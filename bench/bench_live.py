@@ -13,7 +13,11 @@ every other setting at the app's defaults and the response cache off, it measure
 It prints one table with app / CLI and CLI / limit ratios, and the machine's load average (the machine
 may be shared: ratios within one run are what to compare, not absolute seconds).
 
-    /work/main/.venv/bin/python bench/bench_live.py [--protocols baseline,council] [--skip-app]
+    /work/main/.venv/bin/python bench/bench_live.py [--protocols baseline,council] [--skip-app] \
+        [--lineup embedded-larger]
+
+`--lineup` runs both sides on one lineup: a preset is also chosen in the app's Lineup box (e.g.
+`embedded-larger`, "Embedded, larger (slower)"); a lineup file runs on the CLI side only.
 """
 
 from __future__ import annotations
@@ -48,6 +52,18 @@ CLAIMS["radar-single"] = CLAIMS["radar"]
 # llama.cpp's own rates on this machine when it was quiet (2026-12-01, README "Live debates"): a run on a
 # loaded machine is scaled to them (times its limit at these rates / its limit at the rates it measured)
 QUIET_RATES = {"qwen2.5-0.5b": (120.0, 32.0), "smollm2-135m": (225.0, 74.0)}
+
+
+def lineup_models(lineup: str) -> list[str]:
+    """The packaged models a lineup seats in any protocol (whose llama.cpp rates the limit needs)."""
+    from debate.lineups import load_lineup
+
+    lu = load_lineup(lineup)
+    entries = list(lu.get("members") or []) + [lu.get("judge") or {}, lu.get("chair") or {}]
+    entries += list((lu.get("roles") or {}).values())
+    entries += [e for team in (lu.get("teams") or {}).values() for e in team]
+    found = {str(e.get("model", "")).split(":", 1)[1] for e in entries if str(e.get("model", "")).startswith("local:")}
+    return sorted(found | {"qwen2.5-0.5b", "smollm2-135m"})
 TITLES = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate",
           "team": "Team debate", "radar": "RADAR (role-anchored", "radar-single": "RADAR-single"}
 FIRST_TEXT_JS = """() => { for (const el of document.querySelectorAll('.turn > .txt')) {
@@ -150,9 +166,24 @@ def cli_run(protocol: str, home: Path) -> dict:
 
 
 # -- the app with a browser watching ------------------------------------------------------------
+def choose_lineup(page) -> None:
+    """Pick LINEUP in the Debate page's Lineup box, when it is a preset the page offers."""
+    from debate.lineups import PRESETS
+    from ui.catalog import preset_title
+
+    if LINEUP == "embedded" or LINEUP not in PRESETS:
+        return
+    page.get_by_text("Lineup · who plays which part").first.click()
+    wait_idle(page)
+    page.locator(".st-key-cfg_preset").click()
+    page.get_by_role("option", name=preset_title(LINEUP)).first.click()
+    wait_idle(page)
+
+
 def app_run(page, protocol: str, store) -> dict:
     page.get_by_text(TITLES.get(protocol, protocol)).first.click()
     wait_idle(page)
+    choose_lineup(page)
     if PACE == "paper" and page.locator(".st-key-cfg_pace input").is_checked():
         page.locator(".st-key-cfg_pace").get_by_text("Live-demo pace").click()
         wait_idle(page)
@@ -213,15 +244,18 @@ def main() -> int:
                          "presenter would); now: right after typing the claim")
     ap.add_argument("--aids", action=argparse.BooleanOptionalAction, default=True,
                     help="small-model aids on both sides (the app's default; the app's toggle is set to match)")
-    ap.add_argument("--lineup", default="embedded", help="the CLI side's lineup (the app runs its default)")
+    ap.add_argument("--lineup", default="embedded",
+                    help="both sides' lineup: a preset (also chosen in the app's Lineup box, e.g. embedded-larger) "
+                         "or a lineup JSON file (CLI side only; the app then runs its default)")
     args = ap.parse_args()
     global PACE, CLICK, AIDS, LINEUP
     PACE, CLICK, AIDS, LINEUP = args.pace, args.click, args.aids, args.lineup
     protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
 
     print(f"load average at start: {load()}", flush=True)
-    print(f"both sides: pace {PACE}, small-model aids {'on' if AIDS else 'off'}, click {CLICK}", flush=True)
-    model_rates = {m: rates(m) for m in ("qwen2.5-0.5b", "smollm2-135m")}
+    print(f"both sides: pace {PACE}, small-model aids {'on' if AIDS else 'off'}, click {CLICK}, lineup {LINEUP}",
+          flush=True)
+    model_rates = {m: rates(m) for m in lineup_models(LINEUP)}
     for m, (pr, gr) in model_rates.items():
         print(f"llama.cpp directly, {m}: prompt {pr:.0f} tok/s, generation {gr:.1f} tok/s", flush=True)
 
@@ -290,9 +324,10 @@ def main() -> int:
     for p in protocols:  # one line per protocol, the numbers a re-run on a quiet machine is compared by
         cli, app = results[p]["cli"], results[p].get("app")
         lim, _, _ = limit_s(cli["events"], model_rates)
-        quiet, _, _ = limit_s(cli["events"], QUIET_RATES)
+        quiet_rates = {**model_rates, **QUIET_RATES}  # a model with no quiet rate recorded: as measured
+        quiet, _, _ = limit_s(cli["events"], quiet_rates)
         scale = quiet / lim if lim else 1.0
-        work, _, _ = limit_s(cli["events"], QUIET_RATES, reuse=True)
+        work, _, _ = limit_s(cli["events"], quiet_rates, reuse=True)
         print(f"{p}: model work at the quiet rates (prompt tokens evaluated after reuse, tokens generated) "
               f"{work:.1f} s")
         if app:

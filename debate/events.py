@@ -225,6 +225,9 @@ class TurnFinished(TurnEvent):
     shortened: str = ""
     full_text: str = ""  # the answer as generated, when `shortened` (one click away on the page)
     unsupported_figures: list[str] = field(default_factory=list)  # figures no claim, evidence or earlier turn gave
+    # where label_probs were read (debate.models.base.LABEL_AT: "written" = at the written label, greedy,
+    # so the label is their argmax); None: not recorded (older debates, backends that do not say)
+    label_at: str | None = None
 
 
 @_register
@@ -296,6 +299,14 @@ class Verdict(Event):
     # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
     written_label: str | None = None
     aid: str = ""
+    # What `confidence` is (debate.tasks.verdict_number says it in words): "votes" = votes_for of voters
+    # members gave the label (a share, not a probability); "samples" = the share of sampled answers;
+    # "probability" = the deciding model's own probability of the label; "calibrated" = that probability
+    # after the aid `basis_note` names. "" = a debate recorded before this field: read by its source.
+    basis: str = ""
+    basis_note: str = ""
+    votes_for: int | None = None
+    voters: int | None = None
 
 
 @_register

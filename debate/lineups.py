@@ -45,6 +45,20 @@ def _o(ollama_spec: str) -> str:
 ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debate-ollama"}
 
 
+def _embedded_members() -> list[dict]:
+    """The offline council: Qwen2.5-0.5B and SmolLM2-135M, mixed, each member with its own seed and
+    temperature (a fresh list per preset, so editing one preset's copy never changes another's)."""
+    return [_m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101), _m("smol-a", "local:smollm2-135m", 0.7, 202),
+            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303)]
+
+
+# what a presenter should expect of the larger preset: an estimate from llama.cpp's rates for the 1.5B on
+# these 2 cores (45 prompt / 9 generated tok/s, against 141-151 / 39 for the 0.5B) over the default's
+# measured RADAR turns; docs/numbers-on-screen.md shows the arithmetic (bench_live --lineup measures it)
+LARGER_TIME = ("Expect RADAR to take about 2½ minutes to its verdict (the default lineup: about 40 s), and a "
+               "council about 30 s more per discussion round (no change when the members agree at once); "
+               "estimated from the 1.5B model's speed, not yet measured in the app.")
+
 PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
@@ -53,13 +67,30 @@ PRESETS: dict[str, dict] = {
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
-        "members": [
-            _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
-            _m("smol-a", "local:smollm2-135m", 0.7, 202),
-            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
-        ],
+        "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
+    },
+    # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
+    # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
+    # reads). Members stay small (three 1.5B votes would triple the council's click for votes the fitted
+    # thresholds already steady); the stop agent stays 0.5B (one word). docs/numbers-on-screen.md has the
+    # measured content and time beside the default's.
+    "embedded-larger": {
+        "name": "embedded-larger",
+        "description": "Offline, slower: the packaged Qwen2.5-1.5B argues RADAR's two sides, judges, and chairs "
+                       "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
+        "members": _embedded_members(),
+        "judge": _m("judge", "local:qwen2.5-1.5b", 0.0, 0),
+        "chair": _m("chair", "local:qwen2.5-1.5b", 0.0, 0),
+        "roles": {
+            "politician": _m("politician", "local:qwen2.5-1.5b", 0.7, 101),
+            "scientist": _m("scientist", "local:qwen2.5-1.5b", 0.7, 202),
+            "advocate": _m("advocate", "local:qwen2.5-1.5b", 0.7, 101),
+            "critic": _m("critic", "local:qwen2.5-1.5b", 0.7, 202),
+            "single": _m("agent", "local:qwen2.5-1.5b", 0.7, 101),
+            "stop": _m("stop-agent", "local:qwen2.5-0.5b", 0.0, 0),
+        },
     },
     "paper-council-ollama": {
         "name": "paper-council-ollama",

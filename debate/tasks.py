@@ -323,6 +323,68 @@ def override_note(verdict: Any) -> str:
             + (f" ({aid})" if aid else "") + ".")
 
 
+_OWN = {"judge": "the judge's own", "round-judge": "the round judge's own", "baseline": "the model's own",
+        "single-agent": "the model's own"}
+
+
+def verdict_number(verdict: Any) -> str:
+    """The verdict's number in words that say what it is, for every sink (card, exports, Learn, Present):
+    votes as votes ("3 of 3 members voted YES"), a probability as P(label) with its basis ("P(FALSE) 0.92
+    after class weights fitted on LIAR train", "P(YES) 0.67, the judge's own"). Never a bare "confidence":
+    a council's 1.00 is a unanimous vote, not a certainty. Verdicts recorded before `basis` existed are
+    read by their source (a majority's number was always its vote share)."""
+    label, conf = _get(verdict, "label"), _get(verdict, "confidence")
+    if conf is None or not label:
+        return ""
+    try:
+        c = float(conf)
+    except (TypeError, ValueError):
+        return ""
+    label = str(label)
+    basis, source = str(_get(verdict, "basis") or ""), str(_get(verdict, "source") or "")
+    k, n = _get(verdict, "votes_for"), _get(verdict, "voters")
+    if basis == "votes" or (not basis and source == "majority"):
+        if isinstance(k, int) and isinstance(n, int) and n > 0:
+            return f"{k} of {n} members voted {label}"
+        return f"every member voted {label}" if c >= 1 - 1e-9 else f"{c:.0%} of the members voted {label}"
+    if basis == "samples":
+        if isinstance(k, int) and isinstance(n, int) and n > 0:
+            return f"{k} of {n} sampled answers of the round judge gave {label}"
+        return f"{c:.0%} of the round judge's sampled answers gave {label}"
+    note = str(_get(verdict, "basis_note") or "")
+    if basis == "calibrated" or (not basis and _get(verdict, "aid")):
+        how = note or str(_get(verdict, "aid") or "").split(":")[0] or "calibration"
+        return f"P({label}) {c:.2f} after {how}"
+    if not basis and _get(verdict, "probs"):  # an older calibrated verdict that kept the written label
+        return f"P({label}) {c:.2f}, calibrated"
+    return f"P({label}) {c:.2f}, {_OWN.get(source, 'the model' + chr(39) + 's own')}"
+
+
+def turn_number(turn: Any) -> str:
+    """A turn's number: the probability the model itself gave the label it wrote, "P(YES) 0.52"."""
+    label, conf = _get(turn, "label"), _get(turn, "confidence")
+    if conf is None or not label:
+        return ""
+    try:
+        return f"P({label}) {float(conf):.2f}"
+    except (TypeError, ValueError):
+        return ""
+
+
+def stop_confidence_words(check: Any) -> str:
+    """A stop check's verdict number named by its method: "P(FALSE) 0.83" when read from the round judge's
+    label probabilities, "sample share of FALSE 0.67" when it is the share of sampled answers."""
+    c = _get(check, "verdict_confidence")
+    try:
+        c = float(c or 0.0)
+    except (TypeError, ValueError):
+        c = 0.0
+    lab = str(_get(check, "preliminary_verdict") or "the verdict")
+    if str(_get(check, "method") or "") == "samples":
+        return f"sample share of {lab} {c:.2f}"
+    return f"P({lab}) {c:.2f}"
+
+
 def shortened_mark(how: str) -> str:
     """The mark under a turn the engine shortened (TurnFinished.shortened; its full text is in full_text)."""
     return {"sentence": "✂ shortened to its last full sentence (the answer budget ran out mid-sentence)",

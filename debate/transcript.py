@@ -16,7 +16,8 @@ from typing import IO, Iterable
 
 from debate.errors import InvalidInput
 from debate.events import Event, checked_event, event_from_dict
-from debate.tasks import cut_off_mark, override_note, verdict_sentences
+from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
+                          verdict_sentences)
 
 # -- JSONL ----------------------------------------------------------------------------------------
 
@@ -180,7 +181,7 @@ class TextRenderer:
             elif not ev.valid:
                 bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
             elif ev.label is not None:
-                conf = f" (p={ev.confidence:.2f})" if ev.confidence is not None else ""
+                conf = f" ({turn_number(ev)})" if turn_number(ev) else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
         if getattr(ev, "cut_off_at", None) or getattr(ev, "shortened", ""):
             bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at, getattr(ev, "shortened", ""))))
@@ -284,7 +285,7 @@ class TextRenderer:
             return f"\n  Chair {self._agent(ev.agent)} (round {ev.round}): {ev.summary}\n"
         if kind == "stop_check":
             return self._c("1", f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
-                           f"vs τs {ev.tau_s:.2f}, confidence {ev.verdict_confidence:.2f} vs τc {ev.tau_c:.2f}"
+                           f"vs τs {ev.tau_s:.2f}, {stop_confidence_words(ev)} vs τc {ev.tau_c:.2f}"
                            f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})") + "\n"
         if kind == "transcript_shortened":
             return self._c("33", f"\n  {shortened_note(ev)}") + "\n"
@@ -300,7 +301,7 @@ class TextRenderer:
         if kind == "verdict":
             label = ev.label if ev.labels is None else ", ".join(f"{k}: {v}" for k, v in ev.labels.items())
             label = label if label is not None else "NO VALID ANSWER"
-            conf = f" (confidence {ev.confidence:.2f})" if ev.confidence is not None else ""
+            conf = f" ({verdict_number(ev)})" if verdict_number(ev) else ""
             gold = ""
             if ev.gold is not None and ev.correct is not None:
                 gold = f" · gold {ev.gold}: {'right' if ev.correct else 'wrong'}"

@@ -290,12 +290,13 @@ if view == "Review":
                           for a in r["annotations"]], hide_index=True, width="stretch")
             if c.verdicts:
                 st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or
-                               "no verdict", "confidence": v.get("confidence"), "consensus": v.get("consensus")}
+                               "no verdict", "verdict's number": v.get("number") or _fmt(v.get("confidence")),
+                               "consensus": v.get("consensus")}
                               for v in c.verdicts], hide_index=True, width="stretch")
             if c.votes:
                 st.dataframe([{"agent": v.get("agent"), "model": v.get("model"),
                                "last vote": v.get("label") if v.get("valid", True) else "invalid",
-                               "confidence": v.get("confidence")} for v in c.votes], hide_index=True, width="stretch")
+                               "P(its vote)": v.get("confidence")} for v in c.votes], hide_index=True, width="stretch")
             gold = SPLIT_TEXT if c.gold_split else (c.gold or "none")
             st.caption(f"Majority: {r['majority'] or 'tie'} · judge: {r['judge'] or 'no verdict'} · dataset: {gold}"
                        + (f" · resolved by {escape(res['reviewer'])}: {escape(res['reason'])}" if res else ""))
@@ -435,12 +436,13 @@ with left:
         st.caption("Hidden until you label this case (blind queue).")
     elif case.verdicts:
         st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or "no verdict",
-                       "confidence": v.get("confidence"), "consensus": v.get("consensus")} for v in case.verdicts],
+                       "verdict's number": v.get("number") or _fmt(v.get("confidence")), "consensus": v.get("consensus")}
+                      for v in case.verdicts],
                      hide_index=True, width="stretch")
     if vis["verdict"] and case.votes:
         st.dataframe([{"run": v.get("run"), "agent": v.get("agent"), "role": v.get("role"), "model": v.get("model"),
                        "last vote": v.get("label") if v.get("valid", True) else "invalid",
-                       "confidence": v.get("confidence")} for v in case.votes], hide_index=True, width="stretch")
+                       "P(its vote)": v.get("confidence")} for v in case.votes], hide_index=True, width="stretch")
     if vis["verdict"] and not case.verdicts and not case.votes:
         st.caption("No model verdict came with this case.")
 

@@ -166,3 +166,19 @@ def test_lineups_presets_resolution_and_validation():
     down = validate_lineup("paper-council-ollama", ModelClient(
         backend_factory=lambda spec: (_ for _ in ()).throw(BackendUnavailable("Cannot reach Ollama.", "Start it."))))
     assert all(r["status"] == "unreachable" and "Cannot reach Ollama" in r["detail"] for r in down)
+
+
+def test_the_larger_embedded_preset_puts_the_1_5b_where_one_model_carries_the_debate():
+    """"Embedded, larger (slower)": RADAR's debaters and judge and the council's chair on the 1.5B, the
+    members and the stop agent small; the Debate page's caption states the time to expect."""
+    from ui.catalog import preset_title
+
+    lu = load_lineup("embedded-larger")
+    big = "local:qwen2.5-1.5b"
+    assert {a.role: a.model for a in resolve_agents(lu, "radar", {})} == {
+        "politician": big, "scientist": big, "judge": big, "stop-agent": "local:qwen2.5-0.5b"}
+    council = resolve_agents(lu, "council", {})
+    assert [a.model for a in council if a.role == "chair"] == [big]
+    assert [a.model for a in council if a.role == "member"] == [m["model"] for m in PRESETS["embedded"]["members"]]
+    assert preset_title("embedded-larger") == "Embedded, larger (slower)"
+    assert "Expect RADAR" in lu["description"] and "not yet measured" in lu["description"]

@@ -134,7 +134,7 @@ def test_exports(tmp_path):
     assert data["events"][6]["text"] == "No, see [E1]."
     md = store.export_markdown("d1")
     assert "# Debate d1" in md and "> Vaccines cause autism &lt;b&gt;" in md
-    assert "### A (member, local:x) — **NO** (0.70)" in md and "consensus 100%" in md
+    assert "### A (member, local:x) — **NO** (P(NO) 0.70)" in md and "consensus 100%" in md
     assert "## Verdict" in md and "Gold: NO — right" in md and "[E1]" in md
     rows = list(csv.DictReader(io.StringIO(store.export_csv("d1"))))
     assert len(rows) == 2 and rows[0]["agent"] == "A" and rows[0]["label"] == "NO"

@@ -56,7 +56,7 @@ def test_steps_and_notes_of_a_council_debate():
     assert notes["Round 1"] == "Alg. 3: every member votes."  # the engine's own note wins
     assert notes["Round 2"].startswith("Members read the chairperson's summary")
     b2 = [s for s in steps if s.kind == "turn_finished" and s.agent == "b"][1]
-    assert b2.note == "b (member) votes YES with confidence 0.75 — changed from NO."
+    assert b2.note == "b (member) votes YES (P(YES) 0.75, its own probability of that label) — changed from NO."
     assert "Gold label: YES — right." in notes["Verdict: YES"]
     assert notes["Debate completed"] == "2 rounds, 150 tokens, 7 model calls, 3.2 s."
 
@@ -70,7 +70,8 @@ def test_notes_for_last_round_stabilised_stop_check_and_invalid():
     assert "no vote changed" in stab.note
     stop = tc.steps([{"type": "stop_check", "seq": 0, "round": 1, "stop_margin": 0.4, "verdict_confidence": 0.5,
                       "tau_s": 0.3, "tau_c": 0.6, "decision": "continue", "method": "samples"}])[0]
-    assert stop.note == ("stop margin 0.40 ≥ τs 0.30 and verdict confidence 0.50 < τc 0.60 (from samples): "
+    assert stop.note == ("stop margin 0.40 ≥ τs 0.30 and the round judge's sample share of the verdict 0.50 < "
+                         "τc 0.60 (from samples): "
                          "at least one signal is below its threshold, so the debate goes on.")
     stop2 = tc.steps([{"type": "stop_check", "seq": 0, "round": 2, "stop_margin": 0.5, "verdict_confidence": 0.9,
                        "tau_s": 0.3, "tau_c": 0.6, "decision": "stop", "preliminary_verdict": "FALSE",

@@ -119,6 +119,8 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         assert page.locator(".tally").count() >= 1
         verdict = page.locator(".verdict-card").inner_text()
         assert re.search(r"\b(YES|NO|no verdict)\b", verdict)
+        # a council's number is its votes, never a "confidence" (docs/numbers-on-screen.md)
+        assert re.search(r"\b\d of 2 members voted (YES|NO)\b", verdict) and "confidence" not in verdict.lower(), verdict
         # the claim is shown as text: the <b> tag is visible, not interpreted
         assert "<b>two cups</b>" in page.locator(".claim-card").inner_text()
         assert page.locator(".claim-card b").count() == 0
@@ -132,6 +134,9 @@ def test_council_and_radar_stream_then_reopen_in_library(app):
         _set_number(page, "cfg_top_k", 5)
         seen = _run_and_watch(page, "radar", "Early-stop checks", "radar", chart=False)
         assert seen["mid"]
+        verdict = page.locator(".verdict-card").inner_text()  # the judge's probability, with its basis
+        assert re.search(r"P\((TRUE|FALSE|HALF-TRUE|NEI)\) \d\.\d\d( after |, the judge's own)", verdict) \
+            or "no verdict" in verdict, verdict
         # the evidence panel beside the debate: offline only the bundled index answers, which knows nothing
         # about this coffee study, so it says so instead of showing five passages about something else
         assert page.locator(".passage").count() == 5 or page.get_by_text("No passage is about this claim").count()

@@ -56,8 +56,8 @@ def test_a_label_chip_with_a_number_says_what_the_number_is():
     from ui.verdicts import chip
 
     html = chip("YES", 0.84)
-    assert 'class="chip green">YES · 0.84</span>' in html  # drawn as before
-    assert 'title="confidence in YES: 0.84 on a scale from 0 to 1' in html
+    assert 'class="chip green">YES · P 0.84</span>' in html  # a probability, named as one
+    assert 'title="P(YES) 0.84: the probability the model itself gave the label it wrote, on a scale from 0 to 1' in html
     assert "title" not in chip("YES")  # no number, nothing to explain
     hostile = chip('<img src=x onerror=alert(1)>', 0.5)
     assert "<img" not in hostile  # the label is escaped inside the title too

@@ -18,7 +18,7 @@ TASKS = {"checkthat": "CheckThat 2025 4a (tweets)", "halftruth": "Half-truth (TR
          "averitec": "AVeriTeC (+ NEI)", "custom": "Custom question"}
 CATEGORIES = {1: "1 · scientific claim", 2: "2 · reference to a study", 3: "3 · scientific entities",
               None: "all three (with the cat 2 ⇒ cat 3 rule)"}
-PRESET_TITLES = {"embedded": "Embedded (offline)", "paper-council-ollama": "Paper council (Ollama)",
+PRESET_TITLES = {"embedded": "Embedded (offline)", "embedded-larger": "Embedded, larger (slower)", "paper-council-ollama": "Paper council (Ollama)",
                  "paper-council-openai": "Paper council (OpenAI-compatible server)",
                  "paper-debate-ollama": "Paper debates (Ollama)"}
 

@@ -58,7 +58,7 @@ def stop_figure(checks: list[Any]) -> go.Figure:
     rounds = [f"R{c.round}" for c in checks]
     if checks:
         fig.add_bar(x=rounds, y=[c.stop_margin for c in checks], name="stop margin", marker_color="#4C78A8")
-        fig.add_bar(x=rounds, y=[c.verdict_confidence for c in checks], name="verdict confidence",
+        fig.add_bar(x=rounds, y=[c.verdict_confidence for c in checks], name="P(verdict) (or sample share)",
                     marker_color="#F58518")
         fig.add_scatter(x=rounds, y=[c.tau_s for c in checks], name="τs", mode="lines+markers",
                         line=dict(color="#4C78A8", dash="dash"))

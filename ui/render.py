@@ -13,6 +13,7 @@ import streamlit as st
 
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
+from debate.tasks import stop_confidence_words, verdict_number
 from debate.transcript import shortened_note
 from ui import charts, people_view, verdicts
 from ui.safe import anchor, escape, text_html
@@ -48,7 +49,8 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
     tail = []
     if turn.done:
         tail.append('<span class="chip invalid" title="the countdown ended before the person answered">no answer'
-                    '</span>' if turn.timed_out else verdicts.chip(turn.label, turn.confidence, turn.valid, labels))
+                    '</span>' if turn.timed_out else verdicts.chip(turn.label, turn.confidence, turn.valid, labels,
+                                                                   turn.label_at))
         if turn.counted:
             tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
                         f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
@@ -108,8 +110,8 @@ def render_stop_line(ev: Any) -> None:
     prelim = f" · preliminary verdict {label_chip(ev.preliminary_verdict)}" if ev.preliminary_verdict else ""
     st.markdown(
         f'<div class="tally">Stop check, round {ev.round} ({escape(ev.method)}): margin '
-        f'<b class="{"ok" if ok_s else "no"}">{ev.stop_margin:.2f}</b> vs τs {ev.tau_s:.2f} · confidence '
-        f'<b class="{"ok" if ok_c else "no"}">{ev.verdict_confidence:.2f}</b> vs τc {ev.tau_c:.2f} → '
+        f'<b class="{"ok" if ok_s else "no"}">{ev.stop_margin:.2f}</b> vs τs {ev.tau_s:.2f} · round judge\'s '
+        f'<b class="{"ok" if ok_c else "no"}">{escape(stop_confidence_words(ev))}</b> vs τc {ev.tau_c:.2f} → '
         f'<b>{escape(ev.decision.upper())}</b>{prelim}</div>', unsafe_allow_html=True)
 
 
@@ -251,7 +253,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     label = v.label
     labels = v.labels or {}
     gold = v.gold or gold
-    conf = f"confidence {v.confidence:.2f}" if v.confidence is not None else ""
+    conf = escape(verdict_number(v))
     chips = label_chip(label) if label else " ".join(f"cat {k}: {label_chip(x)}" for k, x in labels.items())
     if label is None and not labels:
         chips = '<span class="chip invalid">no verdict</span>'
@@ -264,7 +266,9 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
                 ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
         right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
-    odd = disagreement(label, v.confidence, getattr(v, "probs", None))  # a contradicted label is always flagged
+    # a contradicted label is always flagged; a vote share is not a probability, so it contradicts nothing
+    shares = getattr(v, "basis", "") in ("votes", "samples") or (not getattr(v, "basis", "") and v.source == "majority")
+    odd = None if shares else disagreement(label, v.confidence, getattr(v, "probs", None))
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += vote_comparison_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict

@@ -20,6 +20,7 @@ from debate.sharing.fork import cut_after_round, fork_config, fork_plan, rounds_
 from debate.lineups import PRESETS
 from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.sharing.html import to_html
+from debate.tasks import stop_confidence_words
 from ui import resources, verdicts
 from ui.safe import error_md, escape, text_html
 from ui.transcript import DebateView, build_view
@@ -326,8 +327,8 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         lines.append(f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} "
                      f"(θ {t.threshold:.0%}) · {state}")
     for c in view.stop_checks[-3:]:
-        lines.append(f"Stop check, round {c.round}: margin {c.stop_margin:.2f} (τs {c.tau_s:.2f}) · confidence "
-                     f"{c.verdict_confidence:.2f} (τc {c.tau_c:.2f}) → <b>{escape(str(c.decision).upper())}</b>")
+        lines.append(f"Stop check, round {c.round}: margin {c.stop_margin:.2f} (τs {c.tau_s:.2f}) · "
+                     f"{escape(stop_confidence_words(c))} (τc {c.tau_c:.2f}) → <b>{escape(str(c.decision).upper())}</b>")
     if lines:
         st.markdown(f'<div class="present p-votes">{"<br>".join(lines)}</div>', unsafe_allow_html=True)
     turns = list(view.turns.values())

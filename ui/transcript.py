@@ -44,6 +44,7 @@ class TurnView:
     reasoning: str = ""
     label: str | None = None
     confidence: float | None = None
+    label_at: str | None = None  # where its label probabilities were read (debate.models.base.LABEL_AT)
     valid: bool = True
     repaired: bool = False
     citations: list[str] = field(default_factory=list)
@@ -161,6 +162,7 @@ class DebateView:
                 if r:
                     turn.reasoning, turn.text = r, a
             turn.label, turn.confidence, turn.valid = ev.label, ev.confidence, ev.valid
+            turn.label_at = getattr(ev, "label_at", None)
             turn.repaired, turn.citations, turn.cached = ev.repaired, list(ev.citations or []), ev.cached
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from debate.aids.calibration import disagreement
+from debate.models.base import LABEL_AT
 from debate.tasks import (TRUTH_TASKS, cut_off_mark, override_note, shortened_mark, verdict_sentence,
                           verdict_sentences)
 from ui.safe import escape, text_html
@@ -28,23 +29,27 @@ def task_labels(started: Any) -> tuple[str, ...]:
     return ("YES", "NO")
 
 
-def chip(label: str | None, confidence: float | None = None, valid: bool = True, labels: tuple[str, ...] = ()) -> str:
-    """A label badge. A label whose own probability is below another label's (e.g. "YES · 0.00") is not
-    drawn as if it were the answer: it reads "wrote YES · P 0.00", outlined, with the reason on hover."""
+def chip(label: str | None, confidence: float | None = None, valid: bool = True, labels: tuple[str, ...] = (),
+         label_at: str | None = None) -> str:
+    """A label badge; with a number, "YES · P 0.52": the probability the model itself gave the label it
+    wrote, the hover saying where it was read (`label_at`). A label whose own probability is below another
+    label's is not drawn as if it were the answer: it reads "wrote YES · P 0.00", outlined, with the reason
+    (and where the probabilities were read) on hover."""
     if not valid:
         return '<span class="chip invalid" title="the answer could not be read as a vote">invalid answer</span>'
     if not label:
         return ""
-    conf = f" · {confidence:.2f}" if confidence is not None else ""
+    conf = f" · P {confidence:.2f}" if confidence is not None else ""
     own = labels if str(label).upper() in labels else ()  # STOP/CONTINUE, a chair's status: their own set
     odd = disagreement(label, confidence, None, own) if confidence is not None else None
+    where = f" Its label probabilities were {LABEL_AT[label_at]}." if label_at in LABEL_AT else ""
     if odd:
-        return (f'<span class="chip invalid" title="{escape(odd)}">wrote {escape(str(label))} · P '
+        return (f'<span class="chip invalid" title="{escape(odd + where)}">wrote {escape(str(label))} · P '
                 f'{confidence:.2f}</span>')
     cls = LABEL_COLORS.get(str(label).upper(), "gray")
     # a bare "YES · 0.84" is a number without its meaning: the hover says what it measures and its scale
-    why = (f' title="confidence in {escape(str(label))}: {confidence:.2f} on a scale from 0 to 1 (the probability '
-           f'behind this label, or the confidence the answer stated)"' if confidence is not None else "")
+    why = (f' title="P({escape(str(label))}) {confidence:.2f}: the probability the model itself gave the label '
+           f'it wrote, on a scale from 0 to 1.{escape(where)}"' if confidence is not None else "")
     return f'<span{why} class="chip {cls}">{escape(str(label))}{conf}</span>'
 
 

@@ -27,6 +27,7 @@ from debate.errors import InvalidInput
 from debate.records import Record
 from debate.datasets import SPLIT, read_format, sniff_text
 from debate.evaluation.extract import norm_label
+from debate.tasks import verdict_number
 
 # An uploaded file's bounds. Streamlit refuses a larger file before it arrives (.streamlit/config.toml
 # server.maxUploadSize, which must equal MAX_UPLOAD_MB); the parser checks again, as the CLI and tests call it
@@ -105,11 +106,12 @@ def category_events(events: list[dict], category: int | None) -> list[dict]:
 def decision_signals(events: list[dict], category: int | None = None) -> dict:
     """Verdict confidence, last consensus share and each model's last vote, for one decision."""
     evs = category_events(events, category)
-    confidence = None
+    confidence, number = None, ""
     for v in (e for e in evs if e.get("type") == "verdict"):
         if category is None or v.get("category") in (None, category) or str(v.get("category")) == str(category):
             if v.get("confidence") is not None:
                 confidence = float(v["confidence"])
+                number = verdict_number(v)  # what that number is: a vote share or a probability
     checks = [e for e in evs if e.get("type") == "stop_check"]
     if confidence is None and checks:
         confidence = float(checks[-1].get("verdict_confidence") or 0.0)
@@ -122,7 +124,7 @@ def decision_signals(events: list[dict], category: int | None = None) -> dict:
             last[e.get("agent", "?")] = {"agent": e.get("agent"), "role": e.get("role"), "model": e.get("model"),
                                          "round": e.get("round"), "label": norm_label(e.get("label")),
                                          "confidence": e.get("confidence"), "valid": e.get("valid", True)}
-    return {"confidence": confidence, "consensus": consensus, "votes": list(last.values())}
+    return {"confidence": confidence, "number": number, "consensus": consensus, "votes": list(last.values())}
 
 
 # -- from evaluation runs -------------------------------------------------------------------------
@@ -173,7 +175,8 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
                 sig = decision_signals(r.get("events") or [], cat)
                 label = _pick(r.get("prediction"), cat)
                 case.verdicts.append({"run": run.name, "protocol": opts.get("protocol", ""), "label": label,
-                                      "confidence": sig["confidence"], "consensus": sig["consensus"],
+                                      "confidence": sig["confidence"], "number": sig["number"],
+                                      "consensus": sig["consensus"],
                                       "correct": None if case.gold is None or label is None else label == case.gold})
                 case.votes += [{"run": run.name, **v} for v in sig["votes"]]
                 case.debates.append({"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")})

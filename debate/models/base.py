@@ -42,6 +42,10 @@ class GenOptions:
     # the script an answer's letters must be in ("LATIN" for an English task): the local backend bans every
     # token of the vocabulary with letters of another script at decode time; None = any script
     script: str | None = None
+    # the answer's key that names the label ("verdict" in `[VERDICT]: FALSE` or `{"verdict": "FALSE"}`):
+    # the label probabilities are read where the label is written after it, not wherever the labels
+    # hold most mass (a reason saying "the claim is false" is not the verdict); "" = that older rule
+    label_key: str = ""
 
     @property
     def deterministic(self) -> bool:
@@ -60,6 +64,8 @@ class GenOptions:
             d.pop("label_threshold")
         if d["script"] is None:
             d.pop("script")
+        if not d["label_key"]:
+            d.pop("label_key")
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d
@@ -72,6 +78,16 @@ class Delta:
     text: str
 
 
+# Where a turn's label probabilities were read (Final.label_at), in words the page shows beside them:
+LABEL_AT = {
+    "written": "read where the label is written, which under greedy decoding is the most probable label",
+    "sampled": "read where the label is written; the label was sampled from them (temperature > 0)",
+    "most-mass": "no label was written after the answer's label key, so they were read where the labels "
+                 "held the most probability, which need not be where the written label is",
+    "first": "read at the first position where the labels hold most of the probability",
+}
+
+
 @dataclass
 class Final:
     """What a backend reports when generation ends."""
@@ -82,6 +98,7 @@ class Final:
     label_probs: dict[str, float] | None = None
     model_id: str = ""  # the backend's own name for the model, if it differs from the spec
     prompt_reused_tokens: int = 0  # prompt tokens whose state the backend kept from its last request
+    label_at: str = ""  # where label_probs were read (a LABEL_AT key); "" = not said
 
 
 @dataclass
@@ -108,6 +125,7 @@ class ModelResult(Record):
     label_probs: dict[str, float] | None = None
     model_id: str = ""
     prompt_reused_tokens: int = 0
+    label_at: str = ""  # where label_probs were read (see Final)
 
 
 @dataclass
@@ -180,7 +198,7 @@ class ChatStream:
             prompt_tokens=final.prompt_tokens, completion_tokens=final.completion_tokens,
             ttft_s=self._ttft, latency_s=latency, finish_reason=final.finish_reason,
             cached=self._cached, label_probs=final.label_probs, model_id=final.model_id,
-            prompt_reused_tokens=final.prompt_reused_tokens,
+            prompt_reused_tokens=final.prompt_reused_tokens, label_at=final.label_at,
         )
         for cb in self._on_done:
             cb(self._result)

@@ -110,7 +110,7 @@ class ResponseCache:
             yield Delta(text[i:i + step])
         yield Final(prompt_tokens=stored.prompt_tokens, completion_tokens=stored.completion_tokens,
                     finish_reason=stored.finish_reason, label_probs=stored.label_probs,
-                    model_id=stored.model_id)
+                    model_id=stored.model_id, label_at=stored.label_at)
 
     def stats(self) -> dict:
         try:

@@ -23,6 +23,9 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
 Label probabilities come from the next-token distribution, which a logits
 processor reads while generating (the log-probability of every token that can begin a label), so no
 `logits_all` buffer (n_ctx x vocab floats, what llama-cpp-python's own `logprobs` requires) is needed.
+They are read at the position where the label is written (right after the answer's label key, e.g.
+`[VERDICT]:`), and under greedy decoding the label written there is the most probable one of them, so
+a turn's label and its probabilities cannot contradict each other (`LABEL_AT` names the cases).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +48,7 @@ from debate.models.stopping import AnswerWatch
 TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
 LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
 _STRIP = " \t\r\n\"'`*_:[({<>-.,"
+SLOT_TAIL = 64  # characters of the answer so far searched for "the label comes next" (bounded per token)
 _ROLES = ("system", "user", "assistant")
 
 
@@ -78,6 +83,19 @@ def _label_mass(pos: Mapping[str, float], norm: Sequence[str]) -> list[float]:
         for i in hits:
             mass[i] += p / len(hits)
     return mass
+
+
+def slot_pattern(key: str) -> re.Pattern[str]:
+    """The answer so far ends where `key`'s label is written: `[VERDICT]: `, `**Verdict:** [`,
+    `"verdict": "` (the shapes parsing.parse_label reads), matched against a bounded tail."""
+    return re.compile(rf"{re.escape(key)}[\s*\"']*+(?:\][\s*]*+)?[:=\-][\s*\"'\[]*+$", re.I)
+
+
+def normalised_mass(pos: Mapping[str, float], labels: Sequence[str]) -> dict[str, float] | None:
+    """The labels' share of the probability at one position, normalised over the labels."""
+    mass = _label_mass(pos, [lab.upper() for lab in labels])
+    total = sum(mass)
+    return {lab: m / total for lab, m in zip(labels, mass)} if total > 0 else None
 
 
 def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
@@ -210,9 +228,18 @@ class _StepRecorder:
     forced end token stops it the same way, with finish reason "stop".)"""
 
     def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None,
-                 labels: Sequence[str] = (), threshold: float | None = None) -> None:
+                 labels: Sequence[str] = (), threshold: float | None = None, key: str = "",
+                 greedy: bool = False, first: bool = False) -> None:
         self.ids = label_ids
         self.texts = label_texts or []
+        # the label's own position: after `key` (or, with `first`, the first position where the labels hold
+        # half the mass); under greedy decoding only the most probable label's tokens stay allowed there
+        self.slot = slot_pattern(key) if key and self.texts and not first else None
+        self.greedy = greedy
+        self.first = first
+        self.text = ""  # the answer so far (only tracked when a slot is looked for)
+        self.chosen: list[str] = []  # the text of the token accepted at each step
+        self.at: list[tuple[int, dict[str, float]]] = []  # (step, alternatives) where a label was written
         # threshold decoding (GenOptions.label_threshold): at the label's position, the label is the one
         # P(labels[0]) >= threshold gives, so any text after it argues for the vote that is counted
         self.threshold = threshold if threshold is not None and len(labels) == 2 and self.texts else None
@@ -226,9 +253,13 @@ class _StepRecorder:
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
 
     def __call__(self, input_ids, scores):
-        if self.watch is not None and self.steps > 0:
+        if (self.watch is not None or self.slot is not None) and self.steps > 0:
             new = input_ids[self.prompt_tokens + self.steps - 1:]  # the token accepted since the last step
-            if len(new) and self.watch.feed(self.llm.detokenize(list(new)).decode("utf-8", errors="ignore")):
+            piece = self.llm.detokenize(list(new)).decode("utf-8", errors="ignore") if len(new) else ""
+            if self.slot is not None:
+                self.chosen.append(piece)
+                self.text = (self.text + piece)[-SLOT_TAIL:]
+            if piece and self.watch is not None and self.watch.feed(piece):
                 scores[:] = -math.inf
                 scores[self.llm.token_eos()] = 0.0
                 self.steps += 1
@@ -252,20 +283,64 @@ class _StepRecorder:
             self.positions.append(pos)
             if self.threshold is not None and not self.decided:
                 self._decide(scores, pos)
+            elif self.first and self.greedy and not self.decided:
+                self._decide(scores, pos)
+            elif self.slot is not None and self.slot.search(self.text):
+                self._at_slot(scores, pos)
         return scores
 
+    def _at_slot(self, scores, pos: dict[str, float]) -> None:
+        """Right after the label key: when the label is about to be written here (the most probable token
+        begins a label, or the labels hold half the mass), this is the label's position; greedy, only the
+        most probable label's tokens stay allowed, so the label written is the argmax of what is read."""
+        import numpy as np
+
+        mass = _label_mass(pos, self.labels)
+        top = int(np.argmax(scores))
+        if sum(mass) < 0.5 and not any(_matches(self.llm_text(top), lab) for lab in self.labels):
+            return
+        self.at.append((len(self.positions) - 1, pos))
+        if self.greedy:
+            self._keep(scores, max(range(len(mass)), key=lambda i: mass[i]))
+
+    def llm_text(self, token: int) -> str:
+        return self.llm.detokenize([token]).decode("utf-8", errors="ignore") if self.llm is not None else ""
+
     def _decide(self, scores, pos: dict[str, float]) -> None:
-        """At the first position where the two labels hold at least half the mass (the position, and the
-        mass, label_probs_from_positions(first=True) reads), keep only the label the threshold picks."""
+        """At the first position where the labels hold at least half the mass (the position, and the
+        mass, label_probs_from_positions(first=True) reads), keep only the label the threshold picks
+        (two labels, a fitted threshold) or, greedy, the most probable one."""
         mass = _label_mass(pos, self.labels)
         total = sum(mass)
         if total < 0.5:
             return
-        win, other = (0, 1) if mass[0] / total >= self.threshold else (1, 0)
-        lose = [j for j, tok in enumerate(self.texts)
-                if _matches(tok, self.labels[other]) and not _matches(tok, self.labels[win])]
-        scores[self.ids[lose]] = -math.inf
+        if self.threshold is not None:
+            win = 0 if mass[0] / total >= self.threshold else 1
+        else:
+            win = max(range(len(mass)), key=lambda i: mass[i])
+        self._keep(scores, win)
         self.decided = True
+
+    def _keep(self, scores, win: int) -> None:
+        """Forbid every token that begins another label and not this one."""
+        lose = [j for j, tok in enumerate(self.texts)
+                if not _matches(tok, self.labels[win]) and any(_matches(tok, lab) for lab in self.labels)]
+        if lose:
+            scores[self.ids[lose]] = -math.inf
+
+    def read(self, labels: Sequence[str], first: bool) -> tuple[dict[str, float] | None, str]:
+        """(label probabilities, where they were read: a LABEL_AT key). At the last position where a label
+        was written after the key (the parser reads the last `KEY: LABEL`), else the older rule."""
+        done = [(i, pos) for i, pos in self.at
+                if i >= len(self.chosen) or any(_matches(self.chosen[i], lab) for lab in self.labels)]
+        if done:
+            return normalised_mass(done[-1][1], labels), "written" if self.greedy else "sampled"
+        probs = label_probs_from_positions(self.positions, labels, first)
+        if probs is None:
+            return None, ""
+        if first:
+            return probs, "written" if self.greedy and self.decided else "first"
+        return probs, "most-mass" if self.slot is not None else ""
 
 
 class WarmAborted(Exception):
@@ -528,11 +603,13 @@ class LocalBackend:
             aligned.expect_prompt()
             aligned.abort = warm
             rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels), options.labels,
-                                options.label_threshold) if options.labels else _StepRecorder()
+                                options.label_threshold, options.label_key, float(options.temperature) == 0.0,
+                                options.label_first) if options.labels else _StepRecorder()
+            rec.llm = llm
             if options.script:
                 rec.banned = script_banned_ids(llm, str(path), options.script)
             if not options.json_schema:  # a grammar decides where a constrained answer may end
-                rec.watch, rec.llm = AnswerWatch(json_answer=options.stop_after_json), llm
+                rec.watch = AnswerWatch(json_answer=options.stop_after_json)
             kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
                                           max_tokens=options.max_tokens, stop=list(options.stop) or None,
                                           stream=True, logits_processor=LogitsProcessorList([rec]))
@@ -557,7 +634,7 @@ class LocalBackend:
                 raise DebateError(f"llama.cpp failed on {path.name}: {e}.",
                                  "Try a shorter prompt, other options, or another model.") from e
             aligned.save()
-            probs = (label_probs_from_positions(rec.positions, options.labels, options.label_first)
-                     if options.labels else None)
+            probs, at = rec.read(options.labels, options.label_first) if options.labels else (None, "")
             yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
-                        label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused)
+                        label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused,
+                        label_at=at)

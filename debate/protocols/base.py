@@ -74,6 +74,8 @@ class TurnSpec:
     # the label is counted by P(labels[0]) >= threshold (fitted on train): a schema that writes text after
     # the label then decodes that label (GenOptions.label_threshold), and `confidence` is the calibrated one
     threshold: float | None = None
+    # the answer's key that names its label; "" = the enum key of `schema` (`[VERDICT]:`, `"vote": `)
+    label_key: str = ""
     turn_id: str = ""
 
 
@@ -234,15 +236,19 @@ class DebateContext:
 
     def verdict(self, label: str | None, explanation: str, source: str,
                 confidence: float | None = None, probs: dict | None = None,
-                written: str | None = None, aid: str = "") -> Verdict:
+                written: str | None = None, aid: str = "", basis: str = "probability", basis_note: str = "",
+                votes_for: int | None = None, voters: int | None = None) -> Verdict:
         """The verdict event; `written`/`aid`: the label the model wrote and the aid that gave `label`
-        instead (kept only when they differ, so a sink that sees them knows a label was overruled)."""
+        instead (kept only when they differ, so a sink that sees them knows a label was overruled);
+        `basis` (+ `basis_note`, `votes_for` of `voters`): what `confidence` is (events.Verdict)."""
         overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
         return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
                        category=self.task.category if self.task else None, gold=gold, probs=probs,
                        written_label=written if overruled else None, aid=aid if overruled else "",
+                       basis=basis if confidence is not None else "", basis_note=basis_note,
+                       votes_for=votes_for, voters=voters,
                        correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
 
     def sides_as_votes(self) -> None:
@@ -413,7 +419,8 @@ class DebateContext:
                           labels=tuple(spec.labels), json_schema=json_schema,
                           stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
                           label_first=leads, label_threshold=spec.threshold if leads else None,
-                          script=self.script)
+                          script=self.script,
+                          label_key=label_key_of(spec) if spec.labels else "")
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
         model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
@@ -539,7 +546,7 @@ class DebateContext:
             full = split_think(res.text)[0] if how else ""
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
         reused = res.prompt_reused_tokens
-        cached, probs = res.cached, res.label_probs
+        cached, probs, label_at = res.cached, res.label_probs, res.label_at
         parsed: dict | None = None
         label, valid, repaired = None, True, False
         if res.finish_reason == "incomplete":  # the server closed the stream twice before the end
@@ -557,7 +564,7 @@ class DebateContext:
                                              spec, emit_tokens=False)
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 reused += rep.prompt_reused_tokens
-                cached, probs = cached and rep.cached, rep.label_probs
+                cached, probs, label_at = cached and rep.cached, rep.label_probs, rep.label_at
                 pr2 = spec.parse(rep.text) if rep.finish_reason != "incomplete" else ParseResult(None)
                 parsed = {"repair_text": rep.text}
                 if pr2.ok:
@@ -582,7 +589,7 @@ class DebateContext:
             confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
             prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
             ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
-            prompt_id=spec.prompt_id, label_probs=probs,
+            prompt_id=spec.prompt_id, label_probs=probs, label_at=label_at or None,
             cut_off_at=res.completion_tokens if res.finish_reason == "length" else None,
             shortened=how, full_text=full,
             unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20])
@@ -660,6 +667,17 @@ REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + lab
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
     return {**own, **COMMON_PARAMS}
+
+
+def label_key_of(spec: TurnSpec) -> str:
+    """The key after which the turn writes its label: the spec's own, else its schema's enum property
+    (the same key the paper's line format uses: `[VERDICT]:` for `"verdict"`)."""
+    if spec.label_key:
+        return spec.label_key
+    for k, v in ((spec.schema or {}).get("properties") or {}).items():
+        if "enum" in v:
+            return str(k)
+    return ""
 
 
 def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> bool:

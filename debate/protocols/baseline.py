@@ -122,7 +122,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     confidence = round(probs[label], 6) if probs is not None and label in probs else turn.confidence
     yield ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "baseline", confidence,
                       probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-                      written=turn.label if how != "none" and probs is not None else None, aid=aid)
+                      written=turn.label if how != "none" and probs is not None else None, aid=aid,
+                      basis="calibrated" if how != "none" and probs is not None else "probability",
+                      basis_note=(aid.split(":")[0] if aid else "") if how != "none" and probs is not None else "")
 
 
 INFO = ProtocolInfo(

@@ -203,7 +203,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
            if thresholds else "each member's vote read from its label probabilities")
     yield ctx.verdict(label, f"{how}; {counts}; {note}.", "majority",
                       round(n_for / len(votes), 6) if votes else None,
-                      written=written if by_probs else None, aid=aid)
+                      written=written if by_probs else None, aid=aid, basis="votes",
+                      votes_for=n_for if votes else None, voters=len(votes) if votes else None)
 
 
 INFO = ProtocolInfo(

@@ -185,6 +185,7 @@ class Debate:
         j = yield from self.ctx.turn((yield from self.judge_spec(judge, "judge", rnd, partial=False, lone=lone)))
         written = (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read."
         label, conf, probs, notes, how_note, aid = j.label, j.confidence, None, [], "", ""
+        basis, basis_note = "probability", ""
         how = self.ctx.p("judge_calibration")
         if how == "fitted":
             key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
@@ -198,6 +199,7 @@ class Debate:
                             + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
                 aid = ("class weights fitted on " + str(entry.get("fitted_on", "train")) + ": "
                        + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items() if v != 1))
+                basis_note = "class weights fitted on " + str(entry.get("fitted_on", "train"))
         elif how == "contextual":
             yield self.ctx.phase("calibrate", rnd, "Content-free judge",
                                  'The judge prompt with the claim, the evidence and every argument replaced by '
@@ -209,11 +211,13 @@ class Debate:
             how_note = ("Contextually calibrated (content-free prior " + ", ".join(
                 f"{k} {v:.2f}" for k, v in (cal.normalised(cf.label_probs, t.labels) or {}).items()) + ").")
             aid = "contextual calibration: divided by the content-free prompt's probabilities"
+            basis_note = "contextual calibration (divided by the content-free prompt's probabilities)"
         if how != "none" and probs is None and not notes:
             notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
         elif probs is not None:
             label = max(probs, key=lambda k: probs[k])
             conf = probs[label]
+            basis = "calibrated"
             notes.append(how_note)
             if j.label is not None and label != j.label:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
@@ -222,7 +226,8 @@ class Debate:
         yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
                                round(conf, 6) if conf is not None else None,
                                probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-                               written=j.label if probs is not None else None, aid=aid)
+                               written=j.label if probs is not None else None, aid=aid, basis=basis,
+                               basis_note=basis_note if basis == "calibrated" else "")
 
     def summary(self) -> Slot:
         """"Rounds completed so far" for the stop agent: every argument, in the order given."""
@@ -244,7 +249,8 @@ def _method(ctx: DebateContext, agents: list[Agent]) -> str:
 
 
 def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterator[Event]:
-    """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence)."""
+    """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence, the
+    number of sampled round-judge answers `confidence` is a share of, or None when it is a probability)."""
     t = ctx.task
     stop_agent, judge = ctx.role("stop-agent"), ctx.role("judge")
     method = _method(ctx, [stop_agent, judge])
@@ -265,6 +271,7 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
         return replace(round_judge, temperature=temp, seed=seed, repair=repair)
 
     detail: dict = {"upcoming_round": upcoming}
+    nj = 0
     stop_probs = verdict_probs = None
     prelim: ParseResult | TurnFinished | None = None
     label = None
@@ -299,7 +306,8 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
     yield StopCheck(round=rnd, stop_margin=round(margin, 6), verdict_confidence=round(conf, 6), tau_s=tau_s,
                     tau_c=tau_c, decision="stop" if stop else "continue", preliminary_verdict=label,
                     method=method, detail=detail)
-    return stop, prelim, label, conf
+    n_samples = nj if method == "samples" else None
+    return stop, prelim, label, conf, n_samples
 
 
 def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event]:
@@ -340,11 +348,12 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     for r in range(0, max_rounds + 1):
         if early:
             upcoming = f"{ORDINAL.get(r + 1, str(r + 1))} rebuttal" if r < max_rounds else "closing"
-            stop, prelim, label, conf = yield from stop_check(ctx, d, r, upcoming)
+            stop, prelim, label, conf, n_samples = yield from stop_check(ctx, d, r, upcoming)
             if stop and str(ctx.p("on_stop")) == "verdict":
                 expl = ((prelim.parsed or {}).get("explanation", "") if isinstance(prelim, TurnFinished) else "")
                 yield ctx.verdict(label, expl or "Stopped early on the round judge's preliminary verdict.",
-                                  "round-judge", conf)
+                                  "round-judge", conf, basis="samples" if n_samples else "probability",
+                                  votes_for=round(conf * n_samples) if n_samples else None, voters=n_samples)
                 return
             if stop:
                 break

@@ -18,7 +18,8 @@ from debate.events import Event
 from debate.sanitize import plain_text
 from debate.live.pace import settings_line
 from debate.retrieval import provenance as prov
-from debate.tasks import cut_off_mark, override_note, verdict_sentences
+from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
+                          verdict_sentences)
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -173,7 +174,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
         body.append(f'<div class="err">This debate {_e(finished.get("status"))}: {_e(finished.get("stop_reason"))}</div>')
     for v in verdicts[-1:]:
         label = v.get("label") if v.get("labels") is None else ", ".join(f"category {k}: {x}" for k, x in v["labels"].items())
-        conf = f' · confidence {float(v["confidence"]):.2f}' if v.get("confidence") is not None else ""
+        conf = f' · {_e(verdict_number(v))}' if verdict_number(v) else ""
         gold = ""
         if v.get("gold"):
             gold = f'<div>Gold label: {_chip(v["gold"])} {"right" if v.get("correct") else "wrong" if v.get("correct") is False else ""}</div>'
@@ -194,7 +195,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             if e.get("phase") not in NOT_ROUND_ANCHORS:
                 body.append(f'<a id="round-{_e(e.get("round"))}"></a>')
         elif kind == "turn_finished":
-            conf = f' {float(e["confidence"]):.2f}' if e.get("confidence") is not None else ""
+            conf = f' · {_e(turn_number(e))}' if turn_number(e) else ""
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
             flags += ["written by a person"] * bool(e.get("human"))
@@ -220,8 +221,8 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
                         f'{_text(e.get("summary", ""), known)}</div>')
         elif kind == "stop_check":
             body.append(f'<div class="stop">Stop check after round {_e(e.get("round"))} ({_e(e.get("method"))}): margin '
-                        f'{float(e.get("stop_margin") or 0):+.2f} vs τs {float(e.get("tau_s") or 0):.2f}, confidence '
-                        f'{float(e.get("verdict_confidence") or 0):.2f} vs τc {float(e.get("tau_c") or 0):.2f} → '
+                        f'{float(e.get("stop_margin") or 0):+.2f} vs τs {float(e.get("tau_s") or 0):.2f}, '
+                        f'{_e(stop_confidence_words(e))} vs τc {float(e.get("tau_c") or 0):.2f} → '
                         f'{_e(str(e.get("decision", "")).upper())} (preliminary {_e(e.get("preliminary_verdict"))})</div>')
         elif kind == "human_timeout":
             body.append(f'<div class="tally">{_e(e.get("message"))}</div>')

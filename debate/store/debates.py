@@ -28,7 +28,8 @@ from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
-from debate.tasks import cut_off_mark, override_note, verdict_sentences
+from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
+                          verdict_sentences)
 
 MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
@@ -500,7 +501,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                 "timed_out") else " — INVALID answer")
             who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
-                vote = f" — **{e['label']}**" + (f" ({e['confidence']:.2f})" if e.get("confidence") is not None else "")
+                vote = f" — **{e['label']}**" + (f" ({md_text(turn_number(e))})" if turn_number(e) else "")
             cut = ([f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
                    if e.get("cut_off_at") or e.get("shortened") else [])
             out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
@@ -517,7 +518,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                     f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})", ""]
         elif t == "stop_check":
             out += [f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
-                    f"{e.get('tau_s', 0):.2f}), confidence {e.get('verdict_confidence', 0):.2f} (τc "
+                    f"{e.get('tau_s', 0):.2f}), {md_text(stop_confidence_words(e))} (τc "
                     f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}", ""]
         elif t == "transcript_shortened":
             from debate.transcript import shortened_note
@@ -526,8 +527,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
-            out += ["## Verdict", "", f"**{label}**" + (f" (confidence {e['confidence']:.2f})"
-                                                          if e.get("confidence") is not None else "")]
+            out += ["## Verdict", "", f"**{label}**" + (f" ({md_text(verdict_number(e))})"
+                                                          if verdict_number(e) else "")]
             out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
             if override_note(e):
                 out += ["", f"**{md_text(override_note(e))}**"]

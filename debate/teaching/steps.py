@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from debate.protocols.decisions import consensus_share
-from debate.tasks import override_note, verdict_sentences
+from debate.tasks import override_note, stop_confidence_words, turn_number, verdict_number, verdict_sentences
 
 NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")
 PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of its own
@@ -94,7 +94,7 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
             cites = e.get("citations") or []
             return f"{who} argues", f"{who} speaks ({e.get('completion_tokens', 0)} tokens" + (
                 f", citing {', '.join(cites)})." if cites else ").")
-        conf = f" with confidence {e['confidence']:.2f}" if e.get("confidence") is not None else ""
+        conf = f" ({turn_number(e)}, its own probability of that label)" if turn_number(e) else ""
         if str(e.get("role", "")).lower() in NON_VOTERS:
             return f"{who} decides {label}", f"{who} answers {label}{conf}."
         agent = str(e.get("agent"))
@@ -129,7 +129,8 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         ts, tc = float(e.get("tau_s") or 0.0), float(e.get("tau_c") or 0.0)
         cmp_m, cmp_c = ("≥" if m + 1e-9 >= ts else "<"), ("≥" if c + 1e-9 >= tc else "<")
         head = f"Stop check, round {e.get('round')}"
-        what = (f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and verdict confidence {c:.2f} {cmp_c} τc {tc:.2f} "
+        what = (f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and the round judge's {stop_confidence_words(e)} {cmp_c} "
+                f"τc {tc:.2f} "
                 f"(from {e.get('method')}): ")
         if e.get("decision") == "stop":
             return head, what + f"RADAR stops early; the preliminary verdict is {e.get('preliminary_verdict')}."
@@ -140,7 +141,7 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         return f"Rule: {e.get('rule')}", f"A visible post-step of the task: {what}."
     if t == "verdict":
         label = e.get("label") or e.get("labels")
-        conf = f", confidence {e['confidence']:.2f}" if e.get("confidence") is not None else ""
+        conf = f", {verdict_number(e)}" if verdict_number(e) else ""
         gold = ""
         if e.get("gold"):
             gold = f" Gold label: {e['gold']} — " + ("right." if e.get("correct") else "wrong.")
