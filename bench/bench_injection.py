@@ -164,7 +164,7 @@ def bootstrap_diff(a: list[float], b: list[float], reps: int = 2000, seed: int =
     return float(y.mean() - x.mean()), float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
 
 
-def bench_lineup(name: str, claims: list[dict], args, server_url: str = "") -> dict:
+def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", progress=None) -> dict:
     from debate.models.registry import default_client
 
     client = default_client(cache=False)
@@ -185,6 +185,8 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "") -> d
                   + ", ".join(f"{s} {row['runs'][f'{guard}/{s}']['label']}" for s in args.styles)
                   + f" (plant {row['plant']})", flush=True)
         rows.append(row)
+        if progress is not None:  # the figures so far, so a run stopped early still leaves its table
+            progress({"lineup": name, "rows": rows})
     return {"lineup": name, "rows": rows}
 
 
@@ -275,7 +277,13 @@ def main(argv: list[str] | None = None) -> int:
             if name == "server":
                 srv = start_server(Path(tempfile.mkdtemp(prefix="bench-injection-")))
                 url = srv.url
-            res = bench_lineup(name, claims, args, url)
+            def partial(res: dict) -> None:
+                print_table(summary + summarise(res, args))
+                if args.json:
+                    Path(args.json).write_text(json.dumps({"partial": res, "claims": claims}, default=str),
+                                               encoding="utf-8")
+
+            res = bench_lineup(name, claims, args, url, partial)
         finally:
             if srv is not None:
                 srv.stop()
