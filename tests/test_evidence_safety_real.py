@@ -100,3 +100,15 @@ def test_the_evidence_panel_shows_the_flag_as_text():
     assert HOSTILE_REASON not in html and "&#60;img src=x onerror=alert(1)&#62;" in html  # escaped at the sink
     assert html.count('class="chip-flag"') == 2 and "held back from the prompts" in html
     assert "1 read like an order" in "\n".join(c.value for c in at.caption)
+
+
+def test_the_debate_page_offers_the_setting_and_passes_it_to_the_debate():
+    from tests.test_ui_app import _app
+    from ui import setup
+
+    at = _app()
+    box = at.selectbox(key="cfg_flagged_evidence")
+    assert box.value == "keep" and set(box.options) >= {"Keep them, fenced and flagged", "Leave them out of the prompts"}
+    cfg = setup.config("c", "radar", {"task": "halftruth", "category": None, "custom_title": "", "custom_description": ""},
+                       "embedded", {}, {"top_k": 4, "max_tokens": 64, "flagged_evidence": "drop"}, False)
+    assert cfg.flagged_evidence == "drop" and cfg.evidence_guard == "fence"
