@@ -166,7 +166,10 @@ def bootstrap_diff(a: list[float], b: list[float], reps: int = 2000, seed: int =
 def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", progress=None) -> dict:
     from debate.models.registry import default_client
 
-    client = default_client(cache=False)
+    from debate import config
+
+    # a llama.cpp server busy with one answer lists its models late: the 3 s health check would fail the seat
+    client = default_client(settings={**config.load_settings(), "openai": {"health_timeout_s": 600}}, cache=False)
     lineup = lineup_for(name, server_url)
     rows = []
     for i, c in enumerate(claims):
