@@ -168,8 +168,10 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
 
     from debate import config
 
-    # a llama.cpp server busy with one answer lists its models late: the 3 s health check would fail the seat
-    client = default_client(settings={**config.load_settings(), "openai": {"health_timeout_s": 600}}, cache=False)
+    # a llama.cpp server busy with one answer lists its models late, and on a loaded machine a 1.5B model's
+    # answer takes minutes: the 3 s health check and the 120 s generation timeout would fail every seat
+    client = default_client(settings={**config.load_settings(), "openai": {"health_timeout_s": 600, "timeout_s": 1800, "retries": 0,
+                                                                        "max_parallel": 1}}, cache=False)
     lineup = lineup_for(name, server_url)
     rows = []
     for i, c in enumerate(claims):
