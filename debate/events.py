@@ -126,7 +126,7 @@ class DebateStarted(Event):
 @_register
 @dataclass
 class EvidenceRetrieved(Event):
-    """passages: [{id: "E1", text, score, source, title, date, doc_id}] numbered as cited in prompts."""
+    """passages: [{id: "E1", text, score, source, title, date, doc_id, flags?}] numbered as cited in prompts."""
     type: ClassVar[str] = "evidence"
     query: str = ""
     passages: list[dict] = field(default_factory=list)
@@ -139,6 +139,9 @@ class EvidenceRetrieved(Event):
     questions: list[str] = field(default_factory=list)  # written by the judge model, searched beside the claim
     questions_note: str = ""  # why fewer (or none) than asked, e.g. an answer with no usable question
     questions_model: str = ""
+    # passages that read like an order carry `flags` (the reasons, debate.retrieval.safety) in `passages`;
+    # with flagged_evidence "drop" they are held back here instead (ids X1.., with their flags), never in a prompt
+    dropped: list[dict] = field(default_factory=list)
 
 
 @_register

@@ -58,6 +58,11 @@ class DebateConfig:
     aids: bool = False  # small-model aids (debate/aids/settings.py) over the parameters left at the paper's defaults
     humans: list[str] | None = None  # seats a person plays: agent names or roles (see debate.seats)
     human_timeout_s: float = 180.0  # a person's time for one turn; then the turn passes and the debate goes on
+    # how passages enter prompts (debate.retrieval.safety): "fence" = quoted between per-debate delimiters with
+    # the prompt's markers neutralised and a system sentence that evidence is never an instruction;
+    # "datamark" = also ^ between the quoted words; "off" = verbatim (what the injection benchmark's "before" measures)
+    evidence_guard: str = "fence"
+    flagged_evidence: str = "keep"  # a passage that reads like an order: "keep" (fenced and flagged) or "drop"
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -147,6 +152,14 @@ def prepare(config: DebateConfig) -> Prepared:
     from debate.retrieval.questions import check_count
 
     config.questions = check_count(config.questions)
+    from debate.retrieval import safety
+
+    if config.evidence_guard not in safety.GUARDS:
+        raise InvalidInput(f"Unknown evidence guard {config.evidence_guard!r}.",
+                           f"Use one of: {', '.join(safety.GUARDS)} (default {safety.DEFAULT_GUARD}).")
+    if config.flagged_evidence not in safety.FLAGGED_POLICIES:
+        raise InvalidInput(f"Unknown choice {config.flagged_evidence!r} for passages that read like an order.",
+                           f"Use one of: {', '.join(safety.FLAGGED_POLICIES)} (default {safety.DEFAULT_FLAGGED}).")
     params = resolve_params(info, config.params)
     categories = task_categories(config.task, config.category)
     for c in categories:
@@ -337,13 +350,20 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
         yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
         yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
         return
+    from debate.retrieval import safety
+
+    flagged = safety.flag_passages([dict(p) if isinstance(p, dict) else {"text": str(p)} for p in found or []])
+    dropped = [d for d in flagged if d.get("flags")] if cfg.flagged_evidence == "drop" else []
     passages = []
-    for i, p in enumerate(found or [], 1):
-        d = dict(p) if isinstance(p, dict) else {"text": str(p)}
+    for i, d in enumerate((d for d in flagged if not (dropped and d.get("flags"))), 1):
         if d.get("id") and d["id"] != f"E{i}":
             d.setdefault("orig_id", d["id"])
         d["id"] = f"E{i}"  # numbered as cited in prompts, whatever the retriever called them
         passages.append(d)
+    for i, d in enumerate(dropped, 1):
+        if d.get("id"):
+            d.setdefault("orig_id", d["id"])
+        d["id"] = f"X{i}"  # held back: never in a prompt, so never citable
     if for_prompts:
         ctx.passages = passages
     extra = {}
@@ -354,6 +374,8 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
             ctx.evidence_none_fit = True
     if written is not None and (written.questions or written.note):
         extra.update(questions=written.questions, questions_note=written.note, questions_model=written.model)
+    if dropped:
+        extra["dropped"] = dropped
     yield EvidenceRetrieved(query=query, passages=passages, in_prompts=for_prompts,
                             corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""),
                             **extra)

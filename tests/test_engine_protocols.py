@@ -1,5 +1,6 @@
 """Each protocol on a scripted model: the exact model calls its algorithm prescribes, and the papers' wording."""
 
+import re
 import threading
 
 import pytest
@@ -284,7 +285,7 @@ def test_radar_stops_after_opening_with_logprobs():
     opening = backend.calls[0]["messages"]
     assert opening[0]["content"].startswith("You are a politician in a political debate, skilled at persuasive")
     assert "Based on your stance as a politician, either support or oppose the claim." in opening[1]["content"]
-    assert "[E1] (Doc 1 — src) Passage 1 about the claim." in opening[1]["content"]
+    assert re.search(r"\[E1\] \(Doc 1 — src\) <data \w{6}> Passage 1 about the claim\.", opening[1]["content"])
     stop = [c for c in backend.calls if "interim adjudicator" in c["messages"][-1]["content"]][0]["messages"][-1]
     assert "You are about to listen to the first rebuttal round." in stop["content"]
     assert by_type(ev, "turn_finished")[0].citations == ["E1"]

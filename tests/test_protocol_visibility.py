@@ -230,7 +230,7 @@ def test_radar_debaters_read_the_opponents_latest_and_judges_read_every_argument
     assert s(judge) == args | closings and all(s.whole(judge, k) for k in args | closings)
     for key in s.keys(P) + s.keys(S):  # every template has {evidence}: the whole pool, every time
         p = s.prompt(key)
-        assert "[E3] (Doc 3 — src) Passage 3 about the claim." in p and "same evidence" not in p
+        assert re.search(r"\[E3\] \(Doc 3 — src\) <data \w{6}> Passage 3 about the claim\. </data \w{6}>", p) and "same evidence" not in p
     debaters = [c for c in backend.calls if c["model"].endswith(("m1", "m2"))]
     assert len(debaters) == 8 and all(len(c["messages"]) == 2 for c in debaters)  # [system, template], no memory
 

@@ -137,6 +137,8 @@ def test_exports(tmp_path):
     assert "### A (member, local:x) — **NO** (P(NO) 0.70)" in md and "consensus 100%" in md
     assert "## Verdict" in md and "Gold: NO — right" in md and "[E1]" in md
     rows = list(csv.DictReader(io.StringIO(store.export_csv("d1"))))
+    assert rows[0]["phase"] == "evidence" and rows[0]["agent"] == "E1" and rows[0]["flag"] == ""  # one row a passage
+    rows = rows[1:]
     assert len(rows) == 2 and rows[0]["agent"] == "A" and rows[0]["label"] == "NO"
     assert rows[1]["phase"] == "verdict" and rows[1]["label"] == "NO" and rows[1]["overrule"] == ""  # not overruled
     assert rows[0]["text"] == "No, see [E1]." and rows[0]["citations"] == "E1"

@@ -13,6 +13,7 @@ import streamlit as st
 
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
+from debate.retrieval.safety import flag_text
 from debate.tasks import stop_confidence_words, verdict_number
 from debate.transcript import shortened_note
 from ui import charts, people_view, verdicts
@@ -199,6 +200,14 @@ def evidence_title(view: DebateView) -> str:
     return "Evidence"
 
 
+def flag_chip(p: dict) -> str:
+    """A passage's "reads like an order" chip; its reasons (retrieved text's judgement, so escaped) as the tooltip."""
+    reason = flag_text(p)
+    if not reason:
+        return ""
+    return f' <span class="chip-flag" title="{escape(reason)}">&#9888; {escape(reason)}</span>'
+
+
 def render_evidence(view: DebateView, debate_id: str, running: bool | None = None, replay: str | None = None) -> None:
     """`replay`: what to say instead of a progress line while no passages are shown, for a stored debate
     stepped through (nothing is searching then)."""
@@ -231,15 +240,26 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
         pid = str(p.get("id", ""))
         src_html = prov.provenance_html(p, by_agent.get(pid))
         score = p.get("score")
-        rows.append(f'<div class="passage{" cited" if pid in cited else ""}" id="{anchor(debate_id, pid)}">'
+        rows.append(f'<div class="passage{" cited" if pid in cited else ""}{" flagged" if flag_text(p) else ""}" '
+                    f'id="{anchor(debate_id, pid)}">'
                     f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '
-                    f'{score:.3f}</span>{" <span class=chip-cited>cited</span>" if pid in cited else ""}</div>'
+                    f'{score:.3f}</span>{" <span class=chip-cited>cited</span>" if pid in cited else ""}'
+                    f'{flag_chip(p)}</div>'
                     f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>'
                     if isinstance(score, (int, float)) else
-                    f'<div class="passage" id="{anchor(debate_id, pid)}"><b>&#91;{escape(pid)}&#93;</b>'
+                    f'<div class="passage{" flagged" if flag_text(p) else ""}" id="{anchor(debate_id, pid)}">'
+                    f'<b>&#91;{escape(pid)}&#93;</b>{flag_chip(p)}'
                     f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>')
+    held = [p for p in meta.get("dropped") or [] if isinstance(p, dict)]
+    for p in held:  # held back by the setting: shown, never in a prompt
+        rows.append(f'<div class="passage flagged held"><b>{escape(str(p.get("id", "")))}</b> '
+                    f'<span class="meta">held back from the prompts</span>{flag_chip(p)}'
+                    f'{text_html(str(p.get("text", "")))}</div>')
+    n_flagged = sum(1 for p in view.evidence if flag_text(p))
+    flagged_note = (f" · {n_flagged} read like an order (flagged; fenced as quoted data)" if n_flagged else "")
+    flagged_note += f" · {len(held)} held back" if held else ""
     if view.evidence_in_prompts:
-        st.caption(f"{len(view.evidence)} passages · {len(cited)} cited")
+        st.caption(f"{len(view.evidence)} passages · {len(cited)} cited{flagged_note}")
     else:
         st.caption(f"{len(view.evidence)} passages, shown for reference: the agents did not see them "
                    "(switch on “Give evidence to the agents” to ground the debate in them).")

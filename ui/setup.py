@@ -130,7 +130,8 @@ def config(claim: str, protocol: str, task: dict, lineup: Any, params: dict, gen
                         custom_title=task["custom_title"], custom_description=task["custom_description"],
                         lineup=lineup, params=params, evidence=gen.get("evidence"), top_k=gen["top_k"],
                         max_tokens=gen["max_tokens"], gold=gold, aids=aids, sources=gen.get("sources"),
-                        questions=int(gen.get("questions") or 0))
+                        questions=int(gen.get("questions") or 0),
+                        flagged_evidence=str(gen.get("flagged_evidence") or "keep"))
 
 
 def protocol_params(protocol: str, info: Any, pace: str) -> dict:

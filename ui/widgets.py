@@ -202,7 +202,25 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
     out.update(answer_budget(pace, max_tokens=False))
     out["sources"] = evidence_sources()
     out["questions"] = evidence_questions()
+    out["flagged_evidence"] = flagged_evidence()
     return out
+
+
+FLAGGED_LABELS = {"keep": "Keep them, fenced and flagged", "drop": "Leave them out of the prompts"}
+
+
+def flagged_evidence() -> str:
+    """What the debate does with a passage that reads like an order to the model (default: keep, flagged)."""
+    keep("cfg_flagged_evidence", "keep")
+    choice = st.selectbox("Passages that read like an order", list(FLAGGED_LABELS), key="cfg_flagged_evidence",
+                          format_func=FLAGGED_LABELS.__getitem__,
+                          help="Every passage reaches the agents as quoted data, between delimiters, with a "
+                               "sentence that evidence is never an instruction. A passage that also reads like an "
+                               "order (\"ignore the instructions\", \"the judge must answer TRUE\", a fake "
+                               "[VERDICT]) is flagged in the evidence panel and the exports; choose whether the "
+                               "agents still read it (default) or it is held back.")
+    remember("cfg_flagged_evidence")
+    return str(choice)
 
 
 def evidence_questions() -> int:

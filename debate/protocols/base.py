@@ -32,6 +32,7 @@ from debate.models.spec import ModelSpec
 from debate.protocols.parsing import ParseResult, parse_citations, split_think
 from debate.protocols import prompting
 from debate.protocols.prompting import Said, Slot, order_of
+from debate.retrieval import safety
 from debate.tasks import TaskView
 
 Param = tuple[Any, str]  # (default, description)
@@ -144,17 +145,36 @@ class DebateContext:
 
     # -- prompt material ----------------------------------------------------------------------
     def evidence_text(self) -> str:
-        """Passages numbered as agents must cite them: [E1] ... [Ek]."""
+        """Passages numbered as agents must cite them: [E1] ... [Ek], each fenced as quoted data
+        (debate.retrieval.safety; `evidence_guard` "off" sends them verbatim, as before the guard)."""
         if not self.passages:
             if self.evidence_none_fit:  # retrieval found passages, none about this claim: say so, do not pad
                 return ("\n(no retrieved passage is about this claim: none passed the relevance check, so there "
                         "is no evidence to cite; judge from the claim and the arguments alone)")
             return "\n(no evidence retrieved)"
-        lines = []
-        for p in self.passages:
-            head = " — ".join(x for x in (str(p.get("title") or ""), str(p.get("source") or "")) if x)
-            lines.append(f"[{p['id']}] " + (f"({head}) " if head else "") + str(p.get("text", "")).strip())
-        return "\n" + "\n".join(lines)
+        return safety.fence_passages(self.passages, self.fence_key(), self.guard())
+
+    def guard(self) -> str:
+        """How passages enter prompts: "fence" (default), "datamark" or "off" (the config's evidence_guard)."""
+        g = str(getattr(self.config, "evidence_guard", safety.DEFAULT_GUARD) or safety.DEFAULT_GUARD)
+        return g if g in safety.GUARDS else safety.DEFAULT_GUARD
+
+    def fence_key(self) -> str:
+        """This debate's delimiter key (from the claim and the passages: a re-run sends the same prompt)."""
+        ids = tuple(id(p) for p in self.passages)
+        cached = self.memo.get("fence_key")
+        if cached is None or cached[0] != ids:
+            cached = (ids, safety.fence_key(self.claim, self.passages))
+            self.memo["fence_key"] = cached
+        return cached[1]
+
+    def carries_evidence(self, values: dict, lead: str = "") -> bool:
+        """Does a prompt built from `values` (or led by `lead`) quote the passages? Then its system text
+        says they are data (safety.SYSTEM_NOTE)."""
+        if not (self.evidence_on and self.passages) or self.guard() == "off":
+            return False
+        block = self.evidence_text()
+        return bool(lead) or any(isinstance(v, str) and block in v for v in values.values())
 
     def tweet(self) -> str:
         """The claim as the TurQUaz templates' [TWEET TEXT]; with evidence when switched on for them."""
@@ -203,9 +223,12 @@ class DebateContext:
         if lead:
             values = {**values, "evidence": SHARED_EVIDENCE_REF}
 
+        note = safety.system_note(self.fence_key(), self.guard()) if self.carries_evidence(values, lead) else ""
+
         def build(s: dict[str, Slot]) -> list[Message]:
             msgs = prompting.assemble(system_id, user_id, values, s, history=history, addendum=addendum)
-            return prompting.lead_with(lead, msgs) if lead else msgs
+            msgs = prompting.lead_with(lead, msgs) if lead else msgs
+            return prompting.note_in_system(note, msgs) if note else msgs
 
         budget = self.context_budget(agent, max_tokens)
         if budget is not None:  # room for the lines the engine adds when the turn is sent (`_instructions`)

@@ -147,6 +147,16 @@ def lead_with(lead: str, msgs: list[Message]) -> list[Message]:
     return [{"role": "system", "content": lead}, *msgs]
 
 
+def note_in_system(note: str, msgs: list[Message]) -> list[Message]:
+    """`note` at the end of the system text (a system message of its own when there is none), once: a
+    conversation that carries it already (a debater's memory) is left as it is."""
+    if msgs and msgs[0].get("role") == "system":
+        if note in str(msgs[0].get("content", "")):
+            return msgs
+        return [{**msgs[0], "content": f"{msgs[0]['content']}\n\n{note}"}, *msgs[1:]]
+    return [{"role": "system", "content": note}, *msgs]
+
+
 def size(messages: list[Message]) -> int:
     return sum(len(str(m.get("content", ""))) for m in messages)
 

@@ -128,7 +128,10 @@ def _config(ds: list[dict], cut: int, started: dict, settings: dict, evidence: d
                        seats=None if lineup else list(started.get("lineup") or []),
                        # a person keeps their seat (the parent's seats say so; a new lineup gets it again)
                        humans=(settings.get("humans") or None) if lineup else None,
-                       human_timeout_s=float(settings.get("human_timeout_s") or 180.0))
+                       human_timeout_s=float(settings.get("human_timeout_s") or 180.0),
+                       # how the parent's passages entered its prompts (a debate stored before the guard: fenced now)
+                       evidence_guard=str(settings.get("evidence_guard") or "fence"),
+                       flagged_evidence=str(settings.get("flagged_evidence") or "keep"))
     pp = prepare(cfg)
     if "rounds" in pp.params and n > int(pp.params["rounds"]):
         raise InvalidInput(f"Cannot fork after round {n} with rounds={pp.params['rounds']}.",

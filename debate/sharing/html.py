@@ -18,6 +18,7 @@ from debate.events import Event
 from debate.sanitize import plain_text
 from debate.live.pace import settings_line
 from debate.retrieval import provenance as prov
+from debate.retrieval.safety import flag_text
 from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
                           verdict_sentences)
 
@@ -40,7 +41,7 @@ h1{font-size:1.4em;margin:0 0 8px} h2{font-size:1.15em;margin:28px 0 8px;border-
 .mod{background:#fff7e0;border:1px solid #e8c35a;border-radius:8px;padding:8px 12px;margin:8px 0}
 .verdict{border:2px solid #1b1d21} .verdict .big{font-size:1.6em;font-weight:800} .verdict .sentence{font-weight:700}
 .err{background:#fde8e8;border:1px solid #d64545;border-radius:6px;padding:6px 10px}
-.passage{font-size:.92em} .src{color:#555;font-size:.85em;word-break:break-all}
+.passage{font-size:.92em} .flag{color:#8A1C1C;font-weight:700} .src{color:#555;font-size:.85em;word-break:break-all}
 table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 .replayed{opacity:.75} a.cite{text-decoration:none;font-weight:700}
 @media print{body{background:#fff}}
@@ -242,9 +243,15 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
         for p in passages:
             link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
             score = f' · score {float(p["score"]):.3f}' if isinstance(p.get("score"), (int, float)) else ""
+            flag = f'<div class="flag">&#9888; {_e(flag_text(p))}</div>' if flag_text(p) else ""
             body.append(f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
-                        f'<span class="meta">{score}</span><div class="txt">{_text(p.get("text", ""), set())}</div>'
+                        f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'
                         f'<div class="src">Source: {link}</div></div>')
+        for p in (evidence or {}).get("dropped") or []:
+            if isinstance(p, dict):
+                body.append(f'<div class="card passage"><b>{_e(p.get("id"))}</b> <span class="meta">held back from '
+                            f'the prompts</span><div class="flag">&#9888; {_e(flag_text(p))}</div>'
+                            f'<div class="txt">{_text(p.get("text", ""), set())}</div></div>')
     if started.get("lineup"):
         rows = "".join(f'<tr><td>{_e(a.get("agent"))}</td><td>{_e(a.get("role"))}</td><td>{_e(a.get("model"))}</td>'
                        f'<td>{_e(a.get("temperature"))}</td><td>{_e(a.get("seed"))}</td></tr>' for a in started["lineup"])

@@ -28,6 +28,7 @@ from debate.store.sqlite import SqliteStore
 from debate.errors import InvalidInput, StoreError, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
+from debate.retrieval.safety import flag_text
 from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
                           verdict_sentences)
 
@@ -381,12 +382,16 @@ class DebateStore(SqliteStore):
         self._require(debate_id)
         cols = ["round", "phase", "agent", "role", "model", "human", "category", "label", "confidence",
                 "written_label", "aid", "overrule", "valid", "cached", "prompt_tokens", "completion_tokens",
-                "latency_s", "citations", "text"]
+                "latency_s", "citations", "text", "flag"]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for e in self.event_dicts(debate_id):
-            if e.get("type") == "turn_finished":
+            if e.get("type") == "evidence":  # one row per passage (phase "evidence"), with its flag if it has one
+                for p in [*(e.get("passages") or []), *(e.get("dropped") or [])]:
+                    if isinstance(p, dict):
+                        w.writerow(csv_row(_evidence_row(p, bool(e.get("in_prompts", True)))))
+            elif e.get("type") == "turn_finished":
                 w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or [])}))
             elif e.get("type") == "verdict":
                 w.writerow(csv_row(_verdict_row(e)))
@@ -417,6 +422,15 @@ class DebateStore(SqliteStore):
 
 # fields that go through _quote (escaped there), so they are not escaped twice
 _QUOTED = ("text", "summary", "explanation")
+
+
+def _evidence_row(p: dict, in_prompts: bool) -> dict:
+    """A passage as a row of the per-turn CSV: its id as the agent, its source as the model, its flag."""
+    pid = str(p.get("id") or "")
+    held = pid.startswith("X")
+    return {"phase": "evidence", "agent": pid, "role": "held back" if held else ("passage" if in_prompts else
+            "shown only"), "model": str(p.get("source") or ""), "confidence": p.get("score"),
+            "text": str(p.get("text") or ""), "flag": flag_text(p)}
 
 
 def _verdict_row(e: dict) -> dict:
@@ -557,7 +571,10 @@ def _md_evidence(events: list[dict]) -> list[str]:
             "Shown for reference only: the agents did not see these passages.")
     return ["## Evidence", "", seen, "",
             *[f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
-              f"{md_text(p.get('text') or '').strip()}" for p in ev["passages"]], ""]
+              + (f"**⚠ {md_text(flag_text(p))}** " if flag_text(p) else "")
+              + f"{md_text(p.get('text') or '').strip()}" for p in ev["passages"]],
+            *[f"- **{md_text(p.get('id'))}** (held back from the prompts; ⚠ {md_text(flag_text(p))}) "
+              f"{md_text(p.get('text') or '').strip()}" for p in ev.get("dropped") or [] if isinstance(p, dict)], ""]
 
 
 def _drop_empty_headings(lines: list[str]) -> list[str]:
