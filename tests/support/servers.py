@@ -37,7 +37,7 @@ class ServerProcess:
                  headers: dict[str, str] | None = None) -> None:
         self.url = url
         self.log = log
-        self._fh = open(log, "wb")
+        self._fh = open(log, "wb")  # noqa: SIM115 - the server writes to it until stop() closes it
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, stdout=self._fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
         self._wait(url + ready_path, headers or {})
