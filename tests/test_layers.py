@@ -10,6 +10,7 @@ debate/__main__.py loads the CLI modules) are not seen; those go downwards by co
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -207,3 +208,17 @@ def test_every_engine_module_imports_without_streamlit():
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1:] == ["ok"], out.stdout[-3000:]
+
+
+def test_every_test_file_is_in_the_folder_of_its_group():
+    """tests/ stays sorted after merges: a test file left loose (or in a folder no rule names) runs without
+    its folder's markers, so the fast loop would run a browser test. `scripts/tidy.sh` sorts them."""
+    spec = importlib.util.spec_from_file_location("group_tests", REPO / "scripts" / "group_tests.py")
+    grouping = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grouping)
+    tests = REPO / "tests"
+    files = sorted(tests.rglob("test_*.py"))
+    assert len(files) > 100  # the walk found the suite
+    misplaced = [str(f.relative_to(REPO)) for f in files
+                 if f.parent.name != grouping.group_of(f.name) or f.parent.parent != tests]
+    assert not misplaced, "run scripts/tidy.sh (or add a rule to scripts/group_tests.py): " + ", ".join(misplaced)
