@@ -14,6 +14,7 @@ PORT ?= 8501
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+export NO_MKDOCS_2_WARNING := 1  # mkdocs-material's notice about its successor, printed on every build
 
 .PHONY: run test test-fast lint docs models setup test-setup bench clean-venv help
 

@@ -14,8 +14,8 @@ RUFF=${RUFF:-$PY -m ruff}
 
 $PY scripts/group_tests.py
 $RUFF format -q .
-$RUFF check -q --fix --exit-zero .
-$RUFF check -q --fix --unsafe-fixes --exit-zero --select C401,C405,C416,B007 .
+$RUFF check --silent --fix --exit-zero .
+$RUFF check --silent --fix --unsafe-fixes --exit-zero --select C401,C405,C416,B007 .
 $RUFF format -q .
 $RUFF check .
 $RUFF format --check -q .
