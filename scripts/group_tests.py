@@ -7,7 +7,8 @@ the wrong markers (tests/browser/ and tests/real_model/ are marked by folder in 
 no file is put in a default group by guessing.
 
 What a move mends: the file's own path arithmetic (`Path(__file__)...parent.parent` is one level short in a
-subfolder) and every mention of the file elsewhere in the repository (`from tests.test_x import`, the path
+subfolder), the scripts it hands to Streamlit's AppTest (`AppTest.from_file("../app.py")` is read relative to
+the test file, so it becomes "../../app.py") and every mention of the file elsewhere in the repository (`from tests.test_x import`, the path
 `tests/test_x.py` in docs and docstrings). Running it again moves nothing (idempotent).
 
 Usage: python scripts/group_tests.py [--check]   (--check: list what would move, exit 1 if anything would)
@@ -53,6 +54,8 @@ _DEPTH = (
     ("os.path.dirname(os.path.dirname(os.path.abspath(__file__)))",
      "os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))"),
 )
+# paths relative to the test file's folder: the app and its pages, as AppTest.from_file takes them
+_RELATIVE = re.compile(r"""(["'])\.\./(app\.py|pages/)""")
 _MENTIONS = ("*.py", "*.md", "*.sh", "*.toml", "*.yml", "*.cfg", "*.txt", "Makefile")
 
 
@@ -93,6 +96,7 @@ def move(path: Path, group: str) -> Path:
     text = target.read_text(encoding="utf-8")
     for old, new in _DEPTH:
         text = text.replace(old, new)
+    text = _RELATIVE.sub(r"\1../../\2", text)
     target.write_text(text, encoding="utf-8")
     return target
 
