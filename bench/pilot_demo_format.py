@@ -39,7 +39,7 @@ for it in items:
     if fmt == "chat":
         msgs = [("system", desc + '\n\nAnswer with JSON: {"category": "YES"} or {"category": "NO"}.')]
         for d in demos:
-            msgs += [("user", f"Tweet: {d.text.strip()}"), ("assistant", '{"category": "%s"}' % d.label)]
+            msgs += [("user", f"Tweet: {d.text.strip()}"), ("assistant", f'{{"category": "{d.label}"}}')]
         msgs.append(("user", f"Tweet: {it.text.strip()}"))
     else:
         ex = "\n".join(f'Tweet: "{d.text.strip()}"\nAnswer: {d.label}' for d in demos)

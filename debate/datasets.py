@@ -124,7 +124,7 @@ def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list
     try:
         header = next(reader)
     except StopIteration:
-        raise _bad(path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`.")
+        raise _bad(path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`.") from None
     cols = [c.strip().lower() for c in header]
     if cols[:2] != ["index", "text"]:
         raise _bad(path, 1, f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
@@ -193,7 +193,7 @@ def read_averitec(fh: Any, path: Path, *, classes: int = 4) -> list[Item]:
     try:
         data = json.load(fh)
     except json.JSONDecodeError as e:
-        raise _bad(path, e.lineno, f"invalid JSON ({e.msg}).", "Use the AVeriTeC dev.json file unchanged.")
+        raise _bad(path, e.lineno, f"invalid JSON ({e.msg}).", "Use the AVeriTeC dev.json file unchanged.") from None
     except RecursionError:
         raise _bad(path, None, "JSON nested too deeply.", "Use the AVeriTeC dev.json file unchanged.") from None
     if not isinstance(data, list):
@@ -264,7 +264,7 @@ def load_table(path: str | Path, *, text: str = "text", label: str | None = "lab
                 try:
                     rec = json.loads(raw)
                 except json.JSONDecodeError as e:
-                    raise _bad(path, n, f"invalid JSON ({e.msg}).", "Write one JSON object per line.")
+                    raise _bad(path, n, f"invalid JSON ({e.msg}).", "Write one JSON object per line.") from None
                 except RecursionError:
                     raise _bad(path, n, "JSON nested too deeply.", "Write one flat JSON object per line.") from None
                 if not isinstance(rec, dict):

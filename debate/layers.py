@@ -5,6 +5,10 @@ modules may import each other, even through others and even inside a function (t
 parses every module and fails on either). The point is that each layer can be read, tested and reused
 without the ones above it: the protocols run without a store or a page, the store without a runner.
 
+Above the engine sit the app's own two layers (APP_LAYERS): `ui/` (Streamlit rendering) builds on
+`debate/`, and `pages/` (with app.py) builds on both; nothing below imports anything above, and no two
+modules of ui/ import each other. The same test checks them.
+
 Where a new module goes: into the package of its concern (README "Architecture"), and into this table if
 it starts a new package; if it needs something from a higher layer, it belongs higher, or the thing it
 needs belongs lower.
@@ -39,3 +43,18 @@ def layer_of(module: str) -> int | None:
             if covers and len(p) > best_len:
                 best, best_len = i, len(p)
     return best
+
+
+# The whole repository's layers, lowest first: the engine, the Streamlit parts, the pages. Keyed by the
+# first component of a module's dotted name (app.py is the module "app").
+APP_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("engine", ("debate",)),
+    ("ui", ("ui",)),
+    ("pages", ("pages", "app")),
+)
+
+
+def app_layer_of(module: str) -> int | None:
+    """Index of the module's app layer in APP_LAYERS (0 = the engine), or None for a module outside them."""
+    top = module.split(".")[0]
+    return next((i for i, (_, tops) in enumerate(APP_LAYERS) if top in tops), None)

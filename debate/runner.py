@@ -291,7 +291,7 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
                 final_label = ev.label
             yield stamp(ev)
             if cancel is not None and cancel.is_set():
-                raise Cancelled("The debate was stopped.")
+                raise Cancelled("The debate was stopped.") from None
     except Cancelled:
         status, stop_reason = "stopped", "stopped by the user"
     except DebateError as e:
@@ -299,7 +299,7 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         yield stamp(ErrorEvent(error=getattr(e, "error_name", type(e).__name__), message=e.message, hint=e.hint,
                                agent=getattr(e, "agent", ""), model=getattr(e, "model", ""),
                                backend=getattr(e, "backend", ""), fatal=True))
-    except Exception as e:  # a bug: still end the stream cleanly, with enough to report it
+    except Exception as e:  # noqa: BLE001 - a bug: still end the stream cleanly, with enough to report it
         status, stop_reason = "error", f"{type(e).__name__}: {e}"
         yield stamp(ErrorEvent(error=type(e).__name__, message=str(e) or type(e).__name__,
                                hint="This is a bug in the debate engine; please report it with the events file.",
@@ -424,7 +424,7 @@ def _gather_showing_progress(retriever, query: str, k: int, written, ctx: Debate
             states = updates.get(timeout=0.25)
         except queue.Empty:
             if ctx.stopping():
-                raise Cancelled("The debate was stopped.")
+                raise Cancelled("The debate was stopped.") from None
             continue
         if states is None:
             break

@@ -483,7 +483,7 @@ keymap.update({"s": "adj_skip", "f": "adj_flag", "ArrowRight": "adj_next", "Arro
                "j": "adj_next", "k": "adj_prev"})
 st.markdown('<span class="adj-keys-on"></span>', unsafe_allow_html=True)
 st.html("""<script>
-const w = window; w.__adjKeys = %s;
+const w = window; w.__adjKeys = __KEYMAP__;
 if (!w.__adjKeyListener) {
   w.__adjKeyListener = true;
   w.document.addEventListener("keydown", (ev) => {
@@ -498,7 +498,7 @@ if (!w.__adjKeyListener) {
   });
 }
 w.document.body.dataset.adjKeys = "on";
-</script>""" % json.dumps(keymap), unsafe_allow_javascript=True)
+</script>""".replace("__KEYMAP__", json.dumps(keymap)), unsafe_allow_javascript=True)
 
 # -- the debate behind the case ---------------------------------------------------------------------
 st.divider()

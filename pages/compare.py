@@ -186,7 +186,7 @@ with st.sidebar:
     budget = widgets.answer_budget(pace)
     budget.update(sources=widgets.evidence_sources(), questions=widgets.evidence_questions())  # as on Debate
 agents_of = []
-for i, (proto, lu) in enumerate(picks):
+for i, (proto, _lineup) in enumerate(picks):
     try:
         agents_of.append(catalog.resolve(lineup_of[i], proto, params_of[proto]))
     except Exception:  # noqa: BLE001 - a broken saved lineup is reported when the column runs
@@ -210,7 +210,7 @@ if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/
                  icon=":material/error:")
     else:
         started, problems = [], []
-        for i, (proto, lu) in enumerate(picks):
+        for i, (proto, _lineup) in enumerate(picks):
             cfg = setup.config(claim, proto, task, lineup_of[i],
                                setup.run_params(proto, infos[proto], params_of[proto]),
                                {**budget, "evidence": evidence_of[proto]}, aids_on)

@@ -21,7 +21,7 @@ with st.sidebar:
     st.markdown("### Set-up")
     task = widgets.task_picker()
     setup.switch_note()
-    protocol, info = widgets.protocol_picker()
+    protocol, info = setup.protocol_picker()
     pace = widgets.pace_toggle(protocol, info)
     aids_on = widgets.aids_toggle()
     st.markdown("**Parameters**")

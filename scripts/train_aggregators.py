@@ -94,7 +94,7 @@ def main() -> int:
         if not all(f in seats for f in feats):
             continue
         for pooled in (False, True):
-            f1 = pooled_f1(lambda c: learned_chair(gold, score, c, feats, pooled))
+            f1 = pooled_f1(lambda c, feats=feats, pooled=pooled: learned_chair(gold, score, c, feats, pooled))
             print(f"  {f1:.3f} ({f1 - knn:+.3f})  {'+'.join(feats)}, fitted {'on all categories' if pooled else 'per category'}")
     return 0
 

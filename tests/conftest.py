@@ -41,3 +41,20 @@ def data_path(rel: str) -> Path:
     if p is None:
         pytest.skip(f"{rel} is not on this machine (python -m debate data fetch)")
     return p
+
+
+# Tests are grouped in folders by what they hold (scripts/group_tests.py puts them there by name). Two groups
+# carry their marker by folder, so `pytest -m "not browser and not real_model"` (the fast loop) leaves them
+# out without each file having to say so; files elsewhere mark their slow tests themselves.
+FOLDER_MARKERS = {"browser": "browser", "real_model": "real_model"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    tests_dir = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            group = Path(item.path).resolve().relative_to(tests_dir).parts[0]
+        except ValueError:
+            continue
+        if group in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[group])

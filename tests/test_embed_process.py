@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,7 @@ TEXTS = ["The Moon causes ocean tides.", "A kitten sat on a rug.", "Stock market
 def _idle_or_nice19(pid: int) -> bool:
     if os.sched_getscheduler(pid) == os.SCHED_IDLE:
         return True
-    stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return int(stat[16]) == 19  # field 19 of /proc/PID/stat: nice
 
 

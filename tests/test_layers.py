@@ -1,5 +1,6 @@
 """The engine's layers hold: every module of debate/ is in a layer of debate/layers.py, imports nothing from a
-higher layer and takes part in no import cycle, and the whole engine imports without Streamlit.
+higher layer and takes part in no import cycle, and the whole engine imports without Streamlit. Above it, the
+app's layers hold too: pages/ -> ui/ -> debate/, never back, and no import cycle inside ui/.
 
 Imports are read from the source (ast), so an import inside a function counts as much as one at the top:
 it runs sooner or later, and a cycle through it is still a cycle. Imports by string (importlib, as
@@ -9,42 +10,47 @@ debate/__main__.py loads the CLI modules) are not seen; those go downwards by co
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-from debate.layers import LAYERS, layer_of
+from debate.layers import APP_LAYERS, LAYERS, app_layer_of, layer_of
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def module_files(root: Path, package: str = "debate") -> dict[str, Path]:
-    """Dotted module name -> file, for every .py under root/package."""
+    """Dotted module name -> file, for every .py under root/package (root/package.py alone: that module)."""
     out = {}
-    for path in sorted((root / package).rglob("*.py")):
+    single = root / f"{package}.py"
+    for path in [single] if single.is_file() else sorted((root / package).rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path], package: str = "debate") -> list[tuple[str, int]]:
-    """(imported module, line) for every import of a module of `package` in the file, at any depth.
+def imports_of(name: str, path: Path, modules: dict[str, Path], package: str | tuple[str, ...] = "debate",
+               ) -> list[tuple[str, int]]:
+    """(imported module, line) for every import of a module of `package` (or of one of several) in the file,
+    at any depth.
 
     `from a.b import c` names module a.b.c when c is one, else a.b (c is then a name defined in a.b)."""
+    packages = (package,) if isinstance(package, str) else package
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     here = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] == package]
+            found += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] in packages]
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: strip one package per dot after the first
                 base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
-            if source.split(".")[0] != package:
+            if source.split(".")[0] not in packages:
                 continue
             for alias in node.names:
                 sub = f"{source}.{alias.name}"
@@ -57,14 +63,21 @@ def import_graph(root: Path, package: str = "debate") -> tuple[dict[str, Path], 
     return modules, {name: imports_of(name, path, modules, package) for name, path in modules.items()}
 
 
-def upward_imports(root: Path, modules, graph, layer=layer_of) -> list[str]:
+def app_graph(root: Path) -> tuple[dict[str, Path], dict[str, list[tuple[str, int]]]]:
+    """The import graph over the engine, ui/, pages/ and app.py together."""
+    tops = tuple(t for _, group in APP_LAYERS for t in group)
+    modules = {k: v for t in tops for k, v in module_files(root, t).items()}
+    return modules, {name: imports_of(name, path, modules, tops) for name, path in modules.items()}
+
+
+def upward_imports(root: Path, modules, graph, layer=layer_of, layers=LAYERS) -> list[str]:
     bad = []
     for name, targets in graph.items():
         for target, line in targets:
             lo, hi = layer(name), layer(target)
             if lo is not None and hi is not None and hi > lo:
-                bad.append(f"{modules[name].relative_to(root)}:{line} {name} ({LAYERS[lo][0]}) imports {target} "
-                           f"({LAYERS[hi][0]})")
+                bad.append(f"{modules[name].relative_to(root)}:{line} {name} ({layers[lo][0]}) imports {target} "
+                           f"({layers[hi][0]})")
     return bad
 
 
@@ -125,6 +138,23 @@ def test_no_import_cycle_between_engine_modules():
     assert not found, "modules that import each other (directly or through others):\n" + "\n".join(map(str, found))
 
 
+def test_pages_build_on_ui_and_ui_on_the_engine_never_back():
+    modules, graph = app_graph(REPO)
+    assert {"app", "pages.debate", "ui.render", "debate.runner"} <= set(modules)
+    assert sum(len(t) for n, t in graph.items() if n.startswith("pages.")) > 30  # the pages' imports were read
+    bad = upward_imports(REPO, modules, graph, app_layer_of, APP_LAYERS)
+    assert not bad, "imports from a higher layer (debate/layers.py APP_LAYERS):\n" + "\n".join(bad)
+
+
+def test_no_import_cycle_inside_ui_or_pages():
+    """A cycle inside ui/ is a piece two modules share that belongs lower (as ui.keep holds the widget
+    memory ui.widgets and ui.server_box both need); a deferred import would hide it, and counts here."""
+    _, graph = app_graph(REPO)
+    found = [c for c in cycles(graph) if any(m.split(".")[0] in ("ui", "pages", "app") for m in c)]
+    assert not found, "app modules that import each other (directly or through others):\n" + "\n".join(
+        map(str, found))
+
+
 def test_the_checks_see_function_level_relative_and_from_imports(tmp_path):
     """The checks on a small package written for the purpose: each kind of import that hides a violation
     is reported, so an empty report above means no violation, not a blind parser."""
@@ -178,3 +208,17 @@ def test_every_engine_module_imports_without_streamlit():
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1:] == ["ok"], out.stdout[-3000:]
+
+
+def test_every_test_file_is_in_the_folder_of_its_group():
+    """tests/ stays sorted after merges: a test file left loose (or in a folder no rule names) runs without
+    its folder's markers, so the fast loop would run a browser test. `scripts/tidy.sh` sorts them."""
+    spec = importlib.util.spec_from_file_location("group_tests", REPO / "scripts" / "group_tests.py")
+    grouping = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grouping)
+    tests = REPO / "tests"
+    files = sorted(tests.rglob("test_*.py"))
+    assert len(files) > 100  # the walk found the suite
+    misplaced = [str(f.relative_to(REPO)) for f in files
+                 if f.parent.name != grouping.group_of(f.name) or f.parent.parent != tests]
+    assert not misplaced, "run scripts/tidy.sh (or add a rule to scripts/group_tests.py): " + ", ".join(misplaced)

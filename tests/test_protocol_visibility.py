@@ -99,7 +99,7 @@ def test_single_debate_who_reads_what_and_the_judge_reads_every_word():
     client, backend = setup()
     ev = run(client, "single", params={"rounds": 3}, max_tokens=256)
     s = Seen(ev, backend)
-    P, O = "proponent", "opponent"
+    P, O = "proponent", "opponent"  # noqa: E741 - the two sides, as in the paper's figures
     assert s((P, "opening", 0)) == set() and s((O, "opening", 0)) == set()  # openings at once
     debate = [(P, "opening", 0), (O, "opening", 0)]
     for r in (1, 2, 3):

@@ -241,7 +241,7 @@ def test_step_through_a_replay(app, browser):
     page.get_by_text("Step 1 of").wait_for()
     notes = []
     for k in range(12):
-        assert _poll(lambda: f"Step {k + 1} of" in page.locator('[data-testid="stProgress"]').inner_text())
+        assert _poll(lambda k=k: f"Step {k + 1} of" in page.locator('[data-testid="stProgress"]').inner_text())
         notes.append(page.locator(".claim-card").first.inner_text())
         page.get_by_role("button", name="Next ▶").click()
         idle(page)

@@ -13,7 +13,7 @@ import streamlit as st
 from debate import live, tasks
 from debate.store import people
 from debate.errors import DebateError
-from ui import resources
+from ui import resources, verdicts
 from ui.safe import error_md, escape, text_html
 
 POLL_TICK_S = 1.0
@@ -36,12 +36,10 @@ def verdict_line(debate_id: str) -> str:
         return ""
     if not o:
         return ""
-    from ui.render import label_chip
-
     flag = ' <span class="chip red">disagrees with the judge</span>' if o["disagrees"] else \
         ' <span class="chip gray">agrees with the judge</span>'
     return (f'<div class="gold person-verdict"><span class="chip person">person</span> verdict '
-            f'{label_chip(o["label"])}{flag} {text_html(o["reason"], css="txt inline")}</div>')
+            f'{verdicts.chip(o["label"])}{flag} {text_html(o["reason"], css="txt inline")}</div>')
 
 
 def overrule_form(debate_id: str, key: str) -> None:

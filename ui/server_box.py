@@ -18,6 +18,7 @@ from debate.errors import DebateError
 from debate.lineup_server import (Server, list_server, missing_error, on_server, parse_model_map,
                                   parse_server, unused_keys)
 from ui import resources
+from ui.keep import keep, remember
 from ui.safe import escape  # server names and messages are the server's text: never Markdown
 
 KINDS = {"lineup": "as the lineup says", "ollama": "an Ollama server",
@@ -54,8 +55,6 @@ def show(e: Any, level: str = "error") -> None:
 def server_choice() -> tuple[Server, dict[str, str]] | None:
     """The three widgets (server kind, URL, model map): (the server, the map), or None when the lineup runs
     as it says or the text cannot be read (then an error says why and what to write)."""
-    from ui.widgets import keep, remember
-
     keep("cfg_server_kind", "lineup")
     kind = st.selectbox("Run every seat on", list(KINDS), key="cfg_server_kind", format_func=KINDS.get,
                         help="Point all the lineup's models at one server, e.g. a GPU host running the paper's "

@@ -24,6 +24,7 @@ from debate.aids import settings as aids_mod
 from debate.runner import DebateConfig
 from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories
 from ui import catalog, landing, widgets
+from ui.keep import keep, remember
 
 BEFORE_RADAR = "setup:task_before_radar"  # the yes/no task the person had before RADAR switched it
 SWITCH_NOTE = "setup:switch_note"
@@ -54,6 +55,23 @@ def follow_protocols(protocols: list[str]) -> None:
 def follow_protocol_widget(key: str) -> None:
     """on_change of a single protocol picker (the Debate page's radio)."""
     follow_protocols([st.session_state.get(key, "")])
+
+
+def protocol_picker() -> tuple[str, Any]:
+    """The Debate page's protocol radio; picking RADAR (or leaving it) switches the task (`follow_protocols`)."""
+    infos = catalog.protocols()
+    if not infos:
+        st.error("The debate engine offers no protocols yet.")
+        st.stop()
+    names = list(infos)
+    keep("cfg_protocol", names[0])
+    if st.session_state["cfg_protocol"] not in names:
+        st.session_state["cfg_protocol"] = names[0]
+    name = st.radio("Protocol", names, key="cfg_protocol", format_func=lambda n: infos[n].title,
+                    captions=[infos[n].one_line for n in names], on_change=follow_protocol_widget,
+                    args=("cfg_protocol",))
+    remember("cfg_protocol")
+    return name, infos[name]
 
 
 def switch_note() -> None:

@@ -176,10 +176,10 @@ def family_panel(debate_id: str, key: str) -> None:
         st.query_params.update(debate=pick)  # the Library opens it as it opens a shared link
         st.rerun()
     me = next(f for f in fam if f["id"] == debate_id)
-    if me["kind"] == "fork":
-        if st.button("Compare with its parent, round by round", key=f"{key}_fam_cmp", icon=":material/compare_arrows:"):
-            st.session_state["cmp_fork"] = debate_id
-            st.switch_page("pages/compare.py")
+    if me["kind"] == "fork" and st.button("Compare with its parent, round by round", key=f"{key}_fam_cmp",
+                                          icon=":material/compare_arrows:"):
+        st.session_state["cmp_fork"] = debate_id
+        st.switch_page("pages/compare.py")
 
 
 def fork_comparison(fork_id: str) -> None:

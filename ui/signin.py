@@ -25,7 +25,7 @@ _SESSION_KEY = "signin_identity"  # not a widget key: the browser cannot set it
 def _auth_section() -> dict:
     try:
         auth = st.secrets.get("auth")
-    except Exception:  # no secrets file, or one that does not parse: no provider configured
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: no provider configured
         return {}
     return dict(auth) if auth else {}
 
@@ -41,7 +41,7 @@ def oidc_providers() -> list[str | None]:
 def _user() -> dict:
     try:
         return dict(st.user.to_dict()) if hasattr(st.user, "to_dict") else dict(st.user)
-    except Exception:  # st.user unavailable (no session context): nobody signed in through OIDC
+    except Exception:  # noqa: BLE001 - st.user unavailable (no session context): nobody signed in through OIDC
         return {}
 
 

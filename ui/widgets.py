@@ -18,27 +18,13 @@ from debate.runner import MAX_CLAIM_CHARS
 from debate.store.debates import MAX_LINEUP_NAME
 from ui import catalog, landing, resources
 from ui.examples import gold_for, missing_sources as examples_missing
+from ui.keep import keep, remember
 from ui.safe import escape
+from ui.server_box import server_box
 
 MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
                "early_stop", "members", "member")
 DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
-
-
-def keep(key: str, default: Any) -> None:
-    """Give widget `key` its last value (or `default`) before it is drawn.
-
-    The value is set through the Session State API even when the key is there: right after a page
-    switch the key still holds the value of the other page's widget, which a widget of another id
-    (another page, another container) would not take over; it would start from its own default."""
-    st.session_state[key] = st.session_state[key] if key in st.session_state else \
-        st.session_state.get(f"keep:{key}", default)
-
-
-def remember(*keys: str) -> None:
-    for k in keys:
-        if k in st.session_state:
-            st.session_state[f"keep:{k}"] = st.session_state[k]
 
 
 # -- sidebar: task, protocol, parameters ----------------------------------------------------------
@@ -59,24 +45,6 @@ def task_picker() -> dict:
         out["custom_description"] = st.text_area("What counts", key="cfg_custom_description", height=80)
     remember("cfg_task", "cfg_category", "cfg_custom_title", "cfg_custom_description")
     return out
-
-
-def protocol_picker() -> tuple[str, Any]:
-    infos = catalog.protocols()
-    if not infos:
-        st.error("The debate engine offers no protocols yet.")
-        st.stop()
-    names = list(infos)
-    keep("cfg_protocol", names[0])
-    if st.session_state["cfg_protocol"] not in names:
-        st.session_state["cfg_protocol"] = names[0]
-    from ui.setup import follow_protocol_widget  # (ui.setup builds on this module)
-
-    name = st.radio("Protocol", names, key="cfg_protocol", format_func=lambda n: infos[n].title,
-                    captions=[infos[n].one_line for n in names], on_change=follow_protocol_widget,
-                    args=("cfg_protocol",))
-    remember("cfg_protocol")
-    return name, infos[name]
 
 
 def _param_widget(protocol: str, name: str, default: Any, help_text: str, choices: dict) -> Any:
@@ -378,7 +346,6 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     base = choices[preset]
     if base.get("description"):
         st.caption(escape(base["description"]))  # a saved lineup's, or a lineup file's: anyone's text
-    from ui.server_box import server_box
     base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
     options = sorted({m.spec for m in resources.known_models() if m.name and m.status == "ready"}

@@ -108,10 +108,10 @@ def decision_signals(events: list[dict], category: int | None = None) -> dict:
     evs = category_events(events, category)
     confidence, number = None, ""
     for v in (e for e in evs if e.get("type") == "verdict"):
-        if category is None or v.get("category") in (None, category) or str(v.get("category")) == str(category):
-            if v.get("confidence") is not None:
-                confidence = float(v["confidence"])
-                number = verdict_number(v)  # what that number is: a vote share or a probability
+        ours = category is None or v.get("category") in (None, category) or str(v.get("category")) == str(category)
+        if ours and v.get("confidence") is not None:
+            confidence = float(v["confidence"])
+            number = verdict_number(v)  # what that number is: a vote share or a probability
     checks = [e for e in evs if e.get("type") == "stop_check"]
     if confidence is None and checks:
         confidence = float(checks[-1].get("verdict_confidence") or 0.0)

@@ -216,7 +216,7 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str, a
     from debate.runner import run_debate
 
     try:
-        fh_or_none = open(events_path, "w", encoding="utf-8") if events_path else nullcontext()
+        fh_or_none = open(events_path, "w", encoding="utf-8") if events_path else nullcontext()  # noqa: SIM115 - entered below
     except OSError as e:
         raise InvalidInput(f"Cannot write the events to {events_path}: {e.strerror or e}.",
                            "Choose a file in a folder you can write to.") from None

@@ -107,7 +107,7 @@ class Started:
     token are measured from here, so waiting for a busy local model is not counted as model time."""
 
 
-Chunk = Union[Delta, Final, Started]
+Chunk = Delta | Final | Started
 
 
 @dataclass

@@ -400,7 +400,7 @@ class DebateContext:
                             break
                         q.put(("event", ev))
                 q.put(("done", i))
-            except BaseException as e:  # handed to the generator thread, which re-raises it
+            except BaseException as e:  # noqa: BLE001 - handed to the generator thread, which re-raises it
                 q.put(("error", e))
 
         threads = [threading.Thread(target=work, args=(i,), daemon=True, name=f"turn-{s.turn_id}")
@@ -414,7 +414,7 @@ class DebateContext:
                     kind, item = q.get(timeout=0.05)
                 except queue.Empty:
                     if self.stopping():
-                        raise Cancelled("The debate was stopped.")
+                        raise Cancelled("The debate was stopped.") from None
                     continue
                 if kind == "event":
                     yield item

@@ -159,7 +159,7 @@ def _close_cut_off(candidate: str) -> str | None:
             in_str = True
         elif ch in "{[":
             stack.append("}" if ch == "{" else "]")
-        elif ch in "}]":
+        elif ch in "}]":  # noqa: SIM102 - one branch of a chain: a closing bracket is done here either way
             if not stack or stack.pop() != ch:
                 return None
     if not stack:

@@ -45,7 +45,7 @@ def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> It
     port = free_port()
     e = {**os.environ, "DEBATE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
          **(env or {})}
-    log = open(home / "streamlit.log", "wb")
+    log = open(home / "streamlit.log", "wb")  # noqa: SIM115 - the server writes to it until the fixture ends
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",

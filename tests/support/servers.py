@@ -46,7 +46,7 @@ class ServerProcess:
         """`env`: the whole environment of the process (default: ours, offline, with the repo importable)."""
         self.url = url
         self.log = log
-        self._fh = open(log, "wb")
+        self._fh = open(log, "wb")  # noqa: SIM115 - the server writes to it until stop() closes it
         if env is None:
             env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, stdout=self._fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
