@@ -29,13 +29,13 @@ TESTS = REPO / "tests"
 # browser test (it needs chromium), a real-model UI test a real_model one.
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("browser", ("*_browser.py",)),
-    ("real_model", ("*_real.py",)),
-    ("ui", ("test_ui_*.py",)),
+    ("real_model", ("*_real.py", "test_lonely_clone.py")),
+    ("ui", ("test_ui_*.py", "test_numbers_on_screen.py")),
     ("security", ("test_hardening_*.py", "test_hostile_*.py", "test_secrets_*.py", "test_redirects_*.py",
                   "test_trust_*.py", "test_*_bounds.py", "test_export_formula_guard.py", "test_parsing_hostile.py",
                   "test_retrieval_ssrf.py", "test_injection*.py", "test_prompt_injection*.py")),
     ("models", ("test_models_*.py", "test_lineup_server.py", "test_embed_process.py", "test_router*.py",
-                "test_fleet*.py", "test_backend*.py")),
+                "test_fleet*.py", "test_backend*.py", "test_label_position.py")),
     ("evidence", ("test_retrieval_*.py", "test_evidence_*.py", "test_radar_shared_evidence.py", "test_sources*.py")),
     ("evaluation", ("test_eval_*.py", "test_data*.py", "test_reproduc*.py")),
     ("aids", ("test_calibration.py", "test_small_models.py", "test_council_views.py", "test_lexical_views.py",
