@@ -14,12 +14,14 @@ st.set_page_config(page_title="Debate viewer", page_icon="assets/logo.svg", layo
 apply_style()
 
 HERE = Path(__file__).parent
-OPTIONAL = [("pages/compare.py", "Compare", ":material/compare_arrows:"),
-            ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
-            ("pages/learn.py", "Learn", ":material/school:"),
-            ("pages/present.py", "Present", ":material/slideshow:"),
-            ("pages/poll.py", "Poll", ":material/how_to_vote:"),
-            ("pages/adjudicate.py", "Adjudicate", ":material/gavel:")]
+OPTIONAL = [
+    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
+    ("pages/learn.py", "Learn", ":material/school:"),
+    ("pages/present.py", "Present", ":material/slideshow:"),
+    ("pages/poll.py", "Poll", ":material/how_to_vote:"),
+    ("pages/adjudicate.py", "Adjudicate", ":material/gavel:"),
+]
 
 pages = [
     st.Page("pages/debate.py", title="Debate", icon=":material/forum:", default=True),

@@ -63,8 +63,16 @@ def checkthat_items(n: int = N_MAX) -> list[dict]:
         rng.shuffle(pos)
         rng.shuffle(neg)
         mixed = [x for pair in zip(pos, neg) for x in pair]
-        per_cat[cat] = [{"id": f"ct-{it.id}-c{cat}", "claim": it.text, "task": "checkthat", "category": int(cat),
-                         "gold": it.gold[cat]} for it in mixed]
+        per_cat[cat] = [
+            {
+                "id": f"ct-{it.id}-c{cat}",
+                "claim": it.text,
+                "task": "checkthat",
+                "category": int(cat),
+                "gold": it.gold[cat],
+            }
+            for it in mixed
+        ]
     out = [per_cat[c][i] for i in range(n) for c in ("1", "2", "3")]
     return out[:n]
 
@@ -78,8 +86,13 @@ def truth_items(n: int = N_MAX) -> list[dict]:
     for name in ("liar-valid", "averitec-dev-3"):
         items = list(load_dataset(name).items)
         rng.shuffle(items)
-        lists.append([{"id": f"{name}-{it.id}", "claim": it.text, "task": "halftruth", "category": None,
-                       "gold": it.gold} for it in items if 20 <= len(it.text) <= 400])
+        lists.append(
+            [
+                {"id": f"{name}-{it.id}", "claim": it.text, "task": "halftruth", "category": None, "gold": it.gold}
+                for it in items
+                if 20 <= len(it.text) <= 400
+            ]
+        )
     out = [x for pair in zip(*lists) for x in pair]
     return out[:n]
 
@@ -89,10 +102,20 @@ def config_for(protocol: str, item: dict):
     from debate.live import pace
     from debate.runner import DebateConfig
 
-    return DebateConfig(claim=item["claim"], protocol=protocol, task=item["task"], category=item["category"],
-                        lineup="embedded", params=pace.overrides("demo", protocol), evidence=None,
-                        top_k=pace.top_k("demo"), max_tokens=pace.max_tokens("demo"), aids=True,
-                        gold=item["gold"], sources="local")
+    return DebateConfig(
+        claim=item["claim"],
+        protocol=protocol,
+        task=item["task"],
+        category=item["category"],
+        lineup="embedded",
+        params=pace.overrides("demo", protocol),
+        evidence=None,
+        top_k=pace.top_k("demo"),
+        max_tokens=pace.max_tokens("demo"),
+        aids=True,
+        gold=item["gold"],
+        sources="local",
+    )
 
 
 def run_one(protocol: str, item: dict, client, retriever) -> dict:
@@ -102,15 +125,38 @@ def run_one(protocol: str, item: dict, client, retriever) -> dict:
     events = [e.to_dict() for e in run_debate(config_for(protocol, item), client, retriever)]
     verdict_t = next((e["t"] for e in reversed(events) if e["type"] == "verdict"), None)
     fin = events[-1] if events and events[-1]["type"] == "finished" else {}
-    turns = [{k: e.get(k) for k in ("role", "agent", "model", "text", "label", "label_probs", "cut_off_at",
-                                    "completion_tokens", "parsed")}
-             for e in events if e["type"] == "turn_finished"]
+    turns = [
+        {
+            k: e.get(k)
+            for k in (
+                "role",
+                "agent",
+                "model",
+                "text",
+                "label",
+                "label_probs",
+                "cut_off_at",
+                "completion_tokens",
+                "parsed",
+            )
+        }
+        for e in events
+        if e["type"] == "turn_finished"
+    ]
     for t in turns:
         t["text"] = (t["text"] or "")[:3000]
-    return {"item": item["id"], "protocol": protocol, "verdict_s": verdict_t, "wall_s": round(time.perf_counter() - t0, 2),
-            "status": fin.get("status"), "label": fin.get("label"), "gold": item["gold"],
-            "scores": score_debate(events), "turns": turns,
-            "errors": [e.get("message", "")[:300] for e in events if e["type"] == "error"]}
+    return {
+        "item": item["id"],
+        "protocol": protocol,
+        "verdict_s": verdict_t,
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "status": fin.get("status"),
+        "label": fin.get("label"),
+        "gold": item["gold"],
+        "scores": score_debate(events),
+        "turns": turns,
+        "errors": [e.get("message", "")[:300] for e in events if e["type"] == "error"],
+    }
 
 
 def rescored(r: dict) -> list[dict]:
@@ -124,16 +170,25 @@ def rescored(r: dict) -> list[dict]:
     rows = []
     for s, t in zip(r["scores"], r["turns"]):
         text = t.get("text") or ""
-        rows.append({**s, "words": len(text.split()), "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
-                     "repeats": find_loop(text) is not None, "off_script": bool(off_script(text)),
-                     "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs"))})
+        rows.append(
+            {
+                **s,
+                "words": len(text.split()),
+                "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
+                "repeats": find_loop(text) is not None,
+                "off_script": bool(off_script(text)),
+                "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs")),
+            }
+        )
     return rows
 
 
 def table(results: list[dict]) -> str:
     """The printed table: one row per protocol (all its turns) and per role within it."""
-    head = ("| protocol | role | turns | cut mid-sentence | repeats | off-script | unsupported figure | "
-            "label ≠ argmax | median words | Run→verdict (median, engine) |")
+    head = (
+        "| protocol | role | turns | cut mid-sentence | repeats | off-script | unsupported figure | "
+        "label ≠ argmax | median words | Run→verdict (median, engine) |"
+    )
     lines = [head, "|" + "---|" * 10]
     by_proto: dict[str, list[dict]] = defaultdict(list)
     for r in results:
@@ -149,8 +204,11 @@ def table(results: list[dict]) -> str:
             for m in MEASURES:
                 k, n = sm[m]
                 cells.append(f"{k}/{n} ({k / n:.0%})" if n else "—")
-            lines.append(f"| {proto} ({len(runs)} items) | {role} | {sm['turns']} | " + " | ".join(cells)
-                         + f" | {sm['median_words']:g} | {click if role == 'all' else ''} |")
+            lines.append(
+                f"| {proto} ({len(runs)} items) | {role} | {sm['turns']} | "
+                + " | ".join(cells)
+                + f" | {sm['median_words']:g} | {click if role == 'all' else ''} |"
+            )
     return "\n".join(lines)
 
 
@@ -180,14 +238,25 @@ def main() -> None:
             r = run_one(proto, it, client, retriever if proto in RADAR else None)
             results.append(r)
             loads.append(os.getloadavg()[0])
-            print(f"{proto} {it['id']}: verdict {r['label']} (gold {r['gold']}) at {r['verdict_s']} s, "
-                  f"{len(r['scores'])} turns", file=sys.stderr, flush=True)
+            print(
+                f"{proto} {it['id']}: verdict {r['label']} (gold {r['gold']}) at {r['verdict_s']} s, "
+                f"{len(r['scores'])} turns",
+                file=sys.stderr,
+                flush=True,
+            )
             if args.out:  # written after every debate: a long run interrupted keeps what it measured
-                Path(args.out).write_text(json.dumps({
-                    "command": " ".join(sys.argv), "started": started, "load_1min": [round(x, 2) for x in loads],
-                    "results": results}, ensure_ascii=False))
-    print(f"started {started}; load average (1 min) during the run: min {min(loads):.1f}, "
-          f"max {max(loads):.1f}")
+                Path(args.out).write_text(
+                    json.dumps(
+                        {
+                            "command": " ".join(sys.argv),
+                            "started": started,
+                            "load_1min": [round(x, 2) for x in loads],
+                            "results": results,
+                        },
+                        ensure_ascii=False,
+                    )
+                )
+    print(f"started {started}; load average (1 min) during the run: min {min(loads):.1f}, max {max(loads):.1f}")
     print(table(results))
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from debate.models.base import GenOptions  # noqa: E402
-from debate.models.client import ModelClient  # noqa: E402
-from debate.models.scripted import ScriptedBackend  # noqa: E402
-from debate.runner import DebateConfig, prepare, run_debate  # noqa: E402
+from debate.models.base import GenOptions
+from debate.models.client import ModelClient
+from debate.models.scripted import ScriptedBackend
+from debate.runner import DebateConfig, prepare, run_debate
 
 DELAY = 0.01
 
@@ -40,9 +40,12 @@ def council_round() -> dict:
 
     def reply(messages, options):
         return words(lengths[options.seed], '{"vote": "YES"}')
+
     client = ModelClient({"scripted": ScriptedBackend(default=reply, delay_s=DELAY)})
-    lineup = {"members": [{"name": f"m{i}", "model": f"scripted:m{i}", "seed": i} for i in range(1, 6)],
-              "judge": {"model": "scripted:j"}}
+    lineup = {
+        "members": [{"name": f"m{i}", "model": f"scripted:m{i}", "seed": i} for i in range(1, 6)],
+        "judge": {"model": "scripted:j"},
+    }
     ev = list(run_debate(DebateConfig(claim="x", protocol="council", category=2, lineup=lineup), client))
     start = next(e for e in ev if e.type == "turn_started")
     tally = next(e for e in ev if e.type == "votes_tallied")
@@ -53,16 +56,16 @@ def council_round() -> dict:
 
 
 def single_overhead(tokens: int = 50, rounds: int = 3) -> dict:
-    client = ModelClient({"scripted": ScriptedBackend(default=lambda m, o: words(tokens, '{"category": 1}'),
-                                                      delay_s=DELAY)})
+    client = ModelClient(
+        {"scripted": ScriptedBackend(default=lambda m, o: words(tokens, '{"category": 1}'), delay_s=DELAY)}
+    )
     lineup = {"members": [{"model": "scripted:a"}, {"model": "scripted:b"}], "judge": {"model": "scripted:j"}}
     t0 = time.perf_counter()
     ev = list(run_debate(DebateConfig(claim="x", protocol="single", lineup=lineup, params={"rounds": rounds}), client))
     wall = time.perf_counter() - t0
     nominal = (2 * rounds + 3) * tokens * DELAY
     raw = raw_batches(client, [len(b) for b in batches_of(ev)], tokens)
-    return {"wall_s": wall, "raw_s": raw, "nominal_s": nominal, "overhead": wall / raw - 1,
-            "calls": ev[-1].model_calls}
+    return {"wall_s": wall, "raw_s": raw, "nominal_s": nominal, "overhead": wall / raw - 1, "calls": ev[-1].model_calls}
 
 
 def batches_of(events) -> list[list[str]]:
@@ -83,11 +86,17 @@ def batches_of(events) -> list[list[str]]:
 def raw_batches(client: ModelClient, sizes: list[int], tokens: int) -> float:
     """The same calls with the same concurrency, made directly on the client with plain threads."""
     import threading
+
     t0 = time.perf_counter()
     for n in sizes:
-        threads = [threading.Thread(target=lambda i=i: client.chat(
-            f"scripted:raw{i}", [{"role": "user", "content": "x"}], GenOptions(max_tokens=tokens)).result())
-            for i in range(n)]
+        threads = [
+            threading.Thread(
+                target=lambda i=i: client.chat(
+                    f"scripted:raw{i}", [{"role": "user", "content": "x"}], GenOptions(max_tokens=tokens)
+                ).result()
+            )
+            for i in range(n)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -96,8 +105,14 @@ def raw_batches(client: ModelClient, sizes: list[int], tokens: int) -> float:
 
 
 def baseline_overhead(client: ModelClient, lineup, max_tokens: int) -> dict:
-    cfg = DebateConfig(claim="A new study in Nature finds coffee lowers heart disease risk", protocol="baseline",
-                       category=2, lineup=lineup, params={"examples": False}, max_tokens=max_tokens)
+    cfg = DebateConfig(
+        claim="A new study in Nature finds coffee lowers heart disease risk",
+        protocol="baseline",
+        category=2,
+        lineup=lineup,
+        params={"examples": False},
+        max_tokens=max_tokens,
+    )
     t0 = time.perf_counter()
     ev = list(run_debate(cfg, client))
     engine = time.perf_counter() - t0
@@ -106,18 +121,26 @@ def baseline_overhead(client: ModelClient, lineup, max_tokens: int) -> dict:
     # the same request(s), made directly: first prompt as sent by the engine
     from debate import prompts
     from debate.protocols.base import DebateContext
+
     pp = prepare(cfg)
     ctx = DebateContext(config=cfg, client=client, agents=pp.agents, params=pp.params)
     from debate.tasks import resolve_task
+
     ctx.task = resolve_task("checkthat", 2)
     msgs = prompts.messages(None, "turquaz.baseline", ctx.task_values())
     a = pp.agents[0]
     t0 = time.perf_counter()
-    client.chat(a.model, msgs, GenOptions(temperature=a.temperature, seed=a.seed, max_tokens=max_tokens,
-                                          labels=("YES", "NO"))).result()
+    client.chat(
+        a.model, msgs, GenOptions(temperature=a.temperature, seed=a.seed, max_tokens=max_tokens, labels=("YES", "NO"))
+    ).result()
     raw = time.perf_counter() - t0
-    return {"engine_s": engine, "raw_s": raw, "overhead": engine / raw - 1, "calls": calls,
-            "completion_tokens": turn.completion_tokens}
+    return {
+        "engine_s": engine,
+        "raw_s": raw,
+        "overhead": engine / raw - 1,
+        "calls": calls,
+        "completion_tokens": turn.completion_tokens,
+    }
 
 
 def main() -> int:
@@ -125,36 +148,46 @@ def main() -> int:
     ap.add_argument("--real", action="store_true", help="also measure on the embedded qwen2.5-0.5b")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+    med = lambda rows, k: statistics.median(r[k] for r in rows)
 
     rows = [council_round() for _ in range(args.repeat)]
     print(f"council round, 5 members in parallel (scripted, {DELAY * 1000:.0f} ms/token, 20-60 tokens):")
-    print(f"  wall {med(rows, 'wall_s'):.3f} s  slowest member {med(rows, 'slowest_s'):.3f} s  "
-          f"ratio {med(rows, 'ratio'):.3f}x (target <= 1.2x)  sequential sum would be {med(rows, 'sum_s'):.3f} s")
+    print(
+        f"  wall {med(rows, 'wall_s'):.3f} s  slowest member {med(rows, 'slowest_s'):.3f} s  "
+        f"ratio {med(rows, 'ratio'):.3f}x (target <= 1.2x)  sequential sum would be {med(rows, 'sum_s'):.3f} s"
+    )
 
     rows = [single_overhead() for _ in range(args.repeat)]
     print("single debate R=3, 11 calls x 50 tokens (critical path 9 answers):")
-    print(f"  engine wall {med(rows, 'wall_s'):.3f} s  same calls made directly {med(rows, 'raw_s'):.3f} s "
-          f"(nominal {rows[0]['nominal_s']:.3f} s)  "
-          f"overhead {med(rows, 'overhead') * 100:.2f}% (target < 3%)")
+    print(
+        f"  engine wall {med(rows, 'wall_s'):.3f} s  same calls made directly {med(rows, 'raw_s'):.3f} s "
+        f"(nominal {rows[0]['nominal_s']:.3f} s)  "
+        f"overhead {med(rows, 'overhead') * 100:.2f}% (target < 3%)"
+    )
 
-    client = ModelClient({"scripted": ScriptedBackend(default=lambda m, o: words(50, '{"category": 1}'),
-                                                      delay_s=DELAY)})
+    client = ModelClient(
+        {"scripted": ScriptedBackend(default=lambda m, o: words(50, '{"category": 1}'), delay_s=DELAY)}
+    )
     lu = {"members": [{"model": "scripted:a"}], "judge": {"model": "scripted:a"}}
     rows = [baseline_overhead(client, lu, 64) for _ in range(args.repeat)]
-    print(f"baseline, one 50-token call: engine {med(rows, 'engine_s'):.3f} s vs direct {med(rows, 'raw_s'):.3f} s  "
-          f"overhead {med(rows, 'overhead') * 100:.2f}%")
+    print(
+        f"baseline, one 50-token call: engine {med(rows, 'engine_s'):.3f} s vs direct {med(rows, 'raw_s'):.3f} s  "
+        f"overhead {med(rows, 'overhead') * 100:.2f}%"
+    )
 
     if args.real:
         from debate.models.registry import default_client
+
         real = default_client(cache=False)
         lu = {"members": [{"model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}]}
         baseline_overhead(real, lu, 8)  # load the model once, outside the measurement
         rows = [baseline_overhead(real, lu, 32) for _ in range(args.repeat)]
         calls = rows[0]["calls"]
-        print(f"baseline on local:qwen2.5-0.5b (32 tokens, {calls} call(s) incl. any repair): engine "
-              f"{med(rows, 'engine_s'):.2f} s vs direct {med(rows, 'raw_s'):.2f} s  "
-              f"overhead {med(rows, 'overhead') * 100:.2f}%" + ("" if calls == 1 else "  (not comparable: repair)"))
+        print(
+            f"baseline on local:qwen2.5-0.5b (32 tokens, {calls} call(s) incl. any repair): engine "
+            f"{med(rows, 'engine_s'):.2f} s vs direct {med(rows, 'raw_s'):.2f} s  "
+            f"overhead {med(rows, 'overhead') * 100:.2f}%" + ("" if calls == 1 else "  (not comparable: repair)")
+        )
     return 0
 
 

@@ -31,15 +31,22 @@ from debate import seats  # noqa: E402
 from debate.models.registry import default_client  # noqa: E402
 from debate.runner import DebateConfig, run_debate  # noqa: E402
 
-CLAIM = ("New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found "
-         "https://t.co/abc")
+CLAIM = "New study: people who drink 3 cups of coffee a day live longer, researchers at Harvard found https://t.co/abc"
 ANSWER = "The tweet cites no study at all: a link and a number are not a reported result."
 
 
 def _config(debate_id: str, rounds: int, max_tokens: int, countdown: float) -> DebateConfig:
-    return DebateConfig(claim=CLAIM, protocol="single", category=1, lineup="embedded",
-                        params={"rounds": rounds, "examples": False}, max_tokens=max_tokens,
-                        humans=["opponent"], human_timeout_s=countdown, debate_id=debate_id)
+    return DebateConfig(
+        claim=CLAIM,
+        protocol="single",
+        category=1,
+        lineup="embedded",
+        params={"rounds": rounds, "examples": False},
+        max_tokens=max_tokens,
+        humans=["opponent"],
+        human_timeout_s=countdown,
+        debate_id=debate_id,
+    )
 
 
 def handover(rounds: int, max_tokens: int) -> list[dict]:
@@ -77,8 +84,14 @@ def handover(rounds: int, max_tokens: int) -> list[dict]:
                 before = [a for a in accepted if a <= started[ev.turn_id]]
                 if before and ev.ttft_s is not None:  # a model turn that came after a person's answer
                     gap = first[ev.turn_id] - before[-1]
-                    rows.append({"turn": f"{ev.agent} {ev.phase} {ev.round}", "answer_to_first_token_s": gap,
-                                 "model_ttft_s": ev.ttft_s, "added_s": gap - ev.ttft_s})
+                    rows.append(
+                        {
+                            "turn": f"{ev.agent} {ev.phase} {ev.round}",
+                            "answer_to_first_token_s": gap,
+                            "model_ttft_s": ev.ttft_s,
+                            "added_s": gap - ev.ttft_s,
+                        }
+                    )
     finally:
         stop.set()
     return rows
@@ -92,8 +105,13 @@ def unattended(rounds: int, max_tokens: int, countdown: float) -> tuple[list[dic
         if ev.type == "human_asked":
             asked[ev.turn_id] = ev.t
         elif ev.type == "human_timeout":
-            rows.append({"turn": f"{ev.agent} {ev.phase} {ev.round}", "blocked_s": ev.t - asked[ev.turn_id],
-                         "countdown_s": countdown})
+            rows.append(
+                {
+                    "turn": f"{ev.agent} {ev.phase} {ev.round}",
+                    "blocked_s": ev.t - asked[ev.turn_id],
+                    "countdown_s": countdown,
+                }
+            )
         elif ev.type == "finished":
             status = ev.status
     return rows, status, time.perf_counter() - t0
@@ -119,8 +137,10 @@ def main() -> int:
     for r in idle:
         print(f"{r['turn']:<26}{r['blocked_s']:>12.3f}{r['countdown_s']:>14.3f}")
     if idle:
-        print(f"most over the countdown: {max(r['blocked_s'] - r['countdown_s'] for r in idle):.3f} s; "
-              f"debate {status} in {wall:.1f} s")
+        print(
+            f"most over the countdown: {max(r['blocked_s'] - r['countdown_s'] for r in idle):.3f} s; "
+            f"debate {status} in {wall:.1f} s"
+        )
     return 0
 
 

@@ -21,17 +21,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from debate.models import local as local_mod  # noqa: E402
-from debate.models import packaged  # noqa: E402
-from debate.models.base import GenOptions  # noqa: E402
-from debate.models.client import ModelClient  # noqa: E402
-from debate.models.local import LocalBackend, load_llama  # noqa: E402
-from debate.models.scripted import ScriptedBackend  # noqa: E402
+from debate.models import local as local_mod
+from debate.models import packaged
+from debate.models.base import GenOptions
+from debate.models.client import ModelClient
+from debate.models.local import LocalBackend, load_llama
+from debate.models.scripted import ScriptedBackend
 
 MESSAGES = [
     {"role": "system", "content": "You are a careful fact-checker. Explain briefly, then answer YES or NO."},
-    {"role": "user", "content": "Tweet: 'The Great Wall of China is visible from the Moon with the naked eye.' "
-                                "Is this claim accurate?"},
+    {
+        "role": "user",
+        "content": "Tweet: 'The Great Wall of China is visible from the Moon with the naked eye.' "
+        "Is this claim accurate?",
+    },
 ]
 
 
@@ -39,8 +42,9 @@ def direct(llm, max_tokens: int) -> dict:
     t0 = time.perf_counter()
     ttft, n, parts = None, 0, []
     llm.reset()
-    for chunk in llm.create_chat_completion(messages=MESSAGES, temperature=0.0, max_tokens=max_tokens,
-                                            seed=0, stream=True):
+    for chunk in llm.create_chat_completion(
+        messages=MESSAGES, temperature=0.0, max_tokens=max_tokens, seed=0, stream=True
+    ):
         text = chunk["choices"][0]["delta"].get("content")
         if text:
             if ttft is None:
@@ -55,8 +59,13 @@ def layer(client: ModelClient, spec: str, max_tokens: int) -> dict:
     stream = client.chat(spec, MESSAGES, GenOptions(max_tokens=max_tokens, cache=False))
     n = sum(1 for _ in stream)
     res = stream.result()
-    return {"total": time.perf_counter() - t0, "ttft": res.ttft_s, "chunks": n, "text": res.text,
-            "tokens": res.completion_tokens}
+    return {
+        "total": time.perf_counter() - t0,
+        "ttft": res.ttft_s,
+        "chunks": n,
+        "text": res.text,
+        "tokens": res.completion_tokens,
+    }
 
 
 def python_path_cost(chunks: int, reps: int = 200) -> float:
@@ -83,9 +92,11 @@ def sampler_hook_cost(llm, tokens: int, reps: int = 50) -> float:
     rec = local_mod._StepRecorder()
     t0 = time.perf_counter()
     for _ in range(reps):
-        arr = np.recarray(shape=(n_vocab,), dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)],
-                                                           align=True),
-                          buf=(llama_cpp.llama_token_data * n_vocab).from_address(ctypes.addressof(buf)))
+        arr = np.recarray(
+            shape=(n_vocab,),
+            dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True),
+            buf=(llama_cpp.llama_token_data * n_vocab).from_address(ctypes.addressof(buf)),
+        )
         arr.logit[:] = rec(llm._input_ids, arr.logit)
     return (time.perf_counter() - t0) / reps * tokens
 
@@ -113,8 +124,10 @@ def main() -> None:
     backend = LocalBackend()
     t0 = time.perf_counter()
     llm, _ = load_llama(path, backend.n_ctx, backend.n_threads, packaged.CATALOGUE[args.model].chat_format)
-    print(f"model {args.model} ({path.name}) loaded in {time.perf_counter() - t0:.2f} s; "
-          f"n_ctx={backend.n_ctx} n_threads={backend.n_threads}")
+    print(
+        f"model {args.model} ({path.name}) loaded in {time.perf_counter() - t0:.2f} s; "
+        f"n_ctx={backend.n_ctx} n_threads={backend.n_threads}"
+    )
     client = ModelClient({"local": backend}, cache=None)
     spec = f"local:{args.model}"
 
@@ -138,7 +151,7 @@ def main() -> None:
         rec_per_run.append(rec_time[0])
     assert d_runs[0]["text"] == l_runs[0]["text"], "both paths must produce the same text"
 
-    med = lambda runs, k: statistics.median(r[k] for r in runs)  # noqa: E731
+    med = lambda runs, k: statistics.median(r[k] for r in runs)
     tokens = l_runs[0]["tokens"]
     d_tot, l_tot = med(d_runs, "total"), med(l_runs, "total")
     py_cost = python_path_cost(l_runs[0]["chunks"])
@@ -146,16 +159,24 @@ def main() -> None:
     instrumented = hook + py_cost
     lab = label_recorder_cost(llm, path)
     print(f"completion tokens per run: {tokens}  (runs: {args.runs}, greedy, same text on both paths)")
-    print(f"direct llama.cpp : {tokens / d_tot:6.1f} tok/s  TTFT {med(d_runs, 'ttft') * 1000:7.1f} ms  "
-          f"total {d_tot:.3f} s")
-    print(f"model layer      : {tokens / l_tot:6.1f} tok/s  TTFT {med(l_runs, 'ttft') * 1000:7.1f} ms  "
-          f"total {l_tot:.3f} s")
-    print(f"overhead end-to-end (median difference): {(l_tot - d_tot) * 1000:+.1f} ms = "
-          f"{(l_tot - d_tot) / d_tot * 100:+.2f}% of model time (noise on shared cores is of this order)")
-    print(f"overhead instrumented: sampler hook incl. logits recorder {hook * 1000:.2f} ms "
-          f"(recorder alone {statistics.median(rec_per_run) * 1000:.2f} ms) + client/ChatStream "
-          f"{py_cost * 1000:.2f} ms = {instrumented * 1000:.2f} ms = "
-          f"{instrumented / d_tot * 100:.2f}% of model time  (target < 2%)")
+    print(
+        f"direct llama.cpp : {tokens / d_tot:6.1f} tok/s  TTFT {med(d_runs, 'ttft') * 1000:7.1f} ms  "
+        f"total {d_tot:.3f} s"
+    )
+    print(
+        f"model layer      : {tokens / l_tot:6.1f} tok/s  TTFT {med(l_runs, 'ttft') * 1000:7.1f} ms  "
+        f"total {l_tot:.3f} s"
+    )
+    print(
+        f"overhead end-to-end (median difference): {(l_tot - d_tot) * 1000:+.1f} ms = "
+        f"{(l_tot - d_tot) / d_tot * 100:+.2f}% of model time (noise on shared cores is of this order)"
+    )
+    print(
+        f"overhead instrumented: sampler hook incl. logits recorder {hook * 1000:.2f} ms "
+        f"(recorder alone {statistics.median(rec_per_run) * 1000:.2f} ms) + client/ChatStream "
+        f"{py_cost * 1000:.2f} ms = {instrumented * 1000:.2f} ms = "
+        f"{instrumented / d_tot * 100:.2f}% of model time  (target < 2%)"
+    )
     per_token = d_tot / max(1, tokens)
     print(f"with labels=(YES, NO): + {lab * 1000:.3f} ms per token = {lab / per_token * 100:.2f}% of model time")
 

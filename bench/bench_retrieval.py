@@ -23,13 +23,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from debate.retrieval import averitec  # noqa: E402
-from debate.retrieval import embed as embed_mod  # noqa: E402
-from debate.retrieval import index as index_mod  # noqa: E402
-from debate.retrieval.corpus import text_key, to_passages  # noqa: E402
-from debate.retrieval.retriever import default_retriever  # noqa: E402
+from debate.retrieval import averitec
+from debate.retrieval import embed as embed_mod
+from debate.retrieval import index as index_mod
+from debate.retrieval.corpus import text_key, to_passages
+from debate.retrieval.retriever import default_retriever
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -103,18 +103,27 @@ def bench_speed(sizes=(1000, 10_000, 100_000), n_queries: int = 200) -> dict:
         t = time.perf_counter()
         embedder.embed([c])
         qtimes.append(time.perf_counter() - t)
-    out = {"embedding": {"passages": len(sample), "mean_words": round(float(np.mean([len(s.split()) for s in sample])), 1),
-                         "passages_per_s": round(len(sample) / emb_s, 1),
-                         "query_embed_p50_ms": round(pct(qtimes, 50), 1), "query_embed_p95_ms": round(pct(qtimes, 95), 1)},
-           "index": []}
+    out = {
+        "embedding": {
+            "passages": len(sample),
+            "mean_words": round(float(np.mean([len(s.split()) for s in sample])), 1),
+            "passages_per_s": round(len(sample) / emb_s, 1),
+            "query_embed_p50_ms": round(pct(qtimes, 50), 1),
+            "query_embed_p95_ms": round(pct(qtimes, 95), 1),
+        },
+        "index": [],
+    }
     real = default_retriever().load().vectors
     need = max([n for n in sizes if n <= 20_000], default=0) - len(real)
     if need > 0:
         extra = liar_statements("train")[:need]
         t = time.perf_counter()
         real = np.concatenate([real, embedder.embed(extra)])
-        out["embedding_liar"] = {"passages": len(extra), "mean_words": round(float(np.mean([len(s.split()) for s in extra])), 1),
-                                 "passages_per_s": round(len(extra) / (time.perf_counter() - t), 1)}
+        out["embedding_liar"] = {
+            "passages": len(extra),
+            "mean_words": round(float(np.mean([len(s.split()) for s in extra])), 1),
+            "passages_per_s": round(len(extra) / (time.perf_counter() - t), 1),
+        }
         print(json.dumps(out["embedding_liar"]), flush=True)
     real_queries = embedder.embed(liar_statements("valid")[:n_queries])
     for n in sizes:
@@ -127,9 +136,14 @@ def bench_speed(sizes=(1000, 10_000, 100_000), n_queries: int = 200) -> dict:
             idx = index_mod.make_faiss_index(base, limit=(n if kind == "flat" else 0))
             build = time.perf_counter() - t
             times = time_queries(idx, queries)
-            row = {"passages": n, "vectors": "real" if is_real else "synthetic", "index": kind,
-                   "build_s": round(build, 3), "query_p50_ms": round(pct(times, 50), 2),
-                   "query_p95_ms": round(pct(times, 95), 2)}
+            row = {
+                "passages": n,
+                "vectors": "real" if is_real else "synthetic",
+                "index": kind,
+                "build_s": round(build, 3),
+                "query_p50_ms": round(pct(times, 50), 2),
+                "query_p95_ms": round(pct(times, 95), 2),
+            }
             if kind == "hnsw":
                 row["recall@10_vs_exact"] = round(index_mod.recall_at_k(idx, base, queries, 10), 4)
             out["index"].append(row)

@@ -26,22 +26,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from debate.evaluation.runner import EvalOptions, run_eval  # noqa: E402
-from debate.models.base import GenOptions  # noqa: E402
-from debate.models.registry import default_client  # noqa: E402
-from tests.support.servers import ROUTER_BIN, FlakyOpenAI, start_litellm_router  # noqa: E402
-from tests.test_eval_runner import fake_run_debate  # noqa: E402
+from debate.evaluation.runner import EvalOptions, run_eval
+from debate.models.base import GenOptions
+from debate.models.registry import default_client
+from tests.evaluation.test_eval_runner import fake_run_debate
+from tests.support.servers import ROUTER_BIN, FlakyOpenAI, start_litellm_router
 
 ANSWER = '{"label":"YES","explanation":"scripted"}'  # one word: the stand-in streams it as one piece
 
 
 def router_for(upstreams: list[FlakyOpenAI], tmp: Path, strategy: str = "least-busy") -> tuple[object, str]:
     """The router in front of `upstreams` under the model name `m`; returns it and its key."""
-    deployments = "".join(f"  - model_name: m\n    litellm_params: {{model: openai/flaky, api_base: \"{u.url}\", "
-                          f"api_key: none}}\n" for u in upstreams)
+    deployments = "".join(
+        f'  - model_name: m\n    litellm_params: {{model: openai/flaky, api_base: "{u.url}", api_key: none}}\n'
+        for u in upstreams
+    )
     config = tmp / f"router-{len(upstreams)}.yaml"
-    config.write_text(f"model_list:\n{deployments}router_settings:\n  routing_strategy: {strategy}\n"
-                      "general_settings:\n  master_key: os.environ/LITELLM_MASTER_KEY\n", encoding="utf-8")
+    config.write_text(
+        f"model_list:\n{deployments}router_settings:\n  routing_strategy: {strategy}\n"
+        "general_settings:\n  master_key: os.environ/LITELLM_MASTER_KEY\n",
+        encoding="utf-8",
+    )
     key = "sk-bench-" + secrets.token_hex(8)
     return start_litellm_router(config, {"LITELLM_MASTER_KEY": key}, tmp), key
 
@@ -54,6 +59,7 @@ def overhead(tmp: Path) -> None:
     up = FlakyOpenAI(0, reply=ANSWER)
     router, key = router_for([up], tmp)
     try:
+
         def per_request(spec: str) -> float:
             client = default_client(cache=False)
             client.chat(spec, [{"role": "user", "content": "warm up"}], GenOptions(max_tokens=8)).result()
@@ -70,16 +76,29 @@ def overhead(tmp: Path) -> None:
     finally:
         router.stop()
         up.stop()
-    print(f"overhead: median request straight to the server {1000 * direct:.1f} ms, through the router "
-          f"{1000 * routed:.1f} ms (+{1000 * (routed - direct):.1f} ms a request)")
+    print(
+        f"overhead: median request straight to the server {1000 * direct:.1f} ms, through the router "
+        f"{1000 * routed:.1f} ms (+{1000 * (routed - direct):.1f} ms a request)"
+    )
 
 
 def spread(tmp: Path, delay_s: float, strategy: str) -> None:
     def run(spec: str, name: str) -> float:
         t = time.perf_counter()
-        s = run_eval(EvalOptions(dataset="checkthat-dev", out=str(tmp / name), protocol="baseline",
-                                 lineup={"members": [{"model": spec}]}, category=1, limit=30, concurrency=6,
-                                 progress=False), client=default_client(cache=False), debate_fn=fake_run_debate)
+        s = run_eval(
+            EvalOptions(
+                dataset="checkthat-dev",
+                out=str(tmp / name),
+                protocol="baseline",
+                lineup={"members": [{"model": spec}]},
+                category=1,
+                limit=30,
+                concurrency=6,
+                progress=False,
+            ),
+            client=default_client(cache=False),
+            debate_fn=fake_run_debate,
+        )
         assert s.done == 30, s
         return time.perf_counter() - t
 
@@ -95,8 +114,10 @@ def spread(tmp: Path, delay_s: float, strategy: str) -> None:
         router.stop()
         for u in ups:
             u.stop()
-    print(f"spread: 30 items of {delay_s:.1f} s on 1 server {one:.2f}s, on 3 behind the router ({strategy}) {three:.2f}s "
-          f"(speed-up {one / three:.2f}x; requests per server {served})")
+    print(
+        f"spread: 30 items of {delay_s:.1f} s on 1 server {one:.2f}s, on 3 behind the router ({strategy}) {three:.2f}s "
+        f"(speed-up {one / three:.2f}x; requests per server {served})"
+    )
 
 
 if __name__ == "__main__":

@@ -34,13 +34,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from debate.data import locate  # noqa: E402
-from debate.retrieval import averitec, ranking  # noqa: E402
-from debate.retrieval.corpus import text_key, to_passages  # noqa: E402
-from debate.retrieval.multi import MultiRetriever  # noqa: E402
-from debate.retrieval.retriever import default_retriever, tweet_query  # noqa: E402
-from debate.retrieval.sources import SourceSettings  # noqa: E402
-from debate.retrieval.sources.local import LocalSource  # noqa: E402
+from debate.data import locate
+from debate.retrieval import averitec, ranking
+from debate.retrieval.corpus import text_key, to_passages
+from debate.retrieval.multi import MultiRetriever
+from debate.retrieval.retriever import default_retriever, tweet_query
+from debate.retrieval.sources import SourceSettings
+from debate.retrieval.sources.local import LocalSource
 
 KS = (5, 20)
 
@@ -83,7 +83,7 @@ def fit_floor() -> dict:
     grid = [round(0.15 + 0.01 * j, 2) for j in range(61)]
     local = LocalSource(default_retriever())
     claims = [c for c in claims_with_gold() if c[0] % 2 == 0]
-    kept_at = {f: 0 for f in grid}
+    kept_at = dict.fromkeys(grid, 0)
     for _, text, keys in claims:
         hits, _ = local.search(text, LOCAL_CANDIDATES)
         for f in grid:
@@ -98,13 +98,18 @@ def fit_floor() -> dict:
         none = sum(b < f for b in best_tweet) / len(best_tweet)
         rows.append((round((keep + none) / 2, 4), f, round(keep, 4), round(none, 4)))
     score, floor, keep, none = max(rows)
-    info = {"floor": floor, "on": "cosine (all-MiniLM-L6-v2) between the retrieval query and a passage",
-            "fitted_on": f"AVeriTeC dev claims with even index ({len(claims)}) vs CheckThat train tweets of "
-                         f"category 1 ({len(tweets)}), local index, top-20",
-            "objective": "mean of (claims keeping a gold passage, tweets with nothing passing)",
-            "ranking": {"bm25_weight": ranking.BM25_WEIGHT, "mmr_lambda": ranking.MMR_LAMBDA, "rrf_k": ranking.RRF_K},
-            "fit_keep_gold": keep, "fit_nothing_fits": none,
-            "written_by": "bench/bench_sources.py --fit-floor", "date": time.strftime("%Y-%m-%d")}
+    info = {
+        "floor": floor,
+        "on": "cosine (all-MiniLM-L6-v2) between the retrieval query and a passage",
+        "fitted_on": f"AVeriTeC dev claims with even index ({len(claims)}) vs CheckThat train tweets of "
+        f"category 1 ({len(tweets)}), local index, top-20",
+        "objective": "mean of (claims keeping a gold passage, tweets with nothing passing)",
+        "ranking": {"bm25_weight": ranking.BM25_WEIGHT, "mmr_lambda": ranking.MMR_LAMBDA, "rrf_k": ranking.RRF_K},
+        "fit_keep_gold": keep,
+        "fit_nothing_fits": none,
+        "written_by": "bench/bench_sources.py --fit-floor",
+        "date": time.strftime("%Y-%m-%d"),
+    }
     ranking.FLOOR_FILE.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     return info
 
@@ -134,9 +139,12 @@ def recall_and_shares(floor) -> tuple[dict, dict]:
         out[name].update({f"hit@{k}": round(statistics.mean(hit[name][k]), 4) for k in KS})
     tweets = cat1_tweets("dev")
     none = [multis[-1].gather(t, max(KS)).nothing_fits for t in tweets]
-    shares = {"checkthat_dev_cat1_tweets": len(tweets), "nothing_fits_share": round(sum(none) / len(tweets), 4),
-              "averitec_heldout_claims (odd index)": len(held_keep),
-              "keeps_gold_share_top20": round(sum(held_keep) / len(held_keep), 4)}
+    shares = {
+        "checkthat_dev_cat1_tweets": len(tweets),
+        "nothing_fits_share": round(sum(none) / len(tweets), 4),
+        "averitec_heldout_claims (odd index)": len(held_keep),
+        "keeps_gold_share_top20": round(sum(held_keep) / len(held_keep), 4),
+    }
     return out, shares
 
 
@@ -148,8 +156,12 @@ def added_time(n: int = 20) -> dict:
     claims = [c["claim"] for c in averitec.load_claims()[:n]]
     out = {}
     with evidence_services() as s:
-        st = SourceSettings(openalex_url=s["openalex"].url, wikipedia_url=s["mediawiki"].url + "/w/api.php",
-                            ddg_url=s["ddg"].url + "/html/", allow_private_addresses=("127.0.0.1",))
+        st = SourceSettings(
+            openalex_url=s["openalex"].url,
+            wikipedia_url=s["mediawiki"].url + "/w/api.php",
+            ddg_url=s["ddg"].url + "/html/",
+            allow_private_addresses=("127.0.0.1",),
+        )
         for name in ("local", "scholar", "wikipedia", "web"):
             m = MultiRetriever([name], settings=st, local=default_retriever())
             for src in m.sources.values():
@@ -160,8 +172,11 @@ def added_time(n: int = 20) -> dict:
                 t0 = time.perf_counter()
                 m.gather(c, 6)
                 times.append(time.perf_counter() - t0)
-            out[name] = {"median_s": round(statistics.median(times), 3), "max_s": round(max(times), 3),
-                         "budget_s": None if name == "local" else m.budget_s}
+            out[name] = {
+                "median_s": round(statistics.median(times), 3),
+                "max_s": round(max(times), 3),
+                "budget_s": None if name == "local" else m.budget_s,
+            }
     return out
 
 

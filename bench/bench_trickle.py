@@ -29,12 +29,17 @@ def main() -> None:
 
     with recorder("trickle", delay_s=0.2) as srv:
         for kind in ("openai", "ollama"):
-            health = (OpenAIBackend(srv.url, health_timeout_s=3.0) if kind == "openai"
-                      else OllamaBackend(srv.host, health_timeout_s=3.0))
+            health = (
+                OpenAIBackend(srv.url, health_timeout_s=3.0)
+                if kind == "openai"
+                else OllamaBackend(srv.host, health_timeout_s=3.0)
+            )
             t = time.perf_counter()
             row = health.list_models()[0]
-            print(f"{kind:6} health check (3 s timeout): {time.perf_counter() - t:5.1f} s  -> {row.status}: "
-                  f"{row.detail[:90]}")
+            print(
+                f"{kind:6} health check (3 s timeout): {time.perf_counter() - t:5.1f} s  -> {row.status}: "
+                f"{row.detail[:90]}"
+            )
             if kind == "openai":
                 gen, spec = OpenAIBackend(srv.url, timeout_s=10.0, retries=1), f"openai:scripted@{srv.url}"
                 gen._known.add("scripted")

@@ -87,12 +87,17 @@ def main() -> int:
                 turn = next(e for e in evs if e.type == "turn_finished" and e.turn_id == first_tok.turn_id)
                 backend.append(turn.ttft_s or 0.0)
                 engine.append(first_tok.t)
-                print(f"run {i + 1}: on screen {ui[-1]:.3f} s · engine first token {engine[-1]:.3f} s · "
-                      f"backend TTFT {backend[-1]:.3f} s · UI overhead {ui[-1] - backend[-1]:.3f} s", flush=True)
+                print(
+                    f"run {i + 1}: on screen {ui[-1]:.3f} s · engine first token {engine[-1]:.3f} s · "
+                    f"backend TTFT {backend[-1]:.3f} s · UI overhead {ui[-1] - backend[-1]:.3f} s",
+                    flush=True,
+                )
     med = statistics.median
-    print(f"\n{args.protocol}, {args.runs} runs, medians: Run→first token on screen {med(ui):.3f} s; "
-          f"backend TTFT {med(backend):.3f} s; engine first token {med(engine):.3f} s after start; "
-          f"UI overhead {med(u - b for u, b in zip(ui, backend)):.3f} s")
+    print(
+        f"\n{args.protocol}, {args.runs} runs, medians: Run→first token on screen {med(ui):.3f} s; "
+        f"backend TTFT {med(backend):.3f} s; engine first token {med(engine):.3f} s after start; "
+        f"UI overhead {med(u - b for u, b in zip(ui, backend)):.3f} s"
+    )
     return 0
 
 

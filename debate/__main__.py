@@ -16,12 +16,12 @@ from debate.errors import DebateError
 
 # module -> what it adds
 _COMMAND_MODULES = (
-    "debate.cli.models",   # models
-    "debate.cli.run",      # run, protocols, replay
-    "debate.cli.index",    # index build|info|query
-    "debate.cli.data",     # data fetch|status
-    "debate.cli.eval",     # eval
-    "debate.cli.share",    # export, fork, robustness
+    "debate.cli.models",  # models
+    "debate.cli.run",  # run, protocols, replay
+    "debate.cli.index",  # index build|info|query
+    "debate.cli.data",  # data fetch|status
+    "debate.cli.eval",  # eval
+    "debate.cli.share",  # export, fork, robustness
     "debate.cli.annotators",  # annotators add|passwd|role|remove|list
 )
 
@@ -58,12 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # noqa: BLE001 - the last net: a person gets a sentence, not a traceback
+    except Exception as e:
         if os.environ.get("DEBATE_DEBUG"):
             raise
         print(f"error: unexpected {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
-        print("hint: this is a bug in the debate viewer; run again with DEBATE_DEBUG=1 to see where it happened, "
-              "and report it with that output.", file=sys.stderr)
+        print(
+            "hint: this is a bug in the debate viewer; run again with DEBATE_DEBUG=1 to see where it happened, "
+            "and report it with that output.",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -41,8 +41,13 @@ def _ours(p: Path) -> bool:
     except OSError:
         return False
     real = p.resolve()
-    return (not p.is_symlink() and st.st_uid == os.getuid() and not st.st_mode & 0o1000
-            and real != Path.home().resolve() and len(real.parts) > 2)
+    return (
+        not p.is_symlink()
+        and st.st_uid == os.getuid()
+        and not st.st_mode & 0o1000
+        and real != Path.home().resolve()
+        and len(real.parts) > 2
+    )
 
 
 def private_dir(p: Path) -> Path:
@@ -170,9 +175,13 @@ def load_settings() -> dict:
     try:
         data = json.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise InvalidInput(f"Cannot read the backend settings in {p}: {e}.",
-                           "Fix or delete the file (the Models page writes it again on Save).") from e
+        raise InvalidInput(
+            f"Cannot read the backend settings in {p}: {e}.",
+            "Fix or delete the file (the Models page writes it again on Save).",
+        ) from e
     if not isinstance(data, dict):
-        raise InvalidInput(f"The backend settings in {p} are not a JSON object.",
-                           "Fix or delete the file (the Models page writes it again on Save).")
+        raise InvalidInput(
+            f"The backend settings in {p} are not a JSON object.",
+            "Fix or delete the file (the Models page writes it again on Save).",
+        )
     return data

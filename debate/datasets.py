@@ -23,9 +23,10 @@ import ast
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from debate.data import locate
 from debate.data.catalog import sha256_of
@@ -55,8 +56,22 @@ LIAR_MAP = {
     "false": "FALSE",
     "pants-fire": "FALSE",
 }
-LIAR_COLUMNS = ("id", "label", "statement", "subject", "speaker", "job", "state", "party",
-                "barely_true_ct", "false_ct", "half_true_ct", "mostly_true_ct", "pants_fire_ct", "context")
+LIAR_COLUMNS = (
+    "id",
+    "label",
+    "statement",
+    "subject",
+    "speaker",
+    "job",
+    "state",
+    "party",
+    "barely_true_ct",
+    "false_ct",
+    "half_true_ct",
+    "mostly_true_ct",
+    "pants_fire_ct",
+    "context",
+)
 # Only these LIAR columns may reach a model (never the five *_ct credit-history counts).
 LIAR_SAFE_META = ("subject", "speaker", "job", "state", "party", "context")
 
@@ -124,15 +139,25 @@ def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list
     try:
         header = next(reader)
     except StopIteration:
-        raise _bad(path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`.") from None
+        raise _bad(
+            path, None, "the file is empty.", "Use the task's TSV with a header `index, text, labels`."
+        ) from None
     cols = [c.strip().lower() for c in header]
     if cols[:2] != ["index", "text"]:
-        raise _bad(path, 1, f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
-                   "Use the CheckThat 2025 task 4a TSV as distributed (tab-separated, with a header).")
+        raise _bad(
+            path,
+            1,
+            f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
+            "Use the CheckThat 2025 task 4a TSV as distributed (tab-separated, with a header).",
+        )
     has_labels = "labels" in cols
     if labelled and not has_labels:
-        raise _bad(path, 1, "this split has no `labels` column.",
-                   "Use the train/dev split for scoring; the test split only produces predictions.")
+        raise _bad(
+            path,
+            1,
+            "this split has no `labels` column.",
+            "Use the train/dev split for scoring; the test split only produces predictions.",
+        )
     width = 3 if has_labels else 2
     seen: set[str] = set()
     for row in reader:
@@ -140,8 +165,12 @@ def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != width:
-            raise _bad(path, line, f"expected {width} tab-separated columns, found {len(row)}.",
-                       "Check for a stray tab or an unclosed quote in the tweet text on that line.")
+            raise _bad(
+                path,
+                line,
+                f"expected {width} tab-separated columns, found {len(row)}.",
+                "Check for a stray tab or an unclosed quote in the tweet text on that line.",
+            )
         idx, text = row[0].strip(), row[1]
         if not idx or not text.strip():
             raise _bad(path, line, "empty index or text.", "Every row needs an index and a tweet text.")
@@ -160,11 +189,19 @@ def _parse_ct_labels(path: Path, line: int, raw: str) -> dict[str, str]:
         vals = ast.literal_eval(raw.strip())
     except (ValueError, SyntaxError):
         vals = None
-    if not isinstance(vals, (list, tuple)) or len(vals) != 3 or any(
-            v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1)
-            for v in vals):
-        raise _bad(path, line, f"labels {raw!r} are not three values between 0 and 1.",
-                   'Write labels as a list like "[0.0, 1.0, 1.0]" (cat1, cat2, cat3; 0.5 where annotators split).')
+    if (
+        not isinstance(vals, (list, tuple))
+        or len(vals) != 3
+        or any(
+            v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1) for v in vals
+        )
+    ):
+        raise _bad(
+            path,
+            line,
+            f"labels {raw!r} are not three values between 0 and 1.",
+            'Write labels as a list like "[0.0, 1.0, 1.0]" (cat1, cat2, cat3; 0.5 where annotators split).',
+        )
     return {c: ct_label(v) for c, v in zip(CHECKTHAT_CATEGORIES, vals) if v is not None}
 
 
@@ -204,12 +241,17 @@ def read_averitec(fh: Any, path: Path, *, classes: int = 4) -> list[Item]:
             raise _bad(path, None, f"record {i} has no `claim`.", "Every record needs a claim and a label.")
         label = AVERITEC_MAP.get(rec.get("label"))
         if label is None:
-            raise _bad(path, None, f"record {i} has unknown label {rec.get('label')!r}.",
-                       f"Labels must be one of {sorted(AVERITEC_MAP)}.")
+            raise _bad(
+                path,
+                None,
+                f"record {i} has unknown label {rec.get('label')!r}.",
+                f"Labels must be one of {sorted(AVERITEC_MAP)}.",
+            )
         if classes == 3 and label == "NEI":
             continue
-        evidence = [a.get("answer", "") for q in rec.get("questions") or [] for a in q.get("answers") or []
-                    if a.get("answer")]
+        evidence = [
+            a.get("answer", "") for q in rec.get("questions") or [] for a in q.get("answers") or [] if a.get("answer")
+        ]
         meta = {k: rec.get(k) for k in ("claim_date", "speaker", "reporting_source") if rec.get(k)}
         meta["gold_evidence"] = evidence  # the "full evidence" setting; never the justification
         items.append(Item(id=str(i), text=rec["claim"].strip(), gold=label, meta=meta, line=i + 1))
@@ -233,8 +275,12 @@ def read_liar(fh: Any, path: Path) -> list[Item]:
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(LIAR_COLUMNS):
-            raise _bad(path, line, f"expected 14 tab-separated columns, found {len(row)}.",
-                       "Use the LIAR TSV unchanged (id, label, statement, ..., context).")
+            raise _bad(
+                path,
+                line,
+                f"expected 14 tab-separated columns, found {len(row)}.",
+                "Use the LIAR TSV unchanged (id, label, statement, ..., context).",
+            )
         rec = dict(zip(LIAR_COLUMNS, row))
         label = LIAR_MAP.get(rec["label"].strip().lower())
         if label is None:
@@ -250,8 +296,14 @@ def read_liar(fh: Any, path: Path) -> list[Item]:
 
 
 # -- any CSV / TSV / JSONL -------------------------------------------------------------------------
-def load_table(path: str | Path, *, text: str = "text", label: str | None = "label", id: str | None = "id",
-               label_map: dict[str, str] | None = None) -> list[Item]:
+def load_table(
+    path: str | Path,
+    *,
+    text: str = "text",
+    label: str | None = "label",
+    id: str | None = "id",
+    label_map: dict[str, str] | None = None,
+) -> list[Item]:
     """A user's CSV/TSV (with a header) or JSONL, with a column mapping. Other columns stay out of meta."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -274,8 +326,12 @@ def load_table(path: str | Path, *, text: str = "text", label: str | None = "lab
             reader = csv.DictReader(fh, delimiter="\t" if suffix == ".tsv" else ",")
             for rec in reader:
                 if None in rec:
-                    raise _bad(path, reader.line_num, "more fields than the header has.",
-                               "Quote fields that contain the delimiter.")
+                    raise _bad(
+                        path,
+                        reader.line_num,
+                        "more fields than the header has.",
+                        "Quote fields that contain the delimiter.",
+                    )
                 rows.append((reader.line_num, rec))
         else:
             raise InvalidInput(f"{path}: unsupported file type {suffix!r}.", "Use .csv, .tsv or .jsonl.")
@@ -285,8 +341,12 @@ def load_table(path: str | Path, *, text: str = "text", label: str | None = "lab
     # the text column must exist; label/id columns may be absent only when left at their defaults
     for role, col, default in (("text", text, None), ("label", label, "label"), ("id", id, "id")):
         if col and col not in first and col != default:
-            raise _bad(path, rows[0][0], f"no column {col!r} (for the {role}); columns are {sorted(first)}.",
-                       f"Map the {role} column with --{role}-col NAME.")
+            raise _bad(
+                path,
+                rows[0][0],
+                f"no column {col!r} (for the {role}); columns are {sorted(first)}.",
+                f"Map the {role} column with --{role}-col NAME.",
+            )
     use_label = bool(label) and label in first
     use_id = bool(id) and id in first
     items: list[Item] = []
@@ -322,32 +382,79 @@ class _Named:
 
 
 NAMED: dict[str, _Named] = {
-    "checkthat-train": _Named("checkthat2025_4a/ct_train.tsv", "checkthat", YES_NO,
-                              lambda p: load_checkthat(p, labelled=True), CHECKTHAT_CATEGORIES,
-                              about="CheckThat 2025 4a train, 1,229 tweets, 3 binary categories"),
-    "checkthat-dev": _Named("checkthat2025_4a/ct_dev.tsv", "checkthat", YES_NO,
-                            lambda p: load_checkthat(p, labelled=True), CHECKTHAT_CATEGORIES,
-                            about="CheckThat 2025 4a dev, 137 tweets (TurQUaz Table 2)"),
-    "checkthat-test": _Named("checkthat2025_4a/ct_test.tsv", "checkthat", YES_NO,
-                             lambda p: load_checkthat(p, labelled=False), CHECKTHAT_CATEGORIES, has_gold=False,
-                             about="CheckThat 2025 4a test, 240 tweets, no labels: writes predictions.csv"),
-    "averitec-dev": _Named("averitec/dev.json", "averitec", AVERITEC_LABELS,
-                           lambda p: load_averitec(p, classes=4), about="AVeriTeC dev, 500 claims, 4 classes"),
-    "averitec-dev-3": _Named("averitec/dev.json", "halftruth", HALFTRUTH_LABELS,
-                             lambda p: load_averitec(p, classes=3), about="AVeriTeC dev without NEI, 3 classes"),
-    "liar-valid": _Named("liar/valid.tsv", "halftruth", HALFTRUTH_LABELS, load_liar,
-                         about="LIAR valid, 1,284 statements, 6 labels mapped to 3"),
-    "liar-train": _Named("liar/train.tsv", "halftruth", HALFTRUTH_LABELS, load_liar,
-                         about="LIAR train, 10,269 statements, 6 labels mapped to 3"),
+    "checkthat-train": _Named(
+        "checkthat2025_4a/ct_train.tsv",
+        "checkthat",
+        YES_NO,
+        lambda p: load_checkthat(p, labelled=True),
+        CHECKTHAT_CATEGORIES,
+        about="CheckThat 2025 4a train, 1,229 tweets, 3 binary categories",
+    ),
+    "checkthat-dev": _Named(
+        "checkthat2025_4a/ct_dev.tsv",
+        "checkthat",
+        YES_NO,
+        lambda p: load_checkthat(p, labelled=True),
+        CHECKTHAT_CATEGORIES,
+        about="CheckThat 2025 4a dev, 137 tweets (TurQUaz Table 2)",
+    ),
+    "checkthat-test": _Named(
+        "checkthat2025_4a/ct_test.tsv",
+        "checkthat",
+        YES_NO,
+        lambda p: load_checkthat(p, labelled=False),
+        CHECKTHAT_CATEGORIES,
+        has_gold=False,
+        about="CheckThat 2025 4a test, 240 tweets, no labels: writes predictions.csv",
+    ),
+    "averitec-dev": _Named(
+        "averitec/dev.json",
+        "averitec",
+        AVERITEC_LABELS,
+        lambda p: load_averitec(p, classes=4),
+        about="AVeriTeC dev, 500 claims, 4 classes",
+    ),
+    "averitec-dev-3": _Named(
+        "averitec/dev.json",
+        "halftruth",
+        HALFTRUTH_LABELS,
+        lambda p: load_averitec(p, classes=3),
+        about="AVeriTeC dev without NEI, 3 classes",
+    ),
+    "liar-valid": _Named(
+        "liar/valid.tsv",
+        "halftruth",
+        HALFTRUTH_LABELS,
+        load_liar,
+        about="LIAR valid, 1,284 statements, 6 labels mapped to 3",
+    ),
+    "liar-train": _Named(
+        "liar/train.tsv",
+        "halftruth",
+        HALFTRUTH_LABELS,
+        load_liar,
+        about="LIAR train, 10,269 statements, 6 labels mapped to 3",
+    ),
 }
 
 
 # -- a user's own file in a supported dataset's format ----------------------------------------------
 FORMATS: dict[str, _Named] = {
-    "checkthat": _Named("", "checkthat", YES_NO, load_checkthat, CHECKTHAT_CATEGORIES,
-                        about="CheckThat 2025 4a TSV: index, text[, labels]"),
-    "averitec": _Named("", "averitec", AVERITEC_LABELS, lambda p: load_averitec(p, classes=4),
-                       about="AVeriTeC JSON: a list of {claim, label, ...}"),
+    "checkthat": _Named(
+        "",
+        "checkthat",
+        YES_NO,
+        load_checkthat,
+        CHECKTHAT_CATEGORIES,
+        about="CheckThat 2025 4a TSV: index, text[, labels]",
+    ),
+    "averitec": _Named(
+        "",
+        "averitec",
+        AVERITEC_LABELS,
+        lambda p: load_averitec(p, classes=4),
+        about="AVeriTeC JSON: a list of {claim, label, ...}",
+    ),
     "liar": _Named("", "halftruth", HALFTRUTH_LABELS, load_liar, about="LIAR TSV: 14 columns, no header"),
 }
 
@@ -407,33 +514,70 @@ def named_path(name: str) -> Path | None:
 
 def list_datasets() -> list[dict]:
     """Every named split with the file it would read ("" when the machine has none)."""
-    return [{"name": k, "task": v.task, "labels": list(v.labels), "path": str(locate.find(v.rel) or ""),
-             "about": v.about} for k, v in NAMED.items()]
+    return [
+        {"name": k, "task": v.task, "labels": list(v.labels), "path": str(locate.find(v.rel) or ""), "about": v.about}
+        for k, v in NAMED.items()
+    ]
 
 
-def load_dataset(name_or_path: str, *, path: str | Path | None = None, task: str | None = None,
-                 text_col: str = "text", label_col: str | None = "label", id_col: str | None = "id",
-                 label_map: dict[str, str] | None = None, labels: tuple[str, ...] | None = None) -> Dataset:
+def load_dataset(
+    name_or_path: str,
+    *,
+    path: str | Path | None = None,
+    task: str | None = None,
+    text_col: str = "text",
+    label_col: str | None = "label",
+    id_col: str | None = "id",
+    label_map: dict[str, str] | None = None,
+    labels: tuple[str, ...] | None = None,
+) -> Dataset:
     """A named dataset (optionally from another `path`, e.g. the user's own copy) or any table file."""
     if name_or_path in NAMED:
         spec = NAMED[name_or_path]
         p = Path(path) if path else locate.require(spec.rel)
         items = spec.loader(p)
-        return Dataset(name=name_or_path, task=spec.task, labels=spec.labels, items=items, path=str(p),
-                       categories=spec.categories, has_gold=spec.has_gold, fingerprint=_fingerprint(p),
-                       format=name_or_path.split("-")[0])
+        return Dataset(
+            name=name_or_path,
+            task=spec.task,
+            labels=spec.labels,
+            items=items,
+            path=str(p),
+            categories=spec.categories,
+            has_gold=spec.has_gold,
+            fingerprint=_fingerprint(p),
+            format=name_or_path.split("-")[0],
+        )
     p = Path(name_or_path)
     if not p.suffix:
-        raise InvalidInput(f"Unknown dataset {name_or_path!r}.",
-                           f"Use one of {', '.join(NAMED)} or a path to a .csv/.tsv/.jsonl/.json file.")
+        raise InvalidInput(
+            f"Unknown dataset {name_or_path!r}.",
+            f"Use one of {', '.join(NAMED)} or a path to a .csv/.tsv/.jsonl/.json file.",
+        )
     fmt = sniff_format(p)
     if fmt:  # the user's own file in a bundled dataset's format: the same loader as the named splits
         spec = FORMATS[fmt]
         items = spec.loader(p)
         has_gold = any(it.gold for it in items)
-        return Dataset(name=p.stem, task=task or spec.task, labels=spec.labels, items=items, path=str(p),
-                       categories=spec.categories, has_gold=has_gold, fingerprint=_fingerprint(p), format=fmt)
+        return Dataset(
+            name=p.stem,
+            task=task or spec.task,
+            labels=spec.labels,
+            items=items,
+            path=str(p),
+            categories=spec.categories,
+            has_gold=has_gold,
+            fingerprint=_fingerprint(p),
+            format=fmt,
+        )
     items = load_table(p, text=text_col, label=label_col, id=id_col, label_map=label_map)
     golds = sorted({i.gold for i in items if isinstance(i.gold, str)})
-    return Dataset(name=p.stem, task=task or "custom", labels=tuple(labels or golds), items=items, path=str(p),
-                   has_gold=bool(golds), fingerprint=_fingerprint(p), format="table")
+    return Dataset(
+        name=p.stem,
+        task=task or "custom",
+        labels=tuple(labels or golds),
+        items=items,
+        path=str(p),
+        has_gold=bool(golds),
+        fingerprint=_fingerprint(p),
+        format="table",
+    )

@@ -10,7 +10,7 @@ equality). `event_from_dict` rebuilds any event from its dict by that tag.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from functools import lru_cache
+from functools import cache
 from typing import Any, ClassVar
 
 
@@ -34,8 +34,16 @@ def _register(cls: type[Event]) -> type[Event]:
     return cls
 
 
-_SIMPLE: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
-                                        "None": (type(None),), "dict": (dict,), "list": (list,), "Any": (object,)}
+_SIMPLE: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+    "None": (type(None),),
+    "dict": (dict,),
+    "list": (list,),
+    "Any": (object,),
+}
 
 
 def _top_level(text: str, sep: str) -> list[str]:
@@ -51,7 +59,7 @@ def _top_level(text: str, sep: str) -> list[str]:
     return parts + [cur.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
     """("int | None") -> ((int, NoneType), None); ("list[dict]") -> ((list,), (dict,));
     ("dict[str, str | None]") -> ((dict,), (str, NoneType)): the allowed types of a field and, for a list
@@ -63,15 +71,23 @@ def _types(annotation: str) -> tuple[tuple[type, ...], tuple[type, ...] | None]:
         allowed += _SIMPLE.get(base.strip(), (object,))
         if rest and base.strip() in ("list", "dict"):
             item = _top_level(rest[:-1], ",")[-1]
-            inner = (inner or ()) + tuple(t for x in _top_level(item, "|")
-                                          for t in _SIMPLE.get(x.partition("[")[0].strip(), (object,)))
+            inner = (inner or ()) + tuple(
+                t for x in _top_level(item, "|") for t in _SIMPLE.get(x.partition("[")[0].strip(), (object,))
+            )
     return allowed, inner
 
 
 def _kind(v: Any) -> str:
     """What a JSON value is, in JSON's words (for messages about a file)."""
-    return {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+    return {
+        type(None): "null",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(v), type(v).__name__)
 
 
 def checked_event(d: Any) -> Event:
@@ -109,6 +125,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
 @dataclass
 class DebateStarted(Event):
     """Everything needed to re-run the debate: config, claim, task, lineup, seed."""
+
     type: ClassVar[str] = "debate_started"
     debate_id: str = ""
     protocol: str = ""
@@ -127,6 +144,7 @@ class DebateStarted(Event):
 @dataclass
 class EvidenceRetrieved(Event):
     """passages: [{id: "E1", text, score, source, title, date, doc_id, flags?}] numbered as cited in prompts."""
+
     type: ClassVar[str] = "evidence"
     query: str = ""
     passages: list[dict] = field(default_factory=list)
@@ -150,6 +168,7 @@ class EvidenceProgress(Event):
     """While evidence is gathered for the agents: what is being done (`stage`: questions | searching |
     ranking) and each asked source's state so far ({name, label, state, passages, ...}; state "waiting"
     until it answers). The evidence event that follows has the final states."""
+
     type: ClassVar[str] = "evidence_progress"
     stage: str = "searching"
     sources: list[dict] = field(default_factory=list)
@@ -161,6 +180,7 @@ class EvidenceProgress(Event):
 @dataclass
 class PhaseStarted(Event):
     """A round or phase (opening, rebuttal, closing, vote, discussion, judge, category...)."""
+
     type: ClassVar[str] = "phase_started"
     phase: str = ""
     round: int = 0
@@ -173,6 +193,7 @@ class PhaseStarted(Event):
 class TurnEvent(Event):
     """The fields every event about one agent's turn shares: which turn, whose (agent and role), and where in
     the debate (phase and round). Not an event of its own: the turn's events below extend it."""
+
     turn_id: str = ""
     agent: str = ""
     role: str = ""
@@ -202,6 +223,7 @@ class TokenDelta(Event):
 @dataclass
 class TurnFinished(TurnEvent):
     """A finished utterance. `parsed` holds what was read from it ({"label": ..., ...}) or None."""
+
     type: ClassVar[str] = "turn_finished"
     model: str = ""
     text: str = ""
@@ -261,6 +283,7 @@ class ChairSummary(Event):
 @dataclass
 class StopCheck(Event):
     """RADAR adaptive early stopping after a round."""
+
     type: ClassVar[str] = "stop_check"
     round: int = 0
     stop_margin: float = 0.0
@@ -277,6 +300,7 @@ class StopCheck(Event):
 @dataclass
 class RuleApplied(Event):
     """A visible post-step such as CheckThat's "cat2 positive => cat3 positive"."""
+
     type: ClassVar[str] = "rule_applied"
     rule: str = ""
     before: dict = field(default_factory=dict)
@@ -321,6 +345,7 @@ class VoteComparison(Event):
     answers were: "first votes" (council members' initial votes) or "assigned sides" (single and team
     debates, whose debaters argue the side they were given, so their first answers split evenly and
     the task's tie label decides). Fields as decisions.against_vote returns them."""
+
     type: ClassVar[str] = "vote_comparison"
     category: int | None = None
     basis: str = "first votes"
@@ -352,6 +377,7 @@ class Moderator(Event):
 
     Every prompt sent after it carries the note, marked as the moderator's (protocols/base.py
     `with_moderator`). `seen` is False when it arrived after the last model call, so no agent read it."""
+
     type: ClassVar[str] = "moderator"
     text: str = ""
     round: int = 0  # the round (phase) the note applies from
@@ -388,7 +414,6 @@ class DebateFinished(Event):
     wall_s: float = 0.0
 
 
-
 @_register
 @dataclass
 class TranscriptShortened(Event):
@@ -396,6 +421,7 @@ class TranscriptShortened(Event):
 
     Observed, not said: the viewer shows it where it happened so a reader knows that this agent read
     a shortened transcript, and how much of it."""
+
     type: ClassVar[str] = "transcript_shortened"
     agent: str = ""
     phase: str = ""
@@ -416,6 +442,7 @@ class HumanAsked(TurnEvent):
 
     Observed, not said: the Debate page and Present show a text box with it and a countdown; the turn
     itself follows as TurnStarted/TurnFinished with `human: true` (or a HumanTimedOut)."""
+
     type: ClassVar[str] = "human_asked"
     prompt: str = ""  # the role's prompt as the model would read it (claim, transcript, evidence, format)
     answer_format: str = ""
@@ -426,6 +453,7 @@ class HumanAsked(TurnEvent):
 @dataclass
 class HumanTimedOut(TurnEvent):
     """A person's turn passed unanswered (countdown over, or nobody at the page): the debate goes on."""
+
     type: ClassVar[str] = "human_timeout"
     timeout_s: float = 0.0
     refused: int = 0  # answers refused before the time ran out

@@ -1,7 +1,7 @@
 """The engine's layers, declared once: what may import what inside `debate/`.
 
 A module may import from its own layer and from any layer below it, never from one above, and no two
-modules may import each other, even through others and even inside a function (tests/test_layers.py
+modules may import each other, even through others and even inside a function (tests/engine/test_layers.py
 parses every module and fails on either). The point is that each layer can be read, tested and reused
 without the ones above it: the protocols run without a store or a page, the store without a runner.
 
@@ -20,11 +20,35 @@ from __future__ import annotations
 # longest prefix that matches it ("debate.store" covers debate.store and debate.store.sqlite); the bare
 # "debate" is the package's own __init__ only, so a module missing from the table is noticed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("debate", "debate.errors", "debate.config", "debate.sanitize", "debate.events",
-                    "debate.layers", "debate.records", "debate.content")),
-    ("parts", ("debate.models", "debate.prompts", "debate.tasks", "debate.lineups", "debate.lineup_server",
-               "debate.transcript",
-               "debate.retrieval", "debate.data", "debate.datasets", "debate.moderation", "debate.seats")),
+    (
+        "foundation",
+        (
+            "debate",
+            "debate.errors",
+            "debate.config",
+            "debate.sanitize",
+            "debate.events",
+            "debate.layers",
+            "debate.records",
+            "debate.content",
+        ),
+    ),
+    (
+        "parts",
+        (
+            "debate.models",
+            "debate.prompts",
+            "debate.tasks",
+            "debate.lineups",
+            "debate.lineup_server",
+            "debate.transcript",
+            "debate.retrieval",
+            "debate.data",
+            "debate.datasets",
+            "debate.moderation",
+            "debate.seats",
+        ),
+    ),
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),
     ("runner", ("debate.runner",)),

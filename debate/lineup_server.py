@@ -22,9 +22,10 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlparse
 
 from debate.errors import DebateError, InvalidInput, ModelNotFound
@@ -57,23 +58,28 @@ def parse_server(text: str) -> Server:
     backend, _, url = t.partition("@") if not t.lower().startswith(("http://", "https://")) else ("", "", t)
     backend = backend.strip().lower()
     if backend and backend not in SERVER_BACKENDS:
-        raise InvalidInput(f"Unknown server kind {backend!r} in {redacted(t)!r}.",
-                           "Write ollama@URL or openai@URL (or ollama / openai for the configured one).")
+        raise InvalidInput(
+            f"Unknown server kind {backend!r} in {redacted(t)!r}.",
+            "Write ollama@URL or openai@URL (or ollama / openai for the configured one).",
+        )
     url = url.strip().rstrip("/")
     server_url(url, "The server URL")
     if url:
         p = urlparse(url)
         if p.scheme not in ("http", "https") or not p.hostname:
-            raise InvalidInput(f"{url!r} is not a server URL.",
-                               "Write it as http://HOST:PORT/v1 (OpenAI-compatible) or http://HOST:11434 (Ollama).")
+            raise InvalidInput(
+                f"{url!r} is not a server URL.",
+                "Write it as http://HOST:PORT/v1 (OpenAI-compatible) or http://HOST:11434 (Ollama).",
+            )
         if not backend:
             if p.path.rstrip("/").endswith("/v1"):
                 backend = "openai"
             elif p.port == 11434:
                 backend = "ollama"
             else:
-                raise InvalidInput(f"Cannot tell which API the server at {url} speaks.",
-                                   f"Write ollama@{url} or openai@{url}.")
+                raise InvalidInput(
+                    f"Cannot tell which API the server at {url} speaks.", f"Write ollama@{url} or openai@{url}."
+                )
     if not backend:
         raise InvalidInput("No server given.", "Write e.g. openai@http://127.0.0.1:8000/v1 or ollama@http://gpu:11434.")
     return Server(backend, url or None)
@@ -81,18 +87,23 @@ def parse_server(text: str) -> Server:
 
 def _checked_map(data: Any, where: str) -> dict[str, str]:
     if not isinstance(data, dict):
-        raise InvalidInput(f"The model map {where} is not a JSON object.",
-                           'Write it as {"gemma3:12b": "name-on-the-server", ...}.')
+        raise InvalidInput(
+            f"The model map {where} is not a JSON object.", 'Write it as {"gemma3:12b": "name-on-the-server", ...}.'
+        )
     if len(data) > MAX_MAP_ENTRIES:
-        raise InvalidInput(f"The model map {where} has {len(data)} entries; at most {MAX_MAP_ENTRIES} are allowed.",
-                           "Map only the lineup's models.")
+        raise InvalidInput(
+            f"The model map {where} has {len(data)} entries; at most {MAX_MAP_ENTRIES} are allowed.",
+            "Map only the lineup's models.",
+        )
     out: dict[str, str] = {}
     for k, v in data.items():
         k, v = str(k).strip(), v.strip() if isinstance(v, str) else v
         if not k or not isinstance(v, str) or not v or len(k) > MAX_NAME_CHARS or len(v) > MAX_NAME_CHARS:
-            raise InvalidInput(f"The model map {where} has an unusable entry {str(k)[:60]!r}.",
-                               f"Each entry maps a model or seat name to the server's name for it, both text "
-                               f"of at most {MAX_NAME_CHARS} characters.")
+            raise InvalidInput(
+                f"The model map {where} has an unusable entry {str(k)[:60]!r}.",
+                f"Each entry maps a model or seat name to the server's name for it, both text "
+                f"of at most {MAX_NAME_CHARS} characters.",
+            )
         out[k] = v
     return out
 
@@ -109,28 +120,35 @@ def parse_model_map(text: str | None, files: bool = True) -> dict[str, str]:
         try:
             return _checked_map(json.loads(t), "given")
         except (ValueError, RecursionError) as e:
-            raise InvalidInput(f"The model map is not valid JSON ({str(e)[:120]}).",
-                               'Write it as {"gemma3:12b": "my-gemma"} or gemma3:12b=my-gemma, ...') from None
+            raise InvalidInput(
+                f"The model map is not valid JSON ({str(e)[:120]}).",
+                'Write it as {"gemma3:12b": "my-gemma"} or gemma3:12b=my-gemma, ...',
+            ) from None
     if files and ("\n" not in t and "=" not in t or t.endswith(".json")):
         p = Path(t).expanduser()
         try:
             with p.open("rb") as fh:
                 raw = fh.read(1_000_000).decode("utf-8", errors="replace")  # a map is small: never read more
         except OSError as e:
-            raise InvalidInput(f"Cannot read the model map {p}: {e.strerror or e}.",
-                               "Give a JSON file, or pairs such as gemma3:12b=my-gemma,qwen3:8b=my-qwen.") from None
+            raise InvalidInput(
+                f"Cannot read the model map {p}: {e.strerror or e}.",
+                "Give a JSON file, or pairs such as gemma3:12b=my-gemma,qwen3:8b=my-qwen.",
+            ) from None
         try:
             return _checked_map(json.loads(raw), f"in {p}")
         except (ValueError, RecursionError) as e:
-            raise InvalidInput(f"The model map {p} is not valid JSON ({str(e)[:120]}).",
-                               'Write it as {"gemma3:12b": "my-gemma", ...}.') from None
+            raise InvalidInput(
+                f"The model map {p} is not valid JSON ({str(e)[:120]}).", 'Write it as {"gemma3:12b": "my-gemma", ...}.'
+            ) from None
     pairs: dict[str, str] = {}
     for part in re.split(r"[,\n]", t):
         if not part.strip():
             continue
         if "=" not in part:
-            raise InvalidInput(f"Model map entry {part.strip()[:60]!r} has no '='.",
-                               "Write each entry as lineup-name=server-name, e.g. gemma3:12b=my-gemma.")
+            raise InvalidInput(
+                f"Model map entry {part.strip()[:60]!r} has no '='.",
+                "Write each entry as lineup-name=server-name, e.g. gemma3:12b=my-gemma.",
+            )
         k, v = part.split("=", 1)
         pairs[k.strip()] = v.strip()
     return _checked_map(pairs, "given")
@@ -158,7 +176,7 @@ def _family_size(name: str) -> tuple[str, str | None]:
     if tag and _SIZE.fullmatch(tag):
         return head, tag
     m = _SIZE.search(n)
-    return (n[:m.start()].strip("-_. :"), m.group(1)) if m else (head, None)
+    return (n[: m.start()].strip("-_. :"), m.group(1)) if m else (head, None)
 
 
 def _family_at(family: str, name: str) -> int | None:
@@ -190,8 +208,9 @@ def matches(name: str, available: list[str]) -> list[str]:
     return sorted(c for at, c in found if at == first)
 
 
-def _resolve(name: str, seat: str, model_map: dict[str, str],
-             available: list[str] | None) -> tuple[str | None, str, list[str]]:
+def _resolve(
+    name: str, seat: str, model_map: dict[str, str], available: list[str] | None
+) -> tuple[str | None, str, list[str]]:
     """(server name or None, how it was found, candidates when several fit)."""
     for key in (seat, name):
         if key and key in model_map:
@@ -209,8 +228,9 @@ def _resolve(name: str, seat: str, model_map: dict[str, str],
     return None, ("several fit" if found else "missing"), found
 
 
-def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = None,
-              available: list[str] | None = None) -> tuple[dict, list[dict]]:
+def on_server(
+    lineup: dict, server: Server, model_map: dict[str, str] | None = None, available: list[str] | None = None
+) -> tuple[dict, list[dict]]:
     """The lineup with every seat on `server`, and one row per (lineup model, server model):
     {model, seats, server_model (None when missing), spec, how, candidates}. With `available` None the
     names are not checked (the caller has no list yet); a seat whose model is not found asks the server for
@@ -227,10 +247,18 @@ def on_server(lineup: dict, server: Server, model_map: dict[str, str] | None = N
         name, seat = model_name(spec), str(e.get("name") or "")
         target, how, candidates = _resolve(name, seat, mm, available)
         e["model"] = server.spec(target or name)  # a missing one too: the server's own check then names it
-        row = rows.setdefault((name, target, how), {"model": name, "seats": [], "server_model": target,
-                                                    "spec": server.spec(target) if target else None,
-                                                    "how": how, "candidates": candidates,
-                                                    "wanted": mm.get(seat) or mm.get(name)})
+        row = rows.setdefault(
+            (name, target, how),
+            {
+                "model": name,
+                "seats": [],
+                "server_model": target,
+                "spec": server.spec(target) if target else None,
+                "how": how,
+                "candidates": candidates,
+                "wanted": mm.get(seat) or mm.get(name),
+            },
+        )
         if seat and seat not in row["seats"]:
             row["seats"].append(seat)
     base = re.sub(r"-(ollama|openai)$", "", str(lineup.get("name") or "custom"))  # the preset's backend no longer holds
@@ -266,17 +294,23 @@ def missing_error(server: Server, rows: list[dict], available: list[str], unused
         else:
             parts.append(f"{r['model']}{seats}")
     where = server.where()
-    msg = (f"{where[0].upper()}{where[1:]} lacks {len(bad)} of the lineup's models: {'; '.join(parts)}. "
-           f"It has: {_shown(available)}.")
+    msg = (
+        f"{where[0].upper()}{where[1:]} lacks {len(bad)} of the lineup's models: {'; '.join(parts)}. "
+        f"It has: {_shown(available)}."
+    )
     if unused:
         msg += f" The model map's {', '.join(repr(k) for k in unused)} name no model or seat of this lineup."
     example = ",".join(f"{r['model']}=NAME" for r in bad[:3])
-    serve = ("pull them (" + "; ".join(f"`ollama pull {r['model']}`" for r in bad[:5]) + ")"
-             if server.backend == "ollama" else
-             "serve them under these names (vLLM --served-model-name, llama.cpp server model_alias, "
-             "LM Studio's model identifier)")
-    hint = (f"Either {serve}, or map each onto a model the server has: --model-map '{example}' "
-            f"(or a JSON file {{\"{bad[0]['model']}\": \"NAME\"}}; in the app: the lineup's server box).")
+    serve = (
+        "pull them (" + "; ".join(f"`ollama pull {r['model']}`" for r in bad[:5]) + ")"
+        if server.backend == "ollama"
+        else "serve them under these names (vLLM --served-model-name, llama.cpp server model_alias, "
+        "LM Studio's model identifier)"
+    )
+    hint = (
+        f"Either {serve}, or map each onto a model the server has: --model-map '{example}' "
+        f'(or a JSON file {{"{bad[0]["model"]}": "NAME"}}; in the app: the lineup\'s server box).'
+    )
     return ModelNotFound(msg, hint)
 
 
@@ -289,8 +323,9 @@ def list_server(server: Server, client: Any) -> list[str]:
         raise type(e)(f"Cannot list the models of {server.where()}: {e.message}", e.hint) from None
 
 
-def point_at_server(lineup: dict, server: Server, model_map: dict[str, str] | None,
-                    client: Any) -> tuple[dict, list[dict]]:
+def point_at_server(
+    lineup: dict, server: Server, model_map: dict[str, str] | None, client: Any
+) -> tuple[dict, list[dict]]:
     """`on_server` against the server's own list, refusing (before any model call) when a model is missing."""
     mm = dict(model_map or {})
     available = list_server(server, client)
@@ -302,5 +337,8 @@ def point_at_server(lineup: dict, server: Server, model_map: dict[str, str] | No
 
 def describe(rows: list[dict]) -> str:
     """One line per lineup model: where it runs and how its name was found."""
-    return "\n".join(f"  {r['model']} -> {r['spec']} ({r['how']}; {', '.join(r['seats'])})" for r in rows
-                     if r["server_model"] is not None)
+    return "\n".join(
+        f"  {r['model']} -> {r['spec']} ({r['how']}; {', '.join(r['seats'])})"
+        for r in rows
+        if r["server_model"] is not None
+    )

@@ -28,8 +28,14 @@ from debate.models.spec import ModelSpec, several_servers
 
 # The paper's Ollama models (TurQUaz Sec. 4.1: Q4_K_M quantisations except Mistral Q4_0, which are the
 # default tags below). The paper states no temperature; 0.8 is Ollama's default, seeds make it repeatable.
-_G, _Q, _D, _P, _M, _L = ("ollama:gemma3:12b", "ollama:qwen3:8b", "ollama:deepseek-r1:8b",
-                          "ollama:phi4:14b", "ollama:mistral:7b", "ollama:llama3.1:8b")
+_G, _Q, _D, _P, _M, _L = (
+    "ollama:gemma3:12b",
+    "ollama:qwen3:8b",
+    "ollama:deepseek-r1:8b",
+    "ollama:phi4:14b",
+    "ollama:mistral:7b",
+    "ollama:llama3.1:8b",
+)
 
 
 def _m(name: str, model: str, temperature: float, seed: int) -> dict:
@@ -48,22 +54,27 @@ ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debat
 def _embedded_members() -> list[dict]:
     """The offline council: Qwen2.5-0.5B and SmolLM2-135M, mixed, each member with its own seed and
     temperature (a fresh list per preset, so editing one preset's copy never changes another's)."""
-    return [_m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101), _m("smol-a", "local:smollm2-135m", 0.7, 202),
-            _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303)]
+    return [
+        _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
+        _m("smol-a", "local:smollm2-135m", 0.7, 202),
+        _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
+    ]
 
 
 # what a presenter should expect of the larger preset: an estimate from llama.cpp's rates for the 1.5B on
 # these 2 cores (45 prompt / 9 generated tok/s, against 141-151 / 39 for the 0.5B) over the default's
 # measured RADAR turns; docs/numbers-on-screen.md shows the arithmetic (bench_live --lineup measures it)
-LARGER_TIME = ("Expect RADAR to take about 2½ minutes to its verdict (the default lineup: about 40 s), and a "
-               "council about 30 s more per discussion round (no change when the members agree at once); "
-               "estimated from the 1.5B model's speed, not yet measured in the app.")
+LARGER_TIME = (
+    "Expect RADAR to take about 2½ minutes to its verdict (the default lineup: about 40 s), and a "
+    "council about 30 s more per discussion round (no change when the members agree at once); "
+    "estimated from the 1.5B model's speed, not yet measured in the app."
+)
 
 PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
         "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
-                       "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
+        "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
@@ -79,7 +90,7 @@ PRESETS: dict[str, dict] = {
     "embedded-larger": {
         "name": "embedded-larger",
         "description": "Offline, slower: the packaged Qwen2.5-1.5B argues RADAR's two sides, judges, and chairs "
-                       "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
+        "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
         "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-1.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-1.5b", 0.0, 0),
@@ -95,9 +106,14 @@ PRESETS: dict[str, dict] = {
     "paper-council-ollama": {
         "name": "paper-council-ollama",
         "description": "TurQUaz council (Sec. 4.1): Gemma3 12B, Qwen3 8B, DeepSeek-R1 8B, Phi4 14B and "
-                       "Mistral 7B as members, Llama3.1 8B as chairperson, all through Ollama.",
-        "members": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("DeepSeek-R1", _D, 0.8, 3),
-                    _m("Phi4", _P, 0.8, 4), _m("Mistral", _M, 0.8, 5)],
+        "Mistral 7B as members, Llama3.1 8B as chairperson, all through Ollama.",
+        "members": [
+            _m("Gemma3", _G, 0.8, 1),
+            _m("Qwen3", _Q, 0.8, 2),
+            _m("DeepSeek-R1", _D, 0.8, 3),
+            _m("Phi4", _P, 0.8, 4),
+            _m("Mistral", _M, 0.8, 5),
+        ],
         "judge": _m("Llama3.1", _L, 0.0, 0),
         "chair": _m("Llama3.1", _L, 0.8, 6),
     },
@@ -107,27 +123,42 @@ PRESETS: dict[str, dict] = {
     "paper-council-openai": {
         "name": "paper-council-openai",
         "description": "TurQUaz council (Sec. 4.1) on an OpenAI-compatible server (vLLM, llama.cpp server, LM "
-                       "Studio): Gemma3 12B, Qwen3 8B, DeepSeek-R1 8B, Phi4 14B, Mistral 7B, Llama3.1 8B chairing; "
-                       "map the server's own model names with --model-map or the lineup's server box.",
-        "members": [_m("Gemma3", _o(_G), 0.8, 1), _m("Qwen3", _o(_Q), 0.8, 2), _m("DeepSeek-R1", _o(_D), 0.8, 3),
-                    _m("Phi4", _o(_P), 0.8, 4), _m("Mistral", _o(_M), 0.8, 5)],
+        "Studio): Gemma3 12B, Qwen3 8B, DeepSeek-R1 8B, Phi4 14B, Mistral 7B, Llama3.1 8B chairing; "
+        "map the server's own model names with --model-map or the lineup's server box.",
+        "members": [
+            _m("Gemma3", _o(_G), 0.8, 1),
+            _m("Qwen3", _o(_Q), 0.8, 2),
+            _m("DeepSeek-R1", _o(_D), 0.8, 3),
+            _m("Phi4", _o(_P), 0.8, 4),
+            _m("Mistral", _o(_M), 0.8, 5),
+        ],
         "judge": _m("Llama3.1", _o(_L), 0.0, 0),
         "chair": _m("Llama3.1", _o(_L), 0.8, 6),
     },
     "paper-debate-ollama": {
         "name": "paper-debate-ollama",
         "description": "TurQUaz single/team debates (Sec. 4.1): DeepSeek-R1 vs Qwen3; Team A (Gemma3, Qwen3, "
-                       "Mistral) vs Team B (DeepSeek-R1, Phi4, Llama3.1); Llama3.1 judges. RADAR roles use "
-                       "Llama3 8B, one of RADAR's backbones.",
-        "members": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("DeepSeek-R1", _D, 0.8, 3),
-                    _m("Phi4", _P, 0.8, 4), _m("Mistral", _M, 0.8, 5), _m("Llama3.1", _L, 0.8, 6)],
+        "Mistral) vs Team B (DeepSeek-R1, Phi4, Llama3.1); Llama3.1 judges. RADAR roles use "
+        "Llama3 8B, one of RADAR's backbones.",
+        "members": [
+            _m("Gemma3", _G, 0.8, 1),
+            _m("Qwen3", _Q, 0.8, 2),
+            _m("DeepSeek-R1", _D, 0.8, 3),
+            _m("Phi4", _P, 0.8, 4),
+            _m("Mistral", _M, 0.8, 5),
+            _m("Llama3.1", _L, 0.8, 6),
+        ],
         "judge": _m("Llama3.1", _L, 0.0, 0),
         "chair": _m("Llama3.1", _L, 0.8, 6),
         "roles": {
-            "proponent": _m("DeepSeek-R1", _D, 0.8, 3), "opponent": _m("Qwen3", _Q, 0.8, 2),
-            **{r: _m(r.capitalize(), "ollama:llama3:8b", 0.0 if r in ("judge", "stop") else 0.8, i)
-               for i, r in enumerate(("politician", "scientist", "journalist", "expert", "advocate",
-                                      "critic", "single", "stop"), 10)},
+            "proponent": _m("DeepSeek-R1", _D, 0.8, 3),
+            "opponent": _m("Qwen3", _Q, 0.8, 2),
+            **{
+                r: _m(r.capitalize(), "ollama:llama3:8b", 0.0 if r in ("judge", "stop") else 0.8, i)
+                for i, r in enumerate(
+                    ("politician", "scientist", "journalist", "expert", "advocate", "critic", "single", "stop"), 10
+                )
+            },
         },
         "teams": {
             "proponent": [_m("Gemma3", _G, 0.8, 1), _m("Qwen3", _Q, 0.8, 2), _m("Mistral", _M, 0.8, 5)],
@@ -168,34 +199,44 @@ MAX_SEAT_NAME = 80  # a seat's name, as people type it in a lineup
 
 def _check_entry(e: Any, where: str) -> dict:
     if not isinstance(e, dict) or not str(e.get("model", "")).strip():
-        raise InvalidInput(f"Lineup entry {where} has no model.",
-                           'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-0.5b".')
+        raise InvalidInput(
+            f"Lineup entry {where} has no model.",
+            'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-0.5b".',
+        )
     if isinstance(e["model"], list):
         raise several_servers(f"Lineup entry {where}")
     ModelSpec.parse(str(e["model"]))  # raises InvalidInput with a hint
     try:
         float(e.get("temperature", 0.0))
     except (TypeError, ValueError):
-        raise InvalidInput(f"Lineup entry {where} has a temperature that is not a number.",
-                           "Use a number such as 0 or 0.7.") from None
+        raise InvalidInput(
+            f"Lineup entry {where} has a temperature that is not a number.", "Use a number such as 0 or 0.7."
+        ) from None
     seed = e.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise InvalidInput(f"Lineup entry {where} has a seed that is not a whole number.",
-                           "Use e.g. 0 or 1, or leave it out.")
+        raise InvalidInput(
+            f"Lineup entry {where} has a seed that is not a whole number.", "Use e.g. 0 or 1, or leave it out."
+        )
     if not isinstance(e.get("name", ""), str):
         raise InvalidInput(f"Lineup entry {where} has a name that is not text.", 'Use e.g. "name": "Qwen3".')
     if len(e.get("name", "")) > MAX_SEAT_NAME:  # shown on every turn, chip and export
-        raise InvalidInput(f"Lineup entry {where} has a name of {len(e['name']):,} characters; at most "
-                           f"{MAX_SEAT_NAME} are allowed.", 'Use a short name, e.g. "name": "Qwen3".')
+        raise InvalidInput(
+            f"Lineup entry {where} has a name of {len(e['name']):,} characters; at most {MAX_SEAT_NAME} are allowed.",
+            'Use a short name, e.g. "name": "Qwen3".',
+        )
     if (e.get("neighbours") or NEIGHBOURS[0]) not in NEIGHBOURS:
-        raise InvalidInput(f"Lineup entry {where} has neighbours = {str(e.get('neighbours'))[:40]!r}.",
-                           f'Use "neighbours": "lexical" (train tweets sharing the most words) or "semantic" '
-                           f"(the most similar in meaning, the default), or leave it out.")
+        raise InvalidInput(
+            f"Lineup entry {where} has neighbours = {str(e.get('neighbours'))[:40]!r}.",
+            'Use "neighbours": "lexical" (train tweets sharing the most words) or "semantic" '
+            "(the most similar in meaning, the default), or leave it out.",
+        )
     for k in VIEW_FIELDS[:2]:
         v = e.get(k, 0)
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 64:
-            raise InvalidInput(f"Lineup entry {where} has {k} = {v!r}, not a whole number from 0 to 64.",
-                               f'Use e.g. "{k}": 4, or leave it out.')
+            raise InvalidInput(
+                f"Lineup entry {where} has {k} = {v!r}, not a whole number from 0 to 64.",
+                f'Use e.g. "{k}": 4, or leave it out.',
+            )
     return e
 
 
@@ -215,15 +256,20 @@ def load_lineup(ref: str | dict) -> dict:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError, RecursionError) as e:
-                raise InvalidInput(f"Lineup file {name} is not valid JSON ({str(e)[:200] or type(e).__name__}).",
-                                   "See debate/lineups.py for the format.") from None
+                raise InvalidInput(
+                    f"Lineup file {name} is not valid JSON ({str(e)[:200] or type(e).__name__}).",
+                    "See debate/lineups.py for the format.",
+                ) from None
             if not isinstance(data, dict):
-                raise InvalidInput(f"Lineup file {name} holds a JSON {type(data).__name__}, not an object.",
-                                   'Write it as {"name": ..., "members": [{"model": "local:qwen2.5-0.5b"}, ...]}.')
+                raise InvalidInput(
+                    f"Lineup file {name} holds a JSON {type(data).__name__}, not an object.",
+                    'Write it as {"name": ..., "members": [{"model": "local:qwen2.5-0.5b"}, ...]}.',
+                )
             data.setdefault("name", path.stem)
         else:
-            raise InvalidInput(f"Unknown lineup {name!r}.",
-                               f"Use a preset ({', '.join(PRESETS)}) or the path to a lineup JSON file.")
+            raise InvalidInput(
+                f"Unknown lineup {name!r}.", f"Use a preset ({', '.join(PRESETS)}) or the path to a lineup JSON file."
+            )
     if not isinstance(data, dict):
         raise InvalidInput("A lineup must be a JSON object.", "See debate/lineups.py for the format.")
     members = data.get("members")
@@ -238,13 +284,16 @@ def load_lineup(ref: str | dict) -> dict:
         _check_entry(data[key], key)
     for key in ("roles", "teams"):
         if not isinstance(data.get(key) or {}, dict):
-            raise InvalidInput(f"The lineup's {key!r} is not a JSON object.",
-                               'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": '
-                               '"local:qwen2.5-0.5b"}}, or leave it out.')
+            raise InvalidInput(
+                f"The lineup's {key!r} is not a JSON object.",
+                'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": '
+                '"local:qwen2.5-0.5b"}}, or leave it out.',
+            )
     for side, lst in (data.get("teams") or {}).items():
         if not isinstance(lst or [], list):
-            raise InvalidInput(f"The lineup's team {side!r} is not a list of entries.",
-                               'Write it as [{"model": "..."}, ...].')
+            raise InvalidInput(
+                f"The lineup's team {side!r} is not a list of entries.", 'Write it as [{"model": "..."}, ...].'
+            )
     for role, e in (data.get("roles") or {}).items():
         _check_entry(e, f"roles.{role}")
     for side, lst in (data.get("teams") or {}).items():
@@ -270,10 +319,16 @@ class _Namer:
 
 def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
     seed = entry.get("seed", 0)
-    return Agent(name, role, str(entry["model"]).strip(), float(entry.get("temperature", 0.0)),
-                 None if seed is None else int(seed) + seed_offset,
-                 int(entry.get("k_demos", 0) or 0), int(entry.get("demo_skip", 0) or 0),
-                 str(entry.get("neighbours") or NEIGHBOURS[0]))
+    return Agent(
+        name,
+        role,
+        str(entry["model"]).strip(),
+        float(entry.get("temperature", 0.0)),
+        None if seed is None else int(seed) + seed_offset,
+        int(entry.get("k_demos", 0) or 0),
+        int(entry.get("demo_skip", 0) or 0),
+        str(entry.get("neighbours") or NEIGHBOURS[0]),
+    )
 
 
 def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:
@@ -296,13 +351,22 @@ def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> l
 
     if protocol == "council":
         n = int(p.get("members") or len(members))
-        out = [_agent(mem(i), "member", name(mem(i).get("name") or _short(mem(i)["model"])),
-                      seed_offset=(i // len(members)) * 1000) for i in range(n)]
+        out = [
+            _agent(
+                mem(i),
+                "member",
+                name(mem(i).get("name") or _short(mem(i)["model"])),
+                seed_offset=(i // len(members)) * 1000,
+            )
+            for i in range(n)
+        ]
         return out + [_agent(pick("chair", lu["chair"]), "chair", name("chair"))]
     if protocol == "single":
-        return [_agent(pick("proponent", mem(0)), "proponent", name("proponent")),
-                _agent(pick("opponent", mem(1)), "opponent", name("opponent")),
-                _agent(pick("judge", lu["judge"]), "judge", name("judge"))]
+        return [
+            _agent(pick("proponent", mem(0)), "proponent", name("proponent")),
+            _agent(pick("opponent", mem(1)), "opponent", name("opponent")),
+            _agent(pick("judge", lu["judge"]), "judge", name("judge")),
+        ]
     if protocol == "team":
         config = str(p.get("config", "different"))
         teams = lu.get("teams") or {}
@@ -315,8 +379,10 @@ def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> l
             pro = (teams.get("proponent") or [mem(i) for i in range(size)])[:size]
             opp = (teams.get("opponent") or [mem(size + i) for i in range(size)])[:size]
         out = [_agent(e, "proponent", name(f"pro-{i + 1}")) for i, e in enumerate(pro)]
-        out += [_agent(e, "opponent", name(f"opp-{i + 1}"), seed_offset=(1000 if config == "same" else 0))
-                for i, e in enumerate(opp)]
+        out += [
+            _agent(e, "opponent", name(f"opp-{i + 1}"), seed_offset=(1000 if config == "same" else 0))
+            for i, e in enumerate(opp)
+        ]
         return out + [_agent(pick("judge", lu["judge"]), "judge", name("judge"))]
     if protocol == "baseline":
         idx = int(p.get("member", 1)) - 1
@@ -339,12 +405,12 @@ def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> l
             return out + [judge]
         stop = _agent(pick("stop", lu["judge"]), "stop-agent", "stop-agent")
         return out + [judge, stop]
-    raise InvalidInput(f"Unknown protocol {protocol!r}.",
-                       "Use one of: single, team, council, baseline, radar, radar-single.")
+    raise InvalidInput(
+        f"Unknown protocol {protocol!r}.", "Use one of: single, team, council, baseline, radar, radar-single."
+    )
 
 
-def validate_lineup(lineup: str | dict, client, protocol: str | None = None,
-                    params: dict | None = None) -> list[dict]:
+def validate_lineup(lineup: str | dict, client, protocol: str | None = None, params: dict | None = None) -> list[dict]:
     """One row per distinct model: {model, ok, status, detail, agents}. Never raises for a down backend:
     the point is to tell a person, before a run, which models are not there and why."""
     lu = load_lineup(lineup)
@@ -370,8 +436,7 @@ def validate_lineup(lineup: str | dict, client, protocol: str | None = None,
             match = next((i for i in infos if i.spec == str(spec) or i.name == spec.model), None)
             if match is None and spec.backend == "local" and Path(spec.model).suffix == ".gguf":
                 ok = Path(spec.model).expanduser().is_file()
-                row.update(ok=ok, status="ready" if ok else "missing",
-                           detail="" if ok else f"no file at {spec.model}")
+                row.update(ok=ok, status="ready" if ok else "missing", detail="" if ok else f"no file at {spec.model}")
             elif match is None and (down := next((i for i in infos if not i.name and i.status != "ready"), None)):
                 # the backend listed itself as down (one row, no model name): say so, not "not listed"
                 row.update(status="unreachable", detail=down.detail)

@@ -20,8 +20,13 @@ _LOCK = threading.Lock()
 
 def check_note(text: str) -> str:
     """The note as it will be sent, or InvalidInput saying what is wrong with it."""
-    return checked_text(text, MAX_NOTE_CHARS, "The moderator's note", "Type what the debaters should consider.",
-                        "Shorten it: it is added to every prompt from the next round on.")
+    return checked_text(
+        text,
+        MAX_NOTE_CHARS,
+        "The moderator's note",
+        "Type what the debaters should consider.",
+        "Shorten it: it is added to every prompt from the next round on.",
+    )
 
 
 def post(debate_id: str, text: str) -> str:

@@ -18,18 +18,30 @@ import ast
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
-from debate.protocols.decisions import apply_cat2_rule
-from debate.errors import Cancelled, DebateError, InvalidInput
 from debate import moderation
-from debate.events import (DebateFinished, DebateStarted, ErrorEvent, Event, EvidenceProgress, EvidenceRetrieved,
-                           Moderator, PhaseStarted, RuleApplied, TurnFinished, Verdict)
+from debate.errors import Cancelled, DebateError, InvalidInput
+from debate.events import (
+    DebateFinished,
+    DebateStarted,
+    ErrorEvent,
+    Event,
+    EvidenceProgress,
+    EvidenceRetrieved,
+    Moderator,
+    PhaseStarted,
+    RuleApplied,
+    TurnFinished,
+    Verdict,
+)
 from debate.lineups import Agent, load_lineup, resolve_agents
 from debate.protocols import PROTOCOLS
 from debate.protocols.base import DebateContext, ProtocolInfo
+from debate.protocols.decisions import apply_cat2_rule
 from debate.tasks import resolve_task, task_categories
 
 
@@ -102,12 +114,16 @@ def resolve_params(info: ProtocolInfo, given: dict[str, Any] | None) -> dict[str
         if k in RETIRED_PARAMS.get(info.name, ()):
             continue
         if k not in info.params:
-            raise InvalidInput(f"Protocol {info.name} has no parameter {k!r}.",
-                               f"Its parameters: {', '.join(info.params)} (see `python -m debate protocols`).")
+            raise InvalidInput(
+                f"Protocol {info.name} has no parameter {k!r}.",
+                f"Its parameters: {', '.join(info.params)} (see `python -m debate protocols`).",
+            )
         out[k] = _coerce(k, v, info.params[k][0])
         if k in info.choices and out[k] not in info.choices[k]:
-            raise InvalidInput(f"Parameter {k}={v!r} is not allowed for {info.name}.",
-                               f"Choose one of: {', '.join(map(str, info.choices[k]))}.")
+            raise InvalidInput(
+                f"Parameter {k}={v!r} is not allowed for {info.name}.",
+                f"Choose one of: {', '.join(map(str, info.choices[k]))}.",
+            )
     for k in ("rounds", "stop_samples", "max_concurrency", "members", "team_size"):
         if k in out and int(out[k]) < 0:
             raise InvalidInput(f"Parameter {k} cannot be negative.", f"Default: {info.params[k][0]}.")
@@ -139,9 +155,10 @@ def prepare(config: DebateConfig) -> Prepared:
     if not isinstance(config.claim, str) or not config.claim.strip():
         raise InvalidInput("The claim is empty.", "Paste a tweet or a claim to debate.")
     if len(config.claim) > MAX_CLAIM_CHARS:
-        raise InvalidInput(f"The claim is {len(config.claim):,} characters long; a claim may have at most "
-                           f"{MAX_CLAIM_CHARS:,}.", "Paste the claim itself (a tweet, a statement), not a whole "
-                           "article: every agent reads it in every prompt.")
+        raise InvalidInput(
+            f"The claim is {len(config.claim):,} characters long; a claim may have at most {MAX_CLAIM_CHARS:,}.",
+            "Paste the claim itself (a tweet, a statement), not a whole article: every agent reads it in every prompt.",
+        )
     info = PROTOCOLS.get((config.protocol or "").strip().lower())
     if info is None:
         raise InvalidInput(f"Unknown protocol {config.protocol!r}.", f"Use one of: {', '.join(PROTOCOLS)}.")
@@ -155,11 +172,15 @@ def prepare(config: DebateConfig) -> Prepared:
     from debate.retrieval import safety
 
     if config.evidence_guard not in safety.GUARDS:
-        raise InvalidInput(f"Unknown evidence guard {config.evidence_guard!r}.",
-                           f"Use one of: {', '.join(safety.GUARDS)} (default {safety.DEFAULT_GUARD}).")
+        raise InvalidInput(
+            f"Unknown evidence guard {config.evidence_guard!r}.",
+            f"Use one of: {', '.join(safety.GUARDS)} (default {safety.DEFAULT_GUARD}).",
+        )
     if config.flagged_evidence not in safety.FLAGGED_POLICIES:
-        raise InvalidInput(f"Unknown choice {config.flagged_evidence!r} for passages that read like an order.",
-                           f"Use one of: {', '.join(safety.FLAGGED_POLICIES)} (default {safety.DEFAULT_FLAGGED}).")
+        raise InvalidInput(
+            f"Unknown choice {config.flagged_evidence!r} for passages that read like an order.",
+            f"Use one of: {', '.join(safety.FLAGGED_POLICIES)} (default {safety.DEFAULT_FLAGGED}).",
+        )
     params = resolve_params(info, config.params)
     categories = task_categories(config.task, config.category)
     for c in categories:
@@ -167,11 +188,20 @@ def prepare(config: DebateConfig) -> Prepared:
     if config.seats:  # a fork's or a robustness variant's seats, exactly as given
         lineup = {"name": config.lineup if isinstance(config.lineup, str) else config.lineup.get("name", "")}
         try:
-            agents = [Agent(**{k: a[k] for k in ("agent", "role", "model", "temperature", "seed", "k_demos",
-                                                 "demo_skip", "neighbours") if k in a})
-                      for a in config.seats]
+            agents = [
+                Agent(
+                    **{
+                        k: a[k]
+                        for k in ("agent", "role", "model", "temperature", "seed", "k_demos", "demo_skip", "neighbours")
+                        if k in a
+                    }
+                )
+                for a in config.seats
+            ]
         except TypeError as e:
-            raise InvalidInput(f"A seat of the lineup is incomplete ({e}).", "Each seat needs agent, role and model.") from None
+            raise InvalidInput(
+                f"A seat of the lineup is incomplete ({e}).", "Each seat needs agent, role and model."
+            ) from None
     else:
         lineup = load_lineup(config.lineup)
         agents = resolve_agents(lineup, info.name, params)
@@ -182,8 +212,10 @@ def prepare(config: DebateConfig) -> Prepared:
     except (TypeError, ValueError):
         timeout_ok = False
     if not timeout_ok:
-        raise InvalidInput(f"A person's time per turn must be between 1 and 3600 seconds, not {config.human_timeout_s!r}.",
-                           "The default is 180 s.")
+        raise InvalidInput(
+            f"A person's time per turn must be between 1 and 3600 seconds, not {config.human_timeout_s!r}.",
+            "The default is 180 s.",
+        )
     if config.aids:
         from debate.aids import settings as aids
 
@@ -196,6 +228,7 @@ def seat_people(agents: list[Agent], who: list[str]) -> list[Agent]:
     """The agents with the named seats played by a person: each name is an agent's name (e.g. "qwen-a",
     "pro-2") or a role (e.g. "opponent", "judge", "member": every agent with that role)."""
     from dataclasses import replace as _replace
+
     from debate.seats import PERSON_SPEC
 
     wanted = [w.strip() for w in who if str(w).strip()]
@@ -206,8 +239,7 @@ def seat_people(agents: list[Agent], who: list[str]) -> list[Agent]:
     return [_replace(a, model=PERSON_SPEC) if a.agent in wanted or a.role in wanted else a for a in agents]
 
 
-def run_debate(config: DebateConfig, client, retriever=None,
-               cancel: threading.Event | None = None) -> Iterator[Event]:
+def run_debate(config: DebateConfig, client, retriever=None, cancel: threading.Event | None = None) -> Iterator[Event]:
     prepared = prepare(config)  # raises before the first event
     return _stream(prepared, client, retriever, cancel)
 
@@ -241,10 +273,13 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         seq += 1
         return ev
 
-    ctx = DebateContext(config=cfg, client=client, agents=pp.agents, params=pp.params,
-                        evidence_on=pp.evidence_on, cancel=cancel)
+    ctx = DebateContext(
+        config=cfg, client=client, agents=pp.agents, params=pp.params, evidence_on=pp.evidence_on, cancel=cancel
+    )
     fork = cfg.fork
-    settings = {k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")}
+    settings = {
+        k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")
+    }
     settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
     debate_id = cfg.debate_id or uuid.uuid4().hex[:12]
     ctx.debate_id = debate_id
@@ -252,11 +287,21 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
     if fork is not None:
         ctx.replay = [dict(t) for t in fork.turns]
         pending += [(n, "fork") for n in fork.notes]
-    yield stamp(DebateStarted(
-        debate_id=debate_id, protocol=pp.info.name, task=cfg.task,
-        category=cfg.category, claim=cfg.claim, lineup=[a.to_dict() for a in pp.agents], settings=settings,
-        seed=cfg.seed, gold=cfg.gold, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        forked_from=None if fork is None else {"debate_id": fork.parent_id, "round": fork.round}))
+    yield stamp(
+        DebateStarted(
+            debate_id=debate_id,
+            protocol=pp.info.name,
+            task=cfg.task,
+            category=cfg.category,
+            claim=cfg.claim,
+            lineup=[a.to_dict() for a in pp.agents],
+            settings=settings,
+            seed=cfg.seed,
+            gold=cfg.gold,
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            forked_from=None if fork is None else {"debate_id": fork.parent_id, "round": fork.round},
+        )
+    )
     totals = {"prompt": 0, "completion": 0}
     status, stop_reason, final_label = "completed", "", None
     forked = fork is None
@@ -266,18 +311,29 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         nonlocal forked
         if not forked:
             forked = True
-            yield stamp(PhaseStarted(phase="fork", round=fork.round, title=f"Fork of debate {fork.parent_id} "
-                                     f"after round {fork.round}",
-                                     note="Everything above was replayed from the parent debate; from here on the "
-                                          "models answer anew."))
+            yield stamp(
+                PhaseStarted(
+                    phase="fork",
+                    round=fork.round,
+                    title=f"Fork of debate {fork.parent_id} after round {fork.round}",
+                    note="Everything above was replayed from the parent debate; from here on the models answer anew.",
+                )
+            )
         pending.extend((n, "live") for n in moderation.take(debate_id))
         is_phase = isinstance(ev, PhaseStarted)
         while pending:
             note, source = pending.pop(0)
             if is_phase:
                 ctx.moderator_notes.append(note)
-            yield stamp(Moderator(text=note, round=getattr(ev, "round", ctx.rounds), phase=getattr(ev, "phase", ""),
-                                  source=source, seen=is_phase))
+            yield stamp(
+                Moderator(
+                    text=note,
+                    round=getattr(ev, "round", ctx.rounds),
+                    phase=getattr(ev, "phase", ""),
+                    source=source,
+                    seen=is_phase,
+                )
+            )
 
     body = _body(pp, ctx, retriever)
     try:
@@ -296,28 +352,55 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
         status, stop_reason = "stopped", "stopped by the user"
     except DebateError as e:
         status, stop_reason = "error", e.message
-        yield stamp(ErrorEvent(error=getattr(e, "error_name", type(e).__name__), message=e.message, hint=e.hint,
-                               agent=getattr(e, "agent", ""), model=getattr(e, "model", ""),
-                               backend=getattr(e, "backend", ""), fatal=True))
+        yield stamp(
+            ErrorEvent(
+                error=getattr(e, "error_name", type(e).__name__),
+                message=e.message,
+                hint=e.hint,
+                agent=getattr(e, "agent", ""),
+                model=getattr(e, "model", ""),
+                backend=getattr(e, "backend", ""),
+                fatal=True,
+            )
+        )
     except Exception as e:  # noqa: BLE001 - a bug: still end the stream cleanly, with enough to report it
         status, stop_reason = "error", f"{type(e).__name__}: {e}"
-        yield stamp(ErrorEvent(error=type(e).__name__, message=str(e) or type(e).__name__,
-                               hint="This is a bug in the debate engine; please report it with the events file.",
-                               fatal=True))
+        yield stamp(
+            ErrorEvent(
+                error=type(e).__name__,
+                message=str(e) or type(e).__name__,
+                hint="This is a bug in the debate engine; please report it with the events file.",
+                fatal=True,
+            )
+        )
     finally:
         body.close()
     if fork is not None and ctx.replay and status == "completed":
-        yield stamp(ErrorEvent(error="ForkDiverged", fatal=False,
-                               message=f"The fork ended before round {fork.round}: its parameters changed a decision "
-                                       f"the parent made earlier ({len(ctx.replay)} of the parent's turns were not reached).",
-                               hint="Fork with the parent's parameters, or from an earlier round."))
+        yield stamp(
+            ErrorEvent(
+                error="ForkDiverged",
+                fatal=False,
+                message=f"The fork ended before round {fork.round}: its parameters changed a decision "
+                f"the parent made earlier ({len(ctx.replay)} of the parent's turns were not reached).",
+                hint="Fork with the parent's parameters, or from an earlier round.",
+            )
+        )
     pending.extend((n, "live") for n in moderation.take(debate_id))
     for note, source in pending:  # arrived after the last prompt: kept, marked as read by no agent
         yield stamp(Moderator(text=note, round=ctx.rounds, source=source, seen=False))
-    yield stamp(DebateFinished(
-        status=status, stop_reason=stop_reason, label=final_label if status == "completed" else None,
-        rounds=ctx.rounds, prompt_tokens=totals["prompt"], completion_tokens=totals["completion"],
-        model_calls=ctx.model_calls, cache_hits=ctx.cache_hits, wall_s=round(time.perf_counter() - t0, 4)))
+    yield stamp(
+        DebateFinished(
+            status=status,
+            stop_reason=stop_reason,
+            label=final_label if status == "completed" else None,
+            rounds=ctx.rounds,
+            prompt_tokens=totals["prompt"],
+            completion_tokens=totals["completion"],
+            model_calls=ctx.model_calls,
+            cache_hits=ctx.cache_hits,
+            wall_s=round(time.perf_counter() - t0, 4),
+        )
+    )
 
 
 def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = True) -> Iterator[Event]:
@@ -326,12 +409,14 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
     cfg = pp.config
     if retriever is None:
         ctx.evidence_on = False
-        yield PhaseStarted(phase="evidence", title="Evidence",
-                           note="No retriever is configured: the debate runs without evidence.")
+        yield PhaseStarted(
+            phase="evidence", title="Evidence", note="No retriever is configured: the debate runs without evidence."
+        )
         return
     query = cfg.claim
     if cfg.task == "checkthat":  # tweets: the words of URL paths carry the topic of a bare link
         from debate.retrieval import tweet_query
+
         query = tweet_query(cfg.claim) or cfg.claim
     gathered, written = None, None
     try:
@@ -348,7 +433,9 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
         if isinstance(e, Cancelled):
             raise
         yield ErrorEvent(error=type(e).__name__, message=e.message, hint=e.hint, fatal=False)
-        yield PhaseStarted(phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence.")
+        yield PhaseStarted(
+            phase="evidence", title="Evidence", note="Retrieval failed: the debate runs without evidence."
+        )
         return
     from debate.retrieval import safety
 
@@ -368,17 +455,25 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
         ctx.passages = passages
     extra = {}
     if gathered is not None:
-        extra = {"floor": gathered.floor, "rejected": gathered.rejected, "sources": gathered.sources,
-                 "note": gathered.note}
+        extra = {
+            "floor": gathered.floor,
+            "rejected": gathered.rejected,
+            "sources": gathered.sources,
+            "note": gathered.note,
+        }
         if for_prompts and gathered.nothing_fits:
             ctx.evidence_none_fit = True
     if written is not None and (written.questions or written.note):
         extra.update(questions=written.questions, questions_note=written.note, questions_model=written.model)
     if dropped:
         extra["dropped"] = dropped
-    yield EvidenceRetrieved(query=query, passages=passages, in_prompts=for_prompts,
-                            corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""),
-                            **extra)
+    yield EvidenceRetrieved(
+        query=query,
+        passages=passages,
+        in_prompts=for_prompts,
+        corpus=str(getattr(retriever, "name", "") or getattr(retriever, "corpus", "") or ""),
+        **extra,
+    )
 
 
 def _questions(pp: Prepared, ctx: DebateContext, n: int):
@@ -468,10 +563,14 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
                 yield from later.take()
             if not later.emitted and not ctx.stopping():
                 got = list(later.take(wait_s=EVIDENCE_AFTER_S))
-                yield from got or [PhaseStarted(
-                    phase="evidence", title="Evidence",
-                    note="The evidence index was still loading: no passages are shown for this debate (the "
-                         "next one will have them).")]
+                yield from got or [
+                    PhaseStarted(
+                        phase="evidence",
+                        title="Evidence",
+                        note="The evidence index was still loading: no passages are shown for this debate (the "
+                        "next one will have them).",
+                    )
+                ]
         finally:
             later.stop.set()
         return
@@ -492,15 +591,25 @@ class _LaterEvidence:
                 while not _ready(retriever):
                     failed = getattr(retriever, "error", None)
                     if failed is not None:  # the app's background load failed: say so, do not wait
-                        self.events = [PhaseStarted(phase="evidence", title="Evidence",
-                                                    note=f"The evidence index could not be loaded: {failed}")]
+                        self.events = [
+                            PhaseStarted(
+                                phase="evidence",
+                                title="Evidence",
+                                note=f"The evidence index could not be loaded: {failed}",
+                            )
+                        ]
                         return
                     if self.stop.wait(0.2):
                         return
                 self.events = list(_evidence(pp, ctx, retriever, for_prompts=False))
             except Exception as e:  # noqa: BLE001 - a viewer's extra: the debate goes on without it
-                self.events = [PhaseStarted(phase="evidence", title="Evidence",
-                                            note=f"Retrieval failed ({type(e).__name__}): no passages are shown.")]
+                self.events = [
+                    PhaseStarted(
+                        phase="evidence",
+                        title="Evidence",
+                        note=f"Retrieval failed ({type(e).__name__}): no passages are shown.",
+                    )
+                ]
             finally:
                 self.done.set()
 
@@ -530,11 +639,15 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
         ctx.rounds = 0
         ctx.first_votes = None
         if multi:
-            note = ("Decided first because the rule 'category 2 positive => category 3 positive' (TurQUaz) needs "
-                    "it; switch the rule off (--no-cat2-rule) to score category 3 alone."
-                    if rule_input and c == 2 else "Each category is decided by its own debate.")
-            yield PhaseStarted(phase="category", category=c, title=f"Category {c}: {ctx.task.extra.get('title', '')}",
-                               note=note)
+            note = (
+                "Decided first because the rule 'category 2 positive => category 3 positive' (TurQUaz) needs "
+                "it; switch the rule off (--no-cat2-rule) to score category 3 alone."
+                if rule_input and c == 2
+                else "Each category is decided by its own debate."
+            )
+            yield PhaseStarted(
+                phase="category", category=c, title=f"Category {c}: {ctx.task.extra.get('title', '')}", note=note
+            )
         for ev in pp.info.run(ctx):
             if isinstance(ev, Verdict) and multi:
                 labels[str(c)] = ev.label
@@ -548,15 +661,30 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
     after = dict(labels)
     if cfg.apply_cat2_rule:
         after, changed = apply_cat2_rule(labels)
-        yield RuleApplied(rule="category 2 positive => category 3 positive (TurQUaz Sec. 3)",
-                          before=dict(labels), after=after, changed=changed)
+        yield RuleApplied(
+            rule="category 2 positive => category 3 positive (TurQUaz Sec. 3)",
+            before=dict(labels),
+            after=after,
+            changed=changed,
+        )
     if rule_input:  # the run asked for category 3: its label after the rule is the answer
         gold3 = None if cfg.gold is None else str(cfg.gold).strip().upper()
-        yield Verdict(label=after["3"], labels=after, category=3, source="categories",
-                      explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
-                      gold=cfg.gold, correct=None if gold3 is None or after["3"] is None else after["3"] == gold3)
+        yield Verdict(
+            label=after["3"],
+            labels=after,
+            category=3,
+            source="categories",
+            explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
+            gold=cfg.gold,
+            correct=None if gold3 is None or after["3"] is None else after["3"] == gold3,
+        )
         return
     gold = _parse_gold_labels(cfg.gold)
-    yield Verdict(label=None, labels=after, source="categories",
-                  explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
-                  gold=cfg.gold, correct=None if gold is None else gold == after)
+    yield Verdict(
+        label=None,
+        labels=after,
+        source="categories",
+        explanation="; ".join(f"category {k}: {v or 'invalid'}" for k, v in after.items()),
+        gold=cfg.gold,
+        correct=None if gold is None else gold == after,
+    )

@@ -10,13 +10,16 @@ import csv
 import html
 import io
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # ANSI/VT escape sequences (CSI, OSC up to BEL or ST, two-character ESC forms), then any other C0 control
 # except tab and newline, DEL and the C1 controls: a model answer must not move the cursor, retitle the
 # window, hide text or rewrite the line the person is reading (\r).
-_TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -~]?"
-                       r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_TERMINAL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -~]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
 # a cell a spreadsheet would run as a formula (OWASP's list: = + - @ and tab / carriage return)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # ... and a formula start inside a cell, after a character some spreadsheet starts a new cell at: the

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from debate.errors import InvalidInput
 
@@ -106,13 +106,17 @@ def check_answer(seat: Seat, text: str) -> str:
     if not answer:
         raise InvalidInput("Your answer is empty.", f"Write your turn as the {seat.role}: {seat.answer_format}")
     if len(answer) > MAX_ANSWER_CHARS:
-        raise InvalidInput(f"Your answer has {len(answer):,} characters; at most {MAX_ANSWER_CHARS:,} are allowed.",
-                           "Shorten it: every later prompt carries it.")
+        raise InvalidInput(
+            f"Your answer has {len(answer):,} characters; at most {MAX_ANSWER_CHARS:,} are allowed.",
+            "Shorten it: every later prompt carries it.",
+        )
     if seat.parse is not None and not getattr(seat.parse(answer), "ok", False):
         what = f"one of {', '.join(seat.labels)}" if seat.labels else "an answer in the required format"
         kind = {"vote": "a vote", "judge": "a verdict"}.get(seat.phase, "an answer this turn can count")
-        raise InvalidInput(f"Refused: this turn needs {kind} ({what}) and none could be read from your answer.",
-                           f"Write it as: {seat.answer_format}")
+        raise InvalidInput(
+            f"Refused: this turn needs {kind} ({what}) and none could be read from your answer.",
+            f"Write it as: {seat.answer_format}",
+        )
     return answer
 
 
@@ -121,8 +125,10 @@ def answer(debate_id: str, turn_id: str, text: str) -> str:
     stays open, so the person can correct it within the countdown)."""
     seat = get(debate_id, turn_id)
     if seat is None or not seat.open:
-        raise InvalidInput("This turn is no longer waiting for an answer.",
-                           "Its countdown ended or the debate moved on; the transcript says what happened.")
+        raise InvalidInput(
+            "This turn is no longer waiting for an answer.",
+            "Its countdown ended or the debate moved on; the transcript says what happened.",
+        )
     try:
         accepted = check_answer(seat, text)
     except InvalidInput:
@@ -143,8 +149,12 @@ def for_person(labels: tuple[str, ...], parse: Callable[[str], object] | None, m
     if parse is None:
         return "Free text: your turn in your own words."
     if labels:
-        for form in ("ANSWER: {L} — your reason", "VOTE: {L} — your reason", "[REASON]: your reason\n[VERDICT]: {L}",
-                     '{{"vote": "{L}", "explanation": "your reason"}}'):
+        for form in (
+            "ANSWER: {L} — your reason",
+            "VOTE: {L} — your reason",
+            "[REASON]: your reason\n[VERDICT]: {L}",
+            '{{"vote": "{L}", "explanation": "your reason"}}',
+        ):
             sample = form.format(L=labels[0])
             if getattr(parse(sample), "ok", False):
                 shown = form.replace("{L}", "/".join(labels)).replace("{{", "{").replace("}}", "}")

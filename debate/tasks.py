@@ -24,6 +24,7 @@ CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or 
 class Labelled:
     """A tweet shown to a model with its label: a paper's hand-written example, or a similar train tweet
     (debate.aids.demos)."""
+
     text: str
     label: str  # "YES" | "NO"
 
@@ -56,90 +57,130 @@ def _ex(text: str, label: str, explanation: str) -> Example:
 
 CHECKTHAT_CATEGORIES: dict[int, Category] = {
     1: Category(
-        1, "Contain scientific claims", "Scientific Claims",
+        1,
+        "Contain scientific claims",
+        "Scientific Claims",
         "Factual statements about scientific topics, research findings, or scientific phenomena. These "
         "include statements that present scientific facts, research results, or claims about natural "
         "phenomena that can be verified through scientific methods.",
         "Focus on science rather than technology, religion, or politics. Look for specific scientific "
         "facts, research results, or claims about natural phenomena. Tweets may contain @user tags "
-        "(anonymized usernames) and \"image\" indicates attached images.",
+        '(anonymized usernames) and "image" indicates attached images.',
         (
-            _ex("With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
+            _ex(
+                "With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
                 "disorders, weakened immunity, weight gain and diabetes. **A review of 16 studies found that "
                 "sleeping for less than 6 to 8 hours a night increases the risk of early death by as much as "
-                "12%**. image", "YES",
+                "12%**. image",
+                "YES",
                 "Presents specific **scientific findings with statistical data** from research studies about "
-                "sleep deprivation effects."),
-            _ex("Once again, the tech sector, often associated with a free-market ethos, **falls short of "
-                "social research expectations**.", "YES",
-                "References **social research findings** as factual claims."),
-            _ex("How Employment Can Change the Life of Someone with a Disability "
+                "sleep deprivation effects.",
+            ),
+            _ex(
+                "Once again, the tech sector, often associated with a free-market ethos, **falls short of "
+                "social research expectations**.",
+                "YES",
+                "References **social research findings** as factual claims.",
+            ),
+            _ex(
+                "How Employment Can Change the Life of Someone with a Disability "
                 "http://www.tennesseeworks.org/how-employment-can-change-the-life-of-someone-with-a-disability"
-                "-and-everyone-involved/", "YES",
-                "Contains **claims about disability research findings** and their impacts."),
-            _ex("Diabetes Research and New Registry Aim to Improve Outcomes https://www.acc.org/latest-in-"
+                "-and-everyone-involved/",
+                "YES",
+                "Contains **claims about disability research findings** and their impacts.",
+            ),
+            _ex(
+                "Diabetes Research and New Registry Aim to Improve Outcomes https://www.acc.org/latest-in-"
                 "cardiology/articles/2015/03/04/16/32/diabetes-research-and-new-registry-aim-to-improve-"
-                "outcomes?wt.mc_id=twitter #NCDR", "NO",
+                "outcomes?wt.mc_id=twitter #NCDR",
+                "NO",
                 "Describes **research activities and initiatives** rather than presenting actual scientific "
-                "claims or findings."),
-            _ex("how u treat others will reflect on how u feel", "NO",
-                "General **life advice without scientific backing** or evidence."),
+                "claims or findings.",
+            ),
+            _ex(
+                "how u treat others will reflect on how u feel",
+                "NO",
+                "General **life advice without scientific backing** or evidence.",
+            ),
         ),
-        yes="this tweet contains a scientific claim", no="this tweet contains no scientific claim",
+        yes="this tweet contains a scientific claim",
+        no="this tweet contains no scientific claim",
     ),
     2: Category(
-        2, "Reference to scientific studies/publications", "References to Scientific Studies/Publications",
-        "Direct references to scientific papers, research studies, academic publications, or scholarly "
-        "articles.",
+        2,
+        "Reference to scientific studies/publications",
+        "References to Scientific Studies/Publications",
+        "Direct references to scientific papers, research studies, academic publications, or scholarly articles.",
         "Examine both URL and tweet content carefully. For URLs, check if the domain is a known "
         "academic/scientific source and if the path contains keywords like /articles, /research, /studies, "
-        "etc. Keywords like \"research,\" \"study,\" \"published,\" \"findings\" also indicate scientific "
+        'etc. Keywords like "research," "study," "published," "findings" also indicate scientific '
         "references. Pay equal attention to URLs and tweet content. Category 2 references typically imply "
         "Category 3 entities.",
         (
-            _ex("Diabetes Research and New Registry Aim to Improve Outcomes **https://www.acc.org/latest-in-"
+            _ex(
+                "Diabetes Research and New Registry Aim to Improve Outcomes **https://www.acc.org/latest-in-"
                 "cardiology/articles**/2015/03/04/16/32/diabetes-research-and-new-registry-aim-to-improve-"
-                "outcomes?wt.mc_id=twitter #NCDR", "YES",
+                "outcomes?wt.mc_id=twitter #NCDR",
+                "YES",
                 "Contains **URL to cardiology articles** (domain: acc.org, path: /articles) and mentions "
-                "**research** directly."),
-            _ex("With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
+                "**research** directly.",
+            ),
+            _ex(
+                "With our current lifestyle, most of us are sleep deprived, which creates problems like mood "
                 "disorders, weakened immunity, weight gain and diabetes. **A review of 16 studies** found that "
                 "sleeping for less than 6 to 8 hours a night increases the risk of early death by as much as "
-                "12%. image", "YES",
-                "References **\"a review of 16 studies\"** indicating scientific literature review."),
-            _ex("How can this be unfolding? **https://www.bbc.co.uk/news**/health-53990068", "NO",
-                "**BBC news link** about health but not specifically referencing scientific studies or "
-                "publications."),
-            _ex("How Employment Can Change the Life of Someone with a Disability **http://www.tennesseeworks."
+                "12%. image",
+                "YES",
+                'References **"a review of 16 studies"** indicating scientific literature review.',
+            ),
+            _ex(
+                "How can this be unfolding? **https://www.bbc.co.uk/news**/health-53990068",
+                "NO",
+                "**BBC news link** about health but not specifically referencing scientific studies or publications.",
+            ),
+            _ex(
+                "How Employment Can Change the Life of Someone with a Disability **http://www.tennesseeworks."
                 "org**/how-employment-can-change-the-life-of-someone-with-a-disability-and-everyone-involved/",
-                "NO", "**General informational content** from a non-academic source, not referencing "
-                "scientific studies."),
+                "NO",
+                "**General informational content** from a non-academic source, not referencing scientific studies.",
+            ),
         ),
         yes="this tweet refers to a scientific study or publication",
         no="this tweet refers to no scientific study or publication",
     ),
     3: Category(
-        3, "Mention any scientific entities", "Mentions of Scientific Entities",
+        3,
+        "Mention any scientific entities",
+        "Mentions of Scientific Entities",
         "References to scientific institutions, researchers, scientists, universities, research "
         "organizations, academic conferences, or other entities involved in scientific research.",
         "Look for mentions of scientists, researchers, universities, research institutions, academic "
         "conferences, or scientific organizations. URLs with science-related paths can also indicate "
         "scientific entities. Focus on explicit scientific entities rather than general mentions.",
         (
-            _ex("Scientist. Artist. Activist. Coach. Visionary. **Mary Agnes Chase** is just one of the "
+            _ex(
+                "Scientist. Artist. Activist. Coach. Visionary. **Mary Agnes Chase** is just one of the "
                 "**Smithsonian** women featured in the new book, ’Smithsonian American Women,’ now available "
-                "from @user. http://womenshistory.si.edu #BecauseOfHerStory", "YES",
+                "from @user. http://womenshistory.si.edu #BecauseOfHerStory",
+                "YES",
                 "Mentions **scientist Mary Agnes Chase** and the **Smithsonian institution** (@user likely "
-                "refers to the publisher)."),
-            _ex("Concussion ’breathalyser’ proposed **http://www.bbc.co.uk/news/science-environment**/29146654"
-                "#sa-ns_mchannel=rss&ns_source=PublicRSS20-sa Published September 11, 2014 at 01:46AM", "YES",
-                "URL path contains **\"science-environment\"** indicating scientific context and entities."),
-            _ex("Concerns over Antarctica intensify as visitor numbers surge - Global - **NZ Herald News** "
-                "http://www.nzherald.co.nz/world/news/article.cfm?c_id=2&objectid=10871683", "NO",
-                "**General news about Antarctica** without mentioning specific scientific entities or "
-                "researchers."),
+                "refers to the publisher).",
+            ),
+            _ex(
+                "Concussion ’breathalyser’ proposed **http://www.bbc.co.uk/news/science-environment**/29146654"
+                "#sa-ns_mchannel=rss&ns_source=PublicRSS20-sa Published September 11, 2014 at 01:46AM",
+                "YES",
+                'URL path contains **"science-environment"** indicating scientific context and entities.',
+            ),
+            _ex(
+                "Concerns over Antarctica intensify as visitor numbers surge - Global - **NZ Herald News** "
+                "http://www.nzherald.co.nz/world/news/article.cfm?c_id=2&objectid=10871683",
+                "NO",
+                "**General news about Antarctica** without mentioning specific scientific entities or researchers.",
+            ),
         ),
-        yes="this tweet mentions scientific entities", no="this tweet mentions no scientific entity",
+        yes="this tweet mentions scientific entities",
+        no="this tweet mentions no scientific entity",
     ),
 }
 
@@ -180,14 +221,14 @@ class TaskView:
             lines = ["Examples: Important parts are highlighted in **bold**."]
             for i, ex in enumerate(self.examples, 1):
                 kind = "Positive" if ex.label == "YES" else "Negative"
-                lines.append(f"• Example {i} ({kind}): \"{ex.text}\"\n  Explanation: {ex.explanation}")
+                lines.append(f'• Example {i} ({kind}): "{ex.text}"\n  Explanation: {ex.explanation}')
             parts.append("\n".join(lines))
         return "\n\n".join(parts)
 
     # -- label wording used by templates -----------------------------------------------------
     @property
     def labels_slash(self) -> str:
-        """"YES/NO" as in `VOTE: [YES/NO]`."""
+        """ "YES/NO" as in `VOTE: [YES/NO]`."""
         return "/".join(self.labels)
 
     @property
@@ -214,33 +255,49 @@ class TaskView:
         return f"the claim is {', '.join(head)}, or {last}"
 
 
-def resolve_task(task: str, category: int | None = None, custom_title: str = "",
-                 custom_description: str = "") -> TaskView:
+def resolve_task(
+    task: str, category: int | None = None, custom_title: str = "", custom_description: str = ""
+) -> TaskView:
     """One task view; raises InvalidInput with a hint for unknown tasks/categories or an empty custom title."""
     task = (task or "").strip().lower()
     if task == "checkthat":
         if category not in CHECKTHAT_CATEGORIES:
-            raise InvalidInput(f"CheckThat has no category {category!r}.",
-                               "Use category 1 (scientific claim), 2 (reference to a study) or 3 "
-                               "(scientific entities), or leave it empty to run all three.")
+            raise InvalidInput(
+                f"CheckThat has no category {category!r}.",
+                "Use category 1 (scientific claim), 2 (reference to a study) or 3 "
+                "(scientific entities), or leave it empty to run all three.",
+            )
         c = CHECKTHAT_CATEGORIES[category]
-        return TaskView("checkthat", ("YES", "NO"), c.phrase, c.description, c.guidelines, c.examples,
-                        category=category, focus_rule=CHECKTHAT_FOCUS_RULE, tie_label="NO",
-                        extra={"title": c.title, "name": c.name})
+        return TaskView(
+            "checkthat",
+            ("YES", "NO"),
+            c.phrase,
+            c.description,
+            c.guidelines,
+            c.examples,
+            category=category,
+            focus_rule=CHECKTHAT_FOCUS_RULE,
+            tie_label="NO",
+            extra={"title": c.title, "name": c.name},
+        )
     if task in ("halftruth", "averitec"):
         labels = ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if task == "averitec" else ())
         desc = _HALF_TRUE_DESCRIPTION + (_NEI_DESCRIPTION if task == "averitec" else "")
-        phrase = ("is true, false, half-true" + (", or not verifiable with the evidence (NEI)"
-                                                 if task == "averitec" else " (misleading by omission)"))
+        phrase = "is true, false, half-true" + (
+            ", or not verifiable with the evidence (NEI)" if task == "averitec" else " (misleading by omission)"
+        )
         return TaskView(task, labels, phrase, desc, tie_label="HALF-TRUE", subject="claim")
     if task == "custom":
         title = (custom_title or "").strip()
         if not title:
-            raise InvalidInput("A custom question needs a title.",
-                               "Write what the tweet should be judged for, e.g. 'is about climate change'.")
+            raise InvalidInput(
+                "A custom question needs a title.",
+                "Write what the tweet should be judged for, e.g. 'is about climate change'.",
+            )
         desc = (custom_description or "").strip() or title
-        return TaskView("custom", ("YES", "NO"), title[0].lower() + title[1:], desc, tie_label="NO",
-                        extra={"title": title})
+        return TaskView(
+            "custom", ("YES", "NO"), title[0].lower() + title[1:], desc, tie_label="NO", extra={"title": title}
+        )
     raise InvalidInput(f"Unknown task {task!r}.", f"Use one of: {', '.join(TASK_NAMES)}.")
 
 
@@ -262,8 +319,13 @@ _TRUTH_WORDS = {
     "HALF-TRUE": "the claim is half-true: correct in itself, but misleading because it leaves out context",
     "NEI": "there is not enough evidence to decide",
 }
-_WHO = {"judge": "the judge", "baseline": "the model", "majority": "the members", "round-judge": "the round judge",
-        "single-agent": "the model"}
+_WHO = {
+    "judge": "the judge",
+    "baseline": "the model",
+    "majority": "the members",
+    "round-judge": "the round judge",
+    "single-agent": "the model",
+}
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -302,8 +364,10 @@ def verdict_sentences(verdict: Any, started: Any = None) -> list[str]:
     title = settings.get("custom_title", "") if isinstance(settings, dict) else ""
     labels = _get(verdict, "labels")
     if isinstance(labels, dict) and labels and _get(verdict, "source") == "categories":
-        return [f"Category {k}: {verdict_sentence(task, int(k) if str(k).isdigit() else None, v, title)}"
-                for k, v in labels.items()]
+        return [
+            f"Category {k}: {verdict_sentence(task, int(k) if str(k).isdigit() else None, v, title)}"
+            for k, v in labels.items()
+        ]
     return [verdict_sentence(task, _get(verdict, "category"), _get(verdict, "label"), title)]
 
 
@@ -317,14 +381,24 @@ def override_note(verdict: Any) -> str:
     who = _WHO.get(str(_get(verdict, "source") or ""), "the model")
     aid = str(_get(verdict, "aid") or "").strip()
     if _get(verdict, "source") == "majority":
-        return (f"The members wrote a majority of {written}; counted by their label probabilities"
-                + (f" ({aid})" if aid else "") + f", the majority is {label}.")
-    return (f"{who[0].upper() + who[1:]} said {written}; its calibrated probabilities give {label}"
-            + (f" ({aid})" if aid else "") + ".")
+        return (
+            f"The members wrote a majority of {written}; counted by their label probabilities"
+            + (f" ({aid})" if aid else "")
+            + f", the majority is {label}."
+        )
+    return (
+        f"{who[0].upper() + who[1:]} said {written}; its calibrated probabilities give {label}"
+        + (f" ({aid})" if aid else "")
+        + "."
+    )
 
 
-_OWN = {"judge": "the judge's own", "round-judge": "the round judge's own", "baseline": "the model's own",
-        "single-agent": "the model's own"}
+_OWN = {
+    "judge": "the judge's own",
+    "round-judge": "the round judge's own",
+    "baseline": "the model's own",
+    "single-agent": "the model's own",
+}
 
 
 def verdict_number(verdict: Any) -> str:
@@ -387,8 +461,10 @@ def stop_confidence_words(check: Any) -> str:
 
 def shortened_mark(how: str) -> str:
     """The mark under a turn the engine shortened (TurnFinished.shortened; its full text is in full_text)."""
-    return {"sentence": "✂ shortened to its last full sentence (the answer budget ran out mid-sentence)",
-            "loop": "✂ stopped where it began to repeat itself; the text before the repeat is kept"}.get(how, "")
+    return {
+        "sentence": "✂ shortened to its last full sentence (the answer budget ran out mid-sentence)",
+        "loop": "✂ stopped where it began to repeat itself; the text before the repeat is kept",
+    }.get(how, "")
 
 
 def cut_off_mark(tokens: int | None, shortened: str = "") -> str:

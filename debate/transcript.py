@@ -10,14 +10,21 @@ others' tokens until their turn is shown, so parallel speech stays readable in a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO
 
 from debate.errors import InvalidInput
-from debate.events import Event, checked_event, event_from_dict
-from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
-                          verdict_sentences)
+from debate.events import Event, checked_event
+from debate.tasks import (
+    cut_off_mark,
+    override_note,
+    stop_confidence_words,
+    turn_number,
+    verdict_number,
+    verdict_sentences,
+)
 
 # -- JSONL ----------------------------------------------------------------------------------------
 
@@ -111,8 +118,15 @@ def build_transcript(events: Iterable[Event]) -> Transcript:
             tr.evidence = list(ev.passages)
         elif kind == "phase_started":
             tr.sections.append(Section(ev.phase, ev.round, ev.title, ev.category, ev.note))
-        elif kind in ("turn_finished", "votes_tallied", "chair_summary", "stop_check", "rule_applied",
-                      "transcript_shortened", "moderator"):
+        elif kind in (
+            "turn_finished",
+            "votes_tallied",
+            "chair_summary",
+            "stop_check",
+            "rule_applied",
+            "transcript_shortened",
+            "moderator",
+        ):
             if not tr.sections:
                 tr.sections.append(Section("debate", 0, "Debate"))
             tr.sections[-1].items.append(ev)
@@ -127,12 +141,24 @@ def build_transcript(events: Iterable[Event]) -> Transcript:
 
 def shortened_note(ev) -> str:
     """One line for a TranscriptShortened event: who read a shortened debate, and how much of it."""
-    what = ", ".join(x for x in (f"{ev.condensed} earlier turn{'s' * (ev.condensed != 1)} cut to their opening "
-                                 f"sentences" if ev.condensed else "",
-                                 f"{ev.omitted} left out" if ev.omitted else "") if x) or "nothing could be cut"
-    return (f"{ev.agent} read a shortened debate ({ev.phase}, round {ev.round}): the whole prompt would have been "
-            f"{ev.original_chars:,} characters, its model's context allows about {ev.budget_chars:,}; {what} "
-            f"→ {ev.final_chars:,} characters.")
+    what = (
+        ", ".join(
+            x
+            for x in (
+                f"{ev.condensed} earlier turn{'s' * (ev.condensed != 1)} cut to their opening sentences"
+                if ev.condensed
+                else "",
+                f"{ev.omitted} left out" if ev.omitted else "",
+            )
+            if x
+        )
+        or "nothing could be cut"
+    )
+    return (
+        f"{ev.agent} read a shortened debate ({ev.phase}, round {ev.round}): the whole prompt would have been "
+        f"{ev.original_chars:,} characters, its model's context allows about {ev.budget_chars:,}; {what} "
+        f"→ {ev.final_chars:,} characters."
+    )
 
 
 # -- text -----------------------------------------------------------------------------------------
@@ -191,7 +217,9 @@ class TextRenderer:
             bits.append("cites " + " ".join(f"[{c}]" for c in ev.citations))
         if ev.reasoning:
             bits.append(f"reasoning {len(ev.reasoning)} chars (not parsed)")
-        meta = f"{ev.prompt_tokens}+{ev.completion_tokens} tok · {ev.latency_s:.2f} s" + (" · cached" if ev.cached else "")
+        meta = f"{ev.prompt_tokens}+{ev.completion_tokens} tok · {ev.latency_s:.2f} s" + (
+            " · cached" if ev.cached else ""
+        )
         if getattr(ev, "replayed", False):
             meta += " · replayed from the parent debate"
         if getattr(ev, "human", False):
@@ -245,8 +273,13 @@ class TextRenderer:
         kind = ev.type
         if kind == "debate_started":
             self.debate_started = ev
-            where = ev.task + (f" category {ev.category}" if ev.task == "checkthat" and ev.category else
-                               " (all categories)" if ev.task == "checkthat" else "")
+            where = ev.task + (
+                f" category {ev.category}"
+                if ev.task == "checkthat" and ev.category
+                else " (all categories)"
+                if ev.task == "checkthat"
+                else ""
+            )
             head = self._rule(f"{ev.protocol} · {where} · lineup {ev.settings.get('lineup_name', '')}", "═")
             gold = f"\nGold: {ev.gold}" if ev.gold else ""
             return head + f"Claim: {ev.claim}{gold}\n"
@@ -275,28 +308,50 @@ class TextRenderer:
             invalid = sum(1 for v in ev.votes.values() if v is None)
             state = "reached" if ev.reached else "not reached"
             extra = " · votes stabilised" if ev.stabilised else ""
-            return self._c("1", f"\n  Votes (round {ev.round}): {counts}" + (f", invalid {invalid}" if invalid else "")
-                           + f" · consensus {ev.consensus_share:.0%} vs θ {ev.threshold:.0%}: {state}"
-                           + f" · majority {ev.majority}{extra}") + "\n"
+            return (
+                self._c(
+                    "1",
+                    f"\n  Votes (round {ev.round}): {counts}"
+                    + (f", invalid {invalid}" if invalid else "")
+                    + f" · consensus {ev.consensus_share:.0%} vs θ {ev.threshold:.0%}: {state}"
+                    + f" · majority {ev.majority}{extra}",
+                )
+                + "\n"
+            )
         if kind == "moderator":
             seen = "" if ev.seen else " (arrived after the last turn: no agent read it)"
             return self._c("1;33", f"\n  Moderator ({ev.source}){seen}: ") + ev.text + "\n"
         if kind == "chair_summary":
             return f"\n  Chair {self._agent(ev.agent)} (round {ev.round}): {ev.summary}\n"
         if kind == "stop_check":
-            return self._c("1", f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
-                           f"vs τs {ev.tau_s:.2f}, {stop_confidence_words(ev)} vs τc {ev.tau_c:.2f}"
-                           f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})") + "\n"
+            return (
+                self._c(
+                    "1",
+                    f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
+                    f"vs τs {ev.tau_s:.2f}, {stop_confidence_words(ev)} vs τc {ev.tau_c:.2f}"
+                    f" → {ev.decision.upper()} (preliminary {ev.preliminary_verdict})",
+                )
+                + "\n"
+            )
         if kind == "transcript_shortened":
             return self._c("33", f"\n  {shortened_note(ev)}") + "\n"
         if kind == "human_asked":
-            return self._c("1;35", f"\n  A person plays {ev.agent} ({ev.role}): waiting up to {ev.timeout_s:g} s for "
-                                   f"their answer.") + "\n"
+            return (
+                self._c(
+                    "1;35",
+                    f"\n  A person plays {ev.agent} ({ev.role}): waiting up to {ev.timeout_s:g} s for their answer.",
+                )
+                + "\n"
+            )
         if kind == "human_timeout":
             return self._c("1;35", f"\n  {ev.message}") + "\n"
         if kind == "rule_applied":
-            change = ", ".join(f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items()
-                               if ev.before.get(k) != v) or "no label changed"
+            change = (
+                ", ".join(
+                    f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items() if ev.before.get(k) != v
+                )
+                or "no label changed"
+            )
             return f"\n  Rule: {ev.rule}: {change}\n"
         if kind == "verdict":
             label = ev.label if ev.labels is None else ", ".join(f"{k}: {v}" for k, v in ev.labels.items())
@@ -308,22 +363,36 @@ class TextRenderer:
             cat = f" · category {ev.category}" if ev.category else ""
             said = "".join(f"\n  {x}." for x in verdict_sentences(ev, self.debate_started))
             over = f"\n  {self._c('1;33', override_note(ev))}" if override_note(ev) else ""
-            return "\n" + self._c("1;7", f" VERDICT{cat}: {label} ") + self._c("1", f"{conf} [{ev.source}]{gold}") + \
-                said + over + (f"\n  {ev.explanation}" if ev.explanation else "") + "\n"
+            return (
+                "\n"
+                + self._c("1;7", f" VERDICT{cat}: {label} ")
+                + self._c("1", f"{conf} [{ev.source}]{gold}")
+                + said
+                + over
+                + (f"\n  {ev.explanation}" if ev.explanation else "")
+                + "\n"
+            )
         if kind == "vote_comparison":
             cat = f" (category {ev.category})" if ev.category else ""
             return f"  Debate vs. vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
         if kind == "error":
-            return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + (f"\n  hint: {ev.hint}" if ev.hint else "") + "\n"
+            return (
+                "\n"
+                + self._c("1;31", f"ERROR ({ev.error}): {ev.message}")
+                + (f"\n  hint: {ev.hint}" if ev.hint else "")
+                + "\n"
+            )
         if kind == "finished":
             status = "failed" if ev.status == "error" else ev.status
-            return "\n" + self._rule(f"{status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
-                                     f"{ev.model_calls} model calls · {ev.prompt_tokens}+{ev.completion_tokens} tokens · "
-                                     f"{ev.cache_hits} cache hits · {ev.wall_s:.1f} s", "═")
+            return "\n" + self._rule(
+                f"{status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "
+                f"{ev.model_calls} model calls · {ev.prompt_tokens}+{ev.completion_tokens} tokens · "
+                f"{ev.cache_hits} cache hits · {ev.wall_s:.1f} s",
+                "═",
+            )
         return ""
 
 
 def render_text(events: Iterable[Event], color: bool = False) -> str:
     r = TextRenderer(color=color)
     return "".join(r.feed(ev) for ev in events)
-

@@ -8,20 +8,20 @@ import streamlit as st
 
 from debate import config, live
 from debate.adjudication import agreement
+from debate.adjudication.accounts import MAX_NAME, AccountStore
 from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
+from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
 from debate.datasets import SPLIT_TEXT
-from debate.tasks import CHECKTHAT_CATEGORIES, resolve_task
 from debate.errors import DebateError
 from debate.evaluation.browse import item_events, list_runs
-from debate.adjudication.hardcases import REASONS, from_runs, from_upload, shown_reasons
-from debate.adjudication.accounts import MAX_NAME, AccountStore
 from debate.runner import DebateConfig
+from debate.tasks import CHECKTHAT_CATEGORIES, resolve_task
 from ui import catalog, charts, resources, signin
+from ui.entry import through_app
 from ui.live_view import show_live
 from ui.render import label_chip, render_evidence, render_sections
 from ui.safe import error_md, escape, text_html
 from ui.transcript import build_view
-from ui.entry import through_app
 
 through_app()
 
@@ -60,19 +60,34 @@ with st.sidebar:
         signin.signed_in_box(ident)
         annotator = ident.name
     else:
-        annotator = st.text_input("Your name", key="adj_annotator", placeholder="e.g. alice", max_chars=MAX_NAME,
-                                  help="Labels are saved under this name (capitals and spaces do not matter); "
-                                       "several people can label the same queue.")
+        annotator = st.text_input(
+            "Your name",
+            key="adj_annotator",
+            placeholder="e.g. alice",
+            max_chars=MAX_NAME,
+            help="Labels are saved under this name (capitals and spaces do not matter); "
+            "several people can label the same queue.",
+        )
     if qids:
-        qid = st.selectbox("Queue", qids, key="adj_queue", format_func=lambda i: next(
-            f"{q['name']} ({q['n_items']})" for q in queues if q["id"] == i))
+        qid = st.selectbox(
+            "Queue",
+            qids,
+            key="adj_queue",
+            format_func=lambda i: next(f"{q['name']} ({q['n_items']})" for q in queues if q["id"] == i),
+        )
     else:
         qid = None
     advance = st.toggle("Next case after labelling", value=True, key="adj_advance")
-    reviewing = ident.reviewer if team else st.toggle(
-        "I review this queue", key="adj_reviewer",
-        help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
-             "to a reviewer, so an annotator does not see them by accident.")
+    reviewing = (
+        ident.reviewer
+        if team
+        else st.toggle(
+            "I review this queue",
+            key="adj_reviewer",
+            help="Blind queues show everyone's labels (Review, Agreement, Disagreements, Export) only "
+            "to a reviewer, so an annotator does not see them by accident.",
+        )
+    )
 if team:
     qp.pop("who", None)  # the identity is the signed-in one, never one from the address
 else:
@@ -86,8 +101,12 @@ if team and not reviewing:  # a team's annotator labels; a reviewer reviews, set
     VIEWS = ["Label"] if _blind or not qid else ["Label", "Agreement", "Disagreements", "Export"]
     if st.session_state.get("adj_view") not in VIEWS:
         st.session_state["adj_view"] = "Label"
-view = st.segmented_control("View", VIEWS, key="adj_view", default="Label" if qid else VIEWS[-1],
-                            label_visibility="collapsed") or "Label"
+view = (
+    st.segmented_control(
+        "View", VIEWS, key="adj_view", default="Label" if qid else VIEWS[-1], label_visibility="collapsed"
+    )
+    or "Label"
+)
 if view not in VIEWS:
     st.warning(f"Only a reviewer can open {view}.", icon=":material/lock:")
     st.stop()
@@ -98,53 +117,85 @@ if team and not reviewing and not qid:
 
 # -- building a queue ------------------------------------------------------------------------------
 def _new_queue() -> None:
-    source = st.radio("From", ["Evaluation runs", "Uploaded file", "Overruled debates"], horizontal=True,
-                      key="adj_src")
+    source = st.radio("From", ["Evaluation runs", "Uploaded file", "Overruled debates"], horizontal=True, key="adj_src")
     name = st.text_input("Queue name (optional)", key="adj_qname")
     b1, b2 = st.columns(2)
-    blind = b1.toggle("Blind labelling", value=True, key="adj_new_blind",
-                      help="Annotators see neither other labels nor the debate's verdict until they have labelled.")
-    show_tr = b2.toggle("Show the debate transcript while blind", value=False, key="adj_new_tr",
-                        disabled=not blind, help="The arguments without votes and verdict.")
-    guideline = st.text_area("Guideline for annotators (optional; versioned, each label records its version)",
-                             key="adj_new_guide", height=80)
+    blind = b1.toggle(
+        "Blind labelling",
+        value=True,
+        key="adj_new_blind",
+        help="Annotators see neither other labels nor the debate's verdict until they have labelled.",
+    )
+    show_tr = b2.toggle(
+        "Show the debate transcript while blind",
+        value=False,
+        key="adj_new_tr",
+        disabled=not blind,
+        help="The arguments without votes and verdict.",
+    )
+    guideline = st.text_area(
+        "Guideline for annotators (optional; versioned, each label records its version)", key="adj_new_guide", height=80
+    )
     settings = {"blind": blind, "show_transcript": show_tr and blind}
     try:
         if source == "Evaluation runs":
             root = st.text_input("Runs folder", value=os.environ.get("DEBATE_RUNS_DIR", "runs"), key="adj_root")
             runs = [r for r in list_runs(root) if not r.get("error")]
             if not runs:
-                st.info(f"No evaluation runs in `{root}`. Run one with `python -m debate eval --out {root}/NAME`, "
-                        "or upload a file of cases.")
+                st.info(
+                    f"No evaluation runs in `{root}`. Run one with `python -m debate eval --out {root}/NAME`, "
+                    "or upload a file of cases."
+                )
                 return
             by_path = {r["path"]: r for r in runs}
-            chosen = st.multiselect("Runs (several runs of one dataset let protocols disagree)", list(by_path),
-                                    key="adj_runs", format_func=lambda p: f"{by_path[p]['name']} · {by_path[p]['dataset']}"
-                                    f" · {by_path[p]['protocol']} · {by_path[p]['items']} items")
+            chosen = st.multiselect(
+                "Runs (several runs of one dataset let protocols disagree)",
+                list(by_path),
+                key="adj_runs",
+                format_func=lambda p: (
+                    f"{by_path[p]['name']} · {by_path[p]['dataset']}"
+                    f" · {by_path[p]['protocol']} · {by_path[p]['items']} items"
+                ),
+            )
             crit = st.pills("Hard when", list(REASONS), selection_mode="multi", default=list(REASONS), key="adj_crit")
             c1, c2, c3 = st.columns(3)
             cons = c1.slider("Consensus below", 0.0, 1.0, 0.8, 0.05, key="adj_cons")
             conf = c2.slider("Confidence below", 0.0, 1.0, 0.6, 0.05, key="adj_conf")
             limit = c3.number_input("At most (0 = all)", 0, 10000, 0, key="adj_limit")
             if st.button("Build the queue", key="adj_build", type="primary"):
-                spec = from_runs(chosen, consensus_below=cons, confidence_below=conf, criteria=crit or [],
-                                 limit=int(limit) or None, name=name)
+                spec = from_runs(
+                    chosen,
+                    consensus_below=cons,
+                    confidence_below=conf,
+                    criteria=crit or [],
+                    limit=int(limit) or None,
+                    name=name,
+                )
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
         elif source == "Overruled debates":  # a person's verdict differs from the judge's (Library)
             task = st.selectbox("Task", list(catalog.TASKS), key="adj_ov_task", format_func=catalog.TASKS.get)
             if st.button("Build the queue", key="adj_build_ov", type="primary"):
                 from debate.adjudication.overruled import overruled_queue
                 from debate.store import people
-                spec = overruled_queue(resources.get_store(), people.store_at(resources.get_store().path), task,
-                                       name=name)
+
+                spec = overruled_queue(
+                    resources.get_store(), people.store_at(resources.get_store().path), task, name=name
+                )
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
         else:
-            up = st.file_uploader("Cases: a dataset's own file (CheckThat 4a TSV: one case per tweet and category; "
-                                  "AVeriTeC JSON; LIAR TSV), or a .csv/.tsv/.jsonl with a text|claim column and "
-                                  "optional id, category, label, verdict, confidence, debate_id",
-                                  type=["csv", "tsv", "jsonl", "json"], key="adj_up")
-            task = st.selectbox("Task (its labels are offered; a dataset's own file brings its task)",
-                                list(catalog.TASKS), key="adj_up_task", format_func=catalog.TASKS.get)
+            up = st.file_uploader(
+                "Cases: a dataset's own file (CheckThat 4a TSV: one case per tweet and category; "
+                "AVeriTeC JSON; LIAR TSV), or a .csv/.tsv/.jsonl with a text|claim column and "
+                "optional id, category, label, verdict, confidence, debate_id",
+                type=["csv", "tsv", "jsonl", "json"],
+                key="adj_up",
+            )
+            task = st.selectbox(
+                "Task (its labels are offered; a dataset's own file brings its task)",
+                list(catalog.TASKS),
+                key="adj_up_task",
+                format_func=catalog.TASKS.get,
+            )
             if st.button("Build the queue", key="adj_build_up", type="primary", disabled=up is None):
                 spec = from_upload(up.name, up.getvalue(), task=task, name=name)
                 _created(store.create_queue(spec, settings, guideline), len(spec.cases))
@@ -180,8 +231,10 @@ def _guidelines_panel(expanded: bool = False) -> None:
             for cat in sorted(cats - {None}) or [None]:
                 tv = resolve_task(queue["task"], cat if queue["task"] == "checkthat" else None)
                 title = f"Category {cat}: {tv.extra.get('title', '')}" if cat else f"Labels: {', '.join(tv.labels)}"
-                st.markdown(f"**{escape(title)}**  \n{escape(tv.description)}"
-                            + (f"  \n*{escape(tv.guidelines)}*" if tv.guidelines else ""))
+                st.markdown(
+                    f"**{escape(title)}**  \n{escape(tv.description)}"
+                    + (f"  \n*{escape(tv.guidelines)}*" if tv.guidelines else "")
+                )
         if guide["text"]:
             st.markdown("**Queue guideline**")
             st.text(guide["text"])
@@ -189,9 +242,13 @@ def _guidelines_panel(expanded: bool = False) -> None:
 
 # -- agreement, disagreements, export --------------------------------------------------------------
 if settings.get("blind") and view in ("Review", "Agreement", "Disagreements", "Export") and not reviewing:
-    st.info("This queue is blind: this view shows every annotator's labels. Turn on **I review this queue** in the "
-            "sidebar if you are reviewing, not labelling.", icon=":material/visibility_off:")
+    st.info(
+        "This queue is blind: this view shows every annotator's labels. Turn on **I review this queue** in the "
+        "sidebar if you are reviewing, not labelling.",
+        icon=":material/visibility_off:",
+    )
     st.stop()
+
 
 def _fmt(x) -> str:
     return "—" if x is None else f"{x:.3f}"
@@ -204,33 +261,73 @@ if view == "Agreement":
     c1.metric("Cases labelled", f"{s['items_labelled']} / {len(cases)}")
     c2.metric("Annotators", len(s["annotators"]))
     c3.metric("Fleiss' kappa", _fmt(s["fleiss"]), help="All annotators, cases with at least two labels.")
-    c4.metric("Krippendorff's α (nominal)", _fmt(s["alpha_nominal"]),
-              help="All annotators; missing labels allowed. From the krippendorff package.")
-    c5.metric("Krippendorff's α (ordinal)", _fmt(s["alpha_ordinal"]),
-              help="FALSE < HALF-TRUE < TRUE (NO < YES): near misses count less. — when NEI was used.")
+    c4.metric(
+        "Krippendorff's α (nominal)",
+        _fmt(s["alpha_nominal"]),
+        help="All annotators; missing labels allowed. From the krippendorff package.",
+    )
+    c5.metric(
+        "Krippendorff's α (ordinal)",
+        _fmt(s["alpha_ordinal"]),
+        help="FALSE < HALF-TRUE < TRUE (NO < YES): near misses count less. — when NEI was used.",
+    )
     st.markdown("#### Between annotators (pairs)")
     if s["cohen"]:
-        st.dataframe([{"annotator A": r["a"], "annotator B": r["b"], "cases both labelled": r["n"],
-                       "Cohen's kappa": _fmt(r["kappa"]), "α nominal": _fmt(r["alpha_nominal"]),
-                       "α ordinal": _fmt(r["alpha_ordinal"]), "raw agreement": _fmt(r["agreement"])}
-                      for r in s["cohen"]], hide_index=True, width="stretch")
+        st.dataframe(
+            [
+                {
+                    "annotator A": r["a"],
+                    "annotator B": r["b"],
+                    "cases both labelled": r["n"],
+                    "Cohen's kappa": _fmt(r["kappa"]),
+                    "α nominal": _fmt(r["alpha_nominal"]),
+                    "α ordinal": _fmt(r["alpha_ordinal"]),
+                    "raw agreement": _fmt(r["agreement"]),
+                }
+                for r in s["cohen"]
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     else:
         st.caption("Needs two annotators on the same cases.")
     st.markdown("#### Per label (this label or not, cases with two or more labels)")
-    st.dataframe([{"label": r["label"], "times used": r["used"], "Fleiss' kappa": _fmt(r["fleiss"]),
-                   "α nominal": _fmt(r["alpha"])} for r in s["per_label"]], hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                "label": r["label"],
+                "times used": r["used"],
+                "Fleiss' kappa": _fmt(r["fleiss"]),
+                "α nominal": _fmt(r["alpha"]),
+            }
+            for r in s["per_label"]
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     st.markdown("#### Human against the judge")
     if not judged:
         st.caption("No judge verdicts: the cases of this queue came without a judge's verdict.")
     else:
-        st.dataframe([{"annotator": r["annotator"], "cases": r["n"], "Cohen's kappa": _fmt(r["kappa"]),
-                       "raw agreement": _fmt(r["agreement"])} for r in s["vs_judge"]], hide_index=True,
-                     width="stretch")
+        st.dataframe(
+            [
+                {
+                    "annotator": r["annotator"],
+                    "cases": r["n"],
+                    "Cohen's kappa": _fmt(r["kappa"]),
+                    "raw agreement": _fmt(r["agreement"]),
+                }
+                for r in s["vs_judge"]
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     st.markdown("#### The judge against the adjudicated gold")
     jv = agreement.judge_vs_gold(store.judge_pairs(qid), labels)
     if not jv["n"]:
-        st.caption("Nothing adjudicated yet: no case has a final label (a reviewer's, or a strict majority of "
-                   "its annotators).")
+        st.caption(
+            "Nothing adjudicated yet: no case has a final label (a reviewer's, or a strict majority of its annotators)."
+        )
     elif not jv["n_judged"]:
         st.caption(f"No judge verdicts: none of the {jv['n']} adjudicated cases came with a judge's verdict.")
     else:
@@ -243,15 +340,21 @@ if view == "Agreement":
             else:
                 st.caption("No judge confidence recorded: no calibration curve.")
         cal = jv["calibration"]
-        st.caption(f"{jv['n']} adjudicated cases, {jv['n_judged']} with a judge verdict; judge accuracy "
-                   f"{_fmt(jv['accuracy'])} over those; Brier {_fmt(cal['brier'])}; "
-                   f"expected calibration error {_fmt(cal['ece'])} over {cal['n']} cases with a confidence.")
-    st.caption("A kappa or alpha is shown as — when it is undefined (everyone used one label). The (majority) row "
-               "uses each case's strict majority label; ties are left out.")
+        st.caption(
+            f"{jv['n']} adjudicated cases, {jv['n_judged']} with a judge verdict; judge accuracy "
+            f"{_fmt(jv['accuracy'])} over those; Brier {_fmt(cal['brier'])}; "
+            f"expected calibration error {_fmt(cal['ece'])} over {cal['n']} cases with a confidence."
+        )
+    st.caption(
+        "A kappa or alpha is shown as — when it is undefined (everyone used one label). The (majority) row "
+        "uses each case's strict majority label; ties are left out."
+    )
     changed = [r for r in store.revisions(qid) if r["kind"] != "merged spelling"]
     if changed:
-        st.caption(f"{len(changed)} label change(s) after the annotator had seen the others' labels: agreement "
-                   "uses the label each annotator gave first; final labels and exports use the current one.")
+        st.caption(
+            f"{len(changed)} label change(s) after the annotator had seen the others' labels: agreement "
+            "uses the label each annotator gave first; final labels and exports use the current one."
+        )
     st.stop()
 
 if view == "Disagreements":
@@ -260,10 +363,22 @@ if view == "Disagreements":
     if not rows:
         st.info("No disagreements: annotators agree with each other, the judge and the gold label so far.")
     else:
-        st.dataframe([{"case": r["item"], "claim": text_of.get(r["item"], "")[:140],
-                       "labels": ", ".join(f"{a}: {lab}" for a, lab in r["labels"].items()),
-                       "majority": r["majority"] or "tie", "judge": r["judge"] or "", "gold": r["gold"] or "",
-                       "why": "; ".join(r["reasons"])} for r in rows], hide_index=True, width="stretch")
+        st.dataframe(
+            [
+                {
+                    "case": r["item"],
+                    "claim": text_of.get(r["item"], "")[:140],
+                    "labels": ", ".join(f"{a}: {lab}" for a, lab in r["labels"].items()),
+                    "majority": r["majority"] or "tie",
+                    "judge": r["judge"] or "",
+                    "gold": r["gold"] or "",
+                    "why": "; ".join(r["reasons"]),
+                }
+                for r in rows
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     st.stop()
 
 if view == "Review":
@@ -271,42 +386,92 @@ if view == "Review":
     show_all = st.toggle("Also cases everyone agrees on", key="adj_rev_all")
     todo = store.review(qid, include_agreed=show_all)
     done = sum(1 for r in todo if r["resolution"])
-    st.caption(f"{len(todo)} cases to review ({done} resolved): annotators disagree, annotators differ from the "
-               "judge, or the dataset's own annotators split. Cases nobody labelled yet are not listed.")
+    st.caption(
+        f"{len(todo)} cases to review ({done} resolved): annotators disagree, annotators differ from the "
+        "judge, or the dataset's own annotators split. Cases nobody labelled yet are not listed."
+    )
     if not reviewer:
-        st.info("Type your name in the sidebar: final labels are saved under the reviewer's name.",
-                icon=":material/badge:")
+        st.info(
+            "Type your name in the sidebar: final labels are saved under the reviewer's name.", icon=":material/badge:"
+        )
     for r in todo:
         c, res = r["case"], r["resolution"]
-        title = (f"{'✅' if res else '⚖️'} {escape(c.key)} · {', '.join(r['why']) or 'agreed'}"
-                 f"{' · final ' + res['label'] if res else ''}")
+        title = (
+            f"{'✅' if res else '⚖️'} {escape(c.key)} · {', '.join(r['why']) or 'agreed'}"
+            f"{' · final ' + res['label'] if res else ''}"
+        )
         with st.expander(title, expanded=not res):
             cat = f" · category {c.category}" if c.category else ""
-            st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
-                        f'{text_html(c.text, css="claim-text")}</div>', unsafe_allow_html=True)
-            st.dataframe([{"annotator": a["annotator"], "label": a["label"], "rationale": a["note"],
-                           "guidelines": a.get("guideline_version"), "flagged": a["flagged"],
-                           "changed after seeing others": a.get("revised", "")}
-                          for a in r["annotations"]], hide_index=True, width="stretch")
+            st.markdown(
+                f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
+                f"{text_html(c.text, css='claim-text')}</div>",
+                unsafe_allow_html=True,
+            )
+            st.dataframe(
+                [
+                    {
+                        "annotator": a["annotator"],
+                        "label": a["label"],
+                        "rationale": a["note"],
+                        "guidelines": a.get("guideline_version"),
+                        "flagged": a["flagged"],
+                        "changed after seeing others": a.get("revised", ""),
+                    }
+                    for a in r["annotations"]
+                ],
+                hide_index=True,
+                width="stretch",
+            )
             if c.verdicts:
-                st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or
-                               "no verdict", "verdict's number": v.get("number") or _fmt(v.get("confidence")),
-                               "consensus": v.get("consensus")}
-                              for v in c.verdicts], hide_index=True, width="stretch")
+                st.dataframe(
+                    [
+                        {
+                            "run": v.get("run"),
+                            "protocol": v.get("protocol"),
+                            "verdict": v.get("label") or "no verdict",
+                            "verdict's number": v.get("number") or _fmt(v.get("confidence")),
+                            "consensus": v.get("consensus"),
+                        }
+                        for v in c.verdicts
+                    ],
+                    hide_index=True,
+                    width="stretch",
+                )
             if c.votes:
-                st.dataframe([{"agent": v.get("agent"), "model": v.get("model"),
-                               "last vote": v.get("label") if v.get("valid", True) else "invalid",
-                               "P(its vote)": v.get("confidence")} for v in c.votes], hide_index=True, width="stretch")
+                st.dataframe(
+                    [
+                        {
+                            "agent": v.get("agent"),
+                            "model": v.get("model"),
+                            "last vote": v.get("label") if v.get("valid", True) else "invalid",
+                            "P(its vote)": v.get("confidence"),
+                        }
+                        for v in c.votes
+                    ],
+                    hide_index=True,
+                    width="stretch",
+                )
             gold = SPLIT_TEXT if c.gold_split else (c.gold or "none")
-            st.caption(f"Majority: {r['majority'] or 'tie'} · judge: {r['judge'] or 'no verdict'} · dataset: {gold}"
-                       + (f" · resolved by {escape(res['reviewer'])}: {escape(res['reason'])}" if res else ""))
+            st.caption(
+                f"Majority: {r['majority'] or 'tie'} · judge: {r['judge'] or 'no verdict'} · dataset: {gold}"
+                + (f" · resolved by {escape(res['reviewer'])}: {escape(res['reason'])}" if res else "")
+            )
             k = c.key
             f1, f2, f3 = st.columns([1, 3, 1], vertical_alignment="bottom")
-            pick = f1.selectbox("Final label", labels, key=f"adj_rev_lab:{qid}:{k}",
-                                index=labels.index(res["label"]) if res else
-                                (labels.index(r["majority"]) if r["majority"] in labels else 0))
-            reason = f2.text_input("Reason", key=f"adj_rev_why:{qid}:{k}", value=res["reason"] if res else "",
-                                   placeholder="Why this is the right label")
+            pick = f1.selectbox(
+                "Final label",
+                labels,
+                key=f"adj_rev_lab:{qid}:{k}",
+                index=labels.index(res["label"])
+                if res
+                else (labels.index(r["majority"]) if r["majority"] in labels else 0),
+            )
+            reason = f2.text_input(
+                "Reason",
+                key=f"adj_rev_why:{qid}:{k}",
+                value=res["reason"] if res else "",
+                placeholder="Why this is the right label",
+            )
             if f3.button("Save final", key=f"adj_rev_save:{qid}:{k}", disabled=not reviewer, width="stretch"):
                 try:
                     store.resolve(qid, k, reviewer, pick, reason)
@@ -319,44 +484,86 @@ if view == "Queue settings":
     st.markdown(f"#### {escape(queue['name'])}")
     s1, s2 = st.columns(2)
     blind = s1.toggle("Blind labelling", value=bool(settings.get("blind")), key=f"adj_set_blind:{qid}")
-    show_tr = s2.toggle("Show the debate transcript while blind", value=bool(settings.get("show_transcript")),
-                        key=f"adj_set_tr:{qid}", disabled=not blind)
+    show_tr = s2.toggle(
+        "Show the debate transcript while blind",
+        value=bool(settings.get("show_transcript")),
+        key=f"adj_set_tr:{qid}",
+        disabled=not blind,
+    )
     if (blind, show_tr) != (bool(settings.get("blind")), bool(settings.get("show_transcript"))):
         store.update_settings(qid, blind=blind, show_transcript=show_tr and blind)
         st.rerun()
     _guidelines_panel(expanded=True)
-    text = st.text_area("Guideline (saving makes a new version; labels record the version they were made under)",
-                        value=guide["text"], key=f"adj_guide:{qid}:{guide['version']}", height=160)
+    text = st.text_area(
+        "Guideline (saving makes a new version; labels record the version they were made under)",
+        value=guide["text"],
+        key=f"adj_guide:{qid}:{guide['version']}",
+        height=160,
+    )
     if st.button("Save as a new version", key="adj_guide_save", disabled=text.strip() == guide["text"]):
         v = store.set_guideline(qid, text, annotator)
         st.toast(f"Guidelines version {v} saved.")
         st.rerun()
     hist = store.guidelines(qid)
     if len(hist) > 1:
-        st.dataframe([{"version": g["version"], "by": g["author"], "saved": g["created_at"], "text": g["text"][:200]}
-                      for g in hist], hide_index=True, width="stretch")
+        st.dataframe(
+            [
+                {"version": g["version"], "by": g["author"], "saved": g["created_at"], "text": g["text"][:200]}
+                for g in hist
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     st.stop()
 
 if view == "Export":
-    who = st.radio("Labels", ["majority of annotators"] + store.progress(qid)["annotators"], key="adj_exp_who",
-                   horizontal=True)
+    who = st.radio(
+        "Labels", ["majority of annotators"] + store.progress(qid)["annotators"], key="adj_exp_who", horizontal=True
+    )
     ann = None if who == "majority of annotators" else who
     csv_text, jsonl_text = store.export(qid, "csv", ann), store.export(qid, "jsonl", ann)
     c1, c2, c3, c4 = st.columns(4)
-    c1.download_button("Download CSV", csv_text, file_name=f"adjudicated-{qid}.csv", mime="text/csv",
-                       on_click="ignore", key="adj_dl_csv", icon=":material/table:")
-    c2.download_button("Download JSONL", jsonl_text, file_name=f"adjudicated-{qid}.jsonl",
-                       mime="application/jsonl", on_click="ignore", key="adj_dl_jsonl", icon=":material/data_object:")
-    c3.download_button("Download all labels (CSV)", store.export(qid, "cases", ann), file_name=f"labels-{qid}.csv",
-                       mime="text/csv", on_click="ignore", key="adj_dl_cases", icon=":material/groups:",
-                       help="Final label, its source and reason, judge, gold, each annotator's label and rationale.")
+    c1.download_button(
+        "Download CSV",
+        csv_text,
+        file_name=f"adjudicated-{qid}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="adj_dl_csv",
+        icon=":material/table:",
+    )
+    c2.download_button(
+        "Download JSONL",
+        jsonl_text,
+        file_name=f"adjudicated-{qid}.jsonl",
+        mime="application/jsonl",
+        on_click="ignore",
+        key="adj_dl_jsonl",
+        icon=":material/data_object:",
+    )
+    c3.download_button(
+        "Download all labels (CSV)",
+        store.export(qid, "cases", ann),
+        file_name=f"labels-{qid}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="adj_dl_cases",
+        icon=":material/groups:",
+        help="Final label, its source and reason, judge, gold, each annotator's label and rationale.",
+    )
     fmt = settings.get("format")
     if fmt:
         native = store.export(qid, "native", ann)
         ext = {"checkthat": "tsv", "averitec": "json", "liar": "tsv"}[fmt]
-        c4.download_button(f"Download as {fmt} file", native, file_name=f"{queue['dataset'] or qid}-adjudicated.{ext}",
-                           on_click="ignore", key="adj_dl_native", icon=":material/description:",
-                           help="The same file format the cases came in, with the final labels.")
+        c4.download_button(
+            f"Download as {fmt} file",
+            native,
+            file_name=f"{queue['dataset'] or qid}-adjudicated.{ext}",
+            on_click="ignore",
+            key="adj_dl_native",
+            icon=":material/description:",
+            help="The same file format the cases came in, with the final labels.",
+        )
     st.caption(f"Format for {queue['dataset'] or queue['task']}: unlabelled cases (and ties) are left empty.")
     st.code("\n".join(csv_text.splitlines()[:12]), language="text")
     st.stop()
@@ -398,51 +605,87 @@ def _act(kind: str, value=None) -> None:
 
 mine = store.mine(qid, annotator)
 p = store.progress(qid, annotator.strip() or None)
-st.progress(p["done"] / max(p["total"], 1), text=f"{p['done']} of {p['total']} done"
-            f"{' by ' + annotator.strip() if annotator.strip() else ''} · {p['labelled']} labelled · "
-            f"{p['skipped']} skipped · {p['flagged']} flagged")
+st.progress(
+    p["done"] / max(p["total"], 1),
+    text=f"{p['done']} of {p['total']} done"
+    f"{' by ' + annotator.strip() if annotator.strip() else ''} · {p['labelled']} labelled · "
+    f"{p['skipped']} skipped · {p['flagged']} flagged",
+)
 if msg := st.session_state.pop("adj_msg", None):
     st.error(msg, icon=":material/error:")
 
 nav = st.columns([1, 3, 1], vertical_alignment="center")
 nav[0].button("◀ Previous", key="adj_prev", on_click=_move, args=(-1,), disabled=pos == 0, width="stretch")
-nav[1].markdown(f"<div style='text-align:center'><b>Case {pos + 1} of {n}</b> · <code>{escape(case.key)}</code></div>",
-                unsafe_allow_html=True)
+nav[1].markdown(
+    f"<div style='text-align:center'><b>Case {pos + 1} of {n}</b> · <code>{escape(case.key)}</code></div>",
+    unsafe_allow_html=True,
+)
 nav[2].button("Next ▶", key="adj_next", on_click=_move, args=(+1,), disabled=pos >= n - 1, width="stretch")
 
 current = mine.get(case.key, {})
 vis = visibility(settings, bool(current.get("label") or current.get("first_label")))
 if settings.get("blind"):
-    st.caption(":material/visibility_off: Blind queue: other labels and the debate's verdict appear once you have "
-               "labelled this case." if not vis["verdict"] else ":material/visibility: Blind queue: revealed "
-               "because you labelled this case.")
+    st.caption(
+        ":material/visibility_off: Blind queue: other labels and the debate's verdict appear once you have "
+        "labelled this case."
+        if not vis["verdict"]
+        else ":material/visibility: Blind queue: revealed because you labelled this case."
+    )
 _guidelines_panel()
 left, right = st.columns([3, 2], gap="large")
 with left:
     # why a case is hard tells about the debate's decision, and some reasons about the gold label
     gold_on = bool(vis["gold"] and st.session_state.get("adj_show_gold"))
-    reasons = " ".join(f'<span class="chip orange">{escape(r)}</span>' for r in shown_reasons(case.reasons, gold_on)
-                       if vis["verdict"])
+    reasons = " ".join(
+        f'<span class="chip orange">{escape(r)}</span>' for r in shown_reasons(case.reasons, gold_on) if vis["verdict"]
+    )
     cat = f" · category {case.category}" if case.category else ""
-    st.markdown(f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
-                f'{text_html(case.text, css="claim-text")}<div style="margin-top:.4rem">{reasons}</div></div>',
-                unsafe_allow_html=True)
-    if vis["gold"] and st.toggle("Show the gold label", key="adj_show_gold",
-                                 help="Hidden by default so it does not sway you."):
-        st.markdown(f"Gold label: {label_chip(case.gold) or ('**' + SPLIT_TEXT + '**' if case.gold_split else 'none')}",
-                    unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="claim-card"><div class="meta">{escape(queue["task"] + cat)}</div>'
+        f'{text_html(case.text, css="claim-text")}<div style="margin-top:.4rem">{reasons}</div></div>',
+        unsafe_allow_html=True,
+    )
+    if vis["gold"] and st.toggle(
+        "Show the gold label", key="adj_show_gold", help="Hidden by default so it does not sway you."
+    ):
+        st.markdown(
+            f"Gold label: {label_chip(case.gold) or ('**' + SPLIT_TEXT + '**' if case.gold_split else 'none')}",
+            unsafe_allow_html=True,
+        )
     st.markdown("#### What the models said")
     if not vis["verdict"]:
         st.caption("Hidden until you label this case (blind queue).")
     elif case.verdicts:
-        st.dataframe([{"run": v.get("run"), "protocol": v.get("protocol"), "verdict": v.get("label") or "no verdict",
-                       "verdict's number": v.get("number") or _fmt(v.get("confidence")), "consensus": v.get("consensus")}
-                      for v in case.verdicts],
-                     hide_index=True, width="stretch")
+        st.dataframe(
+            [
+                {
+                    "run": v.get("run"),
+                    "protocol": v.get("protocol"),
+                    "verdict": v.get("label") or "no verdict",
+                    "verdict's number": v.get("number") or _fmt(v.get("confidence")),
+                    "consensus": v.get("consensus"),
+                }
+                for v in case.verdicts
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     if vis["verdict"] and case.votes:
-        st.dataframe([{"run": v.get("run"), "agent": v.get("agent"), "role": v.get("role"), "model": v.get("model"),
-                       "last vote": v.get("label") if v.get("valid", True) else "invalid",
-                       "P(its vote)": v.get("confidence")} for v in case.votes], hide_index=True, width="stretch")
+        st.dataframe(
+            [
+                {
+                    "run": v.get("run"),
+                    "agent": v.get("agent"),
+                    "role": v.get("role"),
+                    "model": v.get("model"),
+                    "last vote": v.get("label") if v.get("valid", True) else "invalid",
+                    "P(its vote)": v.get("confidence"),
+                }
+                for v in case.votes
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     if vis["verdict"] and not case.verdicts and not case.votes:
         st.caption("No model verdict came with this case.")
 
@@ -450,39 +693,73 @@ with right:
     st.markdown("#### Your label")
     cols = st.columns(len(labels))
     for i, (col, lab) in enumerate(zip(cols, labels)):
-        col.button(lab, key=f"adj_lab_{i}", on_click=_act, args=("label", lab), width="stretch",
-                   type="primary" if current.get("label") == lab else "secondary", disabled=not annotator.strip())
+        col.button(
+            lab,
+            key=f"adj_lab_{i}",
+            on_click=_act,
+            args=("label", lab),
+            width="stretch",
+            type="primary" if current.get("label") == lab else "secondary",
+            disabled=not annotator.strip(),
+        )
     c1, c2 = st.columns(2)
-    c1.button("Skip", key="adj_skip", on_click=_act, args=("skip",), width="stretch",
-              disabled=not annotator.strip())
+    c1.button("Skip", key="adj_skip", on_click=_act, args=("skip",), width="stretch", disabled=not annotator.strip())
     flagged = bool(current.get("flagged"))
-    c2.button("Unflag" if flagged else "Flag", key="adj_flag", on_click=_act, args=("flag", not flagged),
-              width="stretch", disabled=not annotator.strip())
+    c2.button(
+        "Unflag" if flagged else "Flag",
+        key="adj_flag",
+        on_click=_act,
+        args=("flag", not flagged),
+        width="stretch",
+        disabled=not annotator.strip(),
+    )
     note_key = f"adj_note:{qid}:{case.key}:{annotator.strip()}"
     if note_key not in st.session_state:
         st.session_state[note_key] = current.get("note", "")
-    st.text_area("Rationale", key=note_key, height=90, on_change=_act, args=("note", note_key),
-                 disabled=not annotator.strip(), placeholder="Why this label? (saved when you leave the box; "
-                 "the reviewer reads it)")
-    state = ("skipped" if current.get("skipped") else f"labelled {current['label']}" if current.get("label")
-             else "not labelled yet")
+    st.text_area(
+        "Rationale",
+        key=note_key,
+        height=90,
+        on_change=_act,
+        args=("note", note_key),
+        disabled=not annotator.strip(),
+        placeholder="Why this label? (saved when you leave the box; the reviewer reads it)",
+    )
+    state = (
+        "skipped"
+        if current.get("skipped")
+        else f"labelled {current['label']}"
+        if current.get("label")
+        else "not labelled yet"
+    )
     if current.get("label") and current.get("guideline_version") is not None:
         state += f" under guidelines v{current['guideline_version']}"
     if current.get("first_label") and current.get("first_label") != current.get("label"):
         state += f" (changed; your first label, {current['first_label']}, is the one agreement counts)"
-    st.caption(f"This case: {state}{' · flagged' if flagged else ''}. Keys: "
-               + " · ".join(f"**{i + 1}** {lab}" for i, lab in enumerate(labels))
-               + " · **s** skip · **f** flag · **←/→** previous/next")
+    st.caption(
+        f"This case: {state}{' · flagged' if flagged else ''}. Keys: "
+        + " · ".join(f"**{i + 1}** {lab}" for i, lab in enumerate(labels))
+        + " · **s** skip · **f** flag · **←/→** previous/next"
+    )
     others = store.others_for(qid, case.key, annotator)
     if others:
         st.caption("Others: " + ", ".join(f"{escape(a)}: {lab}" for a, lab in others.items()))
 
 # keyboard shortcuts: a listener in the page clicks the button whose key is mapped (buttons carry st-key-<key>)
 keymap = {str(i + 1): f"adj_lab_{i}" for i in range(min(len(labels), 9))}
-keymap.update({"s": "adj_skip", "f": "adj_flag", "ArrowRight": "adj_next", "ArrowLeft": "adj_prev",
-               "j": "adj_next", "k": "adj_prev"})
+keymap.update(
+    {
+        "s": "adj_skip",
+        "f": "adj_flag",
+        "ArrowRight": "adj_next",
+        "ArrowLeft": "adj_prev",
+        "j": "adj_next",
+        "k": "adj_prev",
+    }
+)
 st.markdown('<span class="adj-keys-on"></span>', unsafe_allow_html=True)
-st.html("""<script>
+st.html(
+    """<script>
 const w = window; w.__adjKeys = __KEYMAP__;
 if (!w.__adjKeyListener) {
   w.__adjKeyListener = true;
@@ -498,7 +775,9 @@ if (!w.__adjKeyListener) {
   });
 }
 w.document.body.dataset.adjKeys = "on";
-</script>""".replace("__KEYMAP__", json.dumps(keymap)), unsafe_allow_javascript=True)
+</script>""".replace("__KEYMAP__", json.dumps(keymap)),
+    unsafe_allow_javascript=True,
+)
 
 # -- the debate behind the case ---------------------------------------------------------------------
 st.divider()
@@ -509,17 +788,34 @@ if not vis["transcript"]:
 elif refs and not vis["verdict"]:  # blind, transcript shown: the arguments without votes and verdict
     ref = refs[0]
     try:
-        evs = resources.get_store().events(ref["debate_id"]) if ref.get("debate_id") else item_events(ref["run"],
-                                                                                                  ref["item_id"])
+        evs = (
+            resources.get_store().events(ref["debate_id"])
+            if ref.get("debate_id")
+            else item_events(ref["run"], ref["item_id"])
+        )
         with st.container(height=700):
             render_sections(build_view(blind_events(evs)), f"{qid}-{case.key}-blind")
     except DebateError as e:
         st.warning(f"{escape(e.message)} {escape(e.hint)}")
 elif refs:
-    names = [f"{r.get('protocol') or 'debate'} · {os.path.basename(r['run'])}" if r.get("run")
-             else f"debate {r['debate_id']}" for r in refs]
-    which = st.radio("Debate", range(len(refs)), format_func=names.__getitem__, horizontal=True,
-                     key=f"adj_deb:{qid}:{case.key}", label_visibility="collapsed") if len(refs) > 1 else 0
+    names = [
+        f"{r.get('protocol') or 'debate'} · {os.path.basename(r['run'])}"
+        if r.get("run")
+        else f"debate {r['debate_id']}"
+        for r in refs
+    ]
+    which = (
+        st.radio(
+            "Debate",
+            range(len(refs)),
+            format_func=names.__getitem__,
+            horizontal=True,
+            key=f"adj_deb:{qid}:{case.key}",
+            label_visibility="collapsed",
+        )
+        if len(refs) > 1
+        else 0
+    )
     ref = refs[which]
     if ref.get("debate_id"):
         show_live(ref["debate_id"])
@@ -543,12 +839,18 @@ else:
     proto = r1.selectbox("Protocol", list(infos), key="adj_run_proto", format_func=lambda k: infos[k].title)
     if r2.button("Run a debate", key="adj_run", icon=":material/play_arrow:", width="stretch"):
         task = queue["task"] if queue["task"] in catalog.TASKS and queue["task"] != "custom" else "halftruth"
-        cfg = DebateConfig(claim=case.text, protocol=proto, task=task,
-                           category=case.category or (1 if task == "checkthat" else None), lineup="embedded")
+        cfg = DebateConfig(
+            claim=case.text,
+            protocol=proto,
+            task=task,
+            category=case.category or (1 if task == "checkthat" else None),
+            lineup="embedded",
+        )
         try:
             retriever = resources.retriever_for(cfg) if infos[proto].uses_evidence else None
-            did = live.start_debate(cfg, resources.get_client(), retriever, resources.get_store(),
-                                    run=resources.get_run())
+            did = live.start_debate(
+                cfg, resources.get_client(), retriever, resources.get_store(), run=resources.get_run()
+            )
             store.attach_debate(qid, case.key, did)
             st.rerun()
         except DebateError as e:

@@ -1,6 +1,6 @@
 """Compare: two or more protocols or lineups on one claim, side by side, each streaming in its own column."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import streamlit as st
 
@@ -10,10 +10,18 @@ from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, landing, resources, server_box, setup, share_view, widgets
-from ui.render import evidence_title, render_evidence, render_ran, render_sections, render_stop_checks, render_verdict, STATUS_BADGE
+from ui.entry import through_app
+from ui.render import (
+    STATUS_BADGE,
+    evidence_title,
+    render_evidence,
+    render_ran,
+    render_sections,
+    render_stop_checks,
+    render_verdict,
+)
 from ui.safe import escape, text_html
 from ui.transcript import DebateView
-from ui.entry import through_app
 
 through_app()
 
@@ -28,8 +36,16 @@ if fork_id:  # a fork beside its parent, aligned by round (opened from the Libra
         st.rerun()
     share_view.fork_comparison(fork_id)
     st.stop()
-mode = st.segmented_control("Mode", ["Run side by side", "Open saved debates"], key="cmp_mode",
-                            default="Run side by side", label_visibility="collapsed") or "Run side by side"
+mode = (
+    st.segmented_control(
+        "Mode",
+        ["Run side by side", "Open saved debates"],
+        key="cmp_mode",
+        default="Run side by side",
+        label_visibility="collapsed",
+    )
+    or "Run side by side"
+)
 
 
 def _view(debate_id: str) -> DebateView:
@@ -43,7 +59,7 @@ def _elapsed(row: dict, view: DebateView) -> float:
     if view.finished is not None or row.get("status") != "running":
         return float(view.counters()["elapsed"] or 0.0)
     try:
-        return (datetime.now(timezone.utc) - datetime.fromisoformat(row["created_at"])).total_seconds()
+        return (datetime.now(UTC) - datetime.fromisoformat(row["created_at"])).total_seconds()
     except (KeyError, ValueError):
         return float(view.last_t)
 
@@ -57,16 +73,21 @@ def _column(debate_id: str, n_cols: int) -> None:
     info = catalog.protocols().get(row["protocol"])
     lineup = (row.get("config") or {}).get("lineup")
     lineup_name = lineup if isinstance(lineup, str) else (lineup or {}).get("name", "custom")
-    st.markdown(f"**{escape(info.title if info else row['protocol'])}**  \n"
-                f"<span class='meta'>lineup {escape(catalog.preset_title(str(lineup_name)))}</span>",
-                unsafe_allow_html=True)
+    st.markdown(
+        f"**{escape(info.title if info else row['protocol'])}**  \n"
+        f"<span class='meta'>lineup {escape(catalog.preset_title(str(lineup_name)))}</span>",
+        unsafe_allow_html=True,
+    )
     status = row["status"] if view.finished is None else view.status
     text, color, icon = STATUS_BADGE.get(status, STATUS_BADGE["waiting"])
     st.badge(text, color=color, icon=icon)
     c = view.counters()
     verdict = view.verdict
-    vlabel = (verdict.label or (verdict.labels and ", ".join(f"{k}:{v}" for k, v in verdict.labels.items()))
-              if verdict else None)
+    vlabel = (
+        verdict.label or (verdict.labels and ", ".join(f"{k}:{v}" for k, v in verdict.labels.items()))
+        if verdict
+        else None
+    )
     m1, m2 = st.columns(2)
     m1.metric("Verdict", vlabel or "—")
     m2.metric("Time", f"{_elapsed(row, view):.1f} s")
@@ -76,7 +97,9 @@ def _column(debate_id: str, n_cols: int) -> None:
     render_ran(view.started)
     render_verdict(view)
     if view.tallies or row["protocol"] == "council":
-        st.plotly_chart(charts.tally_figure(view.tallies), key=f"cmp-tally-{debate_id}", config={"displayModeBar": False})
+        st.plotly_chart(
+            charts.tally_figure(view.tallies), key=f"cmp-tally-{debate_id}", config={"displayModeBar": False}
+        )
     if view.stop_checks or row["protocol"].startswith("radar"):
         render_stop_checks(view, f"cmp-stop-{debate_id}")
     with st.container(height=620 if n_cols > 1 else None):
@@ -111,9 +134,15 @@ if mode == "Open saved debates":
         st.info("No saved debates yet. Run some on the Debate page, or side by side here.")
         st.stop()
     by_id = {r["id"]: r for r in rows}
-    chosen = st.multiselect("Debates (two to four)", list(by_id), key="cmp_saved", max_selections=4,
-                            format_func=lambda i: f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']}"
-                                                  f" · {by_id[i]['claim'][:70]} · {i}")
+    chosen = st.multiselect(
+        "Debates (two to four)",
+        list(by_id),
+        key="cmp_saved",
+        max_selections=4,
+        format_func=lambda i: (
+            f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:70]} · {i}"
+        ),
+    )
     if chosen:
         show_side_by_side(chosen)
     st.stop()
@@ -130,13 +159,22 @@ with st.sidebar:
     task = widgets.task_picker()
     setup.switch_note()
 widgets.keep("cmp_claim", st.session_state.get("keep:claim", ""))
-claim = st.text_area("Tweet or claim", key="cmp_claim", height=90, placeholder="One claim, debated by each column.",
-                     max_chars=MAX_CLAIM_CHARS, help=f"At most {MAX_CLAIM_CHARS:,} characters.")
+claim = st.text_area(
+    "Tweet or claim",
+    key="cmp_claim",
+    height=90,
+    placeholder="One claim, debated by each column.",
+    max_chars=MAX_CLAIM_CHARS,
+    help=f"At most {MAX_CLAIM_CHARS:,} characters.",
+)
 widgets.remember("cmp_claim")
 n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
 # RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols
-defaults = (["radar", "radar-single", "council", "single"] if task["task"] in TRUTH_TASKS
-            else ["council", "baseline", "single", "team"])
+defaults = (
+    ["radar", "radar-single", "council", "single"]
+    if task["task"] in TRUTH_TASKS
+    else ["council", "baseline", "single", "team"]
+)
 
 
 def _follow_columns() -> None:
@@ -150,8 +188,13 @@ for i, col in enumerate(setup_cols):
     with col:
         if f"cmp_proto_{i}" not in st.session_state:
             st.session_state[f"cmp_proto_{i}"] = defaults[i] if defaults[i] in names else names[0]
-        proto = st.selectbox(f"Protocol {i + 1}", names, key=f"cmp_proto_{i}", format_func=lambda k: infos[k].title,
-                             on_change=_follow_columns)
+        proto = st.selectbox(
+            f"Protocol {i + 1}",
+            names,
+            key=f"cmp_proto_{i}",
+            format_func=lambda k: infos[k].title,
+            on_change=_follow_columns,
+        )
         lu = st.selectbox(f"Lineup {i + 1}", presets + saved, key=f"cmp_lineup_{i}", format_func=catalog.preset_title)
         picks.append((proto, lu))
 lineups = store.lineups()
@@ -206,21 +249,32 @@ running = any(live.is_running(d) for d in ids)
 b1, b2, _ = st.columns([1, 1, 4])
 if b1.button("Run side by side", key="cmp_run", type="primary", icon=":material/play_arrow:", disabled=running):
     if not claim.strip():
-        st.error("**The claim is empty.**  \nPaste a tweet or a claim: every column debates the same one.",
-                 icon=":material/error:")
+        st.error(
+            "**The claim is empty.**  \nPaste a tweet or a claim: every column debates the same one.",
+            icon=":material/error:",
+        )
     else:
         started, problems = [], []
         for i, (proto, _lineup) in enumerate(picks):
-            cfg = setup.config(claim, proto, task, lineup_of[i],
-                               setup.run_params(proto, infos[proto], params_of[proto]),
-                               {**budget, "evidence": evidence_of[proto]}, aids_on)
+            cfg = setup.config(
+                claim,
+                proto,
+                task,
+                lineup_of[i],
+                setup.run_params(proto, infos[proto], params_of[proto]),
+                {**budget, "evidence": evidence_of[proto]},
+                aids_on,
+            )
             if i in not_there:  # refused before any model is called, as the command line does
-                problems.append(f"Column {i + 1} ({proto}): **{escape(not_there[i].message)}** "
-                                f"{escape(not_there[i].hint)}")  # the server's names: its text, not Markdown
+                problems.append(
+                    f"Column {i + 1} ({proto}): **{escape(not_there[i].message)}** {escape(not_there[i].hint)}"
+                )  # the server's names: its text, not Markdown
                 continue
             try:
                 retriever = resources.retriever_for(cfg)  # the Debate page's: same sources, same floor
-                started.append(live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run()))
+                started.append(
+                    live.start_debate(cfg, resources.get_client(), retriever, store, run=resources.get_run())
+                )
             except DebateError as e:
                 problems.append(f"Column {i + 1} ({proto}): **{e.message}** {e.hint}")
         st.session_state["cmp_ids"] = started
@@ -235,5 +289,7 @@ if ids:
     st.divider()
     show_side_by_side(ids)
 else:
-    st.caption("Each column runs its own debate at the same time; tokens, votes and verdicts stream in as they "
-               "arrive, with each one's tokens, model calls and time.")
+    st.caption(
+        "Each column runs its own debate at the same time; tokens, votes and verdicts stream in as they "
+        "arrive, with each one's tokens, model calls and time."
+    )

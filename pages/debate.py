@@ -7,14 +7,15 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from ui import catalog, landing, people_view, resources, seat_view, setup, share_view, widgets
+from ui.entry import through_app
 from ui.live_view import show_live
 from ui.safe import error_md, escape
-from ui.entry import through_app
 
 through_app()
 if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
-    st.switch_page("pages/poll.py" if st.query_params.get("poll") else "pages/library.py",
-                   query_params=dict(st.query_params))  # ?debate=ID&poll=1: the audience votes
+    st.switch_page(
+        "pages/poll.py" if st.query_params.get("poll") else "pages/library.py", query_params=dict(st.query_params)
+    )  # ?debate=ID&poll=1: the audience votes
 resources.get_retriever()  # starts loading the evidence index in the background, long before Run
 
 with st.sidebar:
@@ -40,21 +41,29 @@ if aids_on:
 landing.sentinel()  # after the widgets the app sets values in: tells when the browser had not drawn them
 if setup.settle_aids(protocol, info, task, agents, aids_on):
     st.rerun()  # once: the parameter widgets then show the values that will run
-unavailable = {m: r for m, r in status.items() if not r.get("ok")  # a model only people's seats had is not needed
-               and not set(r.get("agents") or []) <= set(humans)}
+unavailable = {
+    m: r
+    for m, r in status.items()
+    if not r.get("ok")  # a model only people's seats had is not needed
+    and not set(r.get("agents") or []) <= set(humans)
+}
 if unavailable:  # one line per cause: six seats on one unreachable server are one problem, said once
     causes: dict[str, list[str]] = {}
     for m, r in unavailable.items():
         causes.setdefault(str(r.get("detail") or r.get("status")), []).append(f"`{m}`")
-    st.warning("Not available: " + "; ".join(f"{', '.join(ms)} — {cause}" for cause, ms in causes.items())
-               + "  \nPick another model in the lineup, or start the backend (Models page).",
-               icon=":material/warning:")
+    st.warning(
+        "Not available: "
+        + "; ".join(f"{', '.join(ms)} — {cause}" for cause, ms in causes.items())
+        + "  \nPick another model in the lineup, or start the backend (Models page).",
+        icon=":material/warning:",
+    )
 
 debate_id = st.session_state.get("debate_id")
 running = bool(debate_id) and live.is_running(debate_id)
 c_run, c_stop, c_msg = st.columns([1, 1, 5], vertical_alignment="center")
-run_clicked = c_run.button("Run", key="run", type="primary", icon=":material/play_arrow:", disabled=running,
-                           width="stretch")
+run_clicked = c_run.button(
+    "Run", key="run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch"
+)
 if c_stop.button("Stop", key="stop", icon=":material/stop:", disabled=not running, width="stretch"):
     live.stop(debate_id)
     c_msg.caption("Stopping after the current token…")
@@ -67,13 +76,18 @@ def _problem() -> tuple[str, str] | None:
         return "The custom question has no title.", "Say what the text should be checked for (sidebar)."
     if unavailable:
         first = next(iter(unavailable.values()))
-        return (f"{len(unavailable)} model(s) of the lineup are not available: {', '.join(unavailable)}.",
-                first.get("detail") or "Choose available models in the lineup, or start the backend.")
+        return (
+            f"{len(unavailable)} model(s) of the lineup are not available: {', '.join(unavailable)}.",
+            first.get("detail") or "Choose available models in the lineup, or start the backend.",
+        )
     return None
 
 
-config = replace(setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen,
-                              aids_on, gold), humans=humans or None, human_timeout_s=human_timeout)
+config = replace(
+    setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen, aids_on, gold),
+    humans=humans or None,
+    human_timeout_s=human_timeout,
+)
 if not running:  # (a model still being checked is warmed too: a missing one is skipped quietly)
     resources.warm_ahead(config)  # the models read this set-up's first prompts while the person decides
     # after a run of this very set-up the models re-read it for a re-run: a "Preparing…" line under Run
@@ -88,9 +102,14 @@ if run_clicked:
     else:
         try:
             retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts
-            st.session_state["debate_id"] = live.start_debate(config, resources.get_client(), retriever,
-                                                              resources.get_store(), run=resources.get_run(),
-                                                              debate_id=st.session_state.get("next_debate_id"))
+            st.session_state["debate_id"] = live.start_debate(
+                config,
+                resources.get_client(),
+                retriever,
+                resources.get_store(),
+                run=resources.get_run(),
+                debate_id=st.session_state.get("next_debate_id"),
+            )
             st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold
             st.session_state["debate_config"] = config
@@ -118,5 +137,7 @@ if st.session_state.get("debate_id"):
         with st.expander("Audience poll · ask the room again", icon=":material/how_to_vote:"):
             people_view.poll_controls_for(st.session_state["debate_id"], "deb")
 else:
-    st.caption("Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
-               "appear as they happen. Every debate is saved to the Library.")
+    st.caption(
+        "Each agent's words stream into its own bubble; votes, stop checks, evidence and the verdict "
+        "appear as they happen. Every debate is saved to the Library."
+    )

@@ -4,25 +4,27 @@ import os
 
 import streamlit as st
 
-from debate.teaching import steps as teaching
 from debate.errors import DebateError
 from debate.evaluation.browse import list_runs
 from debate.evaluation.checkpoint import read_rows
 from debate.events import event_from_dict
+from debate.teaching import steps as teaching
 from debate.teaching.flow import protocol_dot
 from ui import catalog, resources, share_view
+from ui.entry import through_app
 from ui.render import render_evidence, render_sections, render_verdict
 from ui.safe import error_md, escape, text_html
 from ui.transcript import build_view
-from ui.entry import through_app
 
 through_app()
 
 store = resources.get_store()
 st.markdown("## :material/school: Learn")
 VIEWS = ["Step through", "Vote dynamics", "Protocol flow", "Across a run"]
-view = st.segmented_control("View", VIEWS, key="learn_view", default="Step through",
-                            label_visibility="collapsed") or "Step through"
+view = (
+    st.segmented_control("View", VIEWS, key="learn_view", default="Step through", label_visibility="collapsed")
+    or "Step through"
+)
 
 
 def _runs_root() -> str:
@@ -38,22 +40,34 @@ def _pick_debate() -> tuple[str, list[dict]] | None:
             st.info("No finished debate in the Library yet: run one on the Debate page.")
             return None
         by_id = {r["id"]: r for r in rows}
-        did = st.selectbox("Debate", list(by_id), key="learn_debate", format_func=lambda i: (
-            f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}"))
+        did = st.selectbox(
+            "Debate",
+            list(by_id),
+            key="learn_debate",
+            format_func=lambda i: (
+                f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}"
+            ),
+        )
         return did, store.event_dicts(did)
     runs = [r for r in list_runs(_runs_root()) if not r.get("error")]
     if not runs:
         st.info(f"No evaluation runs in `{_runs_root()}`.")
         return None
     by_path = {r["path"]: r for r in runs}
-    run = st.selectbox("Run", list(by_path), key="learn_run",
-                       format_func=lambda p: f"{by_path[p]['name']} · {by_path[p]['protocol']} · {by_path[p]['dataset']}")
+    run = st.selectbox(
+        "Run",
+        list(by_path),
+        key="learn_run",
+        format_func=lambda p: f"{by_path[p]['name']} · {by_path[p]['protocol']} · {by_path[p]['dataset']}",
+    )
     items = [r for r in read_rows(run) if r["status"] == "done"]
     if not items:
         st.info("This run has no finished item yet.")
         return None
     by_item = {r["item_id"]: r for r in items}
-    iid = st.selectbox("Item", list(by_item), key="learn_item", format_func=lambda i: f"{i} · {by_item[i]['text'][:90]}")
+    iid = st.selectbox(
+        "Item", list(by_item), key="learn_item", format_func=lambda i: f"{i} · {by_item[i]['text'][:90]}"
+    )
     return f"{run}:{iid}", read_rows(run, [iid], with_events=True)[0]["events"] or []
 
 
@@ -70,11 +84,16 @@ if view == "Protocol flow":
         st.graphviz_chart(protocol_dot(proto), use_container_width=False)
     except DebateError as e:
         st.error(error_md(e), icon=":material/error:")
-    st.caption("Drawn from the protocol itself: it is run on a scripted backend in three scenarios (all agree; "
-               "members split and hold; votes flip every round) and every phase, decision and outcome it goes "
-               "through becomes a box, a diamond and an edge. Boxes list who speaks (∥ = at the same time).")
-    st.dataframe([{"parameter": k, "default": str(v[0]), "meaning": v[1]} for k, v in info.params.items()],
-                 hide_index=True, width="stretch")
+    st.caption(
+        "Drawn from the protocol itself: it is run on a scripted backend in three scenarios (all agree; "
+        "members split and hold; votes flip every round) and every phase, decision and outcome it goes "
+        "through becomes a box, a diamond and an edge. Boxes list who speaks (∥ = at the same time)."
+    )
+    st.dataframe(
+        [{"parameter": k, "default": str(v[0]), "meaning": v[1]} for k, v in info.params.items()],
+        hide_index=True,
+        width="stretch",
+    )
     st.stop()
 
 if view == "Across a run":
@@ -83,12 +102,17 @@ if view == "Across a run":
         st.info(f"No evaluation runs in `{_runs_root()}`. Run one with `python -m debate eval`.")
         st.stop()
     by_path = {r["path"]: r for r in runs}
-    run = st.selectbox("Run", list(by_path), key="learn_agg_run",
-                       format_func=lambda p: f"{by_path[p]['name']} · {by_path[p]['protocol']} · {by_path[p]['dataset']}")
+    run = st.selectbox(
+        "Run",
+        list(by_path),
+        key="learn_agg_run",
+        format_func=lambda p: f"{by_path[p]['name']} · {by_path[p]['protocol']} · {by_path[p]['dataset']}",
+    )
     agg = teaching.run_dynamics(run)
     st.caption(f"{agg['debates']} finished debates · {agg['decisions']} decisions with per-round votes")
-    st.plotly_chart(teaching.sankey_figure(agg["sankey"], "Votes from round to round (all debates)"),
-                    key="learn_agg_sankey")
+    st.plotly_chart(
+        teaching.sankey_figure(agg["sankey"], "Votes from round to round (all debates)"), key="learn_agg_sankey"
+    )
     a1, a2 = st.columns(2)
     with a1:
         st.markdown("#### Mean agreement per round")
@@ -113,8 +137,10 @@ if st.session_state.get("learn_for") != debate_key:
 if view == "Vote dynamics":
     d = teaching.debate_dynamics(events)
     if not d["series"]:
-        st.info("Nobody voted round by round in this debate (its protocol has a judge, not a vote): "
-                "step through it instead, or pick a council debate.")
+        st.info(
+            "Nobody voted round by round in this debate (its protocol has a judge, not a vote): "
+            "step through it instead, or pick a council debate."
+        )
         st.stop()
     st.plotly_chart(teaching.sankey_figure(d["sankey"], "Who voted what, round by round"), key="learn_sankey")
     c1, c2 = st.columns(2)
@@ -123,8 +149,9 @@ if view == "Vote dynamics":
         st.plotly_chart(teaching.agreement_figure(d["agreement"]), key="learn_agree")
     with c2:
         st.markdown("#### Who changed their vote")
-        st.dataframe(d["changes"] or [{"agent": "nobody", "round": "", "from": "", "to": ""}], hide_index=True,
-                     width="stretch")
+        st.dataframe(
+            d["changes"] or [{"agent": "nobody", "round": "", "from": "", "to": ""}], hide_index=True, width="stretch"
+        )
         st.markdown("#### Who persuaded whom")
         st.dataframe(d["persuasion"] or [{"persuader": "nobody changed their vote"}], hide_index=True, width="stretch")
         st.caption("A switch to label b is credited, in equal parts, to the agents who already voted b.")
@@ -139,16 +166,22 @@ b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabl
 b2.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
 b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
 step = steps[i]
-st.markdown(f'<div class="claim-card"><div class="meta">step {i + 1} · {escape(step.kind.replace("_", " "))}'
-            f'{" · round " + str(step.round) if step.round else ""}</div><b>{escape(step.title)}</b>'
-            f'{text_html(step.note)}</div>', unsafe_allow_html=True)
+st.markdown(
+    f'<div class="claim-card"><div class="meta">step {i + 1} · {escape(step.kind.replace("_", " "))}'
+    f"{' · round ' + str(step.round) if step.round else ''}</div><b>{escape(step.title)}</b>"
+    f"{text_html(step.note)}</div>",
+    unsafe_allow_html=True,
+)
 shown = build_view([event_from_dict(e) for e in teaching.events_until(events, step)])
 left, right = st.columns([3, 2], gap="large")
 with left:
     s = shown.started
     if s:
-        st.markdown(f'<div class="claim-card"><div class="meta">{escape(s.protocol)} · {escape(s.task)}</div>'
-                    f'{text_html(s.claim, css="claim-text")}</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="claim-card"><div class="meta">{escape(s.protocol)} · {escape(s.task)}</div>'
+            f"{text_html(s.claim, css='claim-text')}</div>",
+            unsafe_allow_html=True,
+        )
     render_verdict(shown)
     render_sections(shown, f"learn-{i}", replay=teaching.rounds_note(events, step, steps))
 with right:
@@ -159,5 +192,10 @@ with right:
             if new_id:  # the fork streams in the Library, at its own link
                 share_view.open_debate(new_id)
     with st.expander("All steps"):
-        st.markdown("<br>".join(f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
-                                for k, sx in enumerate(steps)), unsafe_allow_html=True)
+        st.markdown(
+            "<br>".join(
+                f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
+                for k, sx in enumerate(steps)
+            ),
+            unsafe_allow_html=True,
+        )

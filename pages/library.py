@@ -8,8 +8,8 @@ import streamlit as st
 from debate import live
 from debate.store import compact_verdict
 from ui import people_view, resources, seat_view, share_view
-from ui.live_view import show_live, show_stored
 from ui.entry import through_app
+from ui.live_view import show_live, show_stored
 
 through_app()
 
@@ -32,20 +32,34 @@ verdict = f4.selectbox("Verdict", ["any"] + store.distinct("verdict"), key="lib_
 dates = f5.date_input("Date range", value=(), key="lib_dates", format="YYYY-MM-DD")
 d_from = dates[0].isoformat() if len(dates) >= 1 else None
 d_to = dates[1].isoformat() if len(dates) == 2 else d_from
-changed_only = st.checkbox("Discussion changed the outcome", key="lib_vote_changed",
-                           help="Only debates whose verdict differs from a plain majority of the first answers.")
-rows = store.list(search=search, task=None if task == "any" else task,
-                  protocol=None if protocol == "any" else protocol,
-                  verdict=None if verdict == "any" else verdict, date_from=d_from, date_to=d_to,
-                  vote_outcome="changed" if changed_only else None)
-if st.toggle("Only where a person overruled the judge", key="lib_disagree",
-             help="Debates whose latest person's verdict differs from the judge's (Adjudicate can queue them)."):
+changed_only = st.checkbox(
+    "Discussion changed the outcome",
+    key="lib_vote_changed",
+    help="Only debates whose verdict differs from a plain majority of the first answers.",
+)
+rows = store.list(
+    search=search,
+    task=None if task == "any" else task,
+    protocol=None if protocol == "any" else protocol,
+    verdict=None if verdict == "any" else verdict,
+    date_from=d_from,
+    date_to=d_to,
+    vote_outcome="changed" if changed_only else None,
+)
+if st.toggle(
+    "Only where a person overruled the judge",
+    key="lib_disagree",
+    help="Debates whose latest person's verdict differs from the judge's (Adjudicate can queue them).",
+):
     overruled = people_view.disagreement_ids()
     rows = [r for r in rows if r["id"] in overruled]
 
 if not rows:
-    st.info("No debates match." if store.list(limit=1) else
-            "No debates yet. Run one on the Debate page; it is saved here as it streams.")
+    st.info(
+        "No debates match."
+        if store.list(limit=1)
+        else "No debates yet. Run one on the Debate page; it is saved here as it streams."
+    )
     st.stop()
 
 
@@ -60,33 +74,64 @@ STATUS_ICON = {"completed": "✅", "running": "⏳", "stopped": "⏹️", "error
 # the verdict and its check come before the long claim, which is last but one and the only column that
 # may be cut: a verdict pushed past the table's right edge reads as no verdict
 st.dataframe(
-    [{"when": _when(r), "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}",
-      "verdict": compact_verdict(r["verdict"]), "gold": compact_verdict(r["gold"]),
-      "right": "" if r["correct"] is None else ("✔" if r["correct"] else "✘"), "protocol": r["protocol"],
-      "task": r["task"] + (f" c{r['category']}" if r.get("category") else ""), "claim": r["claim"][:120],
-      "tokens": r["tokens"], "seconds": round(r["wall_s"] or 0.0, 1)} for r in rows],
-    hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 300),
-    column_config={"verdict": st.column_config.TextColumn(width="medium"),
-                   "claim": st.column_config.TextColumn(width="large")})
+    [
+        {
+            "when": _when(r),
+            "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}",
+            "verdict": compact_verdict(r["verdict"]),
+            "gold": compact_verdict(r["gold"]),
+            "right": "" if r["correct"] is None else ("✔" if r["correct"] else "✘"),
+            "protocol": r["protocol"],
+            "task": r["task"] + (f" c{r['category']}" if r.get("category") else ""),
+            "claim": r["claim"][:120],
+            "tokens": r["tokens"],
+            "seconds": round(r["wall_s"] or 0.0, 1),
+        }
+        for r in rows
+    ],
+    hide_index=True,
+    width="stretch",
+    height=min(38 + 35 * len(rows), 300),
+    column_config={
+        "verdict": st.column_config.TextColumn(width="medium"),
+        "claim": st.column_config.TextColumn(width="large"),
+    },
+)
 # made on the click: the aids' overrules it carries are read from every listed debate's events
-st.download_button("Export this list as CSV", partial(store.list_csv, list(rows)), file_name="debates.csv",
-                   mime="text/csv", on_click="ignore", key="lib_export_list", icon=":material/download:")
+st.download_button(
+    "Export this list as CSV",
+    partial(store.list_csv, list(rows)),
+    file_name="debates.csv",
+    mime="text/csv",
+    on_click="ignore",
+    key="lib_export_list",
+    icon=":material/download:",
+)
 
 if link_id and link_id not in {r["id"] for r in rows}:
     linked = store.get(link_id)
     if linked is None:
-        st.error(f"**No debate {link_id!r} in this Library.**  \nThe link points to a debate stored on another "
-                 "machine, or it was deleted. Share the HTML export to show it anywhere.", icon=":material/error:")
+        st.error(
+            f"**No debate {link_id!r} in this Library.**  \nThe link points to a debate stored on another "
+            "machine, or it was deleted. Share the HTML export to show it anywhere.",
+            icon=":material/error:",
+        )
     else:
         rows = [linked] + rows
 ids = [r["id"] for r in rows]
 by_id = {r["id"]: r for r in rows}
 if st.session_state.get("lib_open") not in ids:
     st.session_state["lib_open"] = ids[0]
-chosen = st.selectbox("Open a debate", ids, key="lib_open",
-                      format_func=lambda i: f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
-                                            f"{compact_verdict(by_id[i]['verdict']) or by_id[i]['status']} · "
-                                            f"{by_id[i]['claim'][:80]}")
+chosen = st.selectbox(
+    "Open a debate",
+    ids,
+    key="lib_open",
+    format_func=lambda i: (
+        f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
+        f"{compact_verdict(by_id[i]['verdict']) or by_id[i]['status']} · "
+        f"{by_id[i]['claim'][:80]}"
+    ),
+)
 row = by_id[chosen]
 if st.query_params.get("debate") != chosen:  # the address bar always holds a link to what is shown
     st.query_params["debate"] = chosen
@@ -96,16 +141,38 @@ if st.query_params.get("debate") != chosen:  # the address bar always holds a li
 
 a1, a2, a_rest = st.columns([2.2, 1.2, 5], vertical_alignment="bottom")
 pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace", default="instant") or "instant"
-speed = a2.selectbox("Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×",
-                     disabled=pace == "instant")
+speed = a2.selectbox(
+    "Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×", disabled=pace == "instant"
+)
 # the buttons in a row that wraps, each as wide as its label (fixed columns cut "Markdown" to "Ma…")
 a3 = a4 = a5 = a6 = a7 = a_rest.container(horizontal=True, gap="small")
-a3.download_button("JSON", store.export_json(chosen), file_name=f"debate-{chosen}.json", mime="application/json",
-                   on_click="ignore", key="lib_json", icon=":material/data_object:")
-a4.download_button("Markdown", store.export_markdown(chosen), file_name=f"debate-{chosen}.md",
-                   mime="text/markdown", on_click="ignore", key="lib_md", icon=":material/description:")
-a5.download_button("CSV", store.export_csv(chosen), file_name=f"debate-{chosen}.csv", mime="text/csv",
-                   on_click="ignore", key="lib_csv", icon=":material/table:")
+a3.download_button(
+    "JSON",
+    store.export_json(chosen),
+    file_name=f"debate-{chosen}.json",
+    mime="application/json",
+    on_click="ignore",
+    key="lib_json",
+    icon=":material/data_object:",
+)
+a4.download_button(
+    "Markdown",
+    store.export_markdown(chosen),
+    file_name=f"debate-{chosen}.md",
+    mime="text/markdown",
+    on_click="ignore",
+    key="lib_md",
+    icon=":material/description:",
+)
+a5.download_button(
+    "CSV",
+    store.export_csv(chosen),
+    file_name=f"debate-{chosen}.csv",
+    mime="text/csv",
+    on_click="ignore",
+    key="lib_csv",
+    icon=":material/table:",
+)
 share_view.html_download(chosen, "lib_html", a7)
 if a6.button("Delete", key="lib_delete", icon=":material/delete:"):
     st.session_state["lib_confirm"] = chosen
@@ -121,8 +188,10 @@ if st.session_state.get("lib_confirm") == chosen:
         st.rerun()
 
 with st.expander("Fork, check, present", icon=":material/call_split:"):
-    st.caption(f"Link to this debate: `?debate={chosen}` (add `&round=N` to open it at a round) on the Library "
-               f"page; Present: `present?debate={chosen}`.")
+    st.caption(
+        f"Link to this debate: `?debate={chosen}` (add `&round=N` to open it at a round) on the Library "
+        f"page; Present: `present?debate={chosen}`."
+    )
     t1, t2 = st.tabs(["Fork from a round", "Robustness check"])
     with t1:
         new_id = share_view.fork_form(chosen, "lib")

@@ -31,15 +31,30 @@ if full:  # for a room: no sidebar, no header, the whole window
     st.html(f"<style>{share_view.FULLSCREEN_CSS}</style>")
 c1, c2, c3, c4 = st.columns([4, 2, 1, 1.3], vertical_alignment="bottom")
 c4.toggle("Full screen", key="pres_full", help="Hide the sidebar and the header (a link with &full=1 opens so).")
-did = c1.selectbox("Debate", ids, key="pres_pick", format_func=lambda i: (
-    f"{'⏳ ' if live.is_running(i) else ''}{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · "
-    f"{by_id[i]['claim'][:70]}"))
+did = c1.selectbox(
+    "Debate",
+    ids,
+    key="pres_pick",
+    format_func=lambda i: (
+        f"{'⏳ ' if live.is_running(i) else ''}{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · "
+        f"{by_id[i]['claim'][:70]}"
+    ),
+)
 running = live.is_running(did)
-mode = c2.segmented_control("Show", ["live", "recorded"], key="pres_mode", default="live" if running else "recorded",
-                            help="recorded: the stored debate turn by turn, each shown long enough to read (long "
-                                 "waits for the model shortened) — the fallback when the backend is slow or offline") or "recorded"
-speed = c3.selectbox("Speed", [1.0, 2.0, 5.0], key="pres_speed", format_func=lambda x: f"{x:g}×",
-                     disabled=mode == "live")
+mode = (
+    c2.segmented_control(
+        "Show",
+        ["live", "recorded"],
+        key="pres_mode",
+        default="live" if running else "recorded",
+        help="recorded: the stored debate turn by turn, each shown long enough to read (long "
+        "waits for the model shortened) — the fallback when the backend is slow or offline",
+    )
+    or "recorded"
+)
+speed = c3.selectbox(
+    "Speed", [1.0, 2.0, 5.0], key="pres_speed", format_func=lambda x: f"{x:g}×", disabled=mode == "live"
+)
 if st.query_params.get("debate") != did:
     st.query_params["debate"] = did
 if (st.query_params.get("full") == "1") != full:

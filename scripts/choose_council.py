@@ -27,17 +27,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate.aids import calibration as cal  # noqa: E402
-from debate.evaluation.checkpoint import read_rows  # noqa: E402
-from debate.evaluation.targets import macro_f1  # noqa: E402
+from debate.aids import calibration as cal
+from debate.evaluation.checkpoint import read_rows
+from debate.evaluation.targets import macro_f1
 
 CANDIDATES = Path(__file__).resolve().parents[1] / "assets" / "lineups" / "council-candidates"
 # view name -> (model, k, skip, neighbours): what the run of that suffix answered with
-VIEWS = {"v1": ("local:qwen2.5-0.5b", 8, 0, "semantic"), "v2": ("local:smollm2-135m", 8, 0, "semantic"),
-         "d1": ("local:qwen2.5-0.5b", 4, 0, "semantic"), "d2": ("local:qwen2.5-0.5b", 4, 4, "semantic"),
-         "d3": ("local:smollm2-135m", 8, 8, "semantic"),
-         "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"), "l2": ("local:smollm2-135m", 8, 0, "lexical"),
-         "g3": ("local:gemma3-270m", 8, 0, "semantic")}
+VIEWS = {
+    "v1": ("local:qwen2.5-0.5b", 8, 0, "semantic"),
+    "v2": ("local:smollm2-135m", 8, 0, "semantic"),
+    "d1": ("local:qwen2.5-0.5b", 4, 0, "semantic"),
+    "d2": ("local:qwen2.5-0.5b", 4, 4, "semantic"),
+    "d3": ("local:smollm2-135m", 8, 8, "semantic"),
+    "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"),
+    "l2": ("local:smollm2-135m", 8, 0, "lexical"),
+    "g3": ("local:gemma3-270m", 8, 0, "semantic"),
+}
 # relative prompt cost of one demonstration (SmolLM2 reads prompts ~2x faster than Qwen2.5-0.5B)
 COST = {"local:qwen2.5-0.5b": 1.0, "local:smollm2-135m": 0.5, "local:gemma3-270m": 0.3}
 
@@ -49,8 +54,9 @@ def p_yes(run: Path) -> dict[str, tuple[float, str]]:
     for r in read_rows(run, with_events=True):
         if r["status"] != "done":
             continue
-        ans = next((e for e in r.get("events") or [] if e.get("type") == "turn_finished"
-                    and e.get("phase") == "answer"), None)
+        ans = next(
+            (e for e in r.get("events") or [] if e.get("type") == "turn_finished" and e.get("phase") == "answer"), None
+        )
         p = cal.normalised((ans or {}).get("label_probs"), ("YES", "NO"))
         gold = (r.get("gold") or {}).get(cat)
         if p is not None and gold in ("YES", "NO"):
@@ -84,8 +90,10 @@ def main() -> int:
     views = [v for v in VIEWS if all(runs[c][v].is_dir() for c in cats)]  # a view counts if run in every category
     for c in cats:
         per = {v: p_yes(runs[c][v]) for v in views}
-        common = sorted(set.intersection(*[set(d) for d in per.values()]) if per else set(),
-                        key=lambda x: int(x) if x.isdigit() else x)
+        common = sorted(
+            set.intersection(*[set(d) for d in per.values()]) if per else set(),
+            key=lambda x: int(x) if x.isdigit() else x,
+        )
         if len(common) < 10:
             print(f"category {c}: {len(common)} train items finished by every view, too few to score; left out")
             continue
@@ -95,8 +103,10 @@ def main() -> int:
         print("No train runs found: run scripts/reproduce_targets.sh first.")
         return 1
     views_run = set.intersection(*[set(d) for d in decisions.values()])
-    print(f"Train items per category (every view finished): "
-          + ", ".join(f"{c}: {len(golds[c])} ({golds[c].count('YES')} YES)" for c in decisions))
+    print(
+        "Train items per category (every view finished): "
+        + ", ".join(f"{c}: {len(golds[c])} ({golds[c].count('YES')} YES)" for c in decisions)
+    )
     print("\n| view (model, k, skip, neighbours) | " + " | ".join(f"cat {c}" for c in decisions) + " | pooled |")
     print("|---|" + "---|" * (len(decisions) + 1))
     view_f1 = {}
@@ -109,8 +119,12 @@ def main() -> int:
         lineup = json.loads(path.read_text())
         seats = []
         for m in lineup["members"]:
-            key = (m["model"], int(m.get("k_demos") or 8), int(m.get("demo_skip") or 0),
-                   m.get("neighbours") or "semantic")
+            key = (
+                m["model"],
+                int(m.get("k_demos") or 8),
+                int(m.get("demo_skip") or 0),
+                m.get("neighbours") or "semantic",
+            )
             seats.append(next((v for v, k in VIEWS.items() if k == key and v in views_run), None))
         if None in seats:
             print(f"\n{path.stem}: a member's view was not run on train, left out")
@@ -124,12 +138,18 @@ def main() -> int:
         best = max(seats, key=lambda v: view_f1[v])
         cost = sum(COST[VIEWS[v][0]] * VIEWS[v][1] for v in set(seats))  # a repeated view is read once (prefix reuse)
         rows.append((path.stem, seats, per, pooled, best, split / sum(len(g) for g in golds.values()), cost))
-    print("\n| candidate | members (views) | " + " | ".join(f"cat {c}" for c in decisions)
-          + " | pooled vote | − best member | first votes split | demo cost |")
+    print(
+        "\n| candidate | members (views) | "
+        + " | ".join(f"cat {c}" for c in decisions)
+        + " | pooled vote | − best member | first votes split | demo cost |"
+    )
     print("|---|---|" + "---|" * (len(decisions) + 4))
     for name, seats, per, pooled, best, split, cost in rows:
-        print(f"| {name} | {', '.join(seats)} | " + " | ".join(f"{x:.3f}" for x in per)
-              + f" | {pooled:.3f} | {pooled - view_f1[best]:+.3f} ({best}) | {split:.0%} | {cost:g} |")
+        print(
+            f"| {name} | {', '.join(seats)} | "
+            + " | ".join(f"{x:.3f}" for x in per)
+            + f" | {pooled:.3f} | {pooled - view_f1[best]:+.3f} ({best}) | {split:.0%} | {cost:g} |"
+        )
     top = max(r[3] for r in rows)
     winner = min((r for r in rows if r[3] >= top - 0.01), key=lambda r: (r[6], -r[3]))
     print(f"\nWinner by the rule: {winner[0]} (pooled first-vote macro-F1 {winner[3]:.3f}; best {top:.3f})")

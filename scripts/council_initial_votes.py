@@ -27,8 +27,9 @@ def main(a_run: str, b_run: str) -> int:
     a, b = initial_votes(a_run), initial_votes(b_run)
     shared = sorted(set(a) & set(b))
     differ = [k for k in shared if a[k][0] != b[k][0]]
-    print(f"{len(shared)} shared items: initial votes identical on {len(shared) - len(differ)}, "
-          f"differ on {len(differ)}")
+    print(
+        f"{len(shared)} shared items: initial votes identical on {len(shared) - len(differ)}, differ on {len(differ)}"
+    )
     for k in differ:
         print(f"  {k}: {a[k][0]} vs {b[k][0]}")
     print(f"discussion held: {sum(a[k][1] > 1 for k in shared)} vs {sum(b[k][1] > 1 for k in shared)} items")

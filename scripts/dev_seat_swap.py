@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate.evaluation import targets as tg  # noqa: E402
-from debate.evaluation.checkpoint import read_meta, read_rows  # noqa: E402
+from debate.evaluation import targets as tg
+from debate.evaluation.checkpoint import read_meta, read_rows
 
 
 def view_decisions(run: str, category: str) -> dict[str, str]:
@@ -52,7 +52,8 @@ def main(argv: list[str]) -> int:
         members = [s for s in it.sides if s.startswith("member ") and s != f"member {seat}"]
         it.sides["council"] = [  # the swapped council decides by its first-vote majority (ties to NO)
             "YES" if 2 * sum(it.sides[m][i] == "YES" for m in members) > len(members) else "NO"
-            for i in range(len(it.ids))]
+            for i in range(len(it.ids))
+        ]
         it.sides["vote"] = list(it.sides["council"])
         del it.sides[f"member {seat}"]
     names = sorted({s for it in t.cats.values() for s in it.sides if s.startswith("member ")})

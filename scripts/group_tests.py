@@ -31,19 +31,63 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("browser", ("*_browser.py",)),
     ("real_model", ("*_real.py", "test_lonely_clone.py")),
     ("ui", ("test_ui_*.py", "test_numbers_on_screen.py")),
-    ("security", ("test_hardening_*.py", "test_hostile_*.py", "test_secrets_*.py", "test_redirects_*.py",
-                  "test_trust_*.py", "test_*_bounds.py", "test_export_formula_guard.py", "test_parsing_hostile.py",
-                  "test_retrieval_ssrf.py", "test_injection*.py", "test_prompt_injection*.py")),
-    ("models", ("test_models_*.py", "test_lineup_server.py", "test_embed_process.py", "test_router*.py",
-                "test_fleet*.py", "test_backend*.py", "test_label_position.py")),
+    (
+        "security",
+        (
+            "test_hardening_*.py",
+            "test_hostile_*.py",
+            "test_secrets_*.py",
+            "test_redirects_*.py",
+            "test_trust_*.py",
+            "test_*_bounds.py",
+            "test_export_formula_guard.py",
+            "test_parsing_hostile.py",
+            "test_retrieval_ssrf.py",
+            "test_injection*.py",
+            "test_prompt_injection*.py",
+        ),
+    ),
+    (
+        "models",
+        (
+            "test_models_*.py",
+            "test_lineup_server.py",
+            "test_embed_process.py",
+            "test_router*.py",
+            "test_fleet*.py",
+            "test_backend*.py",
+            "test_label_position.py",
+        ),
+    ),
     ("evidence", ("test_retrieval_*.py", "test_evidence_*.py", "test_radar_shared_evidence.py", "test_sources*.py")),
     ("evaluation", ("test_eval_*.py", "test_data*.py", "test_reproduc*.py")),
-    ("aids", ("test_calibration.py", "test_small_models.py", "test_council_views.py", "test_lexical_views.py",
-              "test_aids*.py")),
+    (
+        "aids",
+        (
+            "test_calibration.py",
+            "test_small_models.py",
+            "test_council_views.py",
+            "test_lexical_views.py",
+            "test_aids*.py",
+        ),
+    ),
     ("review", ("test_adjudication*.py", "test_people.py", "test_teach*.py")),
     ("services", ("test_store*.py", "test_share_*.py", "test_verdict_*.py", "test_live_*.py", "test_export*.py")),
-    ("engine", ("test_engine_*.py", "test_decisions.py", "test_parsing*.py", "test_protocol*.py", "test_contracts.py",
-                "test_vote_*.py", "test_human_seat.py", "test_content*.py", "test_layers.py", "test_cli_*.py")),
+    (
+        "engine",
+        (
+            "test_engine_*.py",
+            "test_decisions.py",
+            "test_parsing*.py",
+            "test_protocol*.py",
+            "test_contracts.py",
+            "test_vote_*.py",
+            "test_human_seat.py",
+            "test_content*.py",
+            "test_layers.py",
+            "test_cli_*.py",
+        ),
+    ),
 )
 GROUPS = tuple(group for group, _ in RULES)
 
@@ -51,8 +95,10 @@ GROUPS = tuple(group for group, _ in RULES)
 _DEPTH = (
     ("Path(__file__).resolve().parent.parent", "Path(__file__).resolve().parents[2]"),
     ("Path(__file__).parents[1]", "Path(__file__).parents[2]"),
-    ("os.path.dirname(os.path.dirname(os.path.abspath(__file__)))",
-     "os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))"),
+    (
+        "os.path.dirname(os.path.dirname(os.path.abspath(__file__)))",
+        "os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))",
+    ),
 )
 # paths relative to the test file's folder: the app and its pages, as AppTest.from_file takes them
 _RELATIVE = re.compile(r"""(["'])\.\./(app\.py|pages/)""")
@@ -70,13 +116,19 @@ def loose_tests() -> list[Path]:
 
 
 def _tracked(path: Path) -> bool:
-    return subprocess.run(["git", "ls-files", "--error-unmatch", str(path)], cwd=REPO,
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(["git", "ls-files", "--error-unmatch", str(path)], cwd=REPO, capture_output=True).returncode == 0
+    )
 
 
 def _text_files() -> list[Path]:
-    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", *_MENTIONS], cwd=REPO,
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", *_MENTIONS],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return [REPO / p for p in out if (REPO / p).is_file()]
 
 
@@ -127,8 +179,11 @@ def main(argv: list[str]) -> int:
     loose = loose_tests()
     unplaced = [p.name for p in loose if group_of(p.name) is None]
     if unplaced:
-        print("error: no group for " + ", ".join(unplaced) + ": add its name pattern to RULES in "
-              "scripts/group_tests.py (groups: " + ", ".join(GROUPS) + ")", file=sys.stderr)
+        print(
+            "error: no group for " + ", ".join(unplaced) + ": add its name pattern to RULES in "
+            "scripts/group_tests.py (groups: " + ", ".join(GROUPS) + ")",
+            file=sys.stderr,
+        )
         return 2
     if "--check" in argv:
         for p in loose:

@@ -22,8 +22,8 @@ from sklearn.model_selection import RepeatedStratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate.aids import calibration as cal  # noqa: E402
-from debate.evaluation import fit  # noqa: E402
+from debate.aids import calibration as cal
+from debate.evaluation import fit
 
 FOLDS, REPEATS = 5, 10
 
@@ -42,7 +42,7 @@ def cross_validated(probs: list[dict], golds: list[str], labels: tuple[str, ...]
     splits = list(RepeatedStratifiedKFold(n_splits=FOLDS, n_repeats=REPEATS, random_state=0).split(probs, y))
     for rep in range(REPEATS):
         pred = {}
-        for train, test in splits[rep * FOLDS:(rep + 1) * FOLDS]:
+        for train, test in splits[rep * FOLDS : (rep + 1) * FOLDS]:
             w, _ = cal.fit_class_weights([probs[i] for i in train], [golds[i] for i in train], labels)
             pred.update({i: max(labels, key=lambda lab: probs[i][lab] * w[lab]) for i in test})
         order = sorted(pred)
@@ -58,13 +58,15 @@ def main(runs: list[str]) -> int:
     combos = {r: [d] for r, (d, _) in zip(runs, loaded)}
     if len(runs) > 1:
         combos["geometric mean of all"] = [d for d, _ in loaded]
-    print(f"{len(ids)} train claims finished by every run; weights refitted per fold "
-          f"({FOLDS} folds x {REPEATS} repeats)")
+    print(
+        f"{len(ids)} train claims finished by every run; weights refitted per fold ({FOLDS} folds x {REPEATS} repeats)"
+    )
     print("| judge run | as decoded | fitted, in-sample | fitted, cross-validated | weights (all claims) |")
     print("|---|---|---|---|---|")
     for name, ds in combos.items():
-        probs = [{lab: float(np.exp(np.mean([np.log(max(d[i][0][lab], 1e-9)) for d in ds]))) for lab in labels}
-                 for i in ids]
+        probs = [
+            {lab: float(np.exp(np.mean([np.log(max(d[i][0][lab], 1e-9)) for d in ds]))) for lab in labels} for i in ids
+        ]
         raw = f1_score(golds, [max(labels, key=p.get) for p in probs], labels=list(labels), average="macro")
         weights, in_sample = cal.fit_class_weights(probs, golds, labels)
         mean, sd = cross_validated(probs, golds, labels)

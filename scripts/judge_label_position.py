@@ -24,11 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate.models.base import GenOptions  # noqa: E402
-from debate.models.client import ModelClient  # noqa: E402
-from debate.models.local import LocalBackend  # noqa: E402
-from debate.protocols.parsing import parse_verdict  # noqa: E402
-from debate.runner import DebateConfig, run_debate  # noqa: E402
+from debate.models.client import ModelClient
+from debate.models.local import LocalBackend
+from debate.protocols.parsing import parse_verdict
+from debate.runner import DebateConfig, run_debate
 
 CLAIMS = (  # the kinds of claim the issue tried (LIAR / AVeriTeC style)
     "The Great Wall of China is visible from space with the naked eye.",
@@ -73,30 +72,50 @@ def main() -> None:
     ap.add_argument("--model", default="local:qwen2.5-0.5b", help="the judge's model (default: the embedded judge)")
     ap.add_argument("--tokens", type=int, default=128, help="answer budget (the app's RADAR default: 128)")
     ap.add_argument("--claims", type=int, default=len(CLAIMS))
-    ap.add_argument("--debate", action="store_true",
-                    help="a whole RADAR debate (embedded lineup, opening and closing, no rebuttal) before the "
-                         "judge, as in the app, instead of the judge alone")
+    ap.add_argument(
+        "--debate",
+        action="store_true",
+        help="a whole RADAR debate (embedded lineup, opening and closing, no rebuttal) before the "
+        "judge, as in the app, instead of the judge alone",
+    )
     a = ap.parse_args()
     backend = LocalBackend()
     client = Recording({"local": backend})  # no response cache: every answer is generated now
     judge = {"name": "judge", "model": a.model, "temperature": 0.0, "seed": 0}
-    print(f"{'claim':<44} {'call':<7} {'old: written':<13} {'argmax':<10} {'P(written)':>10} | "
-          f"{'new: written':<13} {'argmax':<10} {'P(written)':>10}  read")
+    print(
+        f"{'claim':<44} {'call':<7} {'old: written':<13} {'argmax':<10} {'P(written)':>10} | "
+        f"{'new: written':<13} {'argmax':<10} {'P(written)':>10}  read"
+    )
     bad_old = bad_new = n = 0
-    for claim in CLAIMS[:a.claims]:
+    for claim in CLAIMS[: a.claims]:
         client.calls.clear()
         if a.debate:
             from debate.lineups import PRESETS
+
             lineup = {**PRESETS["embedded"], "judge": judge}
-            cfg = DebateConfig(claim=claim, protocol="radar", task="halftruth", lineup=lineup,
-                               params={"rounds": 0, "early_stop": False}, evidence=False, max_tokens=a.tokens)
+            cfg = DebateConfig(
+                claim=claim,
+                protocol="radar",
+                task="halftruth",
+                lineup=lineup,
+                params={"rounds": 0, "early_stop": False},
+                evidence=False,
+                max_tokens=a.tokens,
+            )
         else:
             lineup = {"name": "repro", "members": [judge], "judge": judge, "chair": judge}
-            cfg = DebateConfig(claim=claim, protocol="radar-single", task="halftruth", lineup=lineup,
-                               params={"single_mode": "judge"}, evidence=False, max_tokens=a.tokens)
+            cfg = DebateConfig(
+                claim=claim,
+                protocol="radar-single",
+                task="halftruth",
+                lineup=lineup,
+                params={"single_mode": "judge"},
+                evidence=False,
+                max_tokens=a.tokens,
+            )
         list(run_debate(cfg, client))
         judged = [(s_, m, o) for s_, m, o in client.calls if o.labels == LABELS]
-        for k, (spec, messages, options) in enumerate(judged):
+        for _k, (spec, messages, options) in enumerate(judged):
             rows = []
             for opts in (replace(options, label_key=""), options):
                 text, probs, at = ask(backend, spec, messages, opts)
@@ -107,9 +126,11 @@ def main() -> None:
             bad_old += bool(w0 and t0 != "-" and t0 != w0)
             bad_new += bool(w1 and t1 != "-" and t1 != w1)
             call = "repair" if options.json_schema else "judge"
-            print(f"{claim[:43]:<44} {call:<7} {str(w0):<13} {t0:<10} {p0:>10} | {str(w1):<13} {t1:<10} {p1:>10}  {at1}")
-    print(f"\njudge calls whose written label is not the argmax of their own probabilities: old rule {bad_old} "
-          f"of {n}, new {bad_new} of {n}")
+            print(f"{claim[:43]:<44} {call:<7} {w0!s:<13} {t0:<10} {p0:>10} | {w1!s:<13} {t1:<10} {p1:>10}  {at1}")
+    print(
+        f"\njudge calls whose written label is not the argmax of their own probabilities: old rule {bad_old} "
+        f"of {n}, new {bad_new} of {n}"
+    )
 
 
 if __name__ == "__main__":

@@ -19,10 +19,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debate.tasks import verdict_number  # noqa: E402
+from debate.tasks import verdict_number
 
-DEBATERS = {"politician", "scientist", "journalist", "expert", "advocate", "critic", "agent", "proponent",
-            "opponent", "member"}
+DEBATERS = {
+    "politician",
+    "scientist",
+    "journalist",
+    "expert",
+    "advocate",
+    "critic",
+    "agent",
+    "proponent",
+    "opponent",
+    "member",
+}
 _SENTENCE = re.compile(r"[^.!?]{12,}[.!?]")
 
 
@@ -45,13 +55,20 @@ def row(path: Path) -> dict:
     verdict = next((e for e in reversed(evs) if e.get("type") == "verdict"), {})
     fin = next((e for e in reversed(evs) if e.get("type") == "finished"), {})
     agree = [max(t["label_probs"], key=t["label_probs"].get) == t["label"] for t in judge if t.get("label_probs")]
-    return {"file": path.name, "wall_s": fin.get("wall_s"), "calls": fin.get("model_calls"),
-            "generated": sum(int(t.get("completion_tokens") or 0) for t in turns),
-            "debater_turns": len(deb), "cut": sum(1 for t in deb if t.get("cut_off_at")),
-            "repeat": sum(1 for t in deb if repeats(t.get("text", ""))),
-            "median_words": statistics.median([len(t.get("text", "").split()) for t in deb]) if deb else 0,
-            "judge_argmax": f"{sum(agree)} of {len(agree)}", "label_at": ",".join(str(t.get("label_at")) for t in judge),
-            "verdict": verdict.get("label"), "number": verdict_number(verdict)}
+    return {
+        "file": path.name,
+        "wall_s": fin.get("wall_s"),
+        "calls": fin.get("model_calls"),
+        "generated": sum(int(t.get("completion_tokens") or 0) for t in turns),
+        "debater_turns": len(deb),
+        "cut": sum(1 for t in deb if t.get("cut_off_at")),
+        "repeat": sum(1 for t in deb if repeats(t.get("text", ""))),
+        "median_words": statistics.median([len(t.get("text", "").split()) for t in deb]) if deb else 0,
+        "judge_argmax": f"{sum(agree)} of {len(agree)}",
+        "label_at": ",".join(str(t.get("label_at")) for t in judge),
+        "verdict": verdict.get("label"),
+        "number": verdict_number(verdict),
+    }
 
 
 def main() -> None:

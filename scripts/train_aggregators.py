@@ -24,9 +24,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from choose_council import VIEWS, cross_fitted, majority, p_yes  # noqa: E402
-from debate.evaluation.checkpoint import read_rows  # noqa: E402
-from debate.evaluation.targets import knn_shares, macro_f1  # noqa: E402
+from choose_council import VIEWS, cross_fitted, majority, p_yes
+
+from debate.evaluation.checkpoint import read_rows
+from debate.evaluation.targets import knn_shares, macro_f1
 
 CATS = ("1", "2", "3")
 
@@ -51,15 +52,19 @@ def learned_chair(gold: dict, score: dict, c: str, feats: list[str], pooled: boo
     from sklearn.linear_model import LogisticRegression
 
     def matrix(cat: str) -> np.ndarray:
-        cols = [score[cat][f] if f == "k-NN" else np.log(np.clip(score[cat][f], 1e-4, 1 - 1e-4)
-                                                         / np.clip(1 - score[cat][f], 1e-4, 1)) for f in feats]
+        cols = [
+            score[cat][f]
+            if f == "k-NN"
+            else np.log(np.clip(score[cat][f], 1e-4, 1 - 1e-4) / np.clip(1 - score[cat][f], 1e-4, 1))
+            for f in feats
+        ]
         return np.column_stack(cols)
 
     x, y = matrix(c), np.array([g == "YES" for g in gold[c]], dtype=int)
     out = [""] * len(y)
     for f in range(5):
         tr = np.array([i for i in range(len(y)) if i % 5 != f])
-        te = np.array([i for i in range(f, len(y), 5)])
+        te = np.array(list(range(f, len(y), 5)))
         xs, ys = [x[tr]], [y[tr]]
         if pooled:
             for other in CATS:
@@ -81,21 +86,35 @@ def main() -> int:
         return float(np.mean([macro_f1(gold[c], decide(c)) for c in CATS]))
 
     knn = pooled_f1(lambda c: dec[c]["k-NN"])
-    print(f"k-NN reference alone (cross-fitted threshold): {knn:.3f} pooled over {sum(map(len, gold.values()))} train tweets")
+    print(
+        f"k-NN reference alone (cross-fitted threshold): {knn:.3f} pooled over {sum(map(len, gold.values()))} train tweets"
+    )
     seats = [*meta["views"], "k-NN"]
-    triples = sorted(((pooled_f1(lambda c, t=t: [majority([dec[c][s][i] for s in t]) for i in range(len(gold[c]))]), t)
-                      for t in itertools.combinations(seats, 3)), reverse=True)
+    triples = sorted(
+        (
+            (pooled_f1(lambda c, t=t: [majority([dec[c][s][i] for s in t]) for i in range(len(gold[c]))]), t)
+            for t in itertools.combinations(seats, 3)
+        ),
+        reverse=True,
+    )
     print(f"\nMajority of three seats: the best 5 of {len(triples)} triples")
     for f1, t in triples[:5]:
         print(f"  {f1:.3f} ({f1 - knn:+.3f})  {', '.join(t)}")
     print("\nLearned chair (cross-fitted logistic regression):")
-    for feats in (["k-NN", "v1"], ["k-NN", "v1", "l2"], ["k-NN", "d2"], ["k-NN", "v1", "d2", "l2"],
-                  ["k-NN", *meta["views"]]):
+    for feats in (
+        ["k-NN", "v1"],
+        ["k-NN", "v1", "l2"],
+        ["k-NN", "d2"],
+        ["k-NN", "v1", "d2", "l2"],
+        ["k-NN", *meta["views"]],
+    ):
         if not all(f in seats for f in feats):
             continue
         for pooled in (False, True):
             f1 = pooled_f1(lambda c, feats=feats, pooled=pooled: learned_chair(gold, score, c, feats, pooled))
-            print(f"  {f1:.3f} ({f1 - knn:+.3f})  {'+'.join(feats)}, fitted {'on all categories' if pooled else 'per category'}")
+            print(
+                f"  {f1:.3f} ({f1 - knn:+.3f})  {'+'.join(feats)}, fitted {'on all categories' if pooled else 'per category'}"
+            )
     return 0
 
 

@@ -12,21 +12,40 @@ import re
 from typing import Any
 
 PROTOCOL_ORDER = ("council", "single", "team", "baseline", "radar", "radar-single")
-_MODULES = {"council": "council", "single": "single", "team": "team", "baseline": "baseline",
-            "radar": "radar", "radar-single": "radar"}
-TASKS = {"checkthat": "CheckThat 2025 4a (tweets)", "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
-         "averitec": "AVeriTeC (+ NEI)", "custom": "Custom question"}
-CATEGORIES = {1: "1 · scientific claim", 2: "2 · reference to a study", 3: "3 · scientific entities",
-              None: "all three (with the cat 2 ⇒ cat 3 rule)"}
-PRESET_TITLES = {"embedded": "Embedded (offline)", "embedded-larger": "Embedded, larger (slower)", "paper-council-ollama": "Paper council (Ollama)",
-                 "paper-council-openai": "Paper council (OpenAI-compatible server)",
-                 "paper-debate-ollama": "Paper debates (Ollama)"}
+_MODULES = {
+    "council": "council",
+    "single": "single",
+    "team": "team",
+    "baseline": "baseline",
+    "radar": "radar",
+    "radar-single": "radar",
+}
+TASKS = {
+    "checkthat": "CheckThat 2025 4a (tweets)",
+    "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
+    "averitec": "AVeriTeC (+ NEI)",
+    "custom": "Custom question",
+}
+CATEGORIES = {
+    1: "1 · scientific claim",
+    2: "2 · reference to a study",
+    3: "3 · scientific entities",
+    None: "all three (with the cat 2 ⇒ cat 3 rule)",
+}
+PRESET_TITLES = {
+    "embedded": "Embedded (offline)",
+    "embedded-larger": "Embedded, larger (slower)",
+    "paper-council-ollama": "Paper council (Ollama)",
+    "paper-council-openai": "Paper council (OpenAI-compatible server)",
+    "paper-debate-ollama": "Paper debates (Ollama)",
+}
 
 
 def protocols() -> dict[str, Any]:
     """name -> ProtocolInfo, in the order the picker shows them."""
     try:
         from debate.protocols import PROTOCOLS  # the engine's registry
+
         reg = dict(PROTOCOLS)
     except ImportError:
         reg = {}
@@ -36,8 +55,11 @@ def protocols() -> dict[str, Any]:
             except ImportError:
                 continue
             info = getattr(m, "INFOS", {}).get(name) if hasattr(m, "INFOS") else None
-            info = info or (getattr(m, "INFO", None) if getattr(getattr(m, "INFO", None), "name", "") == name
-                            else getattr(m, f"INFO_{name.replace('-', '_').upper()}", None))
+            info = info or (
+                getattr(m, "INFO", None)
+                if getattr(getattr(m, "INFO", None), "name", "") == name
+                else getattr(m, f"INFO_{name.replace('-', '_').upper()}", None)
+            )
             if info is not None:
                 reg[name] = info
     order = [n for n in PROTOCOL_ORDER if n in reg] + [n for n in reg if n not in PROTOCOL_ORDER]
@@ -58,6 +80,7 @@ def param_kind(name: str, default: Any, choices: dict | None = None) -> str:
 
 def presets() -> dict[str, dict]:
     from debate.lineups import PRESETS
+
     return copy.deepcopy(PRESETS)
 
 
@@ -68,6 +91,7 @@ def preset_title(name: str) -> str:
 def resolve(lineup: dict | str, protocol: str, params: dict) -> list[dict]:
     """The agents `protocol` would use with this lineup: [{agent, role, model, temperature, seed}]."""
     from debate.lineups import load_lineup, resolve_agents
+
     return [a.to_dict() for a in resolve_agents(load_lineup(lineup), protocol, params)]
 
 
@@ -80,8 +104,12 @@ def with_models(base: dict, protocol: str, params: dict, models: dict[str, str])
     agents = resolve(lu, protocol, params)
 
     def entry(a: dict) -> dict:
-        return {"name": a["agent"], "model": models.get(a["agent"], a["model"]),
-                "temperature": a["temperature"], "seed": a["seed"]}
+        return {
+            "name": a["agent"],
+            "model": models.get(a["agent"], a["model"]),
+            "temperature": a["temperature"],
+            "seed": a["seed"],
+        }
 
     roles = lu.setdefault("roles", {})
     if protocol == "council":
@@ -98,7 +126,7 @@ def with_models(base: dict, protocol: str, params: dict, models: dict[str, str])
         pro = [entry(a) for a in agents if a["role"] == "proponent"]
         opp = [entry(a) for a in agents if a["role"] == "opponent"]
         if str(params.get("config", "different")) == "same":
-            lu["members"] = pro + lu["members"][len(pro):]
+            lu["members"] = pro + lu["members"][len(pro) :]
         else:
             lu["teams"] = {"proponent": pro, "opponent": opp}
     elif protocol == "baseline":
@@ -130,7 +158,9 @@ def run_summary(agents: list[dict], params: dict, max_tokens: int) -> str:
     rounds = params.get("rounds")
     parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}: {models}"]
     if rounds is not None:
-        parts.append(f"up to {rounds} round{'s' if rounds != 1 else ''}"
-                     + (" (ends early on consensus or stable votes)" if "theta" in params else ""))
+        parts.append(
+            f"up to {rounds} round{'s' if rounds != 1 else ''}"
+            + (" (ends early on consensus or stable votes)" if "theta" in params else "")
+        )
     parts.append(f"answers of at most {max_tokens} tokens, ended as soon as their JSON closes or they repeat")
     return "This run: " + "; ".join(parts) + "."

@@ -47,7 +47,8 @@ def load_examples(task: str, n: int = 60, seed: int = 7) -> list[dict]:
             if len(item.text) > 320 or len(item.text) < 25:
                 continue
             pools.setdefault(_label_key(item.gold), []).append(
-                {"id": f"{name}:{item.id}", "text": item.text, "gold": item.gold, "source": title})
+                {"id": f"{name}:{item.id}", "text": item.text, "gold": item.gold, "source": title}
+            )
     rng = random.Random(seed)
     for pool in pools.values():
         rng.shuffle(pool)

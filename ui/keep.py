@@ -18,8 +18,9 @@ def keep(key: str, default: Any) -> None:
     The value is set through the Session State API even when the key is there: right after a page
     switch the key still holds the value of the other page's widget, which a widget of another id
     (another page, another container) would not take over; it would start from its own default."""
-    st.session_state[key] = st.session_state[key] if key in st.session_state else \
-        st.session_state.get(f"keep:{key}", default)
+    st.session_state[key] = (
+        st.session_state[key] if key in st.session_state else st.session_state.get(f"keep:{key}", default)
+    )
 
 
 def remember(*keys: str) -> None:

@@ -14,15 +14,14 @@ generate it, so every tick must cost little and must not grow with the transcrip
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import streamlit as st
 
 from debate import live
 from ui import resources
-from ui.render import (render_claim, render_counters, render_debate, render_section, render_side,
-                       render_verdict)
+from ui.render import render_claim, render_counters, render_debate, render_section, render_side, render_verdict
 from ui.transcript import DebateView
 
 TICK_S = 1.0  # the live round (each tick costs the browser a re-render, and the browser shares the cores)
@@ -47,15 +46,22 @@ def _elapsed(row: dict | None, view: DebateView) -> float | None:
         return None
     try:
         start = datetime.fromisoformat(row["created_at"])
-        return max(0.0, (datetime.now(timezone.utc) - start).total_seconds())
+        return max(0.0, (datetime.now(UTC) - start).total_seconds())
     except (KeyError, ValueError):
         return None
 
 
 def _shape(view: DebateView) -> tuple:
     """What the static part of the live page shows; when it changes, the page runs in full once."""
-    return (len(view.sections), len(view.tallies), len(view.stop_checks), len(view.evidence),
-            len(view.verdicts), view.finished is not None, _searching(view))
+    return (
+        len(view.sections),
+        len(view.tallies),
+        len(view.stop_checks),
+        len(view.evidence),
+        len(view.verdicts),
+        view.finished is not None,
+        _searching(view),
+    )
 
 
 def _searching(view: DebateView) -> tuple:
@@ -132,10 +138,17 @@ def show_stored(debate_id: str, pace: str = "instant", speed: float = 1.0) -> No
     def _frame() -> None:
         clock = (time.monotonic() - st.session_state[key]) * speed
         view = DebateView().extend([e for e in events if (e.t or 0.0) <= clock])
-        st.progress(min(1.0, clock / end_t) if end_t else 1.0,
-                    text=f"Replaying at {speed:g}× · {min(clock, end_t):.1f} / {end_t:.1f} s")
-        render_debate(view, debate_id, row={**row, "status": "running" if clock < end_t else row["status"]},
-                      elapsed=min(clock, end_t), chart_key="replay")
+        st.progress(
+            min(1.0, clock / end_t) if end_t else 1.0,
+            text=f"Replaying at {speed:g}× · {min(clock, end_t):.1f} / {end_t:.1f} s",
+        )
+        render_debate(
+            view,
+            debate_id,
+            row={**row, "status": "running" if clock < end_t else row["status"]},
+            elapsed=min(clock, end_t),
+            chart_key="replay",
+        )
         if clock > end_t + 1.0:
             st.session_state.pop(key, None)
             st.session_state["lib_replay_done"] = True

@@ -11,8 +11,8 @@ import uuid
 import streamlit as st
 
 from debate import live, tasks
-from debate.store import people
 from debate.errors import DebateError
+from debate.store import people
 from ui import resources, verdicts
 from ui.safe import error_md, escape, text_html
 
@@ -36,10 +36,15 @@ def verdict_line(debate_id: str) -> str:
         return ""
     if not o:
         return ""
-    flag = ' <span class="chip red">disagrees with the judge</span>' if o["disagrees"] else \
-        ' <span class="chip gray">agrees with the judge</span>'
-    return (f'<div class="gold person-verdict"><span class="chip person">person</span> verdict '
-            f'{verdicts.chip(o["label"])}{flag} {text_html(o["reason"], css="txt inline")}</div>')
+    flag = (
+        ' <span class="chip red">disagrees with the judge</span>'
+        if o["disagrees"]
+        else ' <span class="chip gray">agrees with the judge</span>'
+    )
+    return (
+        f'<div class="gold person-verdict"><span class="chip person">person</span> verdict '
+        f"{verdicts.chip(o['label'])}{flag} {text_html(o['reason'], css='txt inline')}</div>"
+    )
 
 
 def overrule_form(debate_id: str, key: str) -> None:
@@ -52,16 +57,25 @@ def overrule_form(debate_id: str, key: str) -> None:
         st.caption("Once the debate has a verdict, you can record your own here.")
         return
     labels = people.debate_labels(row)
-    if not labels or (judge is None and any((e.get("labels") for e in events if e.get("type") == "verdict"))):
+    if not labels or (judge is None and any(e.get("labels") for e in events if e.get("type") == "verdict")):
         st.caption("This debate decided several categories at once: a person's verdict is kept for one label only.")
         return
     latest = _people().latest(debate_id)
     with st.form(key=f"{key}_overrule", border=False):
         c1, c2 = st.columns([1, 3])
-        label = c1.radio("Your verdict", list(labels), key=f"{key}_ov_label",
-                         index=list(labels).index(latest["label"]) if latest and latest["label"] in labels else 0)
-        reason = c2.text_area("Why", key=f"{key}_ov_reason", max_chars=people.MAX_REASON_CHARS, height=90,
-                              placeholder=f"The judge said {judge or 'nothing readable'}; say why you decide as you do")
+        label = c1.radio(
+            "Your verdict",
+            list(labels),
+            key=f"{key}_ov_label",
+            index=list(labels).index(latest["label"]) if latest and latest["label"] in labels else 0,
+        )
+        reason = c2.text_area(
+            "Why",
+            key=f"{key}_ov_reason",
+            max_chars=people.MAX_REASON_CHARS,
+            height=90,
+            placeholder=f"The judge said {judge or 'nothing readable'}; say why you decide as you do",
+        )
         sent = st.form_submit_button("Record my verdict", icon=":material/gavel:", type="primary")
     if sent:
         try:
@@ -99,16 +113,25 @@ def poll_controls(debate_id: str, labels: tuple[str, ...], claim: str, key: str)
     p = _people().poll(debate_id)
     c1, c2, c3 = st.columns(3)
     try:
-        if c1.button("Poll before", key=f"{key}_poll_before", icon=":material/how_to_vote:",
-                     disabled=bool(p and p["stage"] == "after"), help="The room votes before the debate runs."):
+        if c1.button(
+            "Poll before",
+            key=f"{key}_poll_before",
+            icon=":material/how_to_vote:",
+            disabled=bool(p and p["stage"] == "after"),
+            help="The room votes before the debate runs.",
+        ):
             _people().open_poll(debate_id, "before", labels, claim)
             st.rerun()
-        if c2.button("Poll after", key=f"{key}_poll_after", icon=":material/how_to_vote:", disabled=not p,
-                     help="The room votes again after the verdict: Present shows the swing."):
+        if c2.button(
+            "Poll after",
+            key=f"{key}_poll_after",
+            icon=":material/how_to_vote:",
+            disabled=not p,
+            help="The room votes again after the verdict: Present shows the swing.",
+        ):
             _people().open_poll(debate_id, "after", labels, claim)
             st.rerun()
-        if c3.button("Close the poll", key=f"{key}_poll_close", icon=":material/lock:",
-                     disabled=not (p and p["open"])):
+        if c3.button("Close the poll", key=f"{key}_poll_close", icon=":material/lock:", disabled=not (p and p["open"])):
             _people().close_poll(debate_id)
             st.rerun()
     except DebateError as e:
@@ -129,12 +152,17 @@ def poll_results(debate_id: str) -> None:
         rows = []
         for lab in t["labels"]:
             swing = t["swing"].get(lab) if t["swing"] else None
-            rows.append(f'<tr><td><b>{escape(lab)}</b></td><td>{t["before"].get(lab, 0)}</td>'
-                        f'<td>{t["after"].get(lab, 0)}</td><td>{"" if swing is None else f"{swing:+.0%}"}</td></tr>')
+            rows.append(
+                f"<tr><td><b>{escape(lab)}</b></td><td>{t['before'].get(lab, 0)}</td>"
+                f"<td>{t['after'].get(lab, 0)}</td><td>{'' if swing is None else f'{swing:+.0%}'}</td></tr>"
+            )
         stage = f"voting {t['stage']} the debate" if t["open"] else "closed"
-        st.markdown(f'<div class="present p-votes p-poll"><span class="meta">Audience poll · {escape(stage)}</span>'
-                    f'<table><tr><th></th><th>before</th><th>after</th><th>swing</th></tr>{"".join(rows)}</table>'
-                    f'</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="present p-votes p-poll"><span class="meta">Audience poll · {escape(stage)}</span>'
+            f"<table><tr><th></th><th>before</th><th>after</th><th>swing</th></tr>{''.join(rows)}</table>"
+            f"</div>",
+            unsafe_allow_html=True,
+        )
 
     _results()
 
@@ -159,8 +187,10 @@ def poll_page(debate_id: str) -> None:
             return
         stage = now["stage"]
         if stage in mine:
-            st.success(f"Your vote {stage} the debate: **{mine[stage]}**. "
-                       + ("Wait for the verdict: the presenter will ask again." if stage == "before" else "Thank you!"))
+            st.success(
+                f"Your vote {stage} the debate: **{mine[stage]}**. "
+                + ("Wait for the verdict: the presenter will ask again." if stage == "before" else "Thank you!")
+            )
             return
         st.markdown(f"#### {'Before' if stage == 'before' else 'After'} the debate: what do you think?")
         cols = st.columns(len(now["labels"]))
@@ -182,8 +212,9 @@ def poll_before_run(task: dict, claim: str) -> None:
         return
     try:
         cat = (task["category"] or 1) if task["task"] == "checkthat" else task["category"]
-        labels = tasks.resolve_task(task["task"], cat, task.get("custom_title", ""),
-                                    task.get("custom_description", "")).labels
+        labels = tasks.resolve_task(
+            task["task"], cat, task.get("custom_title", ""), task.get("custom_description", "")
+        ).labels
     except DebateError as e:
         _error(e)
         return

@@ -21,20 +21,24 @@ from ui.safe import anchor, escape, text_html
 from ui.transcript import DebateView, TurnView
 
 LABEL_COLORS = verdicts.LABEL_COLORS
-STATUS_BADGE = {"running": ("Running", "blue", ":material/progress_activity:"),
-                "completed": ("Completed", "green", ":material/check_circle:"),
-                "stopped": ("Stopped", "orange", ":material/stop_circle:"),
-                "error": ("Failed", "red", ":material/error:"),
-                "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
-                "waiting": ("Starting", "blue", ":material/hourglass_top:")}
+STATUS_BADGE = {
+    "running": ("Running", "blue", ":material/progress_activity:"),
+    "completed": ("Completed", "green", ":material/check_circle:"),
+    "stopped": ("Stopped", "orange", ":material/stop_circle:"),
+    "error": ("Failed", "red", ":material/error:"),
+    "interrupted": ("Interrupted", "gray", ":material/pause_circle:"),
+    "waiting": ("Starting", "blue", ":material/hourglass_top:"),
+}
 
 
 def avatar_svg(agent: str, color: str) -> str:
     initials = "".join(w[0] for w in agent.replace("_", " ").replace("-", " ").split()[:2]).upper() or "?"
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" viewBox="0 0 40 40">'
-            f'<circle cx="20" cy="20" r="20" fill="{color}"/><text x="20" y="26" font-size="16" '
-            f'font-family="sans-serif" font-weight="700" text-anchor="middle" fill="#fff">'
-            f'{html.escape(initials[:2])}</text></svg>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" viewBox="0 0 40 40">'
+        f'<circle cx="20" cy="20" r="20" fill="{color}"/><text x="20" y="26" font-size="16" '
+        f'font-family="sans-serif" font-weight="700" text-anchor="middle" fill="#fff">'
+        f"{html.escape(initials[:2])}</text></svg>"
+    )
 
 
 def label_chip(label: str | None, confidence: float | None = None, valid: bool = True) -> str:
@@ -49,16 +53,22 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
         bits.append(f'<span class="model">{escape(turn.model)}</span>')
     tail = []
     if turn.done:
-        tail.append('<span class="chip invalid" title="the countdown ended before the person answered">no answer'
-                    '</span>' if turn.timed_out else verdicts.chip(turn.label, turn.confidence, turn.valid, labels,
-                                                                   turn.label_at))
+        tail.append(
+            '<span class="chip invalid" title="the countdown ended before the person answered">no answer</span>'
+            if turn.timed_out
+            else verdicts.chip(turn.label, turn.confidence, turn.valid, labels, turn.label_at)
+        )
         if turn.counted:
-            tail.append(f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
-                        f'give under the small-model aids (a threshold or class weights fitted on train), not the one '
-                        f'it wrote">counted as {escape(turn.counted)}</span>')
+            tail.append(
+                f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
+                f"give under the small-model aids (a threshold or class weights fitted on train), not the one "
+                f'it wrote">counted as {escape(turn.counted)}</span>'
+            )
         if turn.shortened:
-            tail.append('<span class="chip orange" title="the engine ended this turn at a whole sentence; the full '
-                        'text is under it">shortened</span>')
+            tail.append(
+                '<span class="chip orange" title="the engine ended this turn at a whole sentence; the full '
+                'text is under it">shortened</span>'
+            )
         elif turn.cut_off_at:
             tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
         if turn.repaired:
@@ -84,25 +94,28 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
         parts = [_header_html(turn, color, verdicts.task_labels(view.started))]
         if reasoning or thinking:
             live_note = f" (thinking… {len(reasoning):,} characters)" if thinking else ""
-            parts.append(f'<details class="think"><summary>Reasoning{live_note}</summary>'
-                         f'{text_html(reasoning, debate_id=debate_id, known=known)}</details>')
+            parts.append(
+                f'<details class="think"><summary>Reasoning{live_note}</summary>'
+                f"{text_html(reasoning, debate_id=debate_id, known=known)}</details>"
+            )
         if turn.done:  # finished: the answer as a person reads it, the raw JSON on demand, the budget's cut
             parts.append(verdicts.turn_reads_html(turn, view.started, turn.category))
             parts.append(verdicts.answer_body_html(turn, turn.explanation, debate_id=debate_id, known=known))
         elif answer:
             parts.append(text_html(answer, debate_id=debate_id, known=known))
-        st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>',
-                    unsafe_allow_html=True)
+        st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>', unsafe_allow_html=True)
 
 
 def render_tally_line(ev: Any) -> None:
-    counts = " ".join(f'{label_chip(k)} ×{v}' for k, v in (ev.counts or {}).items() if v)
+    counts = " ".join(f"{label_chip(k)} ×{v}" for k, v in (ev.counts or {}).items() if v)
     invalid = sum(1 for v in (ev.votes or {}).values() if v is None)
     inv = f' <span class="chip invalid">invalid ×{invalid}</span>' if invalid else ""
     state = "reached" if ev.reached else ("votes stabilised" if ev.stabilised else "not reached")
-    st.markdown(f'<div class="tally">Votes, round {ev.round}: {counts}{inv} — consensus '
-                f'<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}</div>',
-                unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="tally">Votes, round {ev.round}: {counts}{inv} — consensus '
+        f"<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}</div>",
+        unsafe_allow_html=True,
+    )
 
 
 def render_stop_line(ev: Any) -> None:
@@ -113,7 +126,9 @@ def render_stop_line(ev: Any) -> None:
         f'<div class="tally">Stop check, round {ev.round} ({escape(ev.method)}): margin '
         f'<b class="{"ok" if ok_s else "no"}">{ev.stop_margin:.2f}</b> vs τs {ev.tau_s:.2f} · round judge\'s '
         f'<b class="{"ok" if ok_c else "no"}">{escape(stop_confidence_words(ev))}</b> vs τc {ev.tau_c:.2f} → '
-        f'<b>{escape(ev.decision.upper())}</b>{prelim}</div>', unsafe_allow_html=True)
+        f"<b>{escape(ev.decision.upper())}</b>{prelim}</div>",
+        unsafe_allow_html=True,
+    )
 
 
 def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
@@ -125,17 +140,25 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
         render_stop_line(item)
     elif kind == "chair_summary":
         color = view.color(item.agent)
-        st.markdown(f'<div class="tally chair-note" style="border-left:3px solid {color}"><b>Chair\'s guidance</b> '
-                    f'({escape(item.agent)}): {text_html(item.summary, css="txt inline")}</div>',
-                    unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="tally chair-note" style="border-left:3px solid {color}"><b>Chair\'s guidance</b> '
+            f"({escape(item.agent)}): {text_html(item.summary, css='txt inline')}</div>",
+            unsafe_allow_html=True,
+        )
     elif kind == "moderator":
         seen = "" if item.seen else " · arrived after the last turn: no agent read it"
-        st.markdown(f'<div class="tally moderator-note"><b>Moderator</b> <span class="meta">({escape(item.source)}'
-                    f'{seen})</span> {text_html(item.text, css="txt inline")}</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="tally moderator-note"><b>Moderator</b> <span class="meta">({escape(item.source)}'
+            f"{seen})</span> {text_html(item.text, css='txt inline')}</div>",
+            unsafe_allow_html=True,
+        )
     elif kind == "rule_applied":
         what = "changed the labels" if item.changed else "changed nothing"
-        st.markdown(f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '
-                    f'({escape(str(item.before))} → {escape(str(item.after))})</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="tally">Rule <b>{escape(item.rule)}</b>: {what} '
+            f"({escape(str(item.before))} → {escape(str(item.after))})</div>",
+            unsafe_allow_html=True,
+        )
     elif kind == "transcript_shortened":
         st.markdown(f'<div class="tally shortened">{escape(shortened_note(item))}</div>', unsafe_allow_html=True)
     elif kind == "human_timeout":
@@ -143,8 +166,9 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
     elif kind == "error":
         msg = f"{item.agent + ': ' if item.agent and item.agent not in item.message else ''}{item.message}"
         # a server's error text, or an imported events file: Markdown there would fetch images, show links
-        (st.error if item.fatal else st.warning)(f"{escape(msg)}  \n{escape(item.hint)}".strip(),
-                                                 icon=":material/error:")
+        (st.error if item.fatal else st.warning)(
+            f"{escape(msg)}  \n{escape(item.hint)}".strip(), icon=":material/error:"
+        )
 
 
 def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
@@ -167,8 +191,10 @@ def render_sections(view: DebateView, debate_id: str, live: bool = False, replay
     if live and last is not None and not last.items and view.finished is None and last.phase != "evidence":
         # the prompts are being put together (with the aids: the similar train tweets looked up), which on a
         # busy machine takes long enough that a round title over nothing reads as a stalled page
-        st.caption(":material/hourglass_top: Preparing this round's prompts; the first words appear here "
-                   "as soon as a model starts answering.")
+        st.caption(
+            ":material/hourglass_top: Preparing this round's prompts; the first words appear here "
+            "as soon as a model starts answering."
+        )
 
 
 def evidence_status(view: DebateView, running: bool | None = None) -> str:
@@ -183,8 +209,11 @@ def evidence_status(view: DebateView, running: bool | None = None) -> str:
     settings = (view.started.settings or {}) if view.started else {}
     for_viewer = bool(view.started) and not settings.get("evidence_on", True)
     if running:
-        return ("Searching for passages to show beside the debate… (the agents do not see them)" if for_viewer
-                else "Searching for evidence…")
+        return (
+            "Searching for passages to show beside the debate… (the agents do not see them)"
+            if for_viewer
+            else "Searching for evidence…"
+        )
     return "No evidence was retrieved for this debate." if for_viewer else "No passages were retrieved."
 
 
@@ -224,9 +253,11 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
     if meta.get("sources") or meta.get("note") or meta.get("questions_note"):
         st.markdown(f'<div class="ev-sources">{prov.summary_html(meta)}</div>', unsafe_allow_html=True)
     if not view.evidence and prov.nothing_fits(meta):
-        st.info("No passage is about this claim: every passage found scored under the relevance floor, so "
-                "none is shown" + (" and the agents argue without evidence." if view.evidence_in_prompts else "."),
-                icon=":material/search_off:")
+        st.info(
+            "No passage is about this claim: every passage found scored under the relevance floor, so "
+            "none is shown" + (" and the agents argue without evidence." if view.evidence_in_prompts else "."),
+            icon=":material/search_off:",
+        )
         return
     if not view.evidence:
         st.caption(escape(replay) if replay is not None else evidence_status(view, running))
@@ -240,29 +271,35 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
         pid = str(p.get("id", ""))
         src_html = prov.provenance_html(p, by_agent.get(pid))
         score = p.get("score")
-        rows.append(f'<div class="passage{" cited" if pid in cited else ""}{" flagged" if flag_text(p) else ""}" '
-                    f'id="{anchor(debate_id, pid)}">'
-                    f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '
-                    f'{score:.3f}</span>{" <span class=chip-cited>cited</span>" if pid in cited else ""}'
-                    f'{flag_chip(p)}</div>'
-                    f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>'
-                    if isinstance(score, (int, float)) else
-                    f'<div class="passage{" flagged" if flag_text(p) else ""}" id="{anchor(debate_id, pid)}">'
-                    f'<b>&#91;{escape(pid)}&#93;</b>{flag_chip(p)}'
-                    f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>')
+        rows.append(
+            f'<div class="passage{" cited" if pid in cited else ""}{" flagged" if flag_text(p) else ""}" '
+            f'id="{anchor(debate_id, pid)}">'
+            f'<div class="p-head"><b>&#91;{escape(pid)}&#93;</b> <span class="meta">score '
+            f"{score:.3f}</span>{' <span class=chip-cited>cited</span>' if pid in cited else ''}"
+            f"{flag_chip(p)}</div>"
+            f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>'
+            if isinstance(score, (int, float))
+            else f'<div class="passage{" flagged" if flag_text(p) else ""}" id="{anchor(debate_id, pid)}">'
+            f"<b>&#91;{escape(pid)}&#93;</b>{flag_chip(p)}"
+            f'{text_html(str(p.get("text", "")))}<div class="src">{src_html}</div></div>'
+        )
     held = [p for p in meta.get("dropped") or [] if isinstance(p, dict)]
     for p in held:  # held back by the setting: shown, never in a prompt
-        rows.append(f'<div class="passage flagged held"><b>{escape(str(p.get("id", "")))}</b> '
-                    f'<span class="meta">held back from the prompts</span>{flag_chip(p)}'
-                    f'{text_html(str(p.get("text", "")))}</div>')
+        rows.append(
+            f'<div class="passage flagged held"><b>{escape(str(p.get("id", "")))}</b> '
+            f'<span class="meta">held back from the prompts</span>{flag_chip(p)}'
+            f"{text_html(str(p.get('text', '')))}</div>"
+        )
     n_flagged = sum(1 for p in view.evidence if flag_text(p))
-    flagged_note = (f" · {n_flagged} read like an order (flagged; fenced as quoted data)" if n_flagged else "")
+    flagged_note = f" · {n_flagged} read like an order (flagged; fenced as quoted data)" if n_flagged else ""
     flagged_note += f" · {len(held)} held back" if held else ""
     if view.evidence_in_prompts:
         st.caption(f"{len(view.evidence)} passages · {len(cited)} cited{flagged_note}")
     else:
-        st.caption(f"{len(view.evidence)} passages, shown for reference: the agents did not see them "
-                   "(switch on “Give evidence to the agents” to ground the debate in them).")
+        st.caption(
+            f"{len(view.evidence)} passages, shown for reference: the agents did not see them "
+            "(switch on “Give evidence to the agents” to ground the debate in them)."
+        )
     st.markdown(f'<div class="evidence">{"".join(rows)}</div>', unsafe_allow_html=True)
 
 
@@ -282,8 +319,11 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
         correct = v.correct
         if correct is None and label is not None and isinstance(gold, str):
             correct = str(label).upper() == gold.upper()
-        mark = ("" if correct is None else
-                ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>'))
+        mark = (
+            ""
+            if correct is None
+            else ('<span class="chip green">right</span>' if correct else '<span class="chip red">wrong</span>')
+        )
         right = f'<div class="gold">Gold label: {label_chip(str(gold) if isinstance(gold, str) else None) or escape(str(gold))} {mark}</div>'
     src = f'<span class="meta">by {escape(v.source)}</span>' if v.source else ""
     # a contradicted label is always flagged; a vote share is not a probability, so it contradicts nothing
@@ -293,9 +333,12 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     right += vote_comparison_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     words = verdicts.verdict_words_html(v, view.started)
-    st.markdown(f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
-                f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
-                f'{text_html(v.explanation or "(no explanation given)")}</div>', unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
+        f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
+        f"{text_html(v.explanation or '(no explanation given)')}</div>",
+        unsafe_allow_html=True,
+    )
 
 
 def vote_comparison_html(view: DebateView) -> str:
@@ -305,8 +348,11 @@ def vote_comparison_html(view: DebateView) -> str:
     for c in comps:
         line = c.sentence()
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
-        basis = (f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
-                 if c.basis == "assigned sides" else "")
+        basis = (
+            f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
+            if c.basis == "assigned sides"
+            else ""
+        )
         out.append(f'<div class="gold vote-vs">Debate vs. vote: {escape(where + line + basis)}</div>')
     return "".join(out)
 
@@ -334,16 +380,26 @@ def render_claim(view: DebateView, row: dict | None = None) -> None:
     meta = []
     if s:
         meta = [s.protocol, s.task] + ([f"category {s.category}"] if s.category else [])
-    st.markdown(f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
-                f'{text_html(claim, css="claim-text")}</div>', unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="claim-card"><div class="meta">{escape(" · ".join(m for m in meta if m))}</div>'
+        f"{text_html(claim, css='claim-text')}</div>",
+        unsafe_allow_html=True,
+    )
     st.badge(text, color=color, icon=icon)
     render_ran(s)
     if view.finished is not None and view.finished.stop_reason:
         st.caption(f"Stop reason: {escape(view.finished.stop_reason)}")
 
 
-def render_debate(view: DebateView, debate_id: str, *, row: dict | None = None, gold: Any = None,
-                  elapsed: float | None = None, chart_key: str = "") -> None:
+def render_debate(
+    view: DebateView,
+    debate_id: str,
+    *,
+    row: dict | None = None,
+    gold: Any = None,
+    elapsed: float | None = None,
+    chart_key: str = "",
+) -> None:
     """The whole debate: claim, counters, verdict, rounds on the left; charts and evidence beside."""
     render_claim(view, row)
     render_counters(view, elapsed)
@@ -361,9 +417,11 @@ def render_stop_checks(view: DebateView, key: str) -> None:
     settings the debate ran with."""
     params = (view.started.settings.get("params") or {}) if view.started else {}
     if not view.stop_checks and params.get("early_stop") is False:
-        st.caption("Early stopping is off for this debate (early_stop = false, as the live-demo pace sets it "
-                   "so that RADAR argues its one rebuttal round out): no stop checks. With the live-demo pace "
-                   "off, RADAR runs the papers' stop agent and round judge after every round.")
+        st.caption(
+            "Early stopping is off for this debate (early_stop = false, as the live-demo pace sets it "
+            "so that RADAR argues its one rebuttal round out): no stop checks. With the live-demo pace "
+            "off, RADAR runs the papers' stop agent and round judge after every round."
+        )
         return
     st.plotly_chart(charts.stop_figure(view.stop_checks), key=key, config={"displayModeBar": False})
 
@@ -373,8 +431,9 @@ def render_side(view: DebateView, debate_id: str, chart_key: str = "", running: 
     protocol = view.started.protocol if view.started else ""
     if view.tallies or protocol == "council":
         st.markdown("#### Votes")
-        st.plotly_chart(charts.tally_figure(view.tallies), key=f"tally-{chart_key or debate_id}",
-                        config={"displayModeBar": False})
+        st.plotly_chart(
+            charts.tally_figure(view.tallies), key=f"tally-{chart_key or debate_id}", config={"displayModeBar": False}
+        )
     if view.stop_checks or protocol.startswith("radar"):
         st.markdown("#### Early-stop checks")
         render_stop_checks(view, f"stop-{chart_key or debate_id}")

@@ -12,16 +12,16 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
 from debate import config
 from debate.errors import DebateError
 from debate.store import DebateStore
-
 
 # -- settings (Models page) ---------------------------------------------------------------------
 settings_path = config.settings_path
@@ -71,6 +71,7 @@ def get_store() -> DebateStore:
 @st.cache_resource(show_spinner=False)
 def _client(settings_json: str, cache_db: str) -> Any:
     from debate.models.registry import default_client
+
     return default_client(json.loads(settings_json))
 
 
@@ -103,8 +104,11 @@ def get_retriever(sources: str | None = "") -> Any:
     local = _retriever(str(config.index_dir()))
     if sources == "":
         return local
-    return _multi(str(config.index_dir()), sources or "auto", json.dumps(load_settings().get("evidence_sources") or {},
-                                                                         sort_keys=True))
+    return _multi(
+        str(config.index_dir()),
+        sources or "auto",
+        json.dumps(load_settings().get("evidence_sources") or {}, sort_keys=True),
+    )
 
 
 def retriever_for(config: Any) -> Any:
@@ -122,8 +126,11 @@ def _multi(index_dir: str, sources: str, settings_json: str) -> Any:
     from debate.retrieval.multi import MultiRetriever
     from debate.retrieval.sources import SourceSettings
 
-    return MultiRetriever(None if sources == "auto" else sources, local=_retriever(index_dir),
-                          settings=SourceSettings.load(json.loads(settings_json)))
+    return MultiRetriever(
+        None if sources == "auto" else sources,
+        local=_retriever(index_dir),
+        settings=SourceSettings.load(json.loads(settings_json)),
+    )
 
 
 def get_run() -> Any:
@@ -132,6 +139,7 @@ def get_run() -> Any:
     if injected is not None:
         return injected
     from debate.runner import run_debate
+
     return run_debate
 
 
@@ -148,8 +156,9 @@ _CHECKS_LOCK = threading.Lock()
 
 def _env_key(key: str) -> str:
     """The environment fills what settings leave empty, so it is part of what a check depends on."""
-    return key + json.dumps([os.environ.get(v) for v in ("OLLAMA_HOST", "OPENAI_BASE_URL")]
-                            + [bool(os.environ.get("OPENAI_API_KEY"))])
+    return key + json.dumps(
+        [os.environ.get(v) for v in ("OLLAMA_HOST", "OPENAI_BASE_URL")] + [bool(os.environ.get("OPENAI_API_KEY"))]
+    )
 
 
 def _submit(key: str, fn: Callable[[], Any], refresh: bool = False) -> Future | None:
@@ -176,8 +185,9 @@ def _submit(key: str, fn: Callable[[], Any], refresh: bool = False) -> Future | 
         return fut
 
 
-def off_render(checks: dict[str, Callable[[], Any]], refresh: bool = False,
-               wait_s: float = CHECK_WAIT_S) -> dict[str, Any]:
+def off_render(
+    checks: dict[str, Callable[[], Any]], refresh: bool = False, wait_s: float = CHECK_WAIT_S
+) -> dict[str, Any]:
     """key -> the latest value of each check (None if none has finished yet), waiting at most `wait_s`
     in all for the checks that are running. A check that raised gives its exception as the value."""
     futures = [f for f in (_submit(_env_key(k), fn, refresh) for k, fn in checks.items()) if f is not None]
@@ -199,22 +209,31 @@ def known_models(refresh: bool = False) -> list:
 
     settings = load_settings()
     key = json.dumps(settings, sort_keys=True)
-    values = off_render({f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in BACKENDS},
-                        refresh=refresh)
+    values = off_render(
+        {f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in BACKENDS}, refresh=refresh
+    )
     rows: list = []
     for b in BACKENDS:
         got = values[f"models:{b}:{key}"]
         if isinstance(got, list):
             rows.extend(got)
         else:  # still running, or failed outside the backend's own error handling
-            rows.append(ModelInfo(spec=f"{b}:", backend=b, name="", status="checking" if got is None else "error",
-                                  detail="checking… (refresh in a moment)" if got is None else str(got)))
+            rows.append(
+                ModelInfo(
+                    spec=f"{b}:",
+                    backend=b,
+                    name="",
+                    status="checking" if got is None else "error",
+                    detail="checking… (refresh in a moment)" if got is None else str(got),
+                )
+            )
     return rows
 
 
 @st.cache_data(show_spinner=False)
 def examples(task: str, n: int = 60) -> list[dict]:
     from ui.examples import load_examples
+
     return load_examples(task, n)
 
 
@@ -235,7 +254,7 @@ def _warm_key(config: Any) -> str | None:
 
 
 def warm_state(config: Any) -> str:
-    """"ready" when the models have read this set-up's opening prompts, "failed" when they could not
+    """ "ready" when the models have read this set-up's opening prompts, "failed" when they could not
     (Run then reports why), else "reading" (or "off")."""
     if os.environ.get("DEBATE_WARM_AHEAD", "1") == "0" or "_client" in st.session_state:
         return "off"
@@ -303,8 +322,12 @@ def _warm_loop() -> None:
             if _WARM["want"] is not None:
                 continue
         try:
-            rows = warm(config, client, give_way=lambda: _WARM["want"] is not None,  # a newer set-up wins
-                        retriever=retriever)
+            rows = warm(
+                config,
+                client,
+                give_way=lambda: _WARM["want"] is not None,  # a newer set-up wins
+                retriever=retriever,
+            )
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
             rows = None
         with _WARM_LOCK:

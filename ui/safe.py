@@ -38,15 +38,16 @@ def _marked(text: str, flagged: set[str]) -> str:
     out, pos = [], 0
     for f in figures(text):
         if f.text in flagged:
-            out.append(escape(text[pos:f.start]))
+            out.append(escape(text[pos : f.start]))
             out.append(f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">{escape(f.text)}</span>')
             pos = f.end
     out.append(escape(text[pos:]))
     return "".join(out)
 
 
-def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt",
-              flagged: set[str] | None = None) -> str:
+def text_html(
+    text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt", flagged: set[str] | None = None
+) -> str:
     """Escaped text as one raw-HTML line; citations of known passages link to their anchors; `flagged`
     figures (debate.content.figures: stated, and in none of the claim, the evidence, the earlier turns)
     are underlined with a title that says so."""
@@ -54,7 +55,7 @@ def text_html(text: str, *, debate_id: str = "", known: set[str] | None = None, 
     pos = 0
     flagged = flagged or set()
     for m in _CITE.finditer(text or ""):
-        parts.append(_marked(text[pos:m.start()], flagged))
+        parts.append(_marked(text[pos : m.start()], flagged))
         pid = m.group(1)
         if known is None or pid in known:
             parts.append(f'<a class="cite" href="#{anchor(debate_id, pid)}">&#91;{pid}&#93;</a>')

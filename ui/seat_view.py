@@ -24,37 +24,57 @@ def seat_picker(agents: list[dict], key: str = "seat") -> tuple[list[str], float
     if st.session_state.get(f"{key}_who") and not set(st.session_state[f"{key}_who"]) <= set(names):
         st.session_state[f"{key}_who"] = [n for n in st.session_state[f"{key}_who"] if n in names]
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    who = c1.multiselect("A person plays", names, key=f"{key}_who",
-                         format_func=lambda n: n if roles.get(n) in (n, None) else f"{n} ({roles[n]})",
-                         placeholder="no seat: the models play every part",
-                         help="When the debate reaches that seat's turn, this page (and Present) shows a box with "
-                              "what the role's prompt shows; the person's words become the turn.")
-    timeout = c2.number_input("Seconds per turn", min_value=5, max_value=3600, value=int(seats.DEFAULT_TIMEOUT_S),
-                              step=15, key=f"{key}_timeout", disabled=not who,
-                              help="Then the turn passes and the debate goes on.")
+    who = c1.multiselect(
+        "A person plays",
+        names,
+        key=f"{key}_who",
+        format_func=lambda n: n if roles.get(n) in (n, None) else f"{n} ({roles[n]})",
+        placeholder="no seat: the models play every part",
+        help="When the debate reaches that seat's turn, this page (and Present) shows a box with "
+        "what the role's prompt shows; the person's words become the turn.",
+    )
+    timeout = c2.number_input(
+        "Seconds per turn",
+        min_value=5,
+        max_value=3600,
+        value=int(seats.DEFAULT_TIMEOUT_S),
+        step=15,
+        key=f"{key}_timeout",
+        disabled=not who,
+        help="Then the turn passes and the debate goes on.",
+    )
     if who:
-        st.caption(f"Played by a person (the model chosen for {'it' if len(who) == 1 else 'them'} above is not "
-                   f"used): {', '.join(who)}.")
+        st.caption(
+            f"Played by a person (the model chosen for {'it' if len(who) == 1 else 'them'} above is not "
+            f"used): {', '.join(who)}."
+        )
     return list(who), float(timeout)
 
 
 def _seat_form(debate_id: str, seat: seats.Seat, key: str) -> None:
     where = f"{seat.phase}" + (f" {seat.round}" if seat.round else "")
-    st.markdown(f'<div class="tally"><span class="chip person">your turn</span> <b>{escape(seat.agent)}</b> '
-                f'<span class="meta">({escape(seat.role)}, {escape(where)}) · {seat.remaining_s():.0f} s left</span>'
-                f'</div>', unsafe_allow_html=True)
+    st.markdown(
+        f'<div class="tally"><span class="chip person">your turn</span> <b>{escape(seat.agent)}</b> '
+        f'<span class="meta">({escape(seat.role)}, {escape(where)}) · {seat.remaining_s():.0f} s left</span>'
+        f"</div>",
+        unsafe_allow_html=True,
+    )
     with st.expander(f"What the {seat.role}'s prompt shows", expanded=True):
         st.markdown(text_html(seat.prompt, css="txt seat-prompt"), unsafe_allow_html=True)
     st.markdown(f'<div class="meta">Answer format: {escape(seat.answer_format)}</div>', unsafe_allow_html=True)
     with st.form(key=f"{key}_form_{seat.turn_id}", border=False):
-        text = st.text_area("Your answer", key=f"{key}_text_{seat.turn_id}", max_chars=seats.MAX_ANSWER_CHARS,
-                            label_visibility="collapsed", placeholder=f"Your turn as the {seat.role}")
+        text = st.text_area(
+            "Your answer",
+            key=f"{key}_text_{seat.turn_id}",
+            max_chars=seats.MAX_ANSWER_CHARS,
+            label_visibility="collapsed",
+            placeholder=f"Your turn as the {seat.role}",
+        )
         sent = st.form_submit_button("Send", icon=":material/send:", type="primary")
     if sent:
         try:
             seats.answer(debate_id, seat.turn_id, text)
-            st.session_state[f"{key}_sent"] = (f"Sent: your {seat.phase} turn as {seat.agent} is in the "
-                                               "debate.")
+            st.session_state[f"{key}_sent"] = f"Sent: your {seat.phase} turn as {seat.agent} is in the debate."
         except InvalidInput as e:
             st.session_state[f"{key}_refused_{seat.turn_id}"] = f"**{e.message}**  \n{e.hint}"
     refused = st.session_state.get(f"{key}_refused_{seat.turn_id}")

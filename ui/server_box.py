@@ -15,14 +15,24 @@ from typing import Any
 import streamlit as st
 
 from debate.errors import DebateError
-from debate.lineup_server import (Server, list_server, missing_error, on_server, parse_model_map,
-                                  parse_server, unused_keys)
+from debate.lineup_server import (
+    Server,
+    list_server,
+    missing_error,
+    on_server,
+    parse_model_map,
+    parse_server,
+    unused_keys,
+)
 from ui import resources
 from ui.keep import keep, remember
 from ui.safe import escape  # server names and messages are the server's text: never Markdown
 
-KINDS = {"lineup": "as the lineup says", "ollama": "an Ollama server",
-         "openai": "an OpenAI-compatible server (vLLM, llama.cpp, LM Studio)"}
+KINDS = {
+    "lineup": "as the lineup says",
+    "ollama": "an Ollama server",
+    "openai": "an OpenAI-compatible server (vLLM, llama.cpp, LM Studio)",
+}
 
 
 def _server_models(server: Server) -> Any:
@@ -33,8 +43,9 @@ def _server_models(server: Server) -> Any:
             return list_server(server, injected)
         except DebateError as e:
             return e
-    key = "server-models:" + json.dumps([server.backend, server.base_url, resources.load_settings()],
-                                        sort_keys=True, default=str)
+    key = "server-models:" + json.dumps(
+        [server.backend, server.base_url, resources.load_settings()], sort_keys=True, default=str
+    )
     client = resources.get_client()
     return resources.off_render({key: lambda: list_server(server, client)})[key]
 
@@ -48,33 +59,46 @@ def show(e: Any, level: str = "error") -> None:
     """A DebateError (or any exception) as a Streamlit error or warning: message in bold, then the hint,
     both escaped, since they may quote the server's own text."""
     how = st.error if level == "error" else st.warning
-    how(f"**{escape(str(getattr(e, 'message', e)))}**  \n{escape(getattr(e, 'hint', ''))}",
-        icon=":material/error:" if level == "error" else ":material/warning:")
+    how(
+        f"**{escape(str(getattr(e, 'message', e)))}**  \n{escape(getattr(e, 'hint', ''))}",
+        icon=":material/error:" if level == "error" else ":material/warning:",
+    )
 
 
 def server_choice() -> tuple[Server, dict[str, str]] | None:
     """The three widgets (server kind, URL, model map): (the server, the map), or None when the lineup runs
     as it says or the text cannot be read (then an error says why and what to write)."""
     keep("cfg_server_kind", "lineup")
-    kind = st.selectbox("Run every seat on", list(KINDS), key="cfg_server_kind", format_func=KINDS.get,
-                        help="Point all the lineup's models at one server, e.g. a GPU host running the paper's "
-                             "council. A key goes only to the URL it was saved for (Models page).")
+    kind = st.selectbox(
+        "Run every seat on",
+        list(KINDS),
+        key="cfg_server_kind",
+        format_func=KINDS.get,
+        help="Point all the lineup's models at one server, e.g. a GPU host running the paper's "
+        "council. A key goes only to the URL it was saved for (Models page).",
+    )
     remember("cfg_server_kind")
     if kind == "lineup":
         return None
     keep("cfg_server_url", "")
     keep("cfg_server_map", "")
-    url = st.text_input("Server URL", key="cfg_server_url",
-                        placeholder="http://gpu-box:8000/v1" if kind == "openai" else "http://gpu-box:11434",
-                        help="Empty: the one saved on the Models page (or OPENAI_BASE_URL / OLLAMA_HOST).")
-    mapping = st.text_area("The server's names for the lineup's models (optional)", key="cfg_server_map",
-                           height=80, placeholder="gemma3:12b=google/gemma-3-12b-it\nqwen3:8b=Qwen/Qwen3-8B",
-                           help="One lineup-name=server-name per line (or JSON). Unmapped models are looked "
-                                "up in the server's model list by name, family and size.")
+    url = st.text_input(
+        "Server URL",
+        key="cfg_server_url",
+        placeholder="http://gpu-box:8000/v1" if kind == "openai" else "http://gpu-box:11434",
+        help="Empty: the one saved on the Models page (or OPENAI_BASE_URL / OLLAMA_HOST).",
+    )
+    mapping = st.text_area(
+        "The server's names for the lineup's models (optional)",
+        key="cfg_server_map",
+        height=80,
+        placeholder="gemma3:12b=google/gemma-3-12b-it\nqwen3:8b=Qwen/Qwen3-8B",
+        help="One lineup-name=server-name per line (or JSON). Unmapped models are looked "
+        "up in the server's model list by name, family and size.",
+    )
     remember("cfg_server_url", "cfg_server_map")
     try:
-        return (parse_server(f"{kind}@{url.strip()}" if url.strip() else kind),
-                parse_model_map(mapping, files=False))
+        return (parse_server(f"{kind}@{url.strip()}" if url.strip() else kind), parse_model_map(mapping, files=False))
     except DebateError as e:
         show(e)
         return None

@@ -42,14 +42,20 @@ def follow_protocols(protocols: list[str]) -> None:
     if radar and task not in TRUTH_TASKS:
         st.session_state[BEFORE_RADAR] = task
         landing.set_value("cfg_task", "halftruth")  # made again if the browser's stale state undoes it
-        st.session_state[SWITCH_NOTE] = ("halftruth", (
-            f"{catalog.protocols()[radar[0]].title} decides TRUE / FALSE / HALF-TRUE, so the task switched to "
-            f"{catalog.TASKS['halftruth']} (it switches back when you pick another protocol)."))
+        st.session_state[SWITCH_NOTE] = (
+            "halftruth",
+            (
+                f"{catalog.protocols()[radar[0]].title} decides TRUE / FALSE / HALF-TRUE, so the task switched to "
+                f"{catalog.TASKS['halftruth']} (it switches back when you pick another protocol)."
+            ),
+        )
     elif not radar and BEFORE_RADAR in st.session_state and task in TRUTH_TASKS:
         back = st.session_state.pop(BEFORE_RADAR)
         landing.set_value("cfg_task", back)
-        st.session_state[SWITCH_NOTE] = (back, f"Back to {catalog.TASKS.get(back, back)}: the protocol decides "
-                                               "by the task's own labels.")
+        st.session_state[SWITCH_NOTE] = (
+            back,
+            f"Back to {catalog.TASKS.get(back, back)}: the protocol decides by the task's own labels.",
+        )
 
 
 def follow_protocol_widget(key: str) -> None:
@@ -67,9 +73,15 @@ def protocol_picker() -> tuple[str, Any]:
     keep("cfg_protocol", names[0])
     if st.session_state["cfg_protocol"] not in names:
         st.session_state["cfg_protocol"] = names[0]
-    name = st.radio("Protocol", names, key="cfg_protocol", format_func=lambda n: infos[n].title,
-                    captions=[infos[n].one_line for n in names], on_change=follow_protocol_widget,
-                    args=("cfg_protocol",))
+    name = st.radio(
+        "Protocol",
+        names,
+        key="cfg_protocol",
+        format_func=lambda n: infos[n].title,
+        captions=[infos[n].one_line for n in names],
+        on_change=follow_protocol_widget,
+        args=("cfg_protocol",),
+    )
     remember("cfg_protocol")
     return name, infos[name]
 
@@ -103,7 +115,7 @@ def settle_aids(protocol: str, info: Any, task: dict, agents: list, on: bool) ->
     unlanded: dict = st.session_state.setdefault(UNLANDED, {})
     pending: dict = {}
     prefix = f"p_{protocol}_"
-    mine = {key[len(prefix):] for key in (*aided, *unlanded) if key.startswith(prefix)}
+    mine = {key[len(prefix) :] for key in (*aided, *unlanded) if key.startswith(prefix)}
     for k in set(aids_mod.AIDS.get(protocol, {})) | mine:
         key = f"p_{protocol}_{k}"
         if k not in defaults:
@@ -135,21 +147,36 @@ def aided_notes(protocol: str, info: Any) -> dict[str, str]:
     """parameter -> a help note for each widget the aids set: says so, with the paper's value."""
     defaults = info.defaults()
     prefix = f"p_{protocol}_"
-    return {key[len(prefix):]: f"Set by the small-model aids (paper: {defaults.get(key[len(prefix):])}). "
-                               "Switch the aids off for the paper's value."
-            for key, v in st.session_state.get(AIDED, {}).items()
-            if key.startswith(prefix) and defaults.get(key[len(prefix):], v) != v}
+    return {
+        key[len(prefix) :]: f"Set by the small-model aids (paper: {defaults.get(key[len(prefix) :])}). "
+        "Switch the aids off for the paper's value."
+        for key, v in st.session_state.get(AIDED, {}).items()
+        if key.startswith(prefix) and defaults.get(key[len(prefix) :], v) != v
+    }
 
 
-def config(claim: str, protocol: str, task: dict, lineup: Any, params: dict, gen: dict, aids: bool,
-           gold: str | None = None) -> DebateConfig:
+def config(
+    claim: str, protocol: str, task: dict, lineup: Any, params: dict, gen: dict, aids: bool, gold: str | None = None
+) -> DebateConfig:
     """The DebateConfig of a set-up, the same on every page."""
-    return DebateConfig(claim=claim.strip(), protocol=protocol, task=task["task"], category=task["category"],
-                        custom_title=task["custom_title"], custom_description=task["custom_description"],
-                        lineup=lineup, params=params, evidence=gen.get("evidence"), top_k=gen["top_k"],
-                        max_tokens=gen["max_tokens"], gold=gold, aids=aids, sources=gen.get("sources"),
-                        questions=int(gen.get("questions") or 0),
-                        flagged_evidence=str(gen.get("flagged_evidence") or "keep"))
+    return DebateConfig(
+        claim=claim.strip(),
+        protocol=protocol,
+        task=task["task"],
+        category=task["category"],
+        custom_title=task["custom_title"],
+        custom_description=task["custom_description"],
+        lineup=lineup,
+        params=params,
+        evidence=gen.get("evidence"),
+        top_k=gen["top_k"],
+        max_tokens=gen["max_tokens"],
+        gold=gold,
+        aids=aids,
+        sources=gen.get("sources"),
+        questions=int(gen.get("questions") or 0),
+        flagged_evidence=str(gen.get("flagged_evidence") or "keep"),
+    )
 
 
 def protocol_params(protocol: str, info: Any, pace: str) -> dict:
@@ -163,5 +190,7 @@ def run_params(protocol: str, info: Any, params: dict) -> dict:
     applies the aids itself, per lineup (Compare's columns may seat other models than the widgets assumed)."""
     aided = st.session_state.get(AIDED, {})
     defaults = info.defaults()
-    return {k: (defaults[k] if aided.get(f"p_{protocol}_{k}", object()) == v and k in defaults else v)
-            for k, v in params.items()}
+    return {
+        k: (defaults[k] if aided.get(f"p_{protocol}_{k}", object()) == v and k in defaults else v)
+        for k, v in params.items()
+    }

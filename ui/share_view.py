@@ -15,11 +15,11 @@ import streamlit as st
 from debate import live, moderation
 from debate.errors import DebateError, InvalidInput
 from debate.events import event_from_dict
+from debate.lineups import PRESETS
 from debate.sharing.family import align_rounds, family, variants
 from debate.sharing.fork import cut_after_round, fork_config, fork_plan, rounds_of
-from debate.lineups import PRESETS
-from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.sharing.html import to_html
+from debate.sharing.robustness import summary, table, variant_configs, variant_row, verdict_of
 from debate.tasks import stop_confidence_words
 from ui import resources, verdicts
 from ui.safe import error_md, escape, text_html
@@ -47,8 +47,9 @@ def parse_params(text: str) -> dict[str, str]:
 
 def start(config: Any) -> str:
     store = resources.get_store()
-    return live.start_debate(config, resources.get_client(), resources.retriever_for(config), store,
-                             run=resources.get_run())
+    return live.start_debate(
+        config, resources.get_client(), resources.retriever_for(config), store, run=resources.get_run()
+    )
 
 
 # -- share ------------------------------------------------------------------------------------------
@@ -58,9 +59,16 @@ def html_download(debate_id: str, key: str, container: Any = st) -> None:
 
     store = resources.get_store()
     page = to_html(store.event_dicts(debate_id), people=people.export(store.path, debate_id))
-    container.download_button("HTML", page, file_name=f"debate-{debate_id}.html", mime="text/html",
-                              on_click="ignore", key=key, icon=":material/share:",
-                              help="One file that opens offline: transcript, votes, verdict, evidence.")
+    container.download_button(
+        "HTML",
+        page,
+        file_name=f"debate-{debate_id}.html",
+        mime="text/html",
+        on_click="ignore",
+        key=key,
+        icon=":material/share:",
+        help="One file that opens offline: transcript, votes, verdict, evidence.",
+    )
 
 
 def deep_link() -> tuple[str | None, int | None]:
@@ -88,13 +96,18 @@ def show_at_round(debate_id: str, rnd: int) -> None:
     events = store.event_dicts(debate_id)
     rounds = rounds_of(events)
     if rnd not in rounds:
-        st.warning(f"This debate has no complete round {rnd}; showing all of it. "
-                   f"Rounds: {', '.join(map(str, rounds)) or 'none'}.", icon=":material/warning:")
+        st.warning(
+            f"This debate has no complete round {rnd}; showing all of it. "
+            f"Rounds: {', '.join(map(str, rounds)) or 'none'}.",
+            icon=":material/warning:",
+        )
         shown = events
     else:
         shown = events_until_round(events, rnd)
-        st.info(f"Shown as it stood after round {rnd} (shared link); “Show the whole debate” shows all of it.",
-                icon=":material/link:")
+        st.info(
+            f"Shown as it stood after round {rnd} (shared link); “Show the whole debate” shows all of it.",
+            icon=":material/link:",
+        )
     view = build_view([event_from_dict(e) for e in shown])
     render_debate(view, debate_id, row=store.get(debate_id), chart_key=f"at{rnd}")
 
@@ -122,15 +135,21 @@ def fork_form(debate_id: str, key: str, default_round: int | None = None) -> str
         argue = False
         if plan.argue:
             argue = st.checkbox(plan.argue_says, value=not plan.runs_new, key=f"{key}_fork_argue")
-        note = st.text_input("Moderator's note (optional)", key=f"{key}_fork_note",
-                             placeholder="e.g. Consider whether the link is a press release.",
-                             max_chars=moderation.MAX_NOTE_CHARS)
+        note = st.text_input(
+            "Moderator's note (optional)",
+            key=f"{key}_fork_note",
+            placeholder="e.g. Consider whether the link is a press release.",
+            max_chars=moderation.MAX_NOTE_CHARS,
+        )
         c3, c4 = st.columns([1, 1])
         lineup = c3.selectbox("Lineup", [SAME] + list(PRESETS) + sorted(store.lineups()), key=f"{key}_fork_lineup")
-        params = c4.text_input("Parameters (name=value, comma-separated)", key=f"{key}_fork_params",
-                               placeholder="e.g. rounds=3, theta=0.6")
-        st.caption("With no note and the same lineup and parameters the models read the same prompts as in the "
-                   "parent, so at temperature 0 the response cache answers and the fork repeats the parent.")
+        params = c4.text_input(
+            "Parameters (name=value, comma-separated)", key=f"{key}_fork_params", placeholder="e.g. rounds=3, theta=0.6"
+        )
+        st.caption(
+            "With no note and the same lineup and parameters the models read the same prompts as in the "
+            "parent, so at temperature 0 the response cache answers and the fork repeats the parent."
+        )
         go = st.form_submit_button("Fork", icon=":material/call_split:", type="primary")
     if not go:
         return None
@@ -162,11 +181,16 @@ def family_panel(debate_id: str, key: str) -> None:
     lines = []
     for f in fam:
         row = store.get(f["id"]) or {}
-        what = {"original": "original", "fork": f"fork after round {f['round']}",
-                "variant": f"variant: {f['variant']}"}[f["kind"]]
+        what = {
+            "original": "original",
+            "fork": f"fork after round {f['round']}",
+            "variant": f"variant: {f['variant']}",
+        }[f["kind"]]
         me = " ◀ this one" if f["id"] == debate_id else ""
-        lines.append(f"{'&nbsp;' * 4 * f['depth']}{'└ ' if f['depth'] else ''}<code>{escape(f['id'])}</code> · "
-                     f"{escape(what)} · {escape(str(row.get('verdict') or row.get('status') or 'gone'))}{escape(me)}")
+        lines.append(
+            f"{'&nbsp;' * 4 * f['depth']}{'└ ' if f['depth'] else ''}<code>{escape(f['id'])}</code> · "
+            f"{escape(what)} · {escape(str(row.get('verdict') or row.get('status') or 'gone'))}{escape(me)}"
+        )
     st.markdown('<div class="tally family">' + "<br>".join(lines) + "</div>", unsafe_allow_html=True)
     ids = [f["id"] for f in fam]
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -176,8 +200,9 @@ def family_panel(debate_id: str, key: str) -> None:
         st.query_params.update(debate=pick)  # the Library opens it as it opens a shared link
         st.rerun()
     me = next(f for f in fam if f["id"] == debate_id)
-    if me["kind"] == "fork" and st.button("Compare with its parent, round by round", key=f"{key}_fam_cmp",
-                                          icon=":material/compare_arrows:"):
+    if me["kind"] == "fork" and st.button(
+        "Compare with its parent, round by round", key=f"{key}_fam_cmp", icon=":material/compare_arrows:"
+    ):
         st.session_state["cmp_fork"] = debate_id
         st.switch_page("pages/compare.py")
 
@@ -197,12 +222,20 @@ def fork_comparison(fork_id: str) -> None:
     n = (started.get("forked_from") or {}).get("round")
     st.markdown(f"#### Fork after round {n}: what changed")
     rows = align_rounds(pe, fe)
-    st.dataframe([{**r, "changed": "✱" if r["changed"] else ""} for r in rows], hide_index=True, width="stretch",
-                 key="cmp_fork_table")
+    st.dataframe(
+        [{**r, "changed": "✱" if r["changed"] else ""} for r in rows],
+        hide_index=True,
+        width="stretch",
+        key="cmp_fork_table",
+    )
     notes = [e.get("text", "") for e in fe if e.get("type") == "moderator"]
     if notes:
-        st.markdown('<div class="tally moderator-note"><b>Moderator</b> ' +
-                    "".join(text_html(x, css="txt inline") for x in notes) + "</div>", unsafe_allow_html=True)
+        st.markdown(
+            '<div class="tally moderator-note"><b>Moderator</b> '
+            + "".join(text_html(x, css="txt inline") for x in notes)
+            + "</div>",
+            unsafe_allow_html=True,
+        )
     cols = st.columns(2, gap="large")
     for col, did, events, title in ((cols[0], parent_id, pe, "Parent"), (cols[1], fork_id, fe, "Fork")):
         with col:
@@ -220,8 +253,12 @@ def robustness_panel(debate_id: str, key: str) -> None:
     row = store.get(debate_id) or {}
     c1, c2 = st.columns([1, 3], vertical_alignment="center")
     seeds = c1.number_input("Other seeds", 0, 5, 2, key=f"{key}_rb_seeds")
-    if c2.button("Run the robustness check", key=f"{key}_rb_go", icon=":material/balance:",
-                 disabled=row.get("status") == "running" or any(live.is_running(v) for v in done)):
+    if c2.button(
+        "Run the robustness check",
+        key=f"{key}_rb_go",
+        icon=":material/balance:",
+        disabled=row.get("status") == "running" or any(live.is_running(v) for v in done),
+    ):
         try:
             for v in variant_configs(store.event_dicts(debate_id), seeds=int(seeds)):
                 start(v.config)
@@ -229,8 +266,10 @@ def robustness_panel(debate_id: str, key: str) -> None:
         except DebateError as e:
             _error(e)
     if not done:
-        c2.caption("Runs the same claim again with the two sides' models swapped, council members in another "
-                   "order, and other seeds; each run is saved in the Library.")
+        c2.caption(
+            "Runs the same claim again with the two sides' models swapped, council members in another "
+            "order, and other seeds; each run is saved in the Library."
+        )
         return
     ticking = any(live.is_running(v) for v in done)
 
@@ -244,11 +283,24 @@ def robustness_panel(debate_id: str, key: str) -> None:
             rows.append(variant_row(name, ev, vid, running=live.is_running(vid)))
         t = table(original, rows)
         st.markdown(f"**{escape(summary(t))}**")
-        st.dataframe([{"variant": r["variant"], "verdict": r["label"] or "",
-                       "holds": ("replay — not counted" if r["replay"] else "") if r["holds"] is None else
-                       ("yes" if r["holds"] else "no"), "status": r["status"],
-                       "model calls": f"{r['model_calls']} ({r['cache_hits']} from cache)", "debate": r["debate_id"]}
-                      for r in t["rows"]], hide_index=True, width="stretch", key=f"{key}_rb_table")
+        st.dataframe(
+            [
+                {
+                    "variant": r["variant"],
+                    "verdict": r["label"] or "",
+                    "holds": ("replay — not counted" if r["replay"] else "")
+                    if r["holds"] is None
+                    else ("yes" if r["holds"] else "no"),
+                    "status": r["status"],
+                    "model calls": f"{r['model_calls']} ({r['cache_hits']} from cache)",
+                    "debate": r["debate_id"],
+                }
+                for r in t["rows"]
+            ],
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_rb_table",
+        )
         if ticking and not t["pending"]:
             st.rerun()  # all finished: one full run, so the rest of the page (family, Library list) says so too
 
@@ -260,9 +312,13 @@ def moderator_box(debate_id: str) -> None:
     """While a debate runs: a note for the debaters, applied from the next round on."""
     with st.form(key="mod_form", clear_on_submit=True, border=False):
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        note = c1.text_input("Moderator", key="mod_note", max_chars=moderation.MAX_NOTE_CHARS,
-                             placeholder="A note for every debater, applied from the next round on",
-                             label_visibility="collapsed")
+        note = c1.text_input(
+            "Moderator",
+            key="mod_note",
+            max_chars=moderation.MAX_NOTE_CHARS,
+            placeholder="A note for every debater, applied from the next round on",
+            label_visibility="collapsed",
+        )
         sent = c2.form_submit_button("Interject", icon=":material/campaign:", width="stretch")
     if sent:
         if not live.is_running(debate_id):
@@ -303,32 +359,39 @@ header[data-testid="stHeader"] {display:none !important}
 """
 
 
-def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 1.0,
-              focus: str | None = None) -> None:
+def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 1.0, focus: str | None = None) -> None:
     """Large type, one column: the claim, the verdict, the votes and stop checks so far, who speaks now
     (and, smaller, what was said just before). Same layout live or recorded; a recorded playback is
     labelled so. `focus`: the turn to show as speaking (recorded playback), `reveal`: how much of its
     text is shown yet."""
     s = view.started
-    badge = ("RECORDED · long waits shortened" if recorded else
-             ("LIVE" if status == "running" else status.upper()))
-    st.markdown(f'<div class="present"><div class="p-badge{" rec" if recorded else ""}">{escape(badge)}</div>'
-                f'{text_html(s.claim if s else "", css="p-claim")}</div>', unsafe_allow_html=True)
+    badge = "RECORDED · long waits shortened" if recorded else ("LIVE" if status == "running" else status.upper())
+    st.markdown(
+        f'<div class="present"><div class="p-badge{" rec" if recorded else ""}">{escape(badge)}</div>'
+        f"{text_html(s.claim if s else '', css='p-claim')}</div>",
+        unsafe_allow_html=True,
+    )
     v = view.verdict
     if v is not None:
         label = v.label or ", ".join(f"{k}: {x}" for k, x in (v.labels or {}).items()) or "no verdict"
         words = verdicts.verdict_words_html(v, view.started, sentence_css="p-sentence")
-        st.markdown(f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-                    f'{words}{text_html(v.explanation or "", css="p-expl")}</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
+            f"{words}{text_html(v.explanation or '', css='p-expl')}</div>",
+            unsafe_allow_html=True,
+        )
     lines = []
     for t in view.tallies[-3:]:
         chips = " ".join(f"<b>{escape(k)}</b> {n}" for k, n in (t.counts or {}).items())
         state = "reached" if t.reached else ("votes stabilised" if t.stabilised else "not reached")
-        lines.append(f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} "
-                     f"(θ {t.threshold:.0%}) · {state}")
+        lines.append(
+            f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} (θ {t.threshold:.0%}) · {state}"
+        )
     for c in view.stop_checks[-3:]:
-        lines.append(f"Stop check, round {c.round}: margin {c.stop_margin:.2f} (τs {c.tau_s:.2f}) · "
-                     f"{escape(stop_confidence_words(c))} (τc {c.tau_c:.2f}) → <b>{escape(str(c.decision).upper())}</b>")
+        lines.append(
+            f"Stop check, round {c.round}: margin {c.stop_margin:.2f} (τs {c.tau_s:.2f}) · "
+            f"{escape(stop_confidence_words(c))} (τc {c.tau_c:.2f}) → <b>{escape(str(c.decision).upper())}</b>"
+        )
     if lines:
         st.markdown(f'<div class="present p-votes">{"<br>".join(lines)}</div>', unsafe_allow_html=True)
     turns = list(view.turns.values())
@@ -339,25 +402,32 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         color = view.color(current.agent)
         _, answer, _ = current.display()
         answer = verdicts.turn_words(current, view.started) or answer  # a finished JSON answer, in words
-        shown = answer[:int(len(answer) * reveal)] if reveal < 1.0 else answer
+        shown = answer[: int(len(answer) * reveal)] if reveal < 1.0 else answer
         sec = next((x.title for x in reversed(view.sections) if ("turn", current.turn_id) in x.items), "")
         label = f" · {escape(current.label)}" if current.done and current.label and reveal >= 1.0 else ""
-        st.markdown(f'<div class="present p-speaker" style="border-color:{color}"><div class="meta">'
-                    f'{escape(sec)}</div><div class="p-who" style="color:{color}">{escape(current.agent)} '
-                    f'<span class="meta">{escape(current.role)}{label}</span></div>'
-                    f'{text_html(shown or "…", css="p-text")}</div>', unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="present p-speaker" style="border-color:{color}"><div class="meta">'
+            f'{escape(sec)}</div><div class="p-who" style="color:{color}">{escape(current.agent)} '
+            f'<span class="meta">{escape(current.role)}{label}</span></div>'
+            f"{text_html(shown or '…', css='p-text')}</div>",
+            unsafe_allow_html=True,
+        )
         before = [t for t in turns if t.done and t.turn_id != current.turn_id]
         if before:
             p = before[-1]
             _, said, _ = p.display()
             said = verdicts.turn_words(p, view.started) or said
-            st.markdown(f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
-                        f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.label) if p.label else ""}'
-                        f'</span>{text_html(said[:400] + ("…" if len(said) > 400 else ""), css="txt")}</div>',
-                        unsafe_allow_html=True)
+            st.markdown(
+                f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
+                f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.label) if p.label else ""}'
+                f"</span>{text_html(said[:400] + ('…' if len(said) > 400 else ''), css='txt')}</div>",
+                unsafe_allow_html=True,
+            )
     for n in [i for k, i in (view.sections[-1].items if view.sections else []) if k == "moderator"][-1:]:
-        st.markdown(f'<div class="present p-mod"><b>Moderator:</b> {text_html(n.text, css="txt inline")}</div>',
-                    unsafe_allow_html=True)
+        st.markdown(
+            f'<div class="present p-mod"><b>Moderator:</b> {text_html(n.text, css="txt inline")}</div>',
+            unsafe_allow_html=True,
+        )
 
 
 def play_recorded(debate_id: str, speed: float, key: str) -> None:
@@ -376,8 +446,9 @@ def play_recorded(debate_id: str, speed: float, key: str) -> None:
     def now_pos() -> float:
         t = time.monotonic()
         if st.session_state[k_play]:
-            st.session_state[k_pos] = playback.advance(st.session_state[k_pos], t - st.session_state.get(k_last, t),
-                                                       durs)
+            st.session_state[k_pos] = playback.advance(
+                st.session_state[k_pos], t - st.session_state.get(k_last, t), durs
+            )
             if st.session_state[k_pos] >= len(bs):
                 st.session_state[k_play] = False
         st.session_state[k_last] = t
@@ -395,8 +466,13 @@ def play_recorded(debate_id: str, speed: float, key: str) -> None:
     playing = st.session_state[k_play]
     b1, b2, b3, b4 = st.columns([1, 1, 1, 5], vertical_alignment="center")
     b1.button("Back", key=f"{key}_back", icon=":material/skip_previous:", on_click=move, args=(-1,), width="stretch")
-    b2.button("Pause" if playing else "Play", key=f"{key}_play", icon=":material/pause:" if playing else
-              ":material/play_arrow:", on_click=toggle, width="stretch")
+    b2.button(
+        "Pause" if playing else "Play",
+        key=f"{key}_play",
+        icon=":material/pause:" if playing else ":material/play_arrow:",
+        on_click=toggle,
+        width="stretch",
+    )
     b3.button("Next", key=f"{key}_next", icon=":material/skip_next:", on_click=move, args=(+1,), width="stretch")
 
     @st.fragment(run_every=0.3 if playing else None)
@@ -405,11 +481,17 @@ def play_recorded(debate_id: str, speed: float, key: str) -> None:
         shown, focus, reveal = playback.frame(events, bs, pos)
         done = pos >= len(bs)
         view = DebateView().extend([event_from_dict(e) for e in shown])
-        presenter(view, recorded=True, status="completed" if done else "running",
-                  reveal=reveal if playing else 1.0,  # paused or stepped: the whole turn, to talk about it
-                  focus=focus.turn_id if focus is not None and focus.kind == "turn" else None)
-        st.progress(min(1.0, pos / len(bs)) if bs else 1.0,
-                    text=f"step {min(int(pos) + 1, len(bs))} of {len(bs)}" + (" · paused" if not playing else ""))
+        presenter(
+            view,
+            recorded=True,
+            status="completed" if done else "running",
+            reveal=reveal if playing else 1.0,  # paused or stepped: the whole turn, to talk about it
+            focus=focus.turn_id if focus is not None and focus.kind == "turn" else None,
+        )
+        st.progress(
+            min(1.0, pos / len(bs)) if bs else 1.0,
+            text=f"step {min(int(pos) + 1, len(bs))} of {len(bs)}" + (" · paused" if not playing else ""),
+        )
         if playing and not st.session_state[k_play]:
             st.rerun()  # reached the end: one full run stops the ticking and shows "Play"
 

@@ -60,9 +60,11 @@ def identity(accounts: AccountStore) -> tuple[bool, Identity | None]:
         if found is None:
             shown = re.sub(r"[^\w.@+-]", "", email) or "EMAIL"  # provider text, inside a code span below
             why = "is not on this labelling team" if verified else "is not verified by the team's provider"
-            st.error(f"**{escape(email) or 'This account'} {why}.**  \nAsk the team's admin to add "
-                     f"it: `python -m debate annotators add NAME --email {shown}`.",
-                     icon=":material/no_accounts:")
+            st.error(
+                f"**{escape(email) or 'This account'} {why}.**  \nAsk the team's admin to add "
+                f"it: `python -m debate annotators add NAME --email {shown}`.",
+                icon=":material/no_accounts:",
+            )
             st.button("Sign out", key="signin_out_unknown", on_click=st.logout)
             st.stop()
         return True, found
@@ -83,19 +85,29 @@ def sign_in_panel(accounts: AccountStore) -> None:
         st.error(msg, icon=":material/error:")
     providers = oidc_providers()
     if providers and importlib.util.find_spec("authlib") is None:
-        st.error("**Sign-in through the team's provider needs Authlib, which is not installed.**  \n"
-                 "Install the app's requirements: `pip install -r requirements.txt`.", icon=":material/error:")
+        st.error(
+            "**Sign-in through the team's provider needs Authlib, which is not installed.**  \n"
+            "Install the app's requirements: `pip install -r requirements.txt`.",
+            icon=":material/error:",
+        )
         providers = []
     for provider in providers:
         label = f"Sign in with {provider}" if provider else "Sign in with the team's provider"
-        st.button(label, key=f"signin_oidc:{provider or ''}", icon=":material/login:", type="primary",
-                  on_click=_login, args=(provider,))
+        st.button(
+            label,
+            key=f"signin_oidc:{provider or ''}",
+            icon=":material/login:",
+            type="primary",
+            on_click=_login,
+            args=(provider,),
+        )
     if accounts.has_passwords():
         # cleared on submit: the typed password does not stay in the session's state
         with st.form("signin_form", border=True, clear_on_submit=True):
             name = st.text_input("Name", key="signin_name", autocomplete="username", max_chars=MAX_NAME)
-            password = st.text_input("Password", type="password", key="signin_password",
-                                     autocomplete="current-password")
+            password = st.text_input(
+                "Password", type="password", key="signin_password", autocomplete="current-password"
+            )
             if st.form_submit_button("Sign in", type="primary"):
                 try:
                     ident = accounts.verify(name, password)
@@ -105,8 +117,11 @@ def sign_in_panel(accounts: AccountStore) -> None:
                     st.session_state[_SESSION_KEY] = asdict(ident)
                     st.rerun()
     elif not oidc_providers():
-        st.info("No account here has a password. Ask the team's admin to set one: "
-                "`python -m debate annotators passwd NAME`.", icon=":material/key:")
+        st.info(
+            "No account here has a password. Ask the team's admin to set one: "
+            "`python -m debate annotators passwd NAME`.",
+            icon=":material/key:",
+        )
 
 
 def _login(provider: str | None) -> None:
@@ -115,9 +130,11 @@ def _login(provider: str | None) -> None:
     try:
         st.login(provider) if provider else st.login()
     except (StreamlitAuthError, StreamlitAPIException) as e:  # secrets.toml incomplete: say what is missing
-        st.session_state["signin_msg"] = (f"**The team's sign-in is not set up completely:** {escape(str(e))}  \n"
-                                          "Check the [auth] section of .streamlit/secrets.toml (README, "
-                                          "\"A labelling team: sign-in\").")
+        st.session_state["signin_msg"] = (
+            f"**The team's sign-in is not set up completely:** {escape(str(e))}  \n"
+            "Check the [auth] section of .streamlit/secrets.toml (README, "
+            '"A labelling team: sign-in").'
+        )
 
 
 def signed_in_box(ident: Identity) -> None:

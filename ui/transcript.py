@@ -13,8 +13,20 @@ from typing import Any
 
 from debate.events import Event
 
-PALETTE = ("#4C78A8", "#E45756", "#54A24B", "#B279A2", "#F58518", "#72B7B2", "#9D755D", "#EECA3B",
-           "#FF9DA6", "#BAB0AC", "#3D9970", "#85144B")
+PALETTE = (
+    "#4C78A8",
+    "#E45756",
+    "#54A24B",
+    "#B279A2",
+    "#F58518",
+    "#72B7B2",
+    "#9D755D",
+    "#EECA3B",
+    "#FF9DA6",
+    "#BAB0AC",
+    "#3D9970",
+    "#85144B",
+)
 _THINK_OPEN = re.compile(r"<think>", re.I)
 _THINK_CLOSE = re.compile(r"</think>", re.I)
 
@@ -22,13 +34,13 @@ _THINK_CLOSE = re.compile(r"</think>", re.I)
 def split_reasoning(text: str) -> tuple[str, str, bool]:
     """(reasoning, answer, still_thinking) for a streaming text that may open with <think>."""
     m = _THINK_OPEN.search(text)
-    if not m or text[:m.start()].strip():
+    if not m or text[: m.start()].strip():
         return "", text, False
-    rest = text[m.end():]
+    rest = text[m.end() :]
     c = _THINK_CLOSE.search(rest)
     if not c:
         return rest.strip(), "", True
-    return rest[:c.start()].strip(), rest[c.end():].lstrip(), False
+    return rest[: c.start()].strip(), rest[c.end() :].lstrip(), False
 
 
 @dataclass
@@ -104,7 +116,7 @@ class DebateView:
     n_events: int = 0
 
     # -- folding ----------------------------------------------------------------------------
-    def extend(self, events: list[Event]) -> "DebateView":
+    def extend(self, events: list[Event]) -> DebateView:
         for ev in events:
             self.apply(ev)
         return self
@@ -142,9 +154,17 @@ class DebateView:
             self.sections.append(Section(ev.phase, ev.round, title, ev.note, ev.category))
         elif t == "turn_started":
             self.color(ev.agent)
-            self.turns[ev.turn_id] = TurnView(ev.turn_id, ev.agent, ev.role, ev.model, ev.phase, ev.round,
-                                              t_start=ev.t, category=self._category(),
-                                              human=bool(getattr(ev, "human", False)))
+            self.turns[ev.turn_id] = TurnView(
+                ev.turn_id,
+                ev.agent,
+                ev.role,
+                ev.model,
+                ev.phase,
+                ev.round,
+                t_start=ev.t,
+                category=self._category(),
+                human=bool(getattr(ev, "human", False)),
+            )
             self._section().items.append(("turn", ev.turn_id))
         elif t == "token":
             turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
@@ -174,25 +194,37 @@ class DebateView:
             turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]
             turn.human = bool(getattr(ev, "human", False)) or turn.human
             turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
-        elif t in ("votes_tallied", "stop_check", "chair_summary", "rule_applied", "error", "transcript_shortened",
-                   "moderator", "human_timeout"):
+        elif t in (
+            "votes_tallied",
+            "stop_check",
+            "chair_summary",
+            "rule_applied",
+            "error",
+            "transcript_shortened",
+            "moderator",
+            "human_timeout",
+        ):
             if t == "votes_tallied":  # votes read from probabilities may differ from the written label
                 for turn in self.turns.values():
                     vote = (ev.votes or {}).get(turn.agent)
-                    if turn.phase == "vote" and turn.round == ev.round and vote and turn.label \
-                            and vote != turn.label:
+                    if turn.phase == "vote" and turn.round == ev.round and vote and turn.label and vote != turn.label:
                         turn.counted = vote
             self._section().items.append((t, ev))
-            {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(
-                t, []).append(ev)
+            {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(t, []).append(ev)
             if t == "chair_summary":
                 self.color(ev.agent)
         elif t == "verdict":
             self.verdicts.append(ev)
             written = getattr(ev, "written_label", None)
             if written and ev.label and written != ev.label:  # an aid overruled the deciding turn's label
-                judge = next((x for x in reversed(self.turns.values()) if x.done and x.label == written
-                              and x.role in ("judge", "baseline")), None)
+                judge = next(
+                    (
+                        x
+                        for x in reversed(self.turns.values())
+                        if x.done and x.label == written and x.role in ("judge", "baseline")
+                    ),
+                    None,
+                )
                 if judge is not None:
                     judge.counted = ev.label
         elif t == "vote_comparison":
@@ -233,13 +265,22 @@ class DebateView:
         """Tokens, model calls, cache hits, elapsed: from the closing event when there is one."""
         if self.finished is not None:
             f = self.finished
-            return {"tokens": f.prompt_tokens + f.completion_tokens, "model_calls": f.model_calls,
-                    "cache_hits": f.cache_hits, "elapsed": f.wall_s or self.last_t}
+            return {
+                "tokens": f.prompt_tokens + f.completion_tokens,
+                "model_calls": f.model_calls,
+                "cache_hits": f.cache_hits,
+                "elapsed": f.wall_s or self.last_t,
+            }
         done = [x for x in self.turns.values() if x.done]
-        tokens = sum(x.tokens + x.prompt_tokens for x in done) + sum(x.tokens for x in self.turns.values()
-                                                                      if not x.done)
-        return {"tokens": tokens, "model_calls": len([x for x in done if not x.cached]),
-                "cache_hits": len([x for x in done if x.cached]), "elapsed": self.last_t}
+        tokens = sum(x.tokens + x.prompt_tokens for x in done) + sum(
+            x.tokens for x in self.turns.values() if not x.done
+        )
+        return {
+            "tokens": tokens,
+            "model_calls": len([x for x in done if not x.cached]),
+            "cache_hits": len([x for x in done if x.cached]),
+            "elapsed": self.last_t,
+        }
 
     def first_token_t(self) -> float | None:
         ts = [x.t_first for x in self.turns.values() if x.t_first is not None]

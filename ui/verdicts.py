@@ -13,12 +13,18 @@ from typing import Any
 
 from debate.aids.calibration import disagreement
 from debate.models.base import LABEL_AT
-from debate.tasks import (TRUTH_TASKS, cut_off_mark, override_note, shortened_mark, verdict_sentence,
-                          verdict_sentences)
+from debate.tasks import TRUTH_TASKS, cut_off_mark, override_note, shortened_mark, verdict_sentence, verdict_sentences
 from ui.safe import escape, text_html
 
-LABEL_COLORS = {"YES": "green", "TRUE": "green", "NO": "red", "FALSE": "red", "HALF-TRUE": "orange",
-                "NEI": "gray", "NOT ENOUGH INFO": "gray"}
+LABEL_COLORS = {
+    "YES": "green",
+    "TRUE": "green",
+    "NO": "red",
+    "FALSE": "red",
+    "HALF-TRUE": "orange",
+    "NEI": "gray",
+    "NOT ENOUGH INFO": "gray",
+}
 
 
 def task_labels(started: Any) -> tuple[str, ...]:
@@ -29,8 +35,13 @@ def task_labels(started: Any) -> tuple[str, ...]:
     return ("YES", "NO")
 
 
-def chip(label: str | None, confidence: float | None = None, valid: bool = True, labels: tuple[str, ...] = (),
-         label_at: str | None = None) -> str:
+def chip(
+    label: str | None,
+    confidence: float | None = None,
+    valid: bool = True,
+    labels: tuple[str, ...] = (),
+    label_at: str | None = None,
+) -> str:
     """A label badge; with a number, "YES · P 0.52": the probability the model itself gave the label it
     wrote, the hover saying where it was read (`label_at`). A label whose own probability is below another
     label's is not drawn as if it were the answer: it reads "wrote YES · P 0.00", outlined, with the reason
@@ -44,12 +55,18 @@ def chip(label: str | None, confidence: float | None = None, valid: bool = True,
     odd = disagreement(label, confidence, None, own) if confidence is not None else None
     where = f" Its label probabilities were {LABEL_AT[label_at]}." if label_at in LABEL_AT else ""
     if odd:
-        return (f'<span class="chip invalid" title="{escape(odd + where)}">wrote {escape(str(label))} · P '
-                f'{confidence:.2f}</span>')
+        return (
+            f'<span class="chip invalid" title="{escape(odd + where)}">wrote {escape(str(label))} · P '
+            f"{confidence:.2f}</span>"
+        )
     cls = LABEL_COLORS.get(str(label).upper(), "gray")
     # a bare "YES · 0.84" is a number without its meaning: the hover says what it measures and its scale
-    why = (f' title="P({escape(str(label))}) {confidence:.2f}: the probability the model itself gave the label '
-           f'it wrote, on a scale from 0 to 1.{escape(where)}"' if confidence is not None else "")
+    why = (
+        f' title="P({escape(str(label))}) {confidence:.2f}: the probability the model itself gave the label '
+        f'it wrote, on a scale from 0 to 1.{escape(where)}"'
+        if confidence is not None
+        else ""
+    )
     return f'<span{why} class="chip {cls}">{escape(str(label))}{conf}</span>'
 
 
@@ -58,7 +75,7 @@ def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-senten
     the model wrote, that sentence in the card's own warning style (not small print)."""
     said = "".join(f'<div class="{sentence_css}">{escape(s)}</div>' for s in verdict_sentences(verdict, started))
     note = override_note(verdict)
-    over = (f'<div class="v-overruled" role="note">⚠ {escape(note)}</div>' if note else "")
+    over = f'<div class="v-overruled" role="note">⚠ {escape(note)}</div>' if note else ""
     return said + over
 
 
@@ -96,21 +113,36 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     text as written; then the token-budget mark when the answer was cut."""
     parts = []
     if is_json_answer(turn) and turn.valid:
-        words = explanation or (f"Answered {turn.label}, without an explanation." if turn.label else
-                                "(no explanation given)")
-        parts.append(text_html(words, debate_id=debate_id, known=known,
-                               flagged=set(getattr(turn, "unsupported_figures", None) or ())))
-        parts.append(f'<details class="raw"><summary>Raw answer (JSON)</summary>'
-                     f'{text_html(turn.text, debate_id=debate_id, known=known, css="txt raw-json")}</details>')
+        words = explanation or (
+            f"Answered {turn.label}, without an explanation." if turn.label else "(no explanation given)"
+        )
+        parts.append(
+            text_html(
+                words, debate_id=debate_id, known=known, flagged=set(getattr(turn, "unsupported_figures", None) or ())
+            )
+        )
+        parts.append(
+            f'<details class="raw"><summary>Raw answer (JSON)</summary>'
+            f"{text_html(turn.text, debate_id=debate_id, known=known, css='txt raw-json')}</details>"
+        )
     else:
         flagged = set(getattr(turn, "unsupported_figures", None) or ())
-        parts.append(text_html(turn.text if turn.text.strip() else "(empty answer)", debate_id=debate_id,
-                               known=known, css="txt" + ("" if turn.valid else " invalid-text"), flagged=flagged))
+        parts.append(
+            text_html(
+                turn.text if turn.text.strip() else "(empty answer)",
+                debate_id=debate_id,
+                known=known,
+                css="txt" + ("" if turn.valid else " invalid-text"),
+                flagged=flagged,
+            )
+        )
     how = getattr(turn, "shortened", "")
     if how and getattr(turn, "full_text", ""):
-        parts.append(f'<details class="shortened-turn"><summary class="cut-off">{escape(shortened_mark(how))} · '
-                     f'show the full text</summary>{text_html(turn.full_text, debate_id=debate_id, known=known, css="txt full-text")}'
-                     '</details>')
+        parts.append(
+            f'<details class="shortened-turn"><summary class="cut-off">{escape(shortened_mark(how))} · '
+            f"show the full text</summary>{text_html(turn.full_text, debate_id=debate_id, known=known, css='txt full-text')}"
+            "</details>"
+        )
     elif getattr(turn, "cut_off_at", None):
         parts.append(f'<div class="cut-off">{escape(cut_off_mark(turn.cut_off_at))}</div>')
     return "".join(parts)

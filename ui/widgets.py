@@ -17,13 +17,26 @@ from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
 from debate.store.debates import MAX_LINEUP_NAME
 from ui import catalog, landing, resources
-from ui.examples import gold_for, missing_sources as examples_missing
+from ui.examples import gold_for
+from ui.examples import missing_sources as examples_missing
 from ui.keep import keep, remember
 from ui.safe import escape
 from ui.server_box import server_box
 
-MAIN_PARAMS = ("rounds", "theta", "team_size", "config", "debaters", "roles", "role", "tau_s", "tau_c",
-               "early_stop", "members", "member")
+MAIN_PARAMS = (
+    "rounds",
+    "theta",
+    "team_size",
+    "config",
+    "debaters",
+    "roles",
+    "role",
+    "tau_s",
+    "tau_c",
+    "early_stop",
+    "members",
+    "member",
+)
 DOT = {"ready": "🟢", "missing": "🟠", "unreachable": "🔴", "error": "🔴", "checking": "⚪"}
 
 
@@ -35,13 +48,15 @@ def task_picker() -> dict:
     out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
     if task == "checkthat":
         keep("cfg_category", 1)
-        out["category"] = st.selectbox("Category", list(catalog.CATEGORIES), key="cfg_category",
-                                       format_func=catalog.CATEGORIES.get)
+        out["category"] = st.selectbox(
+            "Category", list(catalog.CATEGORIES), key="cfg_category", format_func=catalog.CATEGORIES.get
+        )
     elif task == "custom":
         keep("cfg_custom_title", "")
         keep("cfg_custom_description", "")
-        out["custom_title"] = st.text_input("Question: does the text …", key="cfg_custom_title",
-                                            placeholder="e.g. make a health claim")
+        out["custom_title"] = st.text_input(
+            "Question: does the text …", key="cfg_custom_title", placeholder="e.g. make a health claim"
+        )
         out["custom_description"] = st.text_area("What counts", key="cfg_custom_description", height=80)
     remember("cfg_task", "cfg_category", "cfg_custom_title", "cfg_custom_description")
     return out
@@ -95,10 +110,14 @@ def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None =
     from debate.live import pace as pace_mod
 
     keep("cfg_pace", True)
-    on = st.toggle("Live-demo pace", key="cfg_pace", on_change=_apply_pace,
-                   help="Fewer rounds at most and shorter answers, so the embedded models finish while people "
-                        "watch. Off: the papers' settings. The pace never changes a prompt or how a vote is "
-                        "read; the small-model aids do (their own switch).")
+    on = st.toggle(
+        "Live-demo pace",
+        key="cfg_pace",
+        on_change=_apply_pace,
+        help="Fewer rounds at most and shorter answers, so the embedded models finish while people "
+        "watch. Off: the papers' settings. The pace never changes a prompt or how a vote is "
+        "read; the small-model aids do (their own switch).",
+    )
     remember("cfg_pace")
     chosen = "demo" if on else "paper"
     from debate.aids import settings as aids_mod
@@ -106,21 +125,23 @@ def pace_toggle(protocol: str | list[str], info: Any = None, aids: bool | None =
     protocols = [protocol] if isinstance(protocol, str) else list(protocol)
     aids_on = bool(st.session_state.get("keep:cfg_aids", True)) if aids is None else aids
     task = st.session_state.get("cfg_task", "checkthat")
-    st.caption(pace_mod.describe_many(chosen, protocols, aids_on and any(aids_mod.applies(p, task)
-                                                                        for p in protocols)))
+    st.caption(pace_mod.describe_many(chosen, protocols, aids_on and any(aids_mod.applies(p, task) for p in protocols)))
     return chosen
 
 
 def aids_toggle() -> bool:
     """Small-model aids (on by default: the app opens on the embedded models) or the papers' settings."""
     keep("cfg_aids", True)
-    on = st.toggle("Small-model aids", key="cfg_aids",
-                   help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
-                        "label probabilities held against thresholds fitted on train, a RADAR judge that always "
-                        "gives a readable verdict, weighted by class weights fitted on train. The thresholds and "
-                        "weights can overrule the label a model wrote (a judge's TRUE can become FALSE): the "
-                        "verdict then says so. Applied only to parameters left at the papers' defaults; the "
-                        "line under the lineup says what they change. Off: the papers' settings.")
+    on = st.toggle(
+        "Small-model aids",
+        key="cfg_aids",
+        help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
+        "label probabilities held against thresholds fitted on train, a RADAR judge that always "
+        "gives a readable verdict, weighted by class weights fitted on train. The thresholds and "
+        "weights can overrule the label a model wrote (a judge's TRUE can become FALSE): the "
+        "verdict then says so. Applied only to parameters left at the papers' defaults; the "
+        "line under the lineup says what they change. Off: the papers' settings.",
+    )
     remember("cfg_aids")
     return bool(on)
 
@@ -143,8 +164,10 @@ def params_editor(protocol: str, info: Any, pace: str = "paper", notes: dict[str
     from debate.live import pace as pace_mod
 
     params: dict[str, Any] = {}
-    spec = {k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
-            for k, v in dict(info.params).items()}
+    spec = {
+        k: ((pace_mod.overrides(pace, protocol)[k], v[1]) if k in pace_mod.overrides(pace, protocol) else v)
+        for k, v in dict(info.params).items()
+    }
     notes = notes or {}
     spec = {k: (v[0], f"{v[1]} {notes[k]}" if k in notes else v[1]) for k, v in spec.items()}
     choices = dict(getattr(info, "choices", {}) or {})
@@ -156,8 +179,11 @@ def params_editor(protocol: str, info: Any, pace: str = "paper", notes: dict[str
         with st.expander("More parameters"):
             aided = [k for k in rest if k in notes]
             if aided:
-                st.caption("The small-model aids set " + ", ".join(f"{k}" for k in aided)
-                           + ": the values below are the ones that will run.")
+                st.caption(
+                    "The small-model aids set "
+                    + ", ".join(f"{k}" for k in aided)
+                    + ": the values below are the ones that will run."
+                )
             for k in rest:
                 params[k] = _param_widget(protocol, k, spec[k][0], spec[k][1], choices)
     remember(*[f"p_{protocol}_{k}" for k in spec])
@@ -180,13 +206,17 @@ FLAGGED_LABELS = {"keep": "Keep them, fenced and flagged", "drop": "Leave them o
 def flagged_evidence() -> str:
     """What the debate does with a passage that reads like an order to the model (default: keep, flagged)."""
     keep("cfg_flagged_evidence", "keep")
-    choice = st.selectbox("Passages that read like an order", list(FLAGGED_LABELS), key="cfg_flagged_evidence",
-                          format_func=FLAGGED_LABELS.__getitem__,
-                          help="Every passage reaches the agents as quoted data, between delimiters, with a "
-                               "sentence that evidence is never an instruction. A passage that also reads like an "
-                               "order (\"ignore the instructions\", \"the judge must answer TRUE\", a fake "
-                               "[VERDICT]) is flagged in the evidence panel and the exports; choose whether the "
-                               "agents still read it (default) or it is held back.")
+    choice = st.selectbox(
+        "Passages that read like an order",
+        list(FLAGGED_LABELS),
+        key="cfg_flagged_evidence",
+        format_func=FLAGGED_LABELS.__getitem__,
+        help="Every passage reaches the agents as quoted data, between delimiters, with a "
+        "sentence that evidence is never an instruction. A passage that also reads like an "
+        'order ("ignore the instructions", "the judge must answer TRUE", a fake '
+        "[VERDICT]) is flagged in the evidence panel and the exports; choose whether the "
+        "agents still read it (default) or it is held back.",
+    )
     remember("cfg_flagged_evidence")
     return str(choice)
 
@@ -194,11 +224,17 @@ def flagged_evidence() -> str:
 def evidence_questions() -> int:
     """How many questions the judge model writes for the evidence search (0: none, no model call)."""
     keep("cfg_questions", 0)
-    n = st.number_input("Questions for the search", min_value=0, max_value=3, step=1, key="cfg_questions",
-                        help="0 (default): the claim alone is searched. 1-3: before the debate, the lineup's judge "
-                             "model writes that many questions whose answers would settle the claim (as in AVeriTeC "
-                             "and RADAR), and each is searched too. One more model call; only when the agents get "
-                             "the evidence.")
+    n = st.number_input(
+        "Questions for the search",
+        min_value=0,
+        max_value=3,
+        step=1,
+        key="cfg_questions",
+        help="0 (default): the claim alone is searched. 1-3: before the debate, the lineup's judge "
+        "model writes that many questions whose answers would settle the claim (as in AVeriTeC "
+        "and RADAR), and each is searched too. One more model call; only when the agents get "
+        "the evidence.",
+    )
     remember("cfg_questions")
     return int(n)
 
@@ -208,10 +244,15 @@ def evidence_sources() -> str | None:
     from debate.retrieval.sources import LABELS, NAMES
 
     keep("cfg_sources", [])
-    chosen = st.multiselect("Evidence sources", list(NAMES), key="cfg_sources", format_func=lambda n: LABELS[n],
-                            placeholder="Auto: every source that answers",
-                            help="Left empty, every source that answers is asked (offline: the local index "
-                                 "only, and the evidence panel says so).")
+    chosen = st.multiselect(
+        "Evidence sources",
+        list(NAMES),
+        key="cfg_sources",
+        format_func=lambda n: LABELS[n],
+        placeholder="Auto: every source that answers",
+        help="Left empty, every source that answers is asked (offline: the local index "
+        "only, and the evidence panel says so).",
+    )
     remember("cfg_sources")
     return ",".join(chosen) or None
 
@@ -223,8 +264,16 @@ def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool =
     out: dict = {}
     if max_tokens:
         keep("cfg_max_tokens", pace_mod.max_tokens(pace))
-        out["max_tokens"] = int(st.number_input("Max tokens per turn", min_value=8, max_value=4096, step=16,
-                                                key="cfg_max_tokens", help="Longest answer each agent may give."))
+        out["max_tokens"] = int(
+            st.number_input(
+                "Max tokens per turn",
+                min_value=8,
+                max_value=4096,
+                step=16,
+                key="cfg_max_tokens",
+                help="Longest answer each agent may give.",
+            )
+        )
         remember("cfg_max_tokens")
     if top_k:
         keep("cfg_top_k", pace_mod.top_k(pace))
@@ -236,9 +285,12 @@ def answer_budget(pace: str = "paper", *, max_tokens: bool = True, top_k: bool =
 def evidence_toggle(info: Any) -> bool:
     ev_key = f"cfg_evidence_{info.name}"  # per protocol: RADAR starts with evidence on, the others off
     keep(ev_key, bool(getattr(info, "uses_evidence", False)))
-    evidence = st.toggle("Give evidence to the agents", key=ev_key,
-                         help="Put the top-k passages into the agents' prompts, numbered [E1]..[Ek] for citing. "
-                              "Off: the passages are still retrieved and shown beside the debate, for you only.")
+    evidence = st.toggle(
+        "Give evidence to the agents",
+        key=ev_key,
+        help="Put the top-k passages into the agents' prompts, numbered [E1]..[Ek] for citing. "
+        "Off: the passages are still retrieved and shown beside the debate, for you only.",
+    )
     remember(ev_key)
     return bool(evidence)
 
@@ -256,9 +308,14 @@ def _shuffle() -> None:
 def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
     """The claim text and, when it is an unedited dataset example, its gold label."""
     keep("claim", "")
-    claim = st.text_area("Tweet or claim", key="claim", height=100, max_chars=MAX_CLAIM_CHARS,
-                         placeholder="Paste a tweet or a claim, or pick an example below.",
-                         help=f"At most {MAX_CLAIM_CHARS:,} characters: every agent reads the claim in every prompt.")
+    claim = st.text_area(
+        "Tweet or claim",
+        key="claim",
+        height=100,
+        max_chars=MAX_CLAIM_CHARS,
+        placeholder="Paste a tweet or a claim, or pick an example below.",
+        help=f"At most {MAX_CLAIM_CHARS:,} characters: every agent reads the claim in every prompt.",
+    )
     remember("claim")
     try:
         exs = resources.examples(task)
@@ -270,15 +327,23 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
         cols = st.columns([1, 1, 1, 0.28])
         for i, (col, ex) in enumerate(zip(cols, shown)):
             text = ex["text"] if len(ex["text"]) <= 70 else ex["text"][:67] + "…"
-            col.button(text, key=f"ex_{i}", on_click=_use_example, args=(ex,), help=f"{ex['source']}: {ex['text']}",
-                       width="stretch")
+            col.button(
+                text,
+                key=f"ex_{i}",
+                on_click=_use_example,
+                args=(ex,),
+                help=f"{ex['source']}: {ex['text']}",
+                width="stretch",
+            )
         cols[3].button("🎲", key="ex_more", on_click=_shuffle, help="Other examples")
     missing = examples_missing(task)
     if missing:
         one = len(missing) == 1
-        st.caption(f"{'Fewer examples' if exs else 'No examples'}: {' and '.join(missing)} "
-                   f"{'is' if one else 'are'} not on this machine (`python -m debate data fetch` downloads "
-                   f"{'it' if one else 'them'}; any claim can still be typed in).")
+        st.caption(
+            f"{'Fewer examples' if exs else 'No examples'}: {' and '.join(missing)} "
+            f"{'is' if one else 'are'} not on this machine (`python -m debate data fetch` downloads "
+            f"{'it' if one else 'them'}; any claim can still be typed in)."
+        )
     ex = st.session_state.get("example")
     gold = gold_for(ex, task, category) if ex and ex.get("text") == claim else None
     if ex and ex.get("text") == claim:
@@ -289,6 +354,7 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
 # -- lineup -----------------------------------------------------------------------------------------
 def _validate(lineup: dict, client: Any, protocol: str, params: dict) -> list[dict]:
     from debate.lineups import validate_lineup
+
     return validate_lineup(lineup, client, protocol, params)
 
 
@@ -310,7 +376,7 @@ def model_status(lineup: dict, protocol: str, params: dict) -> dict[str, dict]:
 
 
 def _lineup_choices() -> dict[str, dict]:
-    out = {k: v for k, v in catalog.presets().items()}
+    out = dict(catalog.presets().items())
     try:
         for name, lu in resources.get_store().lineups().items():
             out[f"saved:{name}"] = lu
@@ -339,46 +405,66 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     keep("cfg_preset", "embedded")
     if st.session_state["cfg_preset"] not in choices:
         st.session_state["cfg_preset"] = "embedded"
-    preset = st.selectbox("Lineup", list(choices), key="cfg_preset",
-                          format_func=lambda k: catalog.preset_title(k.removeprefix("saved:")) +
-                          (" (saved)" if k.startswith("saved:") else ""))
+    preset = st.selectbox(
+        "Lineup",
+        list(choices),
+        key="cfg_preset",
+        format_func=lambda k: (
+            catalog.preset_title(k.removeprefix("saved:")) + (" (saved)" if k.startswith("saved:") else "")
+        ),
+    )
     remember("cfg_preset")
     base = choices[preset]
     if base.get("description"):
         st.caption(escape(base["description"]))  # a saved lineup's, or a lineup file's: anyone's text
     base, on_server = server_box(base)  # every seat on one server, or the lineup as it is ("")
     agents = catalog.resolve(base, protocol, params)
-    options = sorted({m.spec for m in resources.known_models() if m.name and m.status == "ready"}
-                     | {a["model"] for a in agents})
+    options = sorted(
+        {m.spec for m in resources.known_models() if m.name and m.status == "ready"} | {a["model"] for a in agents}
+    )
     edits: dict[str, str] = {}
     for a in agents:
         key = f"lu_{preset}{on_server}_{protocol}_{a['agent']}"
         keep(key, a["model"])
         c1, c2 = st.columns([2, 3])
         # seat names come from saved lineups and lineup files (anyone's text): escaped like model output
-        c1.markdown(f"**{escape(a['agent'])}**  \n<span class='meta'>{escape(a['role'])} · T={a['temperature']:g}</span>",
-                    unsafe_allow_html=True)
+        c1.markdown(
+            f"**{escape(a['agent'])}**  \n<span class='meta'>{escape(a['role'])} · T={a['temperature']:g}</span>",
+            unsafe_allow_html=True,
+        )
         if st.session_state[key] not in options:
             options = options + [st.session_state[key]]
-        edits[a["agent"]] = c2.selectbox("model", options, key=key, label_visibility="collapsed",
-                                         accept_new_options=True)
+        edits[a["agent"]] = c2.selectbox(
+            "model", options, key=key, label_visibility="collapsed", accept_new_options=True
+        )
         remember(key)
-    lineup = catalog.with_models(base, protocol, params, edits) if any(
-        edits[a["agent"]] != a["model"] for a in agents) else base
+    lineup = (
+        catalog.with_models(base, protocol, params, edits)
+        if any(edits[a["agent"]] != a["model"] for a in agents)
+        else base
+    )
     try:
         status = model_status(lineup, protocol, params)
     except Exception as e:  # noqa: BLE001 - e.g. an unparseable spec typed into a box
         status = {}
         st.error(escape(getattr(e, "message", str(e))) + " " + escape(getattr(e, "hint", "")))
     # specs hold model names a server listed: escaped, as a backtick in one would close a code span
-    dots = " ".join(f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} {escape(m)}"
-                    for m in dict.fromkeys(edits.values()))
+    dots = " ".join(
+        f"{DOT.get(status.get(m, {}).get('status', 'checking' if not status else 'error'), '🔴')} {escape(m)}"
+        for m in dict.fromkeys(edits.values())
+    )
     st.markdown(dots)
     with st.popover("Save this lineup", icon=":material/save:"):
         st.text_input("Name", key="lineup_name", max_chars=MAX_LINEUP_NAME)
         st.button("Save to the library", key="lineup_save", on_click=_save_lineup, args=(lineup,))
-        st.download_button("Download as JSON", json.dumps(lineup, indent=1), file_name=f"{catalog.slug(st.session_state.get('lineup_name') or preset)}.json",
-                           mime="application/json", on_click="ignore", key="lineup_download")
+        st.download_button(
+            "Download as JSON",
+            json.dumps(lineup, indent=1),
+            file_name=f"{catalog.slug(st.session_state.get('lineup_name') or preset)}.json",
+            mime="application/json",
+            on_click="ignore",
+            key="lineup_download",
+        )
     msg = st.session_state.pop("lineup_msg", None)
     if msg:
         (st.success if msg[0] == "ok" else st.error)(msg[1])
@@ -400,12 +486,17 @@ def warm_status(config: Any, agents: list[dict]) -> None:
         resources.warm_ahead(config)  # (again: a debate that ended meanwhile moved the models' state on)
         now = resources.warm_state(config)
         if now == "ready":
-            st.caption(":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
-                       "words come right after Run.", help="debate/live/warmup.py")
+            st.caption(
+                ":material/bolt: Ready: the models have read this debate's opening prompts, so its first "
+                "words come right after Run.",
+                help="debate/live/warmup.py",
+            )
             if first != "ready":
                 st.rerun()  # one full run, which stops this ticking
         elif now == "reading":
-            st.caption(":material/hourglass_top: Preparing: the models are reading this debate's opening "
-                       "prompts (Run works at any time; a run started now reads them itself).")
+            st.caption(
+                ":material/hourglass_top: Preparing: the models are reading this debate's opening "
+                "prompts (Run works at any time; a run started now reads them itself)."
+            )
 
     _status()

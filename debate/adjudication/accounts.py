@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from debate.errors import InvalidInput, checked_text
 from debate.store.sqlite import SqliteStore
@@ -27,7 +27,10 @@ MAX_FAILURES = 5  # wrong passwords in a row before the account is locked for LO
 LOCK_MINUTES = 5
 
 MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "annotator accounts", """
+    (
+        1,
+        "annotator accounts",
+        """
         CREATE TABLE IF NOT EXISTS annotator_accounts (
             name TEXT PRIMARY KEY,
             email TEXT,
@@ -38,15 +41,19 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             created_at TEXT NOT NULL
         );
         CREATE UNIQUE INDEX IF NOT EXISTS annotator_accounts_email ON annotator_accounts(email)
-    """),
+    """,
+    ),
 ]
 
 
 def fold_name(name: str | None) -> str:
     """The identity of a typed name: NFKC, invisible characters dropped (a zero-width space or a bidi
     control would make a second "alice" that looks the same), spaces collapsed, case folded."""
-    text = "".join(ch for ch in unicodedata.normalize("NFKC", name or "")
-                   if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace())
+    text = "".join(
+        ch
+        for ch in unicodedata.normalize("NFKC", name or "")
+        if unicodedata.category(ch) not in ("Cc", "Cf") or ch.isspace()
+    )
     return " ".join(text.split()).casefold()[:MAX_NAME]
 
 
@@ -54,8 +61,13 @@ def checked_name(name: str | None, what: str, empty_hint: str) -> str:
     """The folded identity of a name a person typed (an annotator, an account), or InvalidInput when it is
     empty or longer than MAX_NAME: `fold_name` alone would cut it silently, so two long names that differ
     past the cut would become one person's labels."""
-    text = checked_text(name, MAX_NAME, what, empty_hint,
-                        "Type a shorter name: a first name or initials are enough, labels are saved under it.")
+    text = checked_text(
+        name,
+        MAX_NAME,
+        what,
+        empty_hint,
+        "Type a shorter name: a first name or initials are enough, labels are saved under it.",
+    )
     key = fold_name(text)
     if not key:  # only invisible characters
         raise InvalidInput(f"{what} is empty.", empty_hint)
@@ -65,6 +77,7 @@ def checked_name(name: str | None, what: str, empty_hint: str) -> str:
 @dataclass(frozen=True)
 class Identity:
     """Who is using the page: `name` is the folded identity labels are stored under."""
+
     name: str
     reviewer: bool = False
     via: str = "local"  # local (typed name, no team) | password | oidc
@@ -72,11 +85,12 @@ class Identity:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _hasher():
     from argon2 import PasswordHasher
+
     return PasswordHasher()
 
 
@@ -102,31 +116,42 @@ class AccountStore(SqliteStore):
         key = self._name(name)
         email = fold_name(email)
         if password is None and not email:
-            raise InvalidInput(f"Account {key!r} would have neither a password nor an e-mail to sign in with.",
-                               "Give a password, or --email for sign-in through the team's OIDC provider.")
+            raise InvalidInput(
+                f"Account {key!r} would have neither a password nor an e-mail to sign in with.",
+                "Give a password, or --email for sign-in through the team's OIDC provider.",
+            )
         pw_hash = self._hash(password) if password is not None else None
 
         def run(db: sqlite3.Connection) -> None:
             if db.execute("SELECT 1 FROM annotator_accounts WHERE name=?", (key,)).fetchone():
-                raise InvalidInput(f"An account {key!r} exists already.",
-                                   "Pick another name, or change this one's password or role.")
+                raise InvalidInput(
+                    f"An account {key!r} exists already.", "Pick another name, or change this one's password or role."
+                )
             if email and db.execute("SELECT 1 FROM annotator_accounts WHERE email=?", (email,)).fetchone():
                 raise InvalidInput(f"Another account has the e-mail {email!r}.", "One e-mail, one account.")
-            db.execute("INSERT INTO annotator_accounts (name, email, password_hash, reviewer, created_at) "
-                       "VALUES (?,?,?,?,?)", (key, email or None, pw_hash, int(bool(reviewer)), _now().isoformat()))
+            db.execute(
+                "INSERT INTO annotator_accounts (name, email, password_hash, reviewer, created_at) VALUES (?,?,?,?,?)",
+                (key, email or None, pw_hash, int(bool(reviewer)), _now().isoformat()),
+            )
+
         self._tx(run)
         return Identity(key, bool(reviewer), "password" if pw_hash else "oidc", email)
 
     def set_password(self, name: str, password: str) -> None:
         key = self._existing(name)
         pw_hash = self._hash(password)
-        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET password_hash=?, failures=0, locked_until=NULL "
-                                       "WHERE name=?", (pw_hash, key)))
+        self._tx(
+            lambda db: db.execute(
+                "UPDATE annotator_accounts SET password_hash=?, failures=0, locked_until=NULL WHERE name=?",
+                (pw_hash, key),
+            )
+        )
 
     def set_reviewer(self, name: str, reviewer: bool) -> None:
         key = self._existing(name)
-        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET reviewer=? WHERE name=?",
-                                       (int(bool(reviewer)), key)))
+        self._tx(
+            lambda db: db.execute("UPDATE annotator_accounts SET reviewer=? WHERE name=?", (int(bool(reviewer)), key))
+        )
 
     def remove(self, name: str) -> None:
         """Delete the account (its labels stay, under its name: they were given)."""
@@ -135,9 +160,16 @@ class AccountStore(SqliteStore):
 
     def accounts(self) -> list[dict]:
         """Every account without its hash: name, e-mail, reviewer, whether it has a password, created."""
-        return [{"name": r["name"], "email": r["email"] or "", "reviewer": bool(r["reviewer"]),
-                 "password": r["password_hash"] is not None, "created_at": r["created_at"]}
-                for r in self._q("SELECT * FROM annotator_accounts ORDER BY name")]
+        return [
+            {
+                "name": r["name"],
+                "email": r["email"] or "",
+                "reviewer": bool(r["reviewer"]),
+                "password": r["password_hash"] is not None,
+                "created_at": r["created_at"],
+            }
+            for r in self._q("SELECT * FROM annotator_accounts ORDER BY name")
+        ]
 
     def team(self) -> bool:
         """True when the app serves a team: at least one account exists."""
@@ -158,19 +190,30 @@ class AccountStore(SqliteStore):
             self._check(_dummy_hash(), password or "")  # same work as for a real account
             raise wrong
         if row["locked_until"] and datetime.fromisoformat(row["locked_until"]) > _now():
-            raise InvalidInput(f"Too many wrong passwords: the account {key!r} is locked for a few minutes.",
-                               f"Wait {LOCK_MINUTES} minutes, or ask the team's admin to set a new password.")
+            raise InvalidInput(
+                f"Too many wrong passwords: the account {key!r} is locked for a few minutes.",
+                f"Wait {LOCK_MINUTES} minutes, or ask the team's admin to set a new password.",
+            )
         if not self._check(row["password_hash"], password or ""):
             failures = row["failures"] + 1
             until = (_now() + timedelta(minutes=LOCK_MINUTES)).isoformat() if failures >= MAX_FAILURES else None
-            self._tx(lambda db: db.execute("UPDATE annotator_accounts SET failures=?, locked_until=? WHERE name=?",
-                                           (0 if until else failures, until, key)))
+            self._tx(
+                lambda db: db.execute(
+                    "UPDATE annotator_accounts SET failures=?, locked_until=? WHERE name=?",
+                    (0 if until else failures, until, key),
+                )
+            )
             raise wrong
         new_hash = None
         if _hasher().check_needs_rehash(row["password_hash"]):
             new_hash = self._hash(password)
-        self._tx(lambda db: db.execute("UPDATE annotator_accounts SET failures=0, locked_until=NULL, "
-                                       "password_hash=COALESCE(?, password_hash) WHERE name=?", (new_hash, key)))
+        self._tx(
+            lambda db: db.execute(
+                "UPDATE annotator_accounts SET failures=0, locked_until=NULL, "
+                "password_hash=COALESCE(?, password_hash) WHERE name=?",
+                (new_hash, key),
+            )
+        )
         return Identity(key, bool(row["reviewer"]), "password", row["email"] or "")
 
     def get(self, name: str) -> Identity | None:
@@ -202,8 +245,10 @@ class AccountStore(SqliteStore):
     @staticmethod
     def _hash(password: str) -> str:
         if len(password or "") < MIN_PASSWORD:
-            raise InvalidInput(f"The password is too short ({len(password or '')} characters).",
-                               f"Use at least {MIN_PASSWORD} characters.")
+            raise InvalidInput(
+                f"The password is too short ({len(password or '')} characters).",
+                f"Use at least {MIN_PASSWORD} characters.",
+            )
         if len(password) > 1024:
             raise InvalidInput("The password is longer than 1024 characters.", "Use a shorter one.")
         return _hasher().hash(password)

@@ -23,14 +23,16 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Iterable, Mapping, Sequence
 
 Ratings = Mapping[str, Mapping[str, str]]  # item -> annotator -> label
 ORDINAL = {"FALSE": 0, "HALF-TRUE": 1, "TRUE": 2, "NO": 0, "YES": 1}  # the order ordinal alpha uses
 
 
-def krippendorff_alpha(ratings: Ratings, level: str = "nominal", order: Mapping[str, int] | None = None) -> float | None:
+def krippendorff_alpha(
+    ratings: Ratings, level: str = "nominal", order: Mapping[str, int] | None = None
+) -> float | None:
     """Krippendorff's alpha of {item: {annotator: label}} at the `nominal` or `ordinal` level."""
     import numpy as np
 
@@ -44,7 +46,9 @@ def krippendorff_alpha(ratings: Ratings, level: str = "nominal", order: Mapping[
             return None
         codes = order
     elif level == "nominal":
-        codes = {lab: n for n, lab in enumerate(sorted({lab for labels in ratings.values() for lab in labels.values()}))}
+        codes = {
+            lab: n for n, lab in enumerate(sorted({lab for labels in ratings.values() for lab in labels.values()}))
+        }
     else:
         raise ValueError(f"level must be nominal or ordinal, not {level!r}")
     data = np.full((len(annotators), len(items)), np.nan)
@@ -57,11 +61,11 @@ def krippendorff_alpha(ratings: Ratings, level: str = "nominal", order: Mapping[
 
 def alpha_matrix(data, level: str = "nominal") -> float | None:
     """Krippendorff's alpha of a raters x units matrix (NaN = missing) from the `krippendorff` package."""
-    import numpy as np
     import krippendorff
+    import numpy as np
 
     data = np.asarray(data, dtype=float)
-    pairable = (np.sum(~np.isnan(data), axis=0) >= 2)
+    pairable = np.sum(~np.isnan(data), axis=0) >= 2
     values = set(data[:, pairable][~np.isnan(data[:, pairable])].tolist())
     if not pairable.any() or len(values) < 2:
         return None  # no pairable unit, or one value only: alpha is 0/0
@@ -92,6 +96,7 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
     if len(set(a) | set(b)) == 1:
         return None  # expected agreement is 1: kappa is 0/0
     from sklearn.metrics import cohen_kappa_score
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         k = float(cohen_kappa_score(list(a), list(b)))
@@ -137,9 +142,14 @@ def per_label(ratings: Ratings, labels: Sequence[str] | None = None) -> list[dic
     out = []
     for lab in labels:
         binary = {i: {a: ("1" if v == lab else "0") for a, v in ls.items()} for i, ls in multi.items()}
-        out.append({"label": lab, "used": sum(v == lab for ls in ratings.values() for v in ls.values()),
-                    "fleiss": fleiss_kappa([list(ls.values()) for ls in binary.values()]),
-                    "alpha": krippendorff_alpha(binary, "nominal")})
+        out.append(
+            {
+                "label": lab,
+                "used": sum(v == lab for ls in ratings.values() for v in ls.values()),
+                "fleiss": fleiss_kappa([list(ls.values()) for ls in binary.values()]),
+                "alpha": krippendorff_alpha(binary, "nominal"),
+            }
+        )
     return out
 
 
@@ -153,9 +163,17 @@ def pairwise_cohen(ratings: Ratings) -> list[dict]:
         a = [ratings[i][x] for i in common]
         b = [ratings[i][y] for i in common]
         pair = {i: {x: ratings[i][x], y: ratings[i][y]} for i in common}
-        out.append({"a": x, "b": y, "n": len(common), "kappa": cohen_kappa(a, b),
-                    "agreement": percent_agreement(a, b), "alpha_nominal": krippendorff_alpha(pair, "nominal"),
-                    "alpha_ordinal": krippendorff_alpha(pair, "ordinal")})
+        out.append(
+            {
+                "a": x,
+                "b": y,
+                "n": len(common),
+                "kappa": cohen_kappa(a, b),
+                "agreement": percent_agreement(a, b),
+                "alpha_nominal": krippendorff_alpha(pair, "nominal"),
+                "alpha_ordinal": krippendorff_alpha(pair, "ordinal"),
+            }
+        )
     return out
 
 
@@ -176,8 +194,9 @@ def human_vs_judge(ratings: Ratings, judge: Mapping[str, str | None]) -> list[di
     return rows
 
 
-def summary(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None,
-            labels: Sequence[str] | None = None) -> dict:
+def summary(
+    annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None, labels: Sequence[str] | None = None
+) -> dict:
     """All statistics the Adjudicate page shows: counts, Cohen and alpha (pairs), Fleiss and alpha (all),
     per-label agreement, human vs judge."""
     ratings = by_item(annotations)
@@ -196,8 +215,9 @@ def summary(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | No
     }
 
 
-def judge_vs_gold(pairs: Iterable[tuple[str | None, str | None, float | None]], labels: Sequence[str],
-                  n_bins: int = 5) -> dict:
+def judge_vs_gold(
+    pairs: Iterable[tuple[str | None, str | None, float | None]], labels: Sequence[str], n_bins: int = 5
+) -> dict:
     """The judge against the adjudicated gold, from (gold, judge label, judge confidence) per case.
 
     Confusion matrix (rows gold, columns judge; a case without a judge verdict is column NONE) and a
@@ -228,18 +248,35 @@ def judge_vs_gold(pairs: Iterable[tuple[str | None, str | None, float | None]], 
             mean = np.array([prob[ids == b].mean() for b in range(n_bins) if counts[b]])
             frac = np.array([correct[ids == b].mean() for b in range(n_bins) if counts[b]])
         nz = [b for b in range(n_bins) if counts[b]]
-        cal["bins"] = [{"lo": float(edges[b]), "hi": float(edges[b + 1]), "n": int(counts[b]),
-                        "confidence": float(m), "accuracy": float(f)} for b, m, f in zip(nz, mean, frac)]
+        cal["bins"] = [
+            {
+                "lo": float(edges[b]),
+                "hi": float(edges[b + 1]),
+                "n": int(counts[b]),
+                "confidence": float(m),
+                "accuracy": float(f),
+            }
+            for b, m, f in zip(nz, mean, frac)
+        ]
         cal["brier"] = float(brier_score_loss(correct, prob)) if len(conf) else None
         cal["ece"] = float(sum(b["n"] * abs(b["confidence"] - b["accuracy"]) for b in cal["bins"]) / len(conf))
     judged = [(g, j) for g, j in zip(gold, pred) if j != "NONE"]
-    return {"n": len(rows), "n_judged": len(judged), "labels": list(labels), "columns": cols, "matrix": cm,
-            "accuracy": (sum(g == j for g, j in judged) / len(judged)) if judged else None,
-            "calibration": cal}
+    return {
+        "n": len(rows),
+        "n_judged": len(judged),
+        "labels": list(labels),
+        "columns": cols,
+        "matrix": cm,
+        "accuracy": (sum(g == j for g, j in judged) / len(judged)) if judged else None,
+        "calibration": cal,
+    }
 
 
-def disagreements(annotations: Iterable[Mapping], judge: Mapping[str, str | None] | None = None,
-                  gold: Mapping[str, str | None] | None = None) -> list[dict]:
+def disagreements(
+    annotations: Iterable[Mapping],
+    judge: Mapping[str, str | None] | None = None,
+    gold: Mapping[str, str | None] | None = None,
+) -> list[dict]:
     """Items where annotators disagree, or where the human majority differs from the judge or gold."""
     judge, gold = judge or {}, gold or {}
     out = []
@@ -254,6 +291,14 @@ def disagreements(annotations: Iterable[Mapping], judge: Mapping[str, str | None
         if human is not None and gold.get(item) not in (None, human):
             reasons.append("human ≠ gold")
         if reasons:
-            out.append({"item": item, "labels": dict(labels), "majority": human, "judge": judge.get(item),
-                        "gold": gold.get(item), "reasons": reasons})
+            out.append(
+                {
+                    "item": item,
+                    "labels": dict(labels),
+                    "majority": human,
+                    "judge": judge.get(item),
+                    "gold": gold.get(item),
+                    "reasons": reasons,
+                }
+            )
     return out

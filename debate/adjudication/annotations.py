@@ -24,20 +24,22 @@ import json
 import sqlite3
 import uuid
 from collections import defaultdict
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
 from debate.adjudication.accounts import checked_name, fold_name
 from debate.adjudication.agreement import majority_label
+from debate.adjudication.hardcases import HardCase, QueueSpec
 from debate.datasets import LIAR_MAP, SPLIT, ct_value
+from debate.errors import InvalidInput
 from debate.sanitize import csv_text
 from debate.store.sqlite import SqliteStore
-from debate.errors import InvalidInput, StoreError
-from debate.adjudication.hardcases import HardCase, QueueSpec
 
 MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "annotations", """
+    (
+        1,
+        "annotations",
+        """
         CREATE TABLE IF NOT EXISTS annotation_queues (
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL,
@@ -70,8 +72,12 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             PRIMARY KEY (queue_id, key, annotator)
         );
         CREATE INDEX IF NOT EXISTS annotations_queue ON annotations(queue_id)
-    """),
-    (2, "blind queues, guidelines, resolutions", """
+    """,
+    ),
+    (
+        2,
+        "blind queues, guidelines, resolutions",
+        """
         ALTER TABLE annotation_queues ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
         ALTER TABLE annotations ADD COLUMN guideline_version INTEGER;
         CREATE TABLE IF NOT EXISTS annotation_guidelines (
@@ -91,8 +97,12 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             updated_at TEXT NOT NULL,
             PRIMARY KEY (queue_id, key)
         )
-    """),
-    (3, "one identity per name, revisions after reveal", """
+    """,
+    ),
+    (
+        3,
+        "one identity per name, revisions after reveal",
+        """
         ALTER TABLE annotations ADD COLUMN first_label TEXT;
         UPDATE annotations SET first_label = label;
         CREATE TABLE IF NOT EXISTS annotation_revisions (
@@ -122,7 +132,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         UPDATE annotations SET annotator = fold_name(annotator);
         UPDATE annotation_resolutions SET reviewer = fold_name(reviewer);
         UPDATE annotation_guidelines SET author = fold_name(author)
-    """),
+    """,
+    ),
 ]
 
 DEFAULT_SETTINGS = {"blind": False, "show_transcript": False, "format": ""}
@@ -136,8 +147,12 @@ def visibility(settings: dict, labelled: bool) -> dict[str, bool]:
     count: skipping must not become a way to peek; a label later withdrawn by a skip still counts, since
     what was seen cannot be unseen); the transcript while blind is a queue setting."""
     revealed = not settings.get("blind") or labelled
-    return {"others": revealed, "verdict": revealed, "gold": revealed,
-            "transcript": revealed or bool(settings.get("show_transcript"))}
+    return {
+        "others": revealed,
+        "verdict": revealed,
+        "gold": revealed,
+        "transcript": revealed or bool(settings.get("show_transcript")),
+    }
 
 
 def blind_events(events: list) -> list:
@@ -155,12 +170,17 @@ def blind_events(events: list) -> list:
         out.append(e)
     return out
 
-AVERITEC_NAMES = {"TRUE": "Supported", "FALSE": "Refuted", "HALF-TRUE": "Conflicting Evidence/Cherrypicking",
-                  "NEI": "Not Enough Evidence"}
+
+AVERITEC_NAMES = {
+    "TRUE": "Supported",
+    "FALSE": "Refuted",
+    "HALF-TRUE": "Conflicting Evidence/Cherrypicking",
+    "NEI": "Not Enough Evidence",
+}
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _annotator(name: str) -> str:
@@ -183,29 +203,49 @@ class AnnotationStore(SqliteStore):
     def create_queue(self, spec: QueueSpec, settings: dict | None = None, guideline: str = "") -> str:
         """A new queue with its settings (see DEFAULT_SETTINGS) and guideline version 1."""
         if not spec.cases:
-            raise InvalidInput("No hard cases match these settings: the queue would be empty.",
-                               "Loosen the thresholds, tick more criteria or pick more runs.")
+            raise InvalidInput(
+                "No hard cases match these settings: the queue would be empty.",
+                "Loosen the thresholds, tick more criteria or pick more runs.",
+            )
         if not spec.labels:
             raise InvalidInput("The queue has no label set.", "Choose the task whose labels annotators pick from.")
         qid = uuid.uuid4().hex[:10]
         settings = {**DEFAULT_SETTINGS, "format": spec.format, **(settings or {})}
 
         def run(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO annotation_queues (id, name, task, labels, dataset, source, created_at, settings) "
-                       "VALUES (?,?,?,?,?,?,?,?)",
-                       (qid, spec.name, spec.task, json.dumps(list(spec.labels)), spec.dataset or "",
-                        json.dumps(spec.source, default=str), _now(), json.dumps(settings)))
-            db.execute("INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)", (qid, 1, (guideline or "")[:20000],
-                                                                                "", _now()))
-            db.executemany("INSERT INTO annotation_items VALUES (?,?,?,?,?,?,?,?)",
-                           [(qid, c.key, pos, c.item_id, c.category, c.text, c.gold, json.dumps(c.to_dict(), default=str))
-                            for pos, c in enumerate(spec.cases)])
+            db.execute(
+                "INSERT INTO annotation_queues (id, name, task, labels, dataset, source, created_at, settings) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    qid,
+                    spec.name,
+                    spec.task,
+                    json.dumps(list(spec.labels)),
+                    spec.dataset or "",
+                    json.dumps(spec.source, default=str),
+                    _now(),
+                    json.dumps(settings),
+                ),
+            )
+            db.execute(
+                "INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)", (qid, 1, (guideline or "")[:20000], "", _now())
+            )
+            db.executemany(
+                "INSERT INTO annotation_items VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (qid, c.key, pos, c.item_id, c.category, c.text, c.gold, json.dumps(c.to_dict(), default=str))
+                    for pos, c in enumerate(spec.cases)
+                ],
+            )
+
         self._tx(run)
         return qid
 
     def queues(self) -> list[dict]:
-        rows = self._q("SELECT q.*, (SELECT COUNT(*) FROM annotation_items i WHERE i.queue_id=q.id) AS n_items "
-                       "FROM annotation_queues q ORDER BY created_at DESC")
+        rows = self._q(
+            "SELECT q.*, (SELECT COUNT(*) FROM annotation_items i WHERE i.queue_id=q.id) AS n_items "
+            "FROM annotation_queues q ORDER BY created_at DESC"
+        )
         return [self._queue_row(r) for r in rows]
 
     @staticmethod
@@ -222,15 +262,18 @@ class AnnotationStore(SqliteStore):
         if unknown:
             raise InvalidInput(f"Unknown queue settings {sorted(unknown)}.", "Use blind or show_transcript.")
         new = {**self.queue(queue_id)["settings"], **{k: bool(v) for k, v in changes.items()}}
-        self._tx(lambda db: db.execute("UPDATE annotation_queues SET settings=? WHERE id=?",
-                                       (json.dumps(new), queue_id)))
+        self._tx(
+            lambda db: db.execute("UPDATE annotation_queues SET settings=? WHERE id=?", (json.dumps(new), queue_id))
+        )
         return new
 
     # -- guidelines ---------------------------------------------------------------------------
     def guidelines(self, queue_id: str) -> list[dict]:
         """Every guideline version of a queue, newest first."""
-        return [dict(r) for r in self._q("SELECT * FROM annotation_guidelines WHERE queue_id=? ORDER BY version DESC",
-                                         (queue_id,))]
+        return [
+            dict(r)
+            for r in self._q("SELECT * FROM annotation_guidelines WHERE queue_id=? ORDER BY version DESC", (queue_id,))
+        ]
 
     def guideline(self, queue_id: str) -> dict:
         """The current guideline ({version, text, author, created_at}); version 0 for queues made before
@@ -247,13 +290,20 @@ class AnnotationStore(SqliteStore):
         if cur["version"] and cur["text"] == text:
             return cur["version"]
         version = cur["version"] + 1
-        self._tx(lambda db: db.execute("INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)",
-                                       (queue_id, version, text, fold_name(author), _now())))
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO annotation_guidelines VALUES (?,?,?,?,?)",
+                (queue_id, version, text, fold_name(author), _now()),
+            )
+        )
         return version
 
     def queue(self, queue_id: str) -> dict:
-        rows = self._q("SELECT q.*, (SELECT COUNT(*) FROM annotation_items i WHERE i.queue_id=q.id) AS n_items "
-                       "FROM annotation_queues q WHERE id=?", (queue_id,))
+        rows = self._q(
+            "SELECT q.*, (SELECT COUNT(*) FROM annotation_items i WHERE i.queue_id=q.id) AS n_items "
+            "FROM annotation_queues q WHERE id=?",
+            (queue_id,),
+        )
         if not rows:
             raise InvalidInput(f"No annotation queue {queue_id!r}.", "Pick a queue from the list or build a new one.")
         return self._queue_row(rows[0])
@@ -267,14 +317,18 @@ class AnnotationStore(SqliteStore):
 
     def attach_debate(self, queue_id: str, key: str, debate_id: str) -> None:
         """A debate run on demand for a case: remembered so the next visit replays it."""
+
         def run(db: sqlite3.Connection) -> None:
             row = db.execute("SELECT data FROM annotation_items WHERE queue_id=? AND key=?", (queue_id, key)).fetchone()
             if row is None:
                 raise InvalidInput(f"No case {key!r} in queue {queue_id!r}.", "Reload the queue.")
             data = json.loads(row[0])
             data.setdefault("debates", []).append({"debate_id": debate_id})
-            db.execute("UPDATE annotation_items SET data=? WHERE queue_id=? AND key=?",
-                       (json.dumps(data, default=str), queue_id, key))
+            db.execute(
+                "UPDATE annotation_items SET data=? WHERE queue_id=? AND key=?",
+                (json.dumps(data, default=str), queue_id, key),
+            )
+
         self._tx(run)
 
     # -- labelling ----------------------------------------------------------------------------
@@ -285,21 +339,32 @@ class AnnotationStore(SqliteStore):
             raise InvalidInput(f"No case {key!r} in queue {queue_id!r}.", "Reload the queue.")
         names = list(cols)
         # the first label given is kept: agreement is computed on it (see independent_labels)
-        sets = ", ".join(f"{n}=COALESCE(annotations.{n}, excluded.{n})" if n == "first_label" else f"{n}=excluded.{n}"
-                         for n in names)
-        self._tx(lambda db: db.execute(
-            f"INSERT INTO annotations (queue_id, key, annotator, {', '.join(names)}, updated_at) "
-            f"VALUES (?,?,?,{','.join('?' * len(names))},?) "
-            f"ON CONFLICT(queue_id, key, annotator) DO UPDATE SET {sets}, updated_at=excluded.updated_at",
-            (queue_id, key, annotator, *cols.values(), _now())))
+        sets = ", ".join(
+            f"{n}=COALESCE(annotations.{n}, excluded.{n})" if n == "first_label" else f"{n}=excluded.{n}" for n in names
+        )
+        self._tx(
+            lambda db: db.execute(
+                f"INSERT INTO annotations (queue_id, key, annotator, {', '.join(names)}, updated_at) "
+                f"VALUES (?,?,?,{','.join('?' * len(names))},?) "
+                f"ON CONFLICT(queue_id, key, annotator) DO UPDATE SET {sets}, updated_at=excluded.updated_at",
+                (queue_id, key, annotator, *cols.values(), _now()),
+            )
+        )
 
     def set_label(self, queue_id: str, key: str, annotator: str, label: str) -> None:
         labels = self.queue(queue_id)["labels"]
         if label not in labels:
             raise InvalidInput(f"{label!r} is not a label of this queue.", f"Use one of {', '.join(labels)}.")
         self._record_change(queue_id, key, annotator, label)
-        self._upsert(queue_id, key, annotator, label=label, skipped=0, first_label=label,
-                     guideline_version=self.guideline(queue_id)["version"])
+        self._upsert(
+            queue_id,
+            key,
+            annotator,
+            label=label,
+            skipped=0,
+            first_label=label,
+            guideline_version=self.guideline(queue_id)["version"],
+        )
 
     def skip(self, queue_id: str, key: str, annotator: str) -> None:
         self._record_change(queue_id, key, annotator, None)
@@ -311,17 +376,21 @@ class AnnotationStore(SqliteStore):
         queues always show them), so the new label is no longer an independent judgement. Changing it
         stays possible (a slip of the key must be fixable); agreement uses the first label."""
         who = _annotator(annotator)
-        rows = self._q("SELECT label FROM annotations WHERE queue_id=? AND key=? AND annotator=?",
-                       (queue_id, key, who))
+        rows = self._q("SELECT label FROM annotations WHERE queue_id=? AND key=? AND annotator=?", (queue_id, key, who))
         old = rows[0]["label"] if rows else None
         if old is None or old == new:
             return
-        seen = self._q("SELECT COUNT(*) FROM annotations WHERE queue_id=? AND key=? AND annotator<>? "
-                       "AND label IS NOT NULL", (queue_id, key, who))[0][0]
-        self._tx(lambda db: db.execute(
-            "INSERT INTO annotation_revisions (queue_id, key, annotator, old_label, new_label, others_seen, kind, "
-            "changed_at) VALUES (?,?,?,?,?,?,?,?)",
-            (queue_id, key, who, old, new, seen, "change" if new else "withdrawn by a skip", _now())))
+        seen = self._q(
+            "SELECT COUNT(*) FROM annotations WHERE queue_id=? AND key=? AND annotator<>? AND label IS NOT NULL",
+            (queue_id, key, who),
+        )[0][0]
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO annotation_revisions (queue_id, key, annotator, old_label, new_label, others_seen, kind, "
+                "changed_at) VALUES (?,?,?,?,?,?,?,?)",
+                (queue_id, key, who, old, new, seen, "change" if new else "withdrawn by a skip", _now()),
+            )
+        )
 
     def revisions(self, queue_id: str, annotator: str | None = None) -> list[dict]:
         """Every label changed after it was first given (oldest first), and spellings merged into one name."""
@@ -340,10 +409,15 @@ class AnnotationStore(SqliteStore):
         hand them out by accident."""
         who = fold_name(viewer)
         mine = self.mine(queue_id, who).get(key, {}) if who else {}
-        if not visibility(self.queue(queue_id)["settings"], bool(mine.get("label") or mine.get("first_label")))["others"]:
+        if not visibility(self.queue(queue_id)["settings"], bool(mine.get("label") or mine.get("first_label")))[
+            "others"
+        ]:
             return {}
-        return {a["annotator"]: a["label"] for a in self.annotations(queue_id)
-                if a["key"] == key and a["label"] and a["annotator"] != who}
+        return {
+            a["annotator"]: a["label"]
+            for a in self.annotations(queue_id)
+            if a["key"] == key and a["label"] and a["annotator"] != who
+        }
 
     def set_note(self, queue_id: str, key: str, annotator: str, note: str) -> None:
         self._upsert(queue_id, key, annotator, note=(note or "")[:4000])
@@ -355,7 +429,9 @@ class AnnotationStore(SqliteStore):
         annotator = fold_name(annotator) if annotator else None
         sql = "SELECT * FROM annotations WHERE queue_id=?" + (" AND annotator=?" if annotator else "")
         rows = self._q(sql + " ORDER BY key, annotator", (queue_id, annotator) if annotator else (queue_id,))
-        return [{**dict(r), "item": r["key"], "skipped": bool(r["skipped"]), "flagged": bool(r["flagged"])} for r in rows]
+        return [
+            {**dict(r), "item": r["key"], "skipped": bool(r["skipped"]), "flagged": bool(r["flagged"])} for r in rows
+        ]
 
     def mine(self, queue_id: str, annotator: str) -> dict[str, dict]:
         return {a["key"]: a for a in self.annotations(queue_id, annotator)} if fold_name(annotator) else {}
@@ -367,8 +443,14 @@ class AnnotationStore(SqliteStore):
         labelled = {a["key"] for a in rows if a["label"]}
         skipped = {a["key"] for a in rows if a["skipped"]} - labelled
         flagged = {a["key"] for a in rows if a["flagged"]}
-        return {"total": total, "labelled": len(labelled), "skipped": len(skipped), "flagged": len(flagged),
-                "done": len(labelled | skipped), "annotators": sorted({a["annotator"] for a in rows})}
+        return {
+            "total": total,
+            "labelled": len(labelled),
+            "skipped": len(skipped),
+            "flagged": len(flagged),
+            "done": len(labelled | skipped),
+            "annotators": sorted({a["annotator"] for a in rows}),
+        }
 
     # -- review -------------------------------------------------------------------------------
     def resolve(self, queue_id: str, key: str, reviewer: str, label: str, reason: str) -> None:
@@ -382,13 +464,18 @@ class AnnotationStore(SqliteStore):
             raise InvalidInput("The final label needs a reason.", "Write in a sentence why this label is right.")
         if not self._q("SELECT 1 FROM annotation_items WHERE queue_id=? AND key=?", (queue_id, key)):
             raise InvalidInput(f"No case {key!r} in queue {queue_id!r}.", "Reload the queue.")
-        self._tx(lambda db: db.execute(
-            "INSERT INTO annotation_resolutions VALUES (?,?,?,?,?,?) ON CONFLICT(queue_id, key) DO UPDATE SET "
-            "label=excluded.label, reason=excluded.reason, reviewer=excluded.reviewer, updated_at=excluded.updated_at",
-            (queue_id, key, label, reason[:4000], reviewer, _now())))
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO annotation_resolutions VALUES (?,?,?,?,?,?) ON CONFLICT(queue_id, key) DO UPDATE SET "
+                "label=excluded.label, reason=excluded.reason, reviewer=excluded.reviewer, updated_at=excluded.updated_at",
+                (queue_id, key, label, reason[:4000], reviewer, _now()),
+            )
+        )
 
     def resolutions(self, queue_id: str) -> dict[str, dict]:
-        return {r["key"]: dict(r) for r in self._q("SELECT * FROM annotation_resolutions WHERE queue_id=?", (queue_id,))}
+        return {
+            r["key"]: dict(r) for r in self._q("SELECT * FROM annotation_resolutions WHERE queue_id=?", (queue_id,))
+        }
 
     def review(self, queue_id: str, include_agreed: bool = False) -> list[dict]:
         """The reviewer's list: cases where annotators disagree, the human majority differs from the judge,
@@ -419,8 +506,17 @@ class AnnotationStore(SqliteStore):
             if c.gold_split:
                 why.append("annotators split in the dataset")
             if why or include_agreed:
-                out.append({"key": c.key, "case": c, "annotations": anns, "majority": majority, "judge": judge,
-                            "why": why, "resolution": res.get(c.key)})
+                out.append(
+                    {
+                        "key": c.key,
+                        "case": c,
+                        "annotations": anns,
+                        "majority": majority,
+                        "judge": judge,
+                        "why": why,
+                        "resolution": res.get(c.key),
+                    }
+                )
         return out
 
     def judge_pairs(self, queue_id: str) -> list[tuple[str | None, str | None, float | None]]:
@@ -452,17 +548,33 @@ class AnnotationStore(SqliteStore):
             labels = [a["label"] for a in anns if a["label"]]
             r = res.get(c.key)
             label = r["label"] if r else majority_label(labels)
-            source = ("reviewer" if r else "annotator" if annotator else "majority" if label
-                      else "tie" if labels else "")
-            out.append({"key": c.key, "item_id": c.item_id, "category": c.category, "text": c.text,
-                        "label": label, "n": len(labels), "final_source": source,
-                        "reason": r["reason"] if r else "", "reviewer": r["reviewer"] if r else "",
-                        "judge": c.verdicts[0]["label"] if c.verdicts else None,
-                        "gold": SPLIT if c.gold_split else c.gold, "case": c,
-                        "annotations": {a["annotator"]: {"label": a["label"], "note": a["note"],
-                                                         "skipped": a["skipped"], "flagged": a["flagged"],
-                                                         "guideline_version": a.get("guideline_version")}
-                                        for a in anns}})
+            source = "reviewer" if r else "annotator" if annotator else "majority" if label else "tie" if labels else ""
+            out.append(
+                {
+                    "key": c.key,
+                    "item_id": c.item_id,
+                    "category": c.category,
+                    "text": c.text,
+                    "label": label,
+                    "n": len(labels),
+                    "final_source": source,
+                    "reason": r["reason"] if r else "",
+                    "reviewer": r["reviewer"] if r else "",
+                    "judge": c.verdicts[0]["label"] if c.verdicts else None,
+                    "gold": SPLIT if c.gold_split else c.gold,
+                    "case": c,
+                    "annotations": {
+                        a["annotator"]: {
+                            "label": a["label"],
+                            "note": a["note"],
+                            "skipped": a["skipped"],
+                            "flagged": a["flagged"],
+                            "guideline_version": a.get("guideline_version"),
+                        }
+                        for a in anns
+                    },
+                }
+            )
         return out
 
     def export(self, queue_id: str, fmt: str = "csv", annotator: str | None = None) -> str:
@@ -486,8 +598,13 @@ class AnnotationStore(SqliteStore):
             records = list(merged.values())
         else:
             cols = ["id", "label"]
-            rename = (AVERITEC_NAMES.get if dataset.startswith("averitec") else
-                      (lambda s: s.lower()) if dataset.startswith("liar") else (lambda s: s))
+            rename = (
+                AVERITEC_NAMES.get
+                if dataset.startswith("averitec")
+                else (lambda s: s.lower())
+                if dataset.startswith("liar")
+                else (lambda s: s)
+            )
             records = [{"id": r["item_id"], "label": rename(r["label"]) if r["label"] else None} for r in rows]
         if fmt == "jsonl":
             per_item: dict[str, dict] = defaultdict(dict)
@@ -495,11 +612,23 @@ class AnnotationStore(SqliteStore):
                 per_item[r["item_id"]][r["key"]] = r["annotations"]
             extra: dict[str, dict] = defaultdict(dict)
             for r in rows:
-                extra[r["item_id"]][r["key"]] = {"final": r["label"], "final_source": r["final_source"],
-                                                 "reason": r["reason"], "judge": r["judge"], "gold": r["gold"]}
-            return "".join(json.dumps(rec if annotator else {**rec, "annotations": per_item[rec[cols[0]]],
-                                                             "decisions": extra[rec[cols[0]]]},
-                                      ensure_ascii=False) + "\n" for rec in records)
+                extra[r["item_id"]][r["key"]] = {
+                    "final": r["label"],
+                    "final_source": r["final_source"],
+                    "reason": r["reason"],
+                    "judge": r["judge"],
+                    "gold": r["gold"],
+                }
+            return "".join(
+                json.dumps(
+                    rec
+                    if annotator
+                    else {**rec, "annotations": per_item[rec[cols[0]]], "decisions": extra[rec[cols[0]]]},
+                    ensure_ascii=False,
+                )
+                + "\n"
+                for rec in records
+            )
         return csv_text(cols, records)  # ids come from uploaded files: guarded like any cell
 
 
@@ -512,11 +641,22 @@ def export_cases(rows: list[dict]) -> str:
     cols += [f"{k}:{p}" for p in people for k in ("label", "rationale", "guideline")]
     recs = []
     for r in rows:
-        rec = {"key": r["key"], "id": r["item_id"], "category": r["category"], "text": r["text"], "final": r["label"],
-               "final_source": r["final_source"], "reason": r["reason"], "reviewer": r["reviewer"],
-               "judge": r["judge"], "gold": r["gold"]}
+        rec = {
+            "key": r["key"],
+            "id": r["item_id"],
+            "category": r["category"],
+            "text": r["text"],
+            "final": r["label"],
+            "final_source": r["final_source"],
+            "reason": r["reason"],
+            "reviewer": r["reviewer"],
+            "judge": r["judge"],
+            "gold": r["gold"],
+        }
         for p, a in r["annotations"].items():
-            rec.update({f"label:{p}": a["label"], f"rationale:{p}": a["note"], f"guideline:{p}": a["guideline_version"]})
+            rec.update(
+                {f"label:{p}": a["label"], f"rationale:{p}": a["note"], f"guideline:{p}": a["guideline_version"]}
+            )
         recs.append(rec)
     # texts, rationales, reasons and annotator names (in the headers) come from people and datasets
     return csv_text(cols, recs)
@@ -568,5 +708,7 @@ def export_native(fmt: str, rows: list[dict]) -> str:
                 row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}[r["label"]]
             lines.append("\t".join(row))
         return "\n".join(lines) + "\n"
-    raise InvalidInput("This queue's cases did not come in a dataset's own file format.",
-                       "Upload a CheckThat TSV, AVeriTeC JSON or LIAR TSV, or use the CSV/JSONL export.")
+    raise InvalidInput(
+        "This queue's cases did not come in a dataset's own file format.",
+        "Upload a CheckThat TSV, AVeriTeC JSON or LIAR TSV, or use the CSV/JSONL export.",
+    )

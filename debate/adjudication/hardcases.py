@@ -19,14 +19,15 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from debate.errors import InvalidInput
-from debate.records import Record
 from debate.datasets import SPLIT, read_format, sniff_text
+from debate.errors import InvalidInput
 from debate.evaluation.extract import norm_label
+from debate.records import Record
 from debate.tasks import verdict_number
 
 # An uploaded file's bounds. Streamlit refuses a larger file before it arrives (.streamlit/config.toml
@@ -59,7 +60,9 @@ class HardCase(Record):
     gold: str | None = None
     reasons: list[str] = field(default_factory=list)
     verdicts: list[dict] = field(default_factory=list)  # one per run: {run, protocol, label, confidence, ...}
-    votes: list[dict] = field(default_factory=list)  # last vote of each model: {run, agent, role, model, label, confidence}
+    votes: list[dict] = field(
+        default_factory=list
+    )  # last vote of each model: {run, agent, role, model, label, confidence}
     debates: list[dict] = field(default_factory=list)  # {run, item_id} or {debate_id}: where to replay from
     consensus: float | None = None
     confidence: float | None = None
@@ -74,6 +77,7 @@ class HardCase(Record):
 @dataclass
 class QueueSpec:
     """What an annotation queue is made of; `dataset` picks the export format."""
+
     name: str
     task: str
     labels: list[str]
@@ -119,11 +123,20 @@ def decision_signals(events: list[dict], category: int | None = None) -> dict:
     consensus = float(tallies[-1].get("consensus_share") or 0.0) if tallies else None
     last: dict[str, dict] = {}
     for e in evs:
-        if e.get("type") == "turn_finished" and str(e.get("role", "")).lower() not in ("chair", "stop", "stop-agent") \
-                and (e.get("label") is not None or not e.get("valid", True)):
-            last[e.get("agent", "?")] = {"agent": e.get("agent"), "role": e.get("role"), "model": e.get("model"),
-                                         "round": e.get("round"), "label": norm_label(e.get("label")),
-                                         "confidence": e.get("confidence"), "valid": e.get("valid", True)}
+        if (
+            e.get("type") == "turn_finished"
+            and str(e.get("role", "")).lower() not in ("chair", "stop", "stop-agent")
+            and (e.get("label") is not None or not e.get("valid", True))
+        ):
+            last[e.get("agent", "?")] = {
+                "agent": e.get("agent"),
+                "role": e.get("role"),
+                "model": e.get("model"),
+                "round": e.get("round"),
+                "label": norm_label(e.get("label")),
+                "confidence": e.get("confidence"),
+                "valid": e.get("valid", True),
+            }
     return {"confidence": confidence, "number": number, "consensus": consensus, "votes": list(last.values())}
 
 
@@ -140,8 +153,15 @@ def _gold(value: Any, category: int | None) -> tuple[str | None, bool]:
     return (None, True) if g == SPLIT else (g, False)
 
 
-def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, confidence_below: float = 0.6,
-              criteria: Iterable[str] = REASONS, limit: int | None = None, name: str = "") -> QueueSpec:
+def from_runs(
+    run_dirs: Iterable[str | Path],
+    *,
+    consensus_below: float = 0.8,
+    confidence_below: float = 0.6,
+    criteria: Iterable[str] = REASONS,
+    limit: int | None = None,
+    name: str = "",
+) -> QueueSpec:
     """Hard cases over one or more runs of the same dataset (several runs let protocols disagree)."""
     from debate.evaluation.checkpoint import read_meta, read_rows
     from debate.tasks import resolve_task
@@ -162,27 +182,42 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
         datasets.add(ds.get("name"))
         task, labels = ds.get("task") or task, list(ds.get("labels") or labels)
         fmt = ds.get("format") or str(ds.get("name") or "").split("-")[0]
-        cats: list[int | None] = ([int(opts["category"])] if opts.get("category") is not None
-                                  else [int(c) for c in ds.get("categories") or []]) or [None]
+        cats: list[int | None] = (
+            [int(opts["category"])]
+            if opts.get("category") is not None
+            else [int(c) for c in ds.get("categories") or []]
+        ) or [None]
         for r in rows:
             if r.get("status") != "done":
                 continue
             for cat in cats:
                 key = case_key(r["item_id"], cat)
                 gold, soft = _gold(r.get("gold"), cat)
-                case = cases.setdefault(key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat,
-                                                      gold=gold, gold_split=soft))
+                case = cases.setdefault(
+                    key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat, gold=gold, gold_split=soft)
+                )
                 sig = decision_signals(r.get("events") or [], cat)
                 label = _pick(r.get("prediction"), cat)
-                case.verdicts.append({"run": run.name, "protocol": opts.get("protocol", ""), "label": label,
-                                      "confidence": sig["confidence"], "number": sig["number"],
-                                      "consensus": sig["consensus"],
-                                      "correct": None if case.gold is None or label is None else label == case.gold})
+                case.verdicts.append(
+                    {
+                        "run": run.name,
+                        "protocol": opts.get("protocol", ""),
+                        "label": label,
+                        "confidence": sig["confidence"],
+                        "number": sig["number"],
+                        "consensus": sig["consensus"],
+                        "correct": None if case.gold is None or label is None else label == case.gold,
+                    }
+                )
                 case.votes += [{"run": run.name, **v} for v in sig["votes"]]
-                case.debates.append({"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")})
+                case.debates.append(
+                    {"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")}
+                )
     if len(datasets) > 1:
-        raise InvalidInput(f"The runs are on different datasets ({', '.join(sorted(map(str, datasets)))}).",
-                           "Build a queue from runs over the same dataset.")
+        raise InvalidInput(
+            f"The runs are on different datasets ({', '.join(sorted(map(str, datasets)))}).",
+            "Build a queue from runs over the same dataset.",
+        )
     if not labels and task:
         labels = list(resolve_task(task, 1 if task == "checkthat" else None, "x").labels)
     picked = []
@@ -208,15 +243,31 @@ def from_runs(run_dirs: Iterable[str | Path], *, consensus_below: float = 0.8, c
         case.reasons = [r for r in reasons if r in wanted]
         if case.reasons:
             picked.append(case)
-    picked.sort(key=lambda c: (-len(c.reasons), c.confidence if c.confidence is not None else 1.0,
-                               c.consensus if c.consensus is not None else 1.0))
+    picked.sort(
+        key=lambda c: (
+            -len(c.reasons),
+            c.confidence if c.confidence is not None else 1.0,
+            c.consensus if c.consensus is not None else 1.0,
+        )
+    )
     if limit:
         picked = picked[:limit]
     dataset = next(iter(datasets)) or ""
-    return QueueSpec(name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}", task=task,
-                     labels=labels, cases=picked, dataset=dataset, format=fmt if fmt in FORMAT_NAMES else "",
-                     source={"kind": "runs", "runs": [str(r) for r in runs], "consensus_below": consensus_below,
-                             "confidence_below": confidence_below, "criteria": sorted(wanted)})
+    return QueueSpec(
+        name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}",
+        task=task,
+        labels=labels,
+        cases=picked,
+        dataset=dataset,
+        format=fmt if fmt in FORMAT_NAMES else "",
+        source={
+            "kind": "runs",
+            "runs": [str(r) for r in runs],
+            "consensus_below": consensus_below,
+            "confidence_below": confidence_below,
+            "criteria": sorted(wanted),
+        },
+    )
 
 
 # -- from an uploaded file in a dataset's own format ---------------------------------------------------
@@ -227,8 +278,9 @@ def _decode(filename: str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InvalidInput(f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).",
-                           "Save it as UTF-8.") from e
+        raise InvalidInput(
+            f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).", "Save it as UTF-8."
+        ) from e
 
 
 def _sniff_upload(filename: str, data: bytes) -> str | None:
@@ -252,24 +304,49 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
         for it in items:
             for c in spec.categories:
                 g = (it.gold or {}).get(c)
-                case = HardCase(item_id=it.id, text=it.text, category=int(c), gold=None if g == SPLIT else g,
-                                gold_split=g == SPLIT, reasons=["annotators split" if g == SPLIT else "uploaded"])
+                case = HardCase(
+                    item_id=it.id,
+                    text=it.text,
+                    category=int(c),
+                    gold=None if g == SPLIT else g,
+                    gold_split=g == SPLIT,
+                    reasons=["annotators split" if g == SPLIT else "uploaded"],
+                )
                 cases.append(case)
         cases.sort(key=lambda c: not c.gold_split)  # stable: split cases first, file order kept within
     elif fmt == "averitec":
         records = json.loads(text)
         for it in items:
-            cases.append(HardCase(item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"],
-                                  source={"record": records[int(it.id)]}))
+            cases.append(
+                HardCase(
+                    item_id=it.id,
+                    text=it.text,
+                    gold=it.gold,
+                    reasons=["uploaded"],
+                    source={"record": records[int(it.id)]},
+                )
+            )
     else:  # liar: the row as read (QUOTE_NONE), to write back unchanged but for the label
-        rows = {r[0]: r for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-                if len(r) == len(LIAR_COLUMNS)}
+        rows = {
+            r[0]: r
+            for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+            if len(r) == len(LIAR_COLUMNS)
+        }
         for it in items:
-            cases.append(HardCase(item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"],
-                                  source={"row": rows.get(it.id, [])}))
-    return QueueSpec(name=name or f"upload · {filename}", task=spec.task, labels=list(spec.labels), cases=cases,
-                     dataset=Path(filename).stem, source={"kind": "upload", "file": filename, "format": fmt},
-                     format=fmt)
+            cases.append(
+                HardCase(
+                    item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"], source={"row": rows.get(it.id, [])}
+                )
+            )
+    return QueueSpec(
+        name=name or f"upload · {filename}",
+        task=spec.task,
+        labels=list(spec.labels),
+        cases=cases,
+        dataset=Path(filename).stem,
+        source={"kind": "upload", "file": filename, "format": fmt},
+        format=fmt,
+    )
 
 
 # -- from an uploaded file ------------------------------------------------------------------------
@@ -282,8 +359,11 @@ VERDICT_COLS = ("verdict", "prediction", "pred")
 def _bounded_row(filename: str, line: int, rec: dict, before: int) -> tuple[int, dict]:
     """(line, rec) when the file has room for one more row and no cell of `rec` is too long."""
     if before >= MAX_UPLOAD_CASES:
-        raise InvalidInput(f"{filename}, line {line}: more than {MAX_UPLOAD_CASES:,} rows; a queue holds at most "
-                           f"{MAX_UPLOAD_CASES:,} cases.", SPLIT_HINT)
+        raise InvalidInput(
+            f"{filename}, line {line}: more than {MAX_UPLOAD_CASES:,} rows; a queue holds at most "
+            f"{MAX_UPLOAD_CASES:,} cases.",
+            SPLIT_HINT,
+        )
     for column, value in rec.items():
         _bounded_cell(filename, f"line {line}", str(column)[:60], value)
     return line, rec
@@ -294,8 +374,9 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InvalidInput(f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).",
-                           "Save it as UTF-8 CSV or JSONL.") from e
+        raise InvalidInput(
+            f"{filename}: the file is not UTF-8 text ({e.reason} at byte {e.start}).", "Save it as UTF-8 CSV or JSONL."
+        ) from e
     rows: list[tuple[int, dict]] = []
     if suffix in (".jsonl", ".ndjson"):
         for n, raw in enumerate(text.splitlines(), 1):
@@ -304,14 +385,18 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
             try:
                 rec = json.loads(raw)
             except json.JSONDecodeError as e:
-                raise InvalidInput(f"{filename}, line {n}: invalid JSON ({e.msg}).",
-                                   "Write one JSON object per line.") from e
+                raise InvalidInput(
+                    f"{filename}, line {n}: invalid JSON ({e.msg}).", "Write one JSON object per line."
+                ) from e
             except RecursionError:
-                raise InvalidInput(f"{filename}, line {n}: the JSON is nested too deeply.",
-                                   "Write one flat JSON object per line (text, id, category, label ...).") from None
+                raise InvalidInput(
+                    f"{filename}, line {n}: the JSON is nested too deeply.",
+                    "Write one flat JSON object per line (text, id, category, label ...).",
+                ) from None
             except ValueError as e:  # e.g. an integer of more than 4,300 digits
-                raise InvalidInput(f"{filename}, line {n}: invalid JSON ({str(e)[:120]}).",
-                                   "Write one JSON object per line.") from None
+                raise InvalidInput(
+                    f"{filename}, line {n}: invalid JSON ({str(e)[:120]}).", "Write one JSON object per line."
+                ) from None
             if not isinstance(rec, dict):
                 raise InvalidInput(f"{filename}, line {n}: not a JSON object.", "Write one JSON object per line.")
             rows.append(_bounded_row(filename, n, rec, len(rows)))
@@ -319,13 +404,19 @@ def _records(filename: str, data: bytes) -> list[tuple[int, dict]]:
         reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
         for rec in reader:
             if None in rec:
-                raise InvalidInput(f"{filename}, line {reader.line_num}: more fields than the header has.",
-                                   "Quote fields that contain a comma.")
-            rows.append(_bounded_row(filename, reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k},
-                                     len(rows)))
+                raise InvalidInput(
+                    f"{filename}, line {reader.line_num}: more fields than the header has.",
+                    "Quote fields that contain a comma.",
+                )
+            rows.append(
+                _bounded_row(filename, reader.line_num, {k.strip().lower(): v for k, v in rec.items() if k}, len(rows))
+            )
     else:
-        raise InvalidInput(f"{filename}: unsupported file type {suffix or '(none)'!r} (or a .json that is not "
-                           "AVeriTeC's list of claims).", "Upload a .csv, .tsv or .jsonl file, or AVeriTeC JSON.")
+        raise InvalidInput(
+            f"{filename}: unsupported file type {suffix or '(none)'!r} (or a .json that is not "
+            "AVeriTeC's list of claims).",
+            "Upload a .csv, .tsv or .jsonl file, or AVeriTeC JSON.",
+        )
     if not rows:
         raise InvalidInput(f"{filename}: no rows.", "Upload a file with a header and at least one row.")
     return rows
@@ -342,8 +433,10 @@ def _category(raw: Any, where: str) -> int | None:
     except (ValueError, OverflowError):
         value = math.nan
     if not (math.isfinite(value) and value.is_integer() and 0 <= value <= 99):
-        raise InvalidInput(f"{where}: category {text!r} is not a category number.",
-                           "Use 1, 2 or 3 for CheckThat categories, or leave it empty.")
+        raise InvalidInput(
+            f"{where}: category {text!r} is not a category number.",
+            "Use 1, 2 or 3 for CheckThat categories, or leave it empty.",
+        )
     return int(value)
 
 
@@ -351,28 +444,34 @@ def _col(rec: dict, names: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in rec), None)
 
 
-def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
-                name: str = "") -> QueueSpec:
+def from_upload(
+    filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None, name: str = ""
+) -> QueueSpec:
     """`_from_upload`, with what a hostile file can still raise beyond the checks there (values nested
     too deeply to print, numbers too large to convert) told as InvalidInput instead of reaching the page,
     and the file bounded: MAX_UPLOAD_MB, MAX_UPLOAD_CASES rows or cases, MAX_CELL_CHARS per text cell."""
     if len(data) > MAX_UPLOAD_BYTES:
-        raise InvalidInput(f"{filename}: the file has {len(data) / 2**20:,.1f} MB; at most {MAX_UPLOAD_MB} MB "
-                           "are read.", SPLIT_HINT)
+        raise InvalidInput(
+            f"{filename}: the file has {len(data) / 2**20:,.1f} MB; at most {MAX_UPLOAD_MB} MB are read.", SPLIT_HINT
+        )
     try:
         spec = _from_upload(filename, data, task=task, labels=labels, name=name)
     except csv.Error as e:  # e.g. a field longer than the csv module's own limit (131,072 characters)
-        raise InvalidInput(f"{filename}: the file cannot be read as CSV/TSV ({str(e)[:120]}); a cell may hold at "
-                           f"most {MAX_CELL_CHARS:,} characters.",
-                           "Check the quotes (an unclosed quote runs to the end of the file) and shorten long cells. "
-                           + SPLIT_HINT) from None
+        raise InvalidInput(
+            f"{filename}: the file cannot be read as CSV/TSV ({str(e)[:120]}); a cell may hold at "
+            f"most {MAX_CELL_CHARS:,} characters.",
+            "Check the quotes (an unclosed quote runs to the end of the file) and shorten long cells. " + SPLIT_HINT,
+        ) from None
     except (RecursionError, OverflowError, MemoryError) as e:
-        raise InvalidInput(f"{filename}: the file cannot be read as cases ({type(e).__name__}: values nested "
-                           "too deeply or numbers too large).",
-                           "Upload flat rows: text, and optionally id, category, label, verdict, confidence.") from None
+        raise InvalidInput(
+            f"{filename}: the file cannot be read as cases ({type(e).__name__}: values nested "
+            "too deeply or numbers too large).",
+            "Upload flat rows: text, and optionally id, category, label, verdict, confidence.",
+        ) from None
     if len(spec.cases) > MAX_UPLOAD_CASES:  # a dataset's own file (a CSV/JSONL stops at its first row too many)
-        raise InvalidInput(f"{filename}: {len(spec.cases):,} cases; a queue holds at most {MAX_UPLOAD_CASES:,}.",
-                           SPLIT_HINT)
+        raise InvalidInput(
+            f"{filename}: {len(spec.cases):,} cases; a queue holds at most {MAX_UPLOAD_CASES:,}.", SPLIT_HINT
+        )
     for case in spec.cases:
         _bounded_cell(filename, f"case {str(case.item_id)[:40]!r}", "text", case.text)
     return spec
@@ -381,13 +480,16 @@ def from_upload(filename: str, data: bytes, *, task: str = "custom", labels: lis
 def _bounded_cell(filename: str, where: str, column: str, value: Any) -> None:
     """InvalidInput when a text value is longer than MAX_CELL_CHARS (it is stored and shown on pages)."""
     if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
-        raise InvalidInput(f"{filename}, {where}: {column!r} has {len(value):,} characters; a cell may hold at most "
-                           f"{MAX_CELL_CHARS:,}.", "Shorten it (a case is one claim or tweet), or leave that "
-                           "column out of the file.")
+        raise InvalidInput(
+            f"{filename}, {where}: {column!r} has {len(value):,} characters; a cell may hold at most "
+            f"{MAX_CELL_CHARS:,}.",
+            "Shorten it (a case is one claim or tweet), or leave that column out of the file.",
+        )
 
 
-def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None,
-                 name: str = "") -> QueueSpec:
+def _from_upload(
+    filename: str, data: bytes, *, task: str = "custom", labels: list[str] | None = None, name: str = ""
+) -> QueueSpec:
     """Cases from a CSV/TSV/JSONL: a text column (text|claim|statement|tweet) and optionally id, category,
     gold|label, verdict|prediction, confidence, debate_id. Raises InvalidInput naming the line at fault.
 
@@ -401,9 +503,13 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
     tcol = _col(first, TEXT_COLS)
     if tcol is None:
         names = sorted(map(str, first))  # a file's own header: a short list in words, not a Python list
-        raise InvalidInput(f"{filename}: no text column; the columns are " + ", ".join(n[:60] for n in names[:12])
-                           + (f" and {len(names) - 12} more" if len(names) > 12 else "") + ".",
-                           f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.")
+        raise InvalidInput(
+            f"{filename}: no text column; the columns are "
+            + ", ".join(n[:60] for n in names[:12])
+            + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+            + ".",
+            f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.",
+        )
     icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
     cases, seen = [], set()
     for n, (line, rec) in enumerate(rows):
@@ -414,10 +520,13 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
         cat = _category(rec.get("category"), f"{filename}, line {line}")
         if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
             # it the page has no definition to show and the CheckThat export has no column for the label
-            raise InvalidInput(f"{filename}, line {line}: " + ("no category" if cat is None else f"category {cat}")
-                               + ": a CheckThat case is one of its three questions.",
-                               "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
-                               "(scientific entities) on every row, or choose another task for these cases.")
+            raise InvalidInput(
+                f"{filename}, line {line}: "
+                + ("no category" if cat is None else f"category {cat}")
+                + ": a CheckThat case is one of its three questions.",
+                "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
+                "(scientific entities) on every row, or choose another task for these cases.",
+            )
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")
@@ -428,30 +537,56 @@ def _from_upload(filename: str, data: bytes, *, task: str = "custom", labels: li
         except (TypeError, ValueError, OverflowError):
             conf = math.nan
         if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
-            raise InvalidInput(f"{filename}, line {line}: confidence {str(conf_raw)[:40]!r} is not a number "
-                               "between 0 and 1.", "Write confidences as numbers between 0 and 1.")
+            raise InvalidInput(
+                f"{filename}, line {line}: confidence {str(conf_raw)[:40]!r} is not a number between 0 and 1.",
+                "Write confidences as numbers between 0 and 1.",
+            )
         verdict = norm_label(rec.get(vcol)) if vcol else None
-        case = HardCase(item_id=iid, text=text, category=cat, gold=norm_label(rec.get(gcol)) if gcol else None,
-                        confidence=conf, reasons=["uploaded"])
+        case = HardCase(
+            item_id=iid,
+            text=text,
+            category=cat,
+            gold=norm_label(rec.get(gcol)) if gcol else None,
+            confidence=conf,
+            reasons=["uploaded"],
+        )
         if verdict is not None or conf is not None:
-            case.verdicts.append({"run": filename, "protocol": str(rec.get("protocol") or ""), "label": verdict,
-                                  "confidence": conf, "consensus": None,
-                                  "correct": None if case.gold is None or verdict is None else verdict == case.gold})
+            case.verdicts.append(
+                {
+                    "run": filename,
+                    "protocol": str(rec.get("protocol") or ""),
+                    "label": verdict,
+                    "confidence": conf,
+                    "consensus": None,
+                    "correct": None if case.gold is None or verdict is None else verdict == case.gold,
+                }
+            )
         if str(rec.get("debate_id") or "").strip():
             case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
         cases.append(case)
     if not labels:
         if task and task != "custom":
             from debate.tasks import resolve_task
+
             labels = list(resolve_task(task, 1 if task == "checkthat" else None).labels)
         else:
             labels = sorted({x for c in cases for x in [c.gold] + [v["label"] for v in c.verdicts] if x})
     if not labels:
-        raise InvalidInput(f"{filename}: no label set: the file has no gold or verdict labels and no task was chosen.",
-                           "Choose the task (its labels are used) or add a `label` column.")
+        raise InvalidInput(
+            f"{filename}: no label set: the file has no gold or verdict labels and no task was chosen.",
+            "Choose the task (its labels are used) or add a `label` column.",
+        )
     bad = sorted({c.gold for c in cases if c.gold and c.gold not in labels})
     if bad:
-        raise InvalidInput(f"{filename}: gold labels {bad} are not in the task's labels {labels}.",
-                           "Pick the task that matches the file, or fix the labels.")
-    return QueueSpec(name=name or f"upload · {filename}", task=task or "custom", labels=list(labels), cases=cases,
-                     dataset=Path(filename).stem, source={"kind": "upload", "file": filename})
+        raise InvalidInput(
+            f"{filename}: gold labels {bad} are not in the task's labels {labels}.",
+            "Pick the task that matches the file, or fix the labels.",
+        )
+    return QueueSpec(
+        name=name or f"upload · {filename}",
+        task=task or "custom",
+        labels=list(labels),
+        cases=cases,
+        dataset=Path(filename).stem,
+        source={"kind": "upload", "file": filename},
+    )

@@ -22,16 +22,40 @@ def overruled_queue(debates: Any, people_store: PeopleStore, task: str, name: st
         row = debates.get(did)
         if row is None or row.get("task") != task:
             continue
-        case = HardCase(item_id=did, text=row.get("claim", ""), category=row.get("category"), gold=row.get("gold"),
-                        reasons=["a person overruled the judge"], debates=[{"debate_id": did}])
-        case.verdicts = [{"run": "judge", "protocol": row.get("protocol", ""), "label": o.get("judge_label"),
-                          "confidence": None, "consensus": None, "correct": None},
-                         {"run": "person", "protocol": "person", "label": o["label"], "confidence": None,
-                          "consensus": None, "correct": None, "reason": o["reason"]}]
+        case = HardCase(
+            item_id=did,
+            text=row.get("claim", ""),
+            category=row.get("category"),
+            gold=row.get("gold"),
+            reasons=["a person overruled the judge"],
+            debates=[{"debate_id": did}],
+        )
+        case.verdicts = [
+            {
+                "run": "judge",
+                "protocol": row.get("protocol", ""),
+                "label": o.get("judge_label"),
+                "confidence": None,
+                "consensus": None,
+                "correct": None,
+            },
+            {
+                "run": "person",
+                "protocol": "person",
+                "label": o["label"],
+                "confidence": None,
+                "consensus": None,
+                "correct": None,
+                "reason": o["reason"],
+            },
+        ]
         cases.append(case)
     if not cases:
-        raise InvalidInput(f"No {task} debate has a person's verdict that differs from the judge's.",
-                           "Record one under “Your verdict” in the Library or after a debate, then build the queue.")
+        raise InvalidInput(
+            f"No {task} debate has a person's verdict that differs from the judge's.",
+            "Record one under “Your verdict” in the Library or after a debate, then build the queue.",
+        )
     labels = list(resolve_task(task, 1 if task == "checkthat" else None).labels)
-    return QueueSpec(name=name or f"overruled · {task}", task=task, labels=labels, cases=cases,
-                     source={"kind": "overrules"})
+    return QueueSpec(
+        name=name or f"overruled · {task}", task=task, labels=labels, cases=cases, source={"kind": "overrules"}
+    )

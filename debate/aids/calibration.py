@@ -20,9 +20,9 @@ All functions here are pure (no model, no I/O except `fitted_threshold`, which r
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping, Sequence
 
 FITTED_PATH = Path(__file__).with_name("fitted_thresholds.json")
 CALIBRATIONS = ("none", "contextual", "threshold")
@@ -40,8 +40,12 @@ def normalised(probs: Mapping[str, float] | None, labels: Sequence[str]) -> dict
     return {lab: v / total for lab, v in vals.items()}
 
 
-def contextual(probs: Mapping[str, float] | None, content_free: Mapping[str, float] | None,
-               labels: Sequence[str], floor: float = 1e-6) -> dict[str, float] | None:
+def contextual(
+    probs: Mapping[str, float] | None,
+    content_free: Mapping[str, float] | None,
+    labels: Sequence[str],
+    floor: float = 1e-6,
+) -> dict[str, float] | None:
     """Zhao et al. (2021) contextual calibration: q_l ∝ p_l / p_cf_l. The floor keeps a label the
     content-free prompt never offers from dividing by zero (it then dominates only if p_l > 0)."""
     p = normalised(probs, labels)
@@ -58,8 +62,9 @@ def threshold_label(p_yes: float, threshold: float, yes: str = "YES", no: str = 
     return yes if p_yes >= threshold else no
 
 
-def fit_threshold(scores: Sequence[float], golds: Sequence[str], yes: str = "YES",
-                  no: str = "NO") -> tuple[float, float]:
+def fit_threshold(
+    scores: Sequence[float], golds: Sequence[str], yes: str = "YES", no: str = "NO"
+) -> tuple[float, float]:
     """(threshold, macro-F1) maximising macro-F1 of `score >= t` → YES over the given items.
 
     Candidates are the midpoints between consecutive distinct scores (plus both ends); among equally
@@ -88,7 +93,9 @@ def fit_threshold(scores: Sequence[float], golds: Sequence[str], yes: str = "YES
     return round(float(cands[i]), 6), round(float(macro[i]), 6)
 
 
-def weighted(probs: Mapping[str, float] | None, weights: Mapping[str, float], labels: Sequence[str]) -> dict[str, float] | None:
+def weighted(
+    probs: Mapping[str, float] | None, weights: Mapping[str, float], labels: Sequence[str]
+) -> dict[str, float] | None:
     """q_l ∝ w_l · p_l: a class prior correction (the multi-class form of a threshold)."""
     p = normalised(probs, labels)
     if p is None:
@@ -96,8 +103,14 @@ def weighted(probs: Mapping[str, float] | None, weights: Mapping[str, float], la
     return normalised({lab: p[lab] * float(weights.get(lab, 1.0)) for lab in labels}, labels)
 
 
-def fit_class_weights(probs: Sequence[Mapping[str, float]], golds: Sequence[str], labels: Sequence[str],
-                      span: float = 3.0, step: float = 0.25, passes: int = 4) -> tuple[dict[str, float], float]:
+def fit_class_weights(
+    probs: Sequence[Mapping[str, float]],
+    golds: Sequence[str],
+    labels: Sequence[str],
+    span: float = 3.0,
+    step: float = 0.25,
+    passes: int = 4,
+) -> tuple[dict[str, float], float]:
     """(weights, macro-F1) maximising macro-F1 of argmax_l w_l · p_l over the given items.
 
     Coordinate ascent over log-weights on a grid (the first label's weight stays 1); among equally good
@@ -111,7 +124,7 @@ def fit_class_weights(probs: Sequence[Mapping[str, float]], golds: Sequence[str]
     P = np.array([[float((normalised(p, labs) or {}).get(lab, 0.0)) for lab in labs] for p in probs])
     g = np.array([labs.index(str(x).upper()) if str(x).upper() in labs else -1 for x in golds])
 
-    def macro(logw: "np.ndarray") -> float:
+    def macro(logw: np.ndarray) -> float:
         pred = np.argmax(np.log(np.maximum(P, 1e-12)) + logw, axis=1)
         f1s = []
         for c in range(len(labs)):
@@ -144,8 +157,16 @@ def judge_key(model: str, task: str, protocol: str, judge_answer: str) -> str:
     return f"{model}|{task}|{protocol}-judge|judge_answer={judge_answer}"
 
 
-def setting_key(model: str, task: str, category: int | None, answer: str, demos: str, k: int,
-                skip: int = 0, neighbours: str = "semantic") -> str:
+def setting_key(
+    model: str,
+    task: str,
+    category: int | None,
+    answer: str,
+    demos: str,
+    k: int,
+    skip: int = 0,
+    neighbours: str = "semantic",
+) -> str:
     """Which fitted threshold applies: it is only valid for the prompt it was fitted with (a member that
     skips the nearest neighbours, or finds them by shared words, reads other demonstrations, so it has its
     own). The default view (semantic neighbours, no skip) keeps the key it always had."""
@@ -191,8 +212,9 @@ def save_fitted(key: str, entry: dict, path: Path | None = None) -> None:
 LABEL_SETS = (("YES", "NO"), ("TRUE", "FALSE", "HALF-TRUE"), ("TRUE", "FALSE", "HALF-TRUE", "NEI"))
 
 
-def disagreement(label: str | None, confidence: float | None, probs: Mapping[str, float] | None,
-                 labels: Sequence[str] = ()) -> str | None:
+def disagreement(
+    label: str | None, confidence: float | None, probs: Mapping[str, float] | None, labels: Sequence[str] = ()
+) -> str | None:
     """A sentence when the shown label is not the most probable one by the model's own probabilities.
 
     Why: a card saying "YES · confidence 0.04" lets a reader believe the machine is sure of YES. With
@@ -207,16 +229,23 @@ def disagreement(label: str | None, confidence: float | None, probs: Mapping[str
     if p and lab in p:
         top = max(p, key=lambda k: p[k])
         if top != lab and p[top] > p[lab] + 1e-9:
-            return (f"The model's own probability of {lab} ({p[lab]:.2f}) is below that of {top} "
-                    f"({p[top]:.2f}): the label comes from its written answer or a vote, not from its "
-                    f"probabilities.")
+            return (
+                f"The model's own probability of {lab} ({p[lab]:.2f}) is below that of {top} "
+                f"({p[top]:.2f}): the label comes from its written answer or a vote, not from its "
+                f"probabilities."
+            )
         return None
     if confidence is None:
         return None
     labels = tuple(labels) or next((s for s in LABEL_SETS if lab in s), ())
     if len(labels) >= 2 and confidence < 1 / len(labels) - 1e-9:
-        others = "NO" if labels == ("YES", "NO") and lab == "YES" else (
-            "YES" if labels == ("YES", "NO") else "another label")
-        return (f"The model's own probability of {lab} is {confidence:.2f}, so {others} was more probable: "
-                f"the label comes from its written answer or a vote, not from its probabilities.")
+        others = (
+            "NO"
+            if labels == ("YES", "NO") and lab == "YES"
+            else ("YES" if labels == ("YES", "NO") else "another label")
+        )
+        return (
+            f"The model's own probability of {lab} is {confidence:.2f}, so {others} was more probable: "
+            f"the label comes from its written answer or a vote, not from its probabilities."
+        )
     return None

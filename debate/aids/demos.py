@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from debate import config
 from debate.errors import InvalidInput
@@ -39,8 +39,15 @@ def norm_text(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], pool_labels: Sequence[str],
-           k: int, exclude_text: str = "", skip: int = 0) -> list[Demo]:
+def select(
+    query_vec: Sequence[float],
+    pool_vecs,
+    pool_texts: Sequence[str],
+    pool_labels: Sequence[str],
+    k: int,
+    exclude_text: str = "",
+    skip: int = 0,
+) -> list[Demo]:
     """The k pool items most similar to the query (cosine on L2-normalised vectors), most similar last
     (nearest to the tweet in the prompt, as KATE orders them), never an item whose text is the query's.
 
@@ -55,8 +62,9 @@ def select(query_vec: Sequence[float], pool_vecs, pool_texts: Sequence[str], poo
     return nearest(sims, pool_texts, pool_labels, k, exclude_text, skip)
 
 
-def nearest(sims, pool_texts: Sequence[str], pool_labels: Sequence[str], k: int, exclude_text: str = "",
-            skip: int = 0) -> list[Demo]:
+def nearest(
+    sims, pool_texts: Sequence[str], pool_labels: Sequence[str], k: int, exclude_text: str = "", skip: int = 0
+) -> list[Demo]:
     """The slice of the pool by a similarity per pool item (any neighbour search): the k after the `skip`
     most similar, most similar last, never an item whose text is `exclude_text` (leave-one-out); ties keep
     pool order, so the choice is deterministic."""
@@ -73,7 +81,7 @@ def nearest(sims, pool_texts: Sequence[str], pool_labels: Sequence[str], k: int,
         out.append(Demo(str(pool_texts[i]), str(pool_labels[i]), round(float(sims[i]), 4)))
         if len(out) == k + max(0, skip):
             break
-    return list(reversed(out[max(0, skip):]))
+    return list(reversed(out[max(0, skip) :]))
 
 
 def format_demos(demos: Sequence[Demo]) -> str:
@@ -83,7 +91,7 @@ def format_demos(demos: Sequence[Demo]) -> str:
     lines = ["Examples: the most similar tweets of the labelled training data, with their correct answers."]
     for i, d in enumerate(demos, 1):
         kind = "Positive" if d.label == "YES" else "Negative"
-        lines.append(f"• Example {i} ({kind}): \"{d.text.strip()}\"")
+        lines.append(f'• Example {i} ({kind}): "{d.text.strip()}"')
     return "\n".join(lines)
 
 
@@ -148,11 +156,11 @@ class Pool:
                 self._lexical = cached_index(self.texts, self.fingerprint, config.index_dir(), POOL_DATASET)
             return self._lexical
 
-    def demos_for(self, text: str, category: int, k: int, skip: int = 0,
-                  neighbours: str = "semantic") -> list[Demo]:
+    def demos_for(self, text: str, category: int, k: int, skip: int = 0, neighbours: str = "semantic") -> list[Demo]:
         if neighbours == "lexical":
-            return nearest(self.lexical().similarities(text), self.texts, self.labels(category), k,
-                           exclude_text=text, skip=skip)
+            return nearest(
+                self.lexical().similarities(text), self.texts, self.labels(category), k, exclude_text=text, skip=skip
+            )
         from debate.retrieval.embed import embed
 
         q = embed([text])[0]
@@ -171,13 +179,16 @@ def pool() -> Pool:
         return _pool
 
 
-def similar_demos(text: str, task: str, category: int | None, k: int, skip: int = 0,
-                  neighbours: str = "semantic") -> list[Demo]:
+def similar_demos(
+    text: str, task: str, category: int | None, k: int, skip: int = 0, neighbours: str = "semantic"
+) -> list[Demo]:
     """Demonstrations for one tweet (the k nearest after the `skip` nearest, by meaning or, with
     neighbours="lexical", by shared words); only CheckThat has a labelled train split to draw them from."""
     if task != "checkthat" or category is None:
-        raise InvalidInput("Similar demonstrations exist only for CheckThat categories (from its train split).",
-                           "Choose demos=paper for this task.")
+        raise InvalidInput(
+            "Similar demonstrations exist only for CheckThat categories (from its train split).",
+            "Choose demos=paper for this task.",
+        )
     if neighbours not in NEIGHBOURS:
         raise InvalidInput(f"Unknown neighbour search {neighbours!r}.", f"Use one of: {', '.join(NEIGHBOURS)}.")
     return pool().demos_for(text, category, k, skip, neighbours)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -38,9 +38,14 @@ def prepare(text: str) -> str:
 def _vectorizer(spec: dict, vocabulary: dict | None = None):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    return TfidfVectorizer(lowercase=True, sublinear_tf=True, dtype=np.float32, vocabulary=vocabulary,
-                           preprocessor=None, **(spec if vocabulary is None else
-                                                 {k: v for k, v in spec.items() if k != "min_df"}))
+    return TfidfVectorizer(
+        lowercase=True,
+        sublinear_tf=True,
+        dtype=np.float32,
+        vocabulary=vocabulary,
+        preprocessor=None,
+        **(spec if vocabulary is None else {k: v for k, v in spec.items() if k != "min_df"}),
+    )
 
 
 class LexicalIndex:
@@ -50,7 +55,7 @@ class LexicalIndex:
         self._word, self._char, self.matrix = word, char, matrix
 
     @classmethod
-    def fit(cls, texts: Sequence[str]) -> "LexicalIndex":
+    def fit(cls, texts: Sequence[str]) -> LexicalIndex:
         docs = [prepare(t) for t in texts]
         word, char = _vectorizer(_WORD), _vectorizer(_CHAR)
         word.fit(docs)
@@ -65,8 +70,9 @@ class LexicalIndex:
 
         docs = list(texts) if prepared else [prepare(t) for t in texts]
         # each part is L2-normalised by the vectoriser; scaling by 1/sqrt(2) makes the joined row unit length
-        return (sp.hstack([self._word.transform(docs), self._char.transform(docs)], format="csr")
-                * np.float32(1 / np.sqrt(2)))
+        return sp.hstack([self._word.transform(docs), self._char.transform(docs)], format="csr") * np.float32(
+            1 / np.sqrt(2)
+        )
 
     def similarities(self, text: str) -> np.ndarray:
         """Cosine of the text to every pool text, in pool order."""
@@ -87,7 +93,7 @@ class LexicalIndex:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> "LexicalIndex":
+    def load(cls, path: Path) -> LexicalIndex:
         import scipy.sparse as sp
 
         with np.load(path, allow_pickle=False) as z:

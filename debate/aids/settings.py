@@ -22,16 +22,27 @@ so the app, the CLI (`--aids`) and exports record the parameters that actually r
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from debate.aids import calibration as cal
 
 K_DEMOS = 8
 AIDS: dict[str, dict[str, Any]] = {
-    "baseline": {"answer": "label-first", "demos": "dialogue", "k_demos": K_DEMOS, "calibration": "threshold",
-                 "explain": "after"},
-    "council": {"demos": "dialogue", "k_demos": K_DEMOS, "vote_from": "probs", "calibration": "threshold",
-                "explain": "after"},
+    "baseline": {
+        "answer": "label-first",
+        "demos": "dialogue",
+        "k_demos": K_DEMOS,
+        "calibration": "threshold",
+        "explain": "after",
+    },
+    "council": {
+        "demos": "dialogue",
+        "k_demos": K_DEMOS,
+        "vote_from": "probs",
+        "calibration": "threshold",
+        "explain": "after",
+    },
     "radar": {"judge_answer": "constrained", "judge_calibration": "fitted"},
     "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted"},
 }
@@ -40,16 +51,22 @@ AIDS: dict[str, dict[str, Any]] = {
 def _thresholds_fitted(views: Iterable[tuple[str, int, int, str]], task: str, categories: list) -> bool:
     """Whether a threshold is fitted for every (model, k, skip, neighbours) view of the members in every
     category."""
-    return all(c is not None and cal.fitted_threshold(
-        cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip, found)) is not None
-        for m, k, skip, found in set(views) for c in categories) and bool(categories)
+    return all(
+        c is not None
+        and cal.fitted_threshold(cal.setting_key(m, task, c, "label-first", "dialogue", k or K_DEMOS, skip, found))
+        is not None
+        for m, k, skip, found in set(views)
+        for c in categories
+    ) and bool(categories)
 
 
 def _view_of(agent: Any) -> tuple[str, int, int, str]:
     """An agent's model and its own view of the demonstrations (0, 0, semantic: the protocol's)."""
+
     def num(name: str) -> int:
         v = agent.get(name, 0) if isinstance(agent, dict) else getattr(agent, name, 0)
         return int(v or 0)
+
     return _field(agent, "model"), num("k_demos"), num("demo_skip"), _field(agent, "neighbours") or "semantic"
 
 
@@ -64,8 +81,11 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
     if protocol in ("baseline", "council"):
         if task != "checkthat":
             return {}  # the demonstrations come from CheckThat train; other tasks have none
-        views = [_view_of(a) for a in agents if _field(a, "role") in ("baseline", "member")
-                 and not _field(a, "model").startswith("human:")]  # a person's vote needs no fitted threshold
+        views = [
+            _view_of(a)
+            for a in agents
+            if _field(a, "role") in ("baseline", "member") and not _field(a, "model").startswith("human:")
+        ]  # a person's vote needs no fitted threshold
         if not _thresholds_fitted(views, task, categories):
             want["calibration"] = "none"
     if protocol.startswith("radar"):
@@ -89,16 +109,21 @@ def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]
 
 def _slices(agents: list, k_default: int) -> str:
     """Which nearest train tweets each member reads, when the lineup gives members their own views."""
-    views = [(_field(a, "agent") or _field(a, "name"), *_view_of(a)[1:]) for a in agents
-             if _field(a, "role") in ("baseline", "member")]
+    views = [
+        (_field(a, "agent") or _field(a, "name"), *_view_of(a)[1:])
+        for a in agents
+        if _field(a, "role") in ("baseline", "member")
+    ]
     if not any(k or skip or found != "semantic" for _, k, skip, found in views):
         return ""
+
     def nth(n: int) -> str:
         return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
     def which(k: int, skip: int) -> str:
         k = k or k_default
         return f"the {k} nearest" if not skip else f"the {nth(skip + 1)}-{nth(skip + k)} nearest"
+
     how = {"semantic": "", "lexical": " by shared words"}
     return "; ".join(f"{name}: {which(k, skip)}{how.get(found, '')}" for name, k, skip, found in views)
 
@@ -108,17 +133,26 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
     who = "each member" if protocol == "council" else "the model"
     if k == "demos" and v == "dialogue":
         if slices := _slices(list(agents), int(aids.get("k_demos", K_DEMOS))):
-            return (f"{who} first reads its own slice of the most similar CheckThat train tweets ({slices}), "
-                    "each answered with its gold label"
-                    + ("; by meaning (MiniLM) unless it says by shared words (TF-IDF)" if "by shared words" in slices
-                       else ""))
-        return (f"{who} first reads the {aids.get('k_demos', K_DEMOS)} most similar CheckThat train tweets, "
-                "each answered with its gold label")
+            return (
+                f"{who} first reads its own slice of the most similar CheckThat train tweets ({slices}), "
+                "each answered with its gold label"
+                + (
+                    "; by meaning (MiniLM) unless it says by shared words (TF-IDF)"
+                    if "by shared words" in slices
+                    else ""
+                )
+            )
+        return (
+            f"{who} first reads the {aids.get('k_demos', K_DEMOS)} most similar CheckThat train tweets, "
+            "each answered with its gold label"
+        )
     if k == "answer" and v == "label-first":
         return "the label is written first, under a JSON schema, so every answer is readable"
     if k == "calibration" and v == "threshold":
-        return (f"{who}'s P(YES) is held against a threshold fitted on CheckThat train, which can turn the label "
-                "it wrote into the other one (the verdict then says so)")
+        return (
+            f"{who}'s P(YES) is held against a threshold fitted on CheckThat train, which can turn the label "
+            "it wrote into the other one (the verdict then says so)"
+        )
     if k == "vote_from" and v == "probs":
         return "votes are counted from the members' label probabilities, not from the label they wrote"
     if k == "explain" and v == "after":
@@ -126,8 +160,10 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
     if k == "judge_answer" and v == "constrained":
         return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
     if k == "judge_calibration" and v == "fitted":
-        return ("the judge's label probabilities are weighted by class weights fitted on LIAR train, which can turn "
-                "the verdict it wrote into another (the verdict then says so)")
+        return (
+            "the judge's label probabilities are weighted by class weights fitted on LIAR train, which can turn "
+            "the verdict it wrote into another (the verdict then says so)"
+        )
     return ""
 
 

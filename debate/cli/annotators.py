@@ -24,6 +24,7 @@ from debate.errors import InvalidInput
 def _store():
     from debate import config
     from debate.adjudication.accounts import AccountStore
+
     return AccountStore(config.store_db())
 
 
@@ -75,14 +76,19 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("no accounts: the Adjudicate page runs without sign-in (one person on their own machine)")
         return 0
     for r in rows:
-        print(f"{r['name']:<24} {'reviewer' if r['reviewer'] else 'annotator':<10} "
-              f"{'password' if r['password'] else 'no password':<12} {r['email']}")
+        print(
+            f"{r['name']:<24} {'reviewer' if r['reviewer'] else 'annotator':<10} "
+            f"{'password' if r['password'] else 'no password':<12} {r['email']}"
+        )
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("annotators", help="accounts of a labelling team (sign-in on the Adjudicate page)",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "annotators",
+        help="accounts of a labelling team (sign-in on the Adjudicate page)",
+        description=__doc__.split("\n\n")[0],
+    )
     s = p.add_subparsers(dest="annotators_cmd", metavar="ACTION", required=True)
     a = s.add_parser("add", help="a new account")
     a.add_argument("name")

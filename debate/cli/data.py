@@ -31,8 +31,9 @@ def cmd_fetch(args) -> int:
     def report(o: F.Outcome) -> None:
         print(strip_terminal(f"  {o.source.title} ({o.source.licence}): {o.state}: {o.detail}"), flush=True)
 
-    outcomes = F.fetch(args.names or None, urls=urls, timeout=args.timeout, attempts=args.attempts,
-                       force=args.force, report=report)
+    outcomes = F.fetch(
+        args.names or None, urls=urls, timeout=args.timeout, attempts=args.attempts, force=args.force, report=report
+    )
     failed = [o for o in outcomes if o.state == "failed"]
     if not failed:
         print("every dataset is on this machine")
@@ -41,9 +42,11 @@ def cmd_fetch(args) -> int:
     for o in failed:
         files = ", ".join(f.rel for f in o.source.files)
         print(f"  - {o.source.title} ({files}): {o.source.without}.")
-    print("to use a copy you already have, point DEBATE_SHARED_DATA at the folder that holds these paths, e.g.\n"
-          "  export DEBATE_SHARED_DATA=/path/to/data   # with averitec/dev.json, liar/train.tsv, liar/valid.tsv\n"
-          "or run `python -m debate data fetch` again when the network allows.")
+    print(
+        "to use a copy you already have, point DEBATE_SHARED_DATA at the folder that holds these paths, e.g.\n"
+        "  export DEBATE_SHARED_DATA=/path/to/data   # with averitec/dev.json, liar/train.tsv, liar/valid.tsv\n"
+        "or run `python -m debate data fetch` again when the network allows."
+    )
     return 1
 
 
@@ -70,11 +73,15 @@ def register(subparsers) -> None:
     f.add_argument("names", nargs="*", metavar="NAME", help="averitec, liar (default: both)")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a connection or data (default 30)")
     f.add_argument("--attempts", type=int, default=3, help="tries per download for transient failures (default 3)")
-    f.add_argument("--url", action="append", default=[], metavar="NAME=URL",
-                   help="download NAME from URL instead (a mirror); the pinned sums still apply")
+    f.add_argument(
+        "--url",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="download NAME from URL instead (a mirror); the pinned sums still apply",
+    )
     f.add_argument("--force", action="store_true", help="download even when a right copy is already found")
     f.set_defaults(func=cmd_fetch)
 
     s = sub.add_parser("status", help="where each dataset file is found, and whether it is the pinned file")
     s.set_defaults(func=cmd_status)
-

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import select
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from debate import seats
 from debate.errors import InvalidInput
@@ -24,8 +25,10 @@ def read_answers(path: str) -> list[str]:
     """The answers of a --human-file, in order: blocks of text separated by lines holding only `---`."""
     p = Path(path).expanduser()
     if not p.is_file():
-        raise InvalidInput(f"The answers file {path} does not exist.",
-                           f"Write one answer per block, blocks separated by a line '{SEPARATOR}'.")
+        raise InvalidInput(
+            f"The answers file {path} does not exist.",
+            f"Write one answer per block, blocks separated by a line '{SEPARATOR}'.",
+        )
     blocks, cur = [], []
     for line in p.read_text(encoding="utf-8").splitlines():
         if line.strip() == SEPARATOR:
@@ -36,16 +39,23 @@ def read_answers(path: str) -> list[str]:
     blocks.append("\n".join(cur).strip())
     answers = [b for b in blocks if b]
     if not answers:
-        raise InvalidInput(f"The answers file {path} holds no answer.",
-                           f"Write one answer per block, blocks separated by a line '{SEPARATOR}'.")
+        raise InvalidInput(
+            f"The answers file {path} holds no answer.",
+            f"Write one answer per block, blocks separated by a line '{SEPARATOR}'.",
+        )
     return answers
 
 
 class Answerer:
     """Answers the seats a person plays in one CLI debate, from a file or from the terminal."""
 
-    def __init__(self, answers: list[str] | None = None, stdin: IO[str] | None = None,
-                 out: Callable[[str], None] | None = None, show_prompt: bool = True) -> None:
+    def __init__(
+        self,
+        answers: list[str] | None = None,
+        stdin: IO[str] | None = None,
+        out: Callable[[str], None] | None = None,
+        show_prompt: bool = True,
+    ) -> None:
         self.answers = list(answers) if answers is not None else None
         self.stdin = stdin or sys.stdin
         self.out = out or (lambda s: (sys.stderr.write(s), sys.stderr.flush()))
@@ -65,7 +75,7 @@ class Answerer:
         if seat is None:
             return
         head = f"\n=== Your turn: {ev.agent} ({ev.role}, {ev.phase}" + (f" {ev.round}" if ev.round else "") + ") ==="
-        body = (f"\n{clean_for_terminal(ev.prompt)}\n" if self.show_prompt else "")
+        body = f"\n{clean_for_terminal(ev.prompt)}\n" if self.show_prompt else ""
         self.out(f"{head}{body}\nAnswer format: {ev.answer_format}\nYou have {seat.remaining_s():.0f} s.\n")
         while seat.open:
             text = self._next(seat)

@@ -6,7 +6,6 @@ the corpus file's stem, so trying a corpus never overwrites the default index by
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import textwrap
@@ -30,9 +29,13 @@ def _name_for(args) -> str:
 
 
 def _retriever(args, corpus: str | None = None) -> Retriever:
-    return Retriever(_name_for(args), corpus, max_words=getattr(args, "max_words", DEFAULT_MAX_WORDS),
-                     overlap=getattr(args, "overlap", DEFAULT_OVERLAP),
-                     exact_max=getattr(args, "exact_max", None))
+    return Retriever(
+        _name_for(args),
+        corpus,
+        max_words=getattr(args, "max_words", DEFAULT_MAX_WORDS),
+        overlap=getattr(args, "overlap", DEFAULT_OVERLAP),
+        exact_max=getattr(args, "exact_max", None),
+    )
 
 
 def cmd_build(args) -> int:
@@ -41,8 +44,10 @@ def cmd_build(args) -> int:
     meta = r.info()
     took = time.perf_counter() - t0
     verb = "built" if r.built else "up to date (loaded, not rebuilt)"
-    print(f"index {r.name!r} {verb} in {took:.1f}s: {meta['passages']} passages, {meta['index_type']} index, "
-          f"{meta.get('embedded', 0)} embedded / {meta.get('reused', 0)} reused")
+    print(
+        f"index {r.name!r} {verb} in {took:.1f}s: {meta['passages']} passages, {meta['index_type']} index, "
+        f"{meta.get('embedded', 0)} embedded / {meta.get('reused', 0)} reused"
+    )
     if meta.get("approx_recall_at_10") is not None:
         print(f"approximate index recall@10 vs exact: {meta['approx_recall_at_10']:.3f}")
     print(f"saved in {r.load().directory}")
@@ -53,14 +58,26 @@ def cmd_info(args) -> int:
     name = _name_for(args)
     meta = read_meta(check_name(name))  # metadata only: info never triggers a build
     if meta is None:
-        raise InvalidInput(f"No index named {name!r} has been built in {config.index_dir()}.",
-                           "Build it: python -m debate index build" + ("" if name == DEFAULT_NAME else
-                                                                       f" --corpus PATH --name {name}"))
+        raise InvalidInput(
+            f"No index named {name!r} has been built in {config.index_dir()}.",
+            "Build it: python -m debate index build"
+            + ("" if name == DEFAULT_NAME else f" --corpus PATH --name {name}"),
+        )
     if args.json:
         print(json.dumps(meta, indent=1, ensure_ascii=False))
         return 0
-    for key in ("name", "passages", "index_type", "approx_recall_at_10", "model_id", "fingerprint", "source",
-                "chunking", "licence", "saved_at"):
+    for key in (
+        "name",
+        "passages",
+        "index_type",
+        "approx_recall_at_10",
+        "model_id",
+        "fingerprint",
+        "source",
+        "chunking",
+        "licence",
+        "saved_at",
+    ):
         if meta.get(key) not in (None, "", {}):
             print(f"{key:>20}: {meta[key]}")
     return 0
@@ -88,8 +105,12 @@ def register(subparsers) -> None:
     b.add_argument("--name", help=f"index name (default: the corpus file's stem, or {DEFAULT_NAME})")
     b.add_argument("--max-words", type=int, default=DEFAULT_MAX_WORDS, help="passage length in words")
     b.add_argument("--overlap", type=int, default=DEFAULT_OVERLAP, help="words shared by consecutive passages")
-    b.add_argument("--exact-max", type=int, default=None,
-                   help="largest corpus indexed exactly; above it HNSW (default 50000 or DEBATE_INDEX_EXACT_MAX)")
+    b.add_argument(
+        "--exact-max",
+        type=int,
+        default=None,
+        help="largest corpus indexed exactly; above it HNSW (default 50000 or DEBATE_INDEX_EXACT_MAX)",
+    )
     b.set_defaults(func=cmd_build)
 
     i = sub.add_parser("info", help="show an index's size, type, model and fingerprint")

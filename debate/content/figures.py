@@ -14,8 +14,8 @@ budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 # a number not glued to a word before it; optional currency; digits with , or . groups; optional % / percent
 _FIG = re.compile(r"(?<![\w.\-/])([$€£]\s?)?(\d+(?:[.,]\d+)*)(\s?(?:%|percent\b|per cent\b))?(?![\w\-])")
@@ -31,7 +31,7 @@ class Figure:
 
 
 def _normal(digits: str) -> str | None:
-    """"3,000" -> "3000"; "3.40" -> "3.4"; "3.0" -> "3"; "1,5" (a decimal comma) -> "1.5"."""
+    """ "3,000" -> "3000"; "3.40" -> "3.4"; "3.0" -> "3"; "1,5" (a decimal comma) -> "1.5"."""
     if "," in digits and "." not in digits and not re.fullmatch(r"\d{1,3}(?:,\d{3})+", digits):
         digits = digits.replace(",", ".")
     digits = digits.replace(",", "")

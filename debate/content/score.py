@@ -7,7 +7,8 @@ package's pure functions, so the figures printed are the figures the viewer and 
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from debate.content.figures import unsupported
 from debate.content.script import off_script
@@ -53,16 +54,20 @@ def score_debate(events: list[dict]) -> list[dict]:
             continue
         text = str(e.get("text") or "")
         if not e.get("human") and not e.get("replayed"):
-            rows.append({
-                "role": e.get("role") or "", "agent": e.get("agent") or "", "model": e.get("model") or "",
-                "words": len(text.split()),
-                "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(text),
-                "repeats": find_loop(text) is not None,
-                "off_script": bool(off_script(text)),
-                "unsupported_figure": bool(unsupported(text, [claim, *passages, *said])),
-                "label_not_argmax": label_not_argmax(e.get("label"), e.get("label_probs")),
-                "budget_ended": bool(e.get("cut_off_at")),
-            })
+            rows.append(
+                {
+                    "role": e.get("role") or "",
+                    "agent": e.get("agent") or "",
+                    "model": e.get("model") or "",
+                    "words": len(text.split()),
+                    "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(text),
+                    "repeats": find_loop(text) is not None,
+                    "off_script": bool(off_script(text)),
+                    "unsupported_figure": bool(unsupported(text, [claim, *passages, *said])),
+                    "label_not_argmax": label_not_argmax(e.get("label"), e.get("label_probs")),
+                    "budget_ended": bool(e.get("cut_off_at")),
+                }
+            )
         said.append(text)
     return rows
 

@@ -23,7 +23,7 @@ def in_script(ch: str, script: str = "LATIN") -> bool:
         # no letter: digits of other scripts ("٣") still read as another script, other symbols do not
         return not (cat == "Nd" and not ch.isascii()) and cat not in ("Lo", "Lm")
     name = unicodedata.name(ch, "")
-    return name.startswith(script + " ") or name.startswith(script + "-")  # LATIN SMALL LETTER A
+    return name.startswith((script + " ", script + "-"))  # LATIN SMALL LETTER A
 
 
 def off_script(text: str, script: str = "LATIN") -> list[str]:

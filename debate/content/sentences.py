@@ -26,7 +26,7 @@ def _is_abbreviation(text: str, i: int) -> bool:
     j = i - 1
     while j >= 0 and text[j].isalpha():
         j -= 1
-    word = text[j + 1:i]
+    word = text[j + 1 : i]
     return len(word) == 1 and word.isupper()  # an initial: "J. Smith"
 
 
@@ -68,7 +68,7 @@ def last_full_sentence(text: str) -> str:
     no full sentence is kept as written, and marked as cut by the caller)."""
     t = (text or "").rstrip()
     ends = sentence_ends(t)
-    return t[:ends[-1]].rstrip() if ends else t
+    return t[: ends[-1]].rstrip() if ends else t
 
 
 class LoopWatch:

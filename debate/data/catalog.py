@@ -43,40 +43,72 @@ class Source:
 
 
 CHECKTHAT = Source(
-    name="checkthat", title="CheckThat! 2025 Task 4a (train, dev, test)", licence="CC BY 4.0", shipped=True,
-    files=(DataFile("checkthat2025_4a/ct_train.tsv",
-                    "3e6e7f3742fa8cc02619e9eecb7f56fcbc544d7671d1cc17a3efe943b3c24fa5", 239775),
-           DataFile("checkthat2025_4a/ct_dev.tsv",
-                    "cd59a3f39a13eb96de08e47b0c36463ccade5595e888b6d528946102ed7bbaff", 26225),
-           DataFile("checkthat2025_4a/ct_test.tsv",
-                    "6e4e75d7c867abacb93ed70ba4c3a1a8e110f7bb8b5c5eee3b361e97341fd517", 57320)),
+    name="checkthat",
+    title="CheckThat! 2025 Task 4a (train, dev, test)",
+    licence="CC BY 4.0",
+    shipped=True,
+    files=(
+        DataFile(
+            "checkthat2025_4a/ct_train.tsv", "3e6e7f3742fa8cc02619e9eecb7f56fcbc544d7671d1cc17a3efe943b3c24fa5", 239775
+        ),
+        DataFile(
+            "checkthat2025_4a/ct_dev.tsv", "cd59a3f39a13eb96de08e47b0c36463ccade5595e888b6d528946102ed7bbaff", 26225
+        ),
+        DataFile(
+            "checkthat2025_4a/ct_test.tsv", "6e4e75d7c867abacb93ed70ba4c3a1a8e110f7bb8b5c5eee3b361e97341fd517", 57320
+        ),
+    ),
     attribution="derived from SciTweets (Hafid et al., CIKM 2022); CLEF CheckThat! Lab 2025 Task 4a",
     needed_by="the small-model aids' demonstrations (train), tweet examples (dev), eval on checkthat-*",
-    without="shipped in data/checkthat2025_4a/: missing only from a damaged clone (restore it with git)")
+    without="shipped in data/checkthat2025_4a/: missing only from a damaged clone (restore it with git)",
+)
 
 AVERITEC = Source(
-    name="averitec", title="AVeriTeC dev", licence="CC BY-NC 4.0", shipped=False,
-    files=(DataFile("averitec/dev.json", "499793726b4a5406780928a3d9dedc48d6dd53de778f22437d129cacdb08e300",
-                    1785475),),
+    name="averitec",
+    title="AVeriTeC dev",
+    licence="CC BY-NC 4.0",
+    shipped=False,
+    files=(DataFile("averitec/dev.json", "499793726b4a5406780928a3d9dedc48d6dd53de778f22437d129cacdb08e300", 1785475),),
     url="https://huggingface.co/chenxwh/AVeriTeC/resolve/main/data/dev.json",
     url_env="DEBATE_DATA_URL_AVERITEC",
     attribution="Schlichtkrull, Guo & Vlachos, AVeriTeC, NeurIPS 2023 Datasets and Benchmarks",
     needed_by="the local evidence index's default corpus, claim examples, eval on averitec-dev(-3)",
-    without=("the local evidence index has no local corpus (debates use the online sources when the "
-             "network allows, or none); claim examples come from LIAR alone; `eval --dataset "
-             "averitec-dev` cannot run"))
+    without=(
+        "the local evidence index has no local corpus (debates use the online sources when the "
+        "network allows, or none); claim examples come from LIAR alone; `eval --dataset "
+        "averitec-dev` cannot run"
+    ),
+)
 
 LIAR = Source(
-    name="liar", title="LIAR (train, valid)", licence="research use only", shipped=False, archive="zip",
-    files=(DataFile("liar/train.tsv", "23ef8cb7ff57b25c941100d0744039cebc595d65a67ea190f72b330a658d8c36",
-                    2408165, member="train.tsv"),
-           DataFile("liar/valid.tsv", "8dd3d7ed1a11e78ed7df090c9eddb0f91147f895850c78d49dd7b4e88fd09a16",
-                    301556, member="valid.tsv")),
-    url="https://www.cs.ucsb.edu/~william/data/liar_dataset.zip", url_env="DEBATE_DATA_URL_LIAR",
+    name="liar",
+    title="LIAR (train, valid)",
+    licence="research use only",
+    shipped=False,
+    archive="zip",
+    files=(
+        DataFile(
+            "liar/train.tsv",
+            "23ef8cb7ff57b25c941100d0744039cebc595d65a67ea190f72b330a658d8c36",
+            2408165,
+            member="train.tsv",
+        ),
+        DataFile(
+            "liar/valid.tsv",
+            "8dd3d7ed1a11e78ed7df090c9eddb0f91147f895850c78d49dd7b4e88fd09a16",
+            301556,
+            member="valid.tsv",
+        ),
+    ),
+    url="https://www.cs.ucsb.edu/~william/data/liar_dataset.zip",
+    url_env="DEBATE_DATA_URL_LIAR",
     attribution='William Yang Wang, "Liar, Liar Pants on Fire", ACL 2017',
     needed_by="claim examples (valid), eval on liar-*, refitting the RADAR judge's class weights (train)",
-    without=("claim examples come from AVeriTeC alone; `eval --dataset liar-valid|liar-train` cannot run; "
-             "RADAR's fitted class weights are committed values and still apply"))
+    without=(
+        "claim examples come from AVeriTeC alone; `eval --dataset liar-valid|liar-train` cannot run; "
+        "RADAR's fitted class weights are committed values and still apply"
+    ),
+)
 
 SOURCES: dict[str, Source] = {s.name: s for s in (CHECKTHAT, AVERITEC, LIAR)}
 

@@ -17,9 +17,9 @@ import os
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
 from debate.data import locate
 from debate.data.catalog import SOURCES, DataFile, Source, sha256_of
@@ -95,8 +95,9 @@ def _get_once(url: str, out: Path, timeout: float, max_bytes: int) -> None:
 
     deadline = time.monotonic() + 10 * timeout
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
-                          headers={"User-Agent": "debate-viewer data fetch"}) as client:
+        with httpx.Client(
+            timeout=httpx.Timeout(timeout), follow_redirects=True, headers={"User-Agent": "debate-viewer data fetch"}
+        ) as client:
             with client.stream("GET", url) as r:
                 if r.status_code != 200:
                     transient = r.status_code == 429 or r.status_code >= 500
@@ -113,20 +114,30 @@ def _get_once(url: str, out: Path, timeout: float, max_bytes: int) -> None:
                             raise FetchFailed(f"{url} is too slow: not done after {10 * timeout:g} s", True)
                         fh.write(chunk)
                 if expected and expected.isdigit() and got != int(expected):
-                    raise FetchFailed(f"the download from {url} was cut short: {got:,} of {int(expected):,} bytes",
-                                      True)
+                    raise FetchFailed(
+                        f"the download from {url} was cut short: {got:,} of {int(expected):,} bytes", True
+                    )
     except Exception as e:  # noqa: BLE001 - every failure becomes one sentence (or is re-raised)
         raise _describe(e, url, timeout) from None
 
 
-def download(url: str, out: Path, *, timeout: float = DEFAULT_TIMEOUT_S, attempts: int = DEFAULT_ATTEMPTS,
-             max_bytes: int = MAX_ARCHIVE_BYTES) -> None:
+def download(
+    url: str,
+    out: Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    attempts: int = DEFAULT_ATTEMPTS,
+    max_bytes: int = MAX_ARCHIVE_BYTES,
+) -> None:
     """GET `url` into `out`, retrying transient failures; raises FetchFailed with the last reason."""
     from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-    retrying = Retrying(stop=stop_after_attempt(max(1, attempts)), wait=wait_exponential(multiplier=0.5, max=4),
-                        retry=retry_if_exception(lambda e: isinstance(e, FetchFailed) and e.transient),
-                        reraise=True)
+    retrying = Retrying(
+        stop=stop_after_attempt(max(1, attempts)),
+        wait=wait_exponential(multiplier=0.5, max=4),
+        retry=retry_if_exception(lambda e: isinstance(e, FetchFailed) and e.transient),
+        reraise=True,
+    )
     for attempt in retrying:
         with attempt:
             _get_once(url, out, timeout, max_bytes)
@@ -144,8 +155,10 @@ def _temp_in(dest: Path, name: str) -> Path:
 def _checked(tmp: Path, f: DataFile, where: str) -> None:
     got = sha256_of(tmp)
     if got != f.sha256:
-        raise FetchFailed(f"{f.rel} from {where} is not the pinned file (SHA-256 {got[:16]}…, expected "
-                          f"{f.sha256[:16]}…, {tmp.stat().st_size:,} bytes, expected {f.size:,}): not kept")
+        raise FetchFailed(
+            f"{f.rel} from {where} is not the pinned file (SHA-256 {got[:16]}…, expected "
+            f"{f.sha256[:16]}…, {tmp.stat().st_size:,} bytes, expected {f.size:,}): not kept"
+        )
 
 
 def _extract(archive: Path, f: DataFile, out: Path, where: str) -> None:
@@ -158,11 +171,13 @@ def _extract(archive: Path, f: DataFile, out: Path, where: str) -> None:
                 raise FetchFailed(f"{where} holds no {f.member}: not the expected archive")
             info = infos[0]
             if info.file_size != f.size:
-                raise FetchFailed(f"{f.member} in {where} has {info.file_size:,} bytes, expected {f.size:,}: "
-                                  "not the pinned file, not kept")
+                raise FetchFailed(
+                    f"{f.member} in {where} has {info.file_size:,} bytes, expected {f.size:,}: "
+                    "not the pinned file, not kept"
+                )
             with zf.open(info) as src, open(out, "wb") as dst:
                 left = f.size + 1
-                for block in iter(lambda: src.read(min(_CHUNK, left)), b""):
+                while block := src.read(min(_CHUNK, left)):
                     left -= len(block)
                     if left <= 0:
                         raise FetchFailed(f"{f.member} in {where} is longer than it says: not kept")
@@ -173,15 +188,24 @@ def _extract(archive: Path, f: DataFile, out: Path, where: str) -> None:
         raise FetchFailed(f"cannot read {f.member} from {where}: {e}") from None
 
 
-def fetch_source(src: Source, *, urls: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-                 attempts: int = DEFAULT_ATTEMPTS, force: bool = False) -> Outcome:
+def fetch_source(
+    src: Source,
+    *,
+    urls: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    attempts: int = DEFAULT_ATTEMPTS,
+    force: bool = False,
+) -> Outcome:
     """Make every file of `src` present in DEBATE_HOME/data (unless a right copy is found already)."""
     if src.shipped:
         found = [right_copy(f) for f in src.files]
         if all(found):
             return Outcome(src, "present", "ships with the repository", [p for p in found if p])
-        return Outcome(src, "failed", "ships with the repository but is missing or changed here: restore it "
-                                      "with `git checkout -- data`")
+        return Outcome(
+            src,
+            "failed",
+            "ships with the repository but is missing or changed here: restore it with `git checkout -- data`",
+        )
     if not force:
         found = [right_copy(f) for f in src.files]
         if all(found):
@@ -224,15 +248,20 @@ def fetch_source(src: Source, *, urls: Mapping[str, str] | None = None, timeout:
             dest.rmdir()  # only if nothing was ever fetched: an empty folder says nothing
 
 
-def fetch(names: list[str] | None = None, *, urls: Mapping[str, str] | None = None,
-          timeout: float = DEFAULT_TIMEOUT_S, attempts: int = DEFAULT_ATTEMPTS, force: bool = False,
-          report: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+def fetch(
+    names: list[str] | None = None,
+    *,
+    urls: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    attempts: int = DEFAULT_ATTEMPTS,
+    force: bool = False,
+    report: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
     """Fetch the named sources (default: every one that is not shipped), one Outcome each."""
     wanted = names or [n for n, s in SOURCES.items() if not s.shipped]
     unknown = [n for n in wanted if n not in SOURCES]
     if unknown:
-        raise InvalidInput(f"Unknown dataset {', '.join(map(repr, unknown))}.",
-                           f"Use one of: {', '.join(SOURCES)}.")
+        raise InvalidInput(f"Unknown dataset {', '.join(map(repr, unknown))}.", f"Use one of: {', '.join(SOURCES)}.")
     if not timeout or timeout <= 0:
         raise InvalidInput(f"A timeout of {timeout!r} s cannot be used.", "Give a positive number of seconds.")
     out = []
@@ -256,6 +285,13 @@ def status() -> list[dict]:
                 continue
             name, path = hit
             ok = path.stat().st_size == f.size and sha256_of(path) == f.sha256
-            rows.append({"source": src.name, "file": f.rel, "state": "ok" if ok else "differs", "where": name,
-                         "path": str(path)})
+            rows.append(
+                {
+                    "source": src.name,
+                    "file": f.rel,
+                    "state": "ok" if ok else "differs",
+                    "where": name,
+                    "path": str(path),
+                }
+            )
     return rows

@@ -72,15 +72,18 @@ def missing_message(rel: str) -> tuple[str, str]:
     known = file_for(rel)
     searched = ", ".join(str(root) for _, root in search_roots())
     if known is None:
-        return (f"The data file {rel} is not on this machine (searched {searched}).",
-                f"Set DEBATE_SHARED_DATA to a folder holding {rel}.")
+        return (
+            f"The data file {rel} is not on this machine (searched {searched}).",
+            f"Set DEBATE_SHARED_DATA to a folder holding {rel}.",
+        )
     src, _ = known
     what = f"{src.title} ({rel}, {src.licence}) is not on this machine (searched {searched})."
     if src.shipped:
         return what, "It ships in the repository's data/ folder: restore it with `git checkout -- data`."
-    return (what + f" Without it: {src.without}.",
-            f"Fetch it with `python -m debate data fetch {src.name}`, or set DEBATE_SHARED_DATA to a folder "
-            f"holding {rel}.")
+    return (
+        what + f" Without it: {src.without}.",
+        f"Fetch it with `python -m debate data fetch {src.name}`, or set DEBATE_SHARED_DATA to a folder holding {rel}.",
+    )
 
 
 def require(rel: str) -> Path:

@@ -15,20 +15,39 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["EvalOptions", "run_eval", "list_runs", "load_metrics", "load_items", "confusion_items", "figures",
-           "item_events", "compare", "load_dataset", "list_datasets"]
+__all__ = [
+    "EvalOptions",
+    "run_eval",
+    "list_runs",
+    "load_metrics",
+    "load_items",
+    "confusion_items",
+    "figures",
+    "item_events",
+    "compare",
+    "load_dataset",
+    "list_datasets",
+]
 
 _WHERE = {
-    "EvalOptions": "runner", "run_eval": "runner",
-    "list_runs": "browse", "load_metrics": "browse", "load_items": "browse", "confusion_items": "browse",
-    "item_events": "browse", "compare": "browse", "figures": "browse",
-    "load_dataset": "debate.datasets", "list_datasets": "debate.datasets",
+    "EvalOptions": "runner",
+    "run_eval": "runner",
+    "list_runs": "browse",
+    "load_metrics": "browse",
+    "load_items": "browse",
+    "confusion_items": "browse",
+    "item_events": "browse",
+    "compare": "browse",
+    "figures": "browse",
+    "load_dataset": "debate.datasets",
+    "list_datasets": "debate.datasets",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _WHERE:
         import importlib
+
         where = _WHERE[name]
         return getattr(importlib.import_module(where if "." in where else f"debate.evaluation.{where}"), name)
     raise AttributeError(name)

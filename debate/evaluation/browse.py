@@ -17,6 +17,7 @@ from debate.evaluation.metrics import INVALID, compare_runs
 from debate.evaluation.report import run_metrics
 from debate.events import Event, event_from_dict
 
+
 def runs_dir() -> Path:
     """Where `python -m debate eval --out runs/NAME` puts runs by convention (DEBATE_RUNS_DIR overrides)."""
     return Path(os.environ.get("DEBATE_RUNS_DIR", "runs"))
@@ -42,11 +43,24 @@ def list_runs(root: str | Path | None = None) -> list[dict]:
         counts: dict[str, int] = {}
         for r in rows:
             counts[r["status"]] = counts.get(r["status"], 0) + 1
-        out.append({"name": run_dir.name, "path": str(run_dir), "dataset": ds.get("name"), "task": ds.get("task"),
-                    "protocol": opts.get("protocol"), "lineup": opts.get("lineup"), "category": opts.get("category"),
-                    "items": len(rows), "selection": selection(opts), "counts": counts, "macro_f1": m.get("macro_f1"),
-                    "accuracy": m.get("accuracy"), "created_at": created,
-                    "report": str(run_dir / "report.html") if (run_dir / "report.html").exists() else None})
+        out.append(
+            {
+                "name": run_dir.name,
+                "path": str(run_dir),
+                "dataset": ds.get("name"),
+                "task": ds.get("task"),
+                "protocol": opts.get("protocol"),
+                "lineup": opts.get("lineup"),
+                "category": opts.get("category"),
+                "items": len(rows),
+                "selection": selection(opts),
+                "counts": counts,
+                "macro_f1": m.get("macro_f1"),
+                "accuracy": m.get("accuracy"),
+                "created_at": created,
+                "report": str(run_dir / "report.html") if (run_dir / "report.html").exists() else None,
+            }
+        )
     return sorted(out, key=lambda r: r.get("created_at") or 0, reverse=True)
 
 
@@ -109,8 +123,9 @@ def pooled(runs: str | Path) -> tuple[list[dict], dict]:
     for part in parts:
         ds = read_meta(part, "dataset") or {}
         if dataset and ds.get("name") != dataset.get("name"):
-            raise InvalidInput(f"{part} scores {ds.get('name')!r}, not {dataset.get('name')!r}.",
-                               "Pool only runs of the same dataset.")
+            raise InvalidInput(
+                f"{part} scores {ds.get('name')!r}, not {dataset.get('name')!r}.", "Pool only runs of the same dataset."
+            )
         dataset = dataset or ds
         for r in read_rows(part):
             rows.setdefault(str(r.get("item_id")), r)
@@ -122,8 +137,10 @@ def compare(run_a: str | Path, run_b: str | Path, *, n_boot: int = 2000, seed: i
     Either side may pool comma-separated runs (`pooled`)."""
     (rows_a, ds_a), (rows_b, ds_b) = pooled(run_a), pooled(run_b)
     if ds_a.get("name") != ds_b.get("name"):
-        raise InvalidInput(f"Runs are on different datasets ({ds_a.get('name')} vs {ds_b.get('name')}).",
-                           "Compare two runs of the same dataset.")
+        raise InvalidInput(
+            f"Runs are on different datasets ({ds_a.get('name')} vs {ds_b.get('name')}).",
+            "Compare two runs of the same dataset.",
+        )
     res = compare_runs(rows_a, rows_b, ds_a, n_boot=n_boot, seed=seed)
     res.update(run_a=str(run_a), run_b=str(run_b))
     return res

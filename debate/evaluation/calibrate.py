@@ -34,17 +34,27 @@ def replay(rows: list[dict], tau_s: float, tau_c: float) -> list[dict]:
     for r in rows:
         st = r.get("stats") or {}
         checks = st.get("stop_checks") or []
-        final = {"item_id": r["item_id"], "gold": r.get("gold"), "pred": r.get("prediction"),
-                 "tokens": int(st.get("tokens") or 0), "round": int(st.get("rounds") or 0), "stopped": False,
-                 "approx": False}
+        final = {
+            "item_id": r["item_id"],
+            "gold": r.get("gold"),
+            "pred": r.get("prediction"),
+            "tokens": int(st.get("tokens") or 0),
+            "round": int(st.get("rounds") or 0),
+            "stopped": False,
+            "approx": False,
+        }
         recorded_stop = next((c["round"] for c in checks if c.get("decision") == "stop"), None)
         for c in checks:
             m, v = c.get("stop_margin"), c.get("verdict_confidence")
             if m is None or v is None:
                 continue
             if m >= tau_s and v >= tau_c and c.get("preliminary_verdict"):
-                final.update(pred=c["preliminary_verdict"], tokens=int(c.get("tokens_so_far") or 0),
-                             round=int(c.get("round") or 0), stopped=True)
+                final.update(
+                    pred=c["preliminary_verdict"],
+                    tokens=int(c.get("tokens_so_far") or 0),
+                    round=int(c.get("round") or 0),
+                    stopped=True,
+                )
                 break
         else:
             final["approx"] = recorded_stop is not None  # the recording stopped; later rounds are unknown
@@ -52,9 +62,16 @@ def replay(rows: list[dict], tau_s: float, tau_c: float) -> list[dict]:
     return out
 
 
-def calibrate(rows: list[dict], labels: list[str], *, tau_s: list[float] | None = None,
-              tau_c: list[float] | None = None, objective: str = "accuracy", n_grid: int = 21,
-              tolerance: float = 0.0) -> dict:
+def calibrate(
+    rows: list[dict],
+    labels: list[str],
+    *,
+    tau_s: list[float] | None = None,
+    tau_c: list[float] | None = None,
+    objective: str = "accuracy",
+    n_grid: int = 21,
+    tolerance: float = 0.0,
+) -> dict:
     """Grid search. The chosen pair maximises `objective` (accuracy | macro_f1); among pairs within
     `tolerance` of the best, the one with the fewest tokens per item wins."""
     if objective not in ("accuracy", "macro_f1"):
@@ -62,23 +79,33 @@ def calibrate(rows: list[dict], labels: list[str], *, tau_s: list[float] | None 
     done = [r for r in rows if r.get("status") == "done" and isinstance(r.get("gold"), str)]
     checks = [c for r in done for c in (r.get("stats") or {}).get("stop_checks") or []]
     if not checks:
-        return {"points": [], "chosen": None, "n_items": len(done),
-                "note": "no StopCheck scores recorded: run a RADAR protocol first"}
+        return {
+            "points": [],
+            "chosen": None,
+            "n_items": len(done),
+            "note": "no StopCheck scores recorded: run a RADAR protocol first",
+        }
     ts = tau_s if tau_s is not None else _grid([c.get("stop_margin") for c in checks], n_grid) + [math.inf]
     tc = tau_c if tau_c is not None else _grid([c.get("verdict_confidence") for c in checks], n_grid) + [math.inf]
     points = []
     for s in ts:
         for c in tc:
             rep = replay(done, s, c)
-            sc = score([x["gold"] for x in rep], [x["pred"] if isinstance(x["pred"], str) else INVALID for x in rep],
-                       labels)
-            points.append({
-                "tau_s": s, "tau_c": c, "accuracy": sc["accuracy"], "macro_f1": sc["macro_f1"],
-                "tokens_mean": float(np.mean([x["tokens"] for x in rep])),
-                "stop_rate": float(np.mean([x["stopped"] for x in rep])),
-                "rounds_mean": float(np.mean([x["round"] for x in rep])),
-                "approx": int(sum(x["approx"] for x in rep)),
-            })
+            sc = score(
+                [x["gold"] for x in rep], [x["pred"] if isinstance(x["pred"], str) else INVALID for x in rep], labels
+            )
+            points.append(
+                {
+                    "tau_s": s,
+                    "tau_c": c,
+                    "accuracy": sc["accuracy"],
+                    "macro_f1": sc["macro_f1"],
+                    "tokens_mean": float(np.mean([x["tokens"] for x in rep])),
+                    "stop_rate": float(np.mean([x["stopped"] for x in rep])),
+                    "rounds_mean": float(np.mean([x["round"] for x in rep])),
+                    "approx": int(sum(x["approx"] for x in rep)),
+                }
+            )
     best = max(p[objective] for p in points)
     near = [p for p in points if p[objective] >= best - tolerance - 1e-12]
     chosen = min(near, key=lambda p: (p["tokens_mean"], -p[objective]))

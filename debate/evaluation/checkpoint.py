@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from debate.errors import InvalidInput, StoreError
 from debate.models.spec import redacted
@@ -55,8 +56,10 @@ class Checkpoint:
             self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL: commits survive a process kill
             self.conn.executescript(_SCHEMA)
         except (sqlite3.Error, OSError) as e:
-            raise StoreError(f"Cannot open the run checkpoint {self.path}: {e}.",
-                             "Check that the --out folder is writable and not on a network share.") from e
+            raise StoreError(
+                f"Cannot open the run checkpoint {self.path}: {e}.",
+                "Check that the --out folder is writable and not on a network share.",
+            ) from e
 
     def close(self) -> None:
         self.conn.close()
@@ -79,8 +82,10 @@ class Checkpoint:
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
         if diff:
             detail = "; ".join(f"{k}: was {saved.get(k)!r}, now {fingerprint.get(k)!r}" for k in diff)
-            raise InvalidInput(f"{self.run_dir} holds a run with different settings ({detail}).",
-                               "Re-run with the same options to resume it, or choose a new --out folder.")
+            raise InvalidInput(
+                f"{self.run_dir} holds a run with different settings ({detail}).",
+                "Re-run with the same options to resume it, or choose a new --out folder.",
+            )
 
     # -- items -----------------------------------------------------------------------------------
     def add_items(self, rows: Iterable[tuple[str, int, str, Any]]) -> None:
@@ -88,7 +93,8 @@ class Checkpoint:
             self.conn.execute("BEGIN")
             self.conn.executemany(
                 "INSERT OR IGNORE INTO items(item_id, pos, text, gold) VALUES(?, ?, ?, ?)",
-                [(i, p, t, json.dumps(g)) for i, p, t, g in rows])
+                [(i, p, t, json.dumps(g)) for i, p, t, g in rows],
+            )
 
     def reset_interrupted(self) -> int:
         """Items left `running` by a killed process go back to pending."""
@@ -101,28 +107,54 @@ class Checkpoint:
         return [i for i in ids if i not in done]
 
     def mark_running(self, item_id: str) -> None:
-        self.conn.execute("UPDATE items SET status='running', attempts=attempts+1, updated_at=? WHERE item_id=?",
-                          (time.time(), item_id))
+        self.conn.execute(
+            "UPDATE items SET status='running', attempts=attempts+1, updated_at=? WHERE item_id=?",
+            (time.time(), item_id),
+        )
 
-    def finish(self, item_id: str, *, status: str, prediction: Any = None, error: str | None = None,
-               events: list[dict] | None = None, stats: dict | None = None) -> None:
+    def finish(
+        self,
+        item_id: str,
+        *,
+        status: str,
+        prediction: Any = None,
+        error: str | None = None,
+        events: list[dict] | None = None,
+        stats: dict | None = None,
+    ) -> None:
         """The atomic per-item commit: everything about the item in one statement."""
         stats = stats or {}
         self.conn.execute(
             "UPDATE items SET status=?, prediction=?, error=?, events=?, stats=?, prompt_tokens=?, "
             "completion_tokens=?, wall_s=?, updated_at=? WHERE item_id=?",
-            (status, json.dumps(prediction), error, json.dumps(events or []), json.dumps(stats),
-             int(stats.get("prompt_tokens", 0)), int(stats.get("completion_tokens", 0)),
-             float(stats.get("wall_s", 0.0)), time.time(), item_id))
+            (
+                status,
+                json.dumps(prediction),
+                error,
+                json.dumps(events or []),
+                json.dumps(stats),
+                int(stats.get("prompt_tokens", 0)),
+                int(stats.get("completion_tokens", 0)),
+                float(stats.get("wall_s", 0.0)),
+                time.time(),
+                item_id,
+            ),
+        )
 
     def counts(self) -> dict[str, int]:
         selected = self.get_meta("selected")
-        return {s: n for s, n in self.conn.execute("SELECT status, COUNT(*) FROM items WHERE pos < ? GROUP BY status",
-                                                   (selected if selected is not None else 1 << 62,))}
+        return dict(
+            self.conn.execute(
+                "SELECT status, COUNT(*) FROM items WHERE pos < ? GROUP BY status",
+                (selected if selected is not None else 1 << 62,),
+            )
+        )
 
     def rows(self, ids: list[str] | None = None, *, with_events: bool = False) -> list[dict]:
-        cols = ("item_id, pos, text, gold, status, attempts, prediction, error, stats, prompt_tokens, "
-                "completion_tokens, wall_s" + (", events" if with_events else ""))
+        cols = (
+            "item_id, pos, text, gold, status, attempts, prediction, error, stats, prompt_tokens, "
+            "completion_tokens, wall_s" + (", events" if with_events else "")
+        )
         q = f"SELECT {cols} FROM items WHERE pos < ?"
         # a later run with a smaller --limit narrows what the run reports (rows beyond it are kept)
         selected = self.get_meta("selected")
@@ -144,8 +176,10 @@ def read_rows(run_dir: str | Path, ids: list[str] | None = None, *, with_events:
     """Read a run's items without creating anything (for reports and the Evaluate page)."""
     path = Path(run_dir) / DB_NAME
     if not path.exists():
-        raise InvalidInput(f"{run_dir} is not an evaluation run (no {DB_NAME}).",
-                           "Pick a folder written by `python -m debate eval --out ...`.")
+        raise InvalidInput(
+            f"{run_dir} is not an evaluation run (no {DB_NAME}).",
+            "Pick a folder written by `python -m debate eval --out ...`.",
+        )
     with closing(Checkpoint(run_dir)) as cp:
         return cp.rows(ids, with_events=with_events)
 

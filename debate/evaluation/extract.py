@@ -9,8 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-_LABEL_ALIASES = {"HALF TRUE": "HALF-TRUE", "HALFTRUE": "HALF-TRUE", "HALF_TRUE": "HALF-TRUE",
-                  "NOT ENOUGH EVIDENCE": "NEI", "NOT ENOUGH INFO": "NEI"}
+_LABEL_ALIASES = {
+    "HALF TRUE": "HALF-TRUE",
+    "HALFTRUE": "HALF-TRUE",
+    "HALF_TRUE": "HALF-TRUE",
+    "NOT ENOUGH EVIDENCE": "NEI",
+    "NOT ENOUGH INFO": "NEI",
+}
 
 
 def norm_label(label: Any) -> str | None:
@@ -22,8 +27,9 @@ def norm_label(label: Any) -> str | None:
     return _LABEL_ALIASES.get(s, s)
 
 
-def extract_prediction(events: list[dict], categories: tuple[str, ...] = (),
-                       category: int | None = None) -> str | dict[str, str | None] | None:
+def extract_prediction(
+    events: list[dict], categories: tuple[str, ...] = (), category: int | None = None
+) -> str | dict[str, str | None] | None:
     """The final label, or for CheckThat a {category: label} dict over the categories that were run.
 
     The last Verdict wins (a protocol may emit a preliminary one); for all-category runs a Verdict's
@@ -37,7 +43,7 @@ def extract_prediction(events: list[dict], categories: tuple[str, ...] = (),
         fin = [e for e in events if e.get("type") == "finished"]
         return norm_label(fin[-1].get("label")) if fin else None
     wanted = [str(category)] if category is not None else list(categories)
-    out: dict[str, str | None] = {c: None for c in wanted}
+    out: dict[str, str | None] = dict.fromkeys(wanted)
     for v in verdicts:  # per-category verdicts first, in order
         cat = v.get("category", category)
         if cat is not None and str(cat) in out and v.get("label") is not None:
@@ -68,6 +74,7 @@ def vote_prediction(events: list[dict], prediction: Any) -> Any:
     votes = {str(e["category"]): norm_label(e.get("vote_label")) for e in comps if e.get("category") is not None}
     if any(e.get("type") == "rule_applied" for e in events):
         from debate.protocols.decisions import apply_cat2_rule
+
         votes, _ = apply_cat2_rule(votes)
     return {c: votes.get(c, lab) for c, lab in prediction.items()}
 
@@ -82,8 +89,9 @@ def _vote_exit(events: list[dict], tallies: dict[str, list[dict]]) -> bool:
     if max_rounds is None:
         return False
     lasts = [ts[-1] for ts in tallies.values() if ts]
-    return bool(lasts) and all((t.get("reached") or t.get("stabilised")) and int(t.get("round", 0)) < int(max_rounds)
-                               for t in lasts)
+    return bool(lasts) and all(
+        (t.get("reached") or t.get("stabilised")) and int(t.get("round", 0)) < int(max_rounds) for t in lasts
+    )
 
 
 def debate_stats(events: list[dict]) -> dict:
@@ -111,12 +119,17 @@ def debate_stats(events: list[dict]) -> dict:
         elif t == "votes_tallied":
             tallies.setdefault(current_cat, []).append(e)
         elif t == "stop_check":
-            stop_checks.append({
-                "round": e.get("round", 0), "stop_margin": e.get("stop_margin"),
-                "verdict_confidence": e.get("verdict_confidence"), "decision": e.get("decision"),
-                "preliminary_verdict": norm_label(e.get("preliminary_verdict")), "method": e.get("method"),
-                "tokens_so_far": tokens_so_far,
-            })
+            stop_checks.append(
+                {
+                    "round": e.get("round", 0),
+                    "stop_margin": e.get("stop_margin"),
+                    "verdict_confidence": e.get("verdict_confidence"),
+                    "decision": e.get("decision"),
+                    "preliminary_verdict": norm_label(e.get("preliminary_verdict")),
+                    "method": e.get("method"),
+                    "tokens_so_far": tokens_so_far,
+                }
+            )
         elif t == "error":
             errors.append(f"{e.get('error')}: {e.get('message')}")
     first_consensus = None
@@ -129,8 +142,11 @@ def debate_stats(events: list[dict]) -> dict:
                 va, vb = a.get("votes") or {}, b.get("votes") or {}
                 vote_changes += sum(1 for agent in vb if agent in va and va[agent] != vb[agent])
     stop_reason = fin.get("stop_reason", "") or ""
-    early = any(s["decision"] == "stop" for s in stop_checks) or any(
-        w in stop_reason.lower() for w in ("early", "consensus", "stabil")) or _vote_exit(events, tallies)
+    early = (
+        any(s["decision"] == "stop" for s in stop_checks)
+        or any(w in stop_reason.lower() for w in ("early", "consensus", "stabil"))
+        or _vote_exit(events, tallies)
+    )
     prompt_tokens = int(fin.get("prompt_tokens") or 0)
     completion_tokens = int(fin.get("completion_tokens") or 0)
     return {

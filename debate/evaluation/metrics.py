@@ -83,8 +83,11 @@ def compute_metrics(rows: list[dict], dataset: dict, with_vote: bool = True) -> 
     labels = list(dataset.get("labels") or [])
     dec = _decisions(rows, categories)
     splits = split_counts(rows, categories)
-    out: dict[str, Any] = {"dataset": dataset.get("name"), "task": dataset.get("task"),
-                           "split_excluded": sum(splits.values())}
+    out: dict[str, Any] = {
+        "dataset": dataset.get("name"),
+        "task": dataset.get("task"),
+        "split_excluded": sum(splits.values()),
+    }
     if categories:
         per_cat = {c: score(g, p, labels) for c, (_, g, p) in sorted(dec.items())}
         for c, s in per_cat.items():
@@ -100,9 +103,12 @@ def compute_metrics(rows: list[dict], dataset: dict, with_vote: bool = True) -> 
     else:
         out["macro_f1"] = out["accuracy"] = None
     done = [r for r in rows if r.get("status") == "done"]
-    out["coverage"] = {"items": len(rows), "done": len(done),
-                       "failed": sum(r.get("status") == "failed" for r in rows),
-                       "pending": sum(r.get("status") in ("pending", "running") for r in rows)}
+    out["coverage"] = {
+        "items": len(rows),
+        "done": len(done),
+        "failed": sum(r.get("status") == "failed" for r in rows),
+        "pending": sum(r.get("status") in ("pending", "running") for r in rows),
+    }
     out["debate"] = debate_summary(done)
     if with_vote:
         out["vote"] = debate_vs_vote(rows, dataset)
@@ -115,8 +121,11 @@ def debate_vs_vote(rows: list[dict], dataset: dict) -> dict | None:
     Each decision (item x category) the discussion flipped from right to wrong or wrong to right, with
     McNemar's exact test on those two counts (compare_runs, debate = A, vote = B), and the vote-only
     macro-F1 beside the debate's. None when no finished item recorded a vote (e.g. baseline runs)."""
-    vote_rows = [{**r, "prediction": (r.get("stats") or {}).get("vote_prediction")} for r in rows
-                 if r.get("status") == "done" and (r.get("stats") or {}).get("vote_prediction") is not None]
+    vote_rows = [
+        {**r, "prediction": (r.get("stats") or {}).get("vote_prediction")}
+        for r in rows
+        if r.get("status") == "done" and (r.get("stats") or {}).get("vote_prediction") is not None
+    ]
     if not vote_rows:
         return None
     ids = {r["item_id"] for r in vote_rows}
@@ -126,13 +135,23 @@ def debate_vs_vote(rows: list[dict], dataset: dict) -> dict | None:
         return None
     mc = cmp["mcnemar"]
     categories = list(dataset.get("categories") or [])
-    changed = sum(1 for k, (_, _, p) in _decisions(debate_rows, categories).items()
-                  for a, b in zip(p, _decisions(vote_rows, categories).get(k, ([], [], []))[2]) if a != b)
-    return {"items": cmp["n_items"], "changed": changed,
-            "macro_f1_vote": compute_metrics(vote_rows, dataset, with_vote=False).get("macro_f1"),
-            "macro_f1_debate": compute_metrics(debate_rows, dataset, with_vote=False).get("macro_f1"),
-            "flipped_wrong_to_right": mc["a_only_correct"], "flipped_right_to_wrong": mc["b_only_correct"],
-            "mcnemar_p": mc["p_value"], "macro_f1_diff": cmp["macro_f1_diff"], "ci": cmp["ci"]}
+    changed = sum(
+        1
+        for k, (_, _, p) in _decisions(debate_rows, categories).items()
+        for a, b in zip(p, _decisions(vote_rows, categories).get(k, ([], [], []))[2])
+        if a != b
+    )
+    return {
+        "items": cmp["n_items"],
+        "changed": changed,
+        "macro_f1_vote": compute_metrics(vote_rows, dataset, with_vote=False).get("macro_f1"),
+        "macro_f1_debate": compute_metrics(debate_rows, dataset, with_vote=False).get("macro_f1"),
+        "flipped_wrong_to_right": mc["a_only_correct"],
+        "flipped_right_to_wrong": mc["b_only_correct"],
+        "mcnemar_p": mc["p_value"],
+        "macro_f1_diff": cmp["macro_f1_diff"],
+        "ci": cmp["ci"],
+    }
 
 
 def debate_summary(done: list[dict]) -> dict:
@@ -159,8 +178,9 @@ def debate_summary(done: list[dict]) -> dict:
         "wall_s_mean": mean("wall_s"),
         "wall_s_total": float(sum(float(s.get("wall_s") or 0) for s in st)),
         "model_calls_mean": mean("model_calls"),
-        "cache_hit_rate": (sum(int(s.get("cache_hits") or 0) for s in st)
-                           / max(1, sum(int(s.get("model_calls") or 0) for s in st))),
+        "cache_hit_rate": (
+            sum(int(s.get("cache_hits") or 0) for s in st) / max(1, sum(int(s.get("model_calls") or 0) for s in st))
+        ),
         "invalid_turns_total": int(sum(int(s.get("invalid_turns") or 0) for s in st)),
         # a repair that mostly yields one label is a format artefact, not the model's judgement
         "labels_direct": _sum_counts(s.get("labels_direct") for s in st),
@@ -191,8 +211,9 @@ def macro_f1_idx(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
     return np.mean(f1s, axis=0)
 
 
-def compare_runs(rows_a: list[dict], rows_b: list[dict], dataset: dict, *, n_boot: int = 2000,
-                 seed: int = 0, alpha: float = 0.05) -> dict:
+def compare_runs(
+    rows_a: list[dict], rows_b: list[dict], dataset: dict, *, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05
+) -> dict:
     """Run A minus run B on the items both finished: macro-F1 difference with a paired bootstrap CI,
     and McNemar's exact test on per-decision correctness (each item x category is one decision)."""
     from scipy.stats import binomtest
@@ -226,8 +247,13 @@ def compare_runs(rows_a: list[dict], rows_b: list[dict], dataset: dict, *, n_boo
         ca, cb = xa == g, xb == g
         b_k, c_k = int((ca & ~cb).sum()), int((~ca & cb).sum())
         b, c = b + b_k, c + c_k
-        per_key[k or "all"] = {"macro_f1_a": fa, "macro_f1_b": fb, "diff": fa - fb, "a_only_correct": b_k,
-                               "b_only_correct": c_k}
+        per_key[k or "all"] = {
+            "macro_f1_a": fa,
+            "macro_f1_b": fb,
+            "diff": fa - fb,
+            "a_only_correct": b_k,
+            "b_only_correct": c_k,
+        }
     boot = np.mean(diff_boot, axis=0)
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     p = float(binomtest(b, b + c, 0.5).pvalue) if b + c else 1.0

@@ -27,15 +27,32 @@ TURQUAZ_TABLE2 = [  # (method, protocol, macro_f1, cat1, cat2, cat3)
 # (setting, method, protocol, accuracy, macro_f1, note)
 RADAR_RESULTS = [
     ("PolitiFact-Hidden, retrieved evidence, GPT-4o-mini", "RADAR multi", "radar", 0.777, 0.633, "Table 2"),
-    ("PolitiFact-Hidden, retrieved evidence, GPT-4o-mini", "RADAR single", "radar-single", 0.584, 0.510,
-     "derived: multi minus the stated +19.3 acc / +12.3 F1"),
+    (
+        "PolitiFact-Hidden, retrieved evidence, GPT-4o-mini",
+        "RADAR single",
+        "radar-single",
+        0.584,
+        0.510,
+        "derived: multi minus the stated +19.3 acc / +12.3 F1",
+    ),
     ("PolitiFact-Hidden, full evidence, GPT-4o-mini", "RADAR multi", "radar", 0.836, 0.708, "Table 2"),
-    ("PolitiFact-Hidden, full evidence, GPT-4o-mini", "RADAR single", "radar-single", 0.687, 0.624,
-     "derived: multi minus the stated +14.9 acc / +8.4 F1"),
-    ("PolitiFact-Hidden, LLaMA3-8B, early stopping", "RADAR multi (adaptive stop)", "radar", 0.773, 0.632,
-     "Table 5: ~15% fewer tokens than 3 fixed rounds"),
-    ("PolitiFact-Hidden, LLaMA3-8B, 3 fixed rounds", "RADAR multi (no early stop)", "radar", 0.772, 0.623,
-     "Table 5"),
+    (
+        "PolitiFact-Hidden, full evidence, GPT-4o-mini",
+        "RADAR single",
+        "radar-single",
+        0.687,
+        0.624,
+        "derived: multi minus the stated +14.9 acc / +8.4 F1",
+    ),
+    (
+        "PolitiFact-Hidden, LLaMA3-8B, early stopping",
+        "RADAR multi (adaptive stop)",
+        "radar",
+        0.773,
+        0.632,
+        "Table 5: ~15% fewer tokens than 3 fixed rounds",
+    ),
+    ("PolitiFact-Hidden, LLaMA3-8B, 3 fixed rounds", "RADAR multi (no early stop)", "radar", 0.772, 0.623, "Table 5"),
     ("AVeriTeC dev, 4 classes, retrieved evidence", "RADAR multi", "radar", 0.778, 0.577, "Table 4"),
 ]
 
@@ -43,26 +60,51 @@ RADAR_RESULTS = [
 def comparable(dataset: str, protocol: str, category: int | None) -> dict:
     """Rows of the papers to show beside a run, with how comparable they are."""
     if dataset == "checkthat-dev":
-        rows = [{"source": "TurQUaz Table 2 (CheckThat 4a dev)", "method": m, "protocol": p, "macro_f1": f,
-                 "cat1": c1, "cat2": c2, "cat3": c3, "same_protocol": p == protocol}
-                for m, p, f, c1, c2, c3 in TURQUAZ_TABLE2]
-        note = ("Same split and metric as TurQUaz Table 2; the paper used 7-14B models (Ollama, Q4), "
-                "this run uses the lineup named above.")
+        rows = [
+            {
+                "source": "TurQUaz Table 2 (CheckThat 4a dev)",
+                "method": m,
+                "protocol": p,
+                "macro_f1": f,
+                "cat1": c1,
+                "cat2": c2,
+                "cat3": c3,
+                "same_protocol": p == protocol,
+            }
+            for m, p, f, c1, c2, c3 in TURQUAZ_TABLE2
+        ]
+        note = (
+            "Same split and metric as TurQUaz Table 2; the paper used 7-14B models (Ollama, Q4), "
+            "this run uses the lineup named above."
+        )
         if category is not None:
             note += f" Only category {category} was run: compare the cat{category} column."
         return {"comparable": True, "note": note, "rows": rows}
     if dataset == "averitec-dev":
-        return {"comparable": True, "note": "RADAR Table 4: AVeriTeC 4-class, top-20 retrieved passages, "
-                "GPT-4o-mini; our retrieval corpus and backbones differ.",
-                "rows": [_radar_row(r, protocol) for r in RADAR_RESULTS if r[0].startswith("AVeriTeC")]}
+        return {
+            "comparable": True,
+            "note": "RADAR Table 4: AVeriTeC 4-class, top-20 retrieved passages, "
+            "GPT-4o-mini; our retrieval corpus and backbones differ.",
+            "rows": [_radar_row(r, protocol) for r in RADAR_RESULTS if r[0].startswith("AVeriTeC")],
+        }
     if dataset.startswith("liar") or dataset == "averitec-dev-3":
-        return {"comparable": False, "note": "RADAR reports PolitiFact-Hidden, not this dataset: the same kind "
-                "of task (TRUE / HALF-TRUE / FALSE), shown for scale only.",
-                "rows": [_radar_row(r, protocol) for r in RADAR_RESULTS if r[0].startswith("PolitiFact")]}
+        return {
+            "comparable": False,
+            "note": "RADAR reports PolitiFact-Hidden, not this dataset: the same kind "
+            "of task (TRUE / HALF-TRUE / FALSE), shown for scale only.",
+            "rows": [_radar_row(r, protocol) for r in RADAR_RESULTS if r[0].startswith("PolitiFact")],
+        }
     return {"comparable": False, "note": "No published numbers for this dataset.", "rows": []}
 
 
 def _radar_row(r: tuple, protocol: str) -> dict:
     setting, method, proto, acc, f1, note = r
-    return {"source": f"RADAR ({setting})", "method": method, "protocol": proto, "accuracy": acc,
-            "macro_f1": f1, "note": note, "same_protocol": proto == protocol}
+    return {
+        "source": f"RADAR ({setting})",
+        "method": method,
+        "protocol": proto,
+        "accuracy": acc,
+        "macro_f1": f1,
+        "note": note,
+        "same_protocol": proto == protocol,
+    }

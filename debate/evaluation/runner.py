@@ -15,16 +15,16 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from debate.errors import (AuthError, BackendUnavailable, DebateError, InvalidInput, ModelFileError,
-                           ModelNotFound)
-from debate.evaluation.checkpoint import Checkpoint
 from debate.datasets import Dataset, Item, load_dataset
+from debate.errors import AuthError, BackendUnavailable, DebateError, InvalidInput, ModelFileError, ModelNotFound
+from debate.evaluation.checkpoint import Checkpoint
 from debate.evaluation.extract import debate_stats, extract_prediction
 from debate.evaluation.sampling import select_items
 
@@ -33,8 +33,22 @@ _FATAL = (InvalidInput, ModelNotFound, BackendUnavailable, AuthError, ModelFileE
 _FATAL_NAMES = {c.__name__ for c in _FATAL}
 EVIDENCE_PROTOCOLS = ("radar", "radar-single")
 # options that define what a run measures: changing one of them must not resume an existing folder
-_IDENTITY = ("dataset", "task", "protocol", "lineup", "category", "params", "max_tokens", "seed", "evidence",
-             "top_k", "apply_cat2_rule", "text_col", "label_col", "id_col")
+_IDENTITY = (
+    "dataset",
+    "task",
+    "protocol",
+    "lineup",
+    "category",
+    "params",
+    "max_tokens",
+    "seed",
+    "evidence",
+    "top_k",
+    "apply_cat2_rule",
+    "text_col",
+    "label_col",
+    "id_col",
+)
 
 
 @dataclass
@@ -100,7 +114,7 @@ def _resolve_lineup(lineup: str | dict) -> str | dict:
     return lineup
 
 
-def _preflight(opts: "EvalOptions", ds: Dataset, lineup: str | dict) -> None:
+def _preflight(opts: EvalOptions, ds: Dataset, lineup: str | dict) -> None:
     """Every check the engine can make without a model call (protocol, params, task, lineup), on the
     first item, before a run folder exists: a typo must not leave a folder that then refuses the
     corrected command."""
@@ -108,21 +122,35 @@ def _preflight(opts: "EvalOptions", ds: Dataset, lineup: str | dict) -> None:
         from debate.runner import DebateConfig, prepare
     except ImportError:
         return
-    prepare(DebateConfig(claim=ds.items[0].text, protocol=opts.protocol, task=opts.task or ds.task,
-                         category=opts.category, lineup=lineup, params=dict(opts.params),
-                         evidence=opts.evidence, top_k=opts.top_k, max_tokens=opts.max_tokens, seed=opts.seed,
-                         apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids))
+    prepare(
+        DebateConfig(
+            claim=ds.items[0].text,
+            protocol=opts.protocol,
+            task=opts.task or ds.task,
+            category=opts.category,
+            lineup=lineup,
+            params=dict(opts.params),
+            evidence=opts.evidence,
+            top_k=opts.top_k,
+            max_tokens=opts.max_tokens,
+            seed=opts.seed,
+            apply_cat2_rule=opts.apply_cat2_rule,
+            aids=opts.aids,
+        )
+    )
 
 
 def make_client() -> Any:
     """The project's default ModelClient (registry), plus whatever the DEBATE_EVAL_HOOK adds."""
     try:
         from debate.models.registry import default_client
+
         return default_client()
     except ModuleNotFoundError as e:
         if e.name != "debate.models.registry":
             raise
         from debate.models.client import ModelClient
+
         return ModelClient()
 
 
@@ -156,6 +184,7 @@ def _multi_retriever(sources: str) -> Any:
 
 def _debate_fn() -> Callable:
     from debate.runner import run_debate
+
     return run_debate
 
 
@@ -206,9 +235,15 @@ class _ItemFailed(Exception):
         self.kind, self.message, self.hint, self.events = kind, message, hint, events or []
 
 
-def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, debate_fn: Callable | None = None,
-             cancel: threading.Event | None = None,
-             on_progress: Callable[[dict], None] | None = None) -> RunSummary:
+def run_eval(
+    opts: EvalOptions,
+    *,
+    client: Any = None,
+    retriever: Any = None,
+    debate_fn: Callable | None = None,
+    cancel: threading.Event | None = None,
+    on_progress: Callable[[dict], None] | None = None,
+) -> RunSummary:
     """Run (or resume) a batch evaluation into `opts.out`; returns a summary with the metrics.
 
     `cancel` (a threading.Event) stops the batch cleanly: debates in flight stop between tokens and
@@ -220,11 +255,19 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
     cancel = cancel or threading.Event()
 
     t0 = time.perf_counter()
-    ds = load_dataset(opts.dataset, path=opts.data_path, task=opts.task, text_col=opts.text_col,
-                      label_col=opts.label_col, id_col=opts.id_col)
+    ds = load_dataset(
+        opts.dataset,
+        path=opts.data_path,
+        task=opts.task,
+        text_col=opts.text_col,
+        label_col=opts.label_col,
+        id_col=opts.id_col,
+    )
     if opts.category is not None and (not ds.categories or str(opts.category) not in ds.categories):
-        raise InvalidInput(f"--category {opts.category} does not apply to dataset {ds.name}.",
-                           "Categories 1-3 exist only for the CheckThat datasets; omit --category otherwise.")
+        raise InvalidInput(
+            f"--category {opts.category} does not apply to dataset {ds.name}.",
+            "Categories 1-3 exist only for the CheckThat datasets; omit --category otherwise.",
+        )
     if opts.concurrency < 1 or any(v is not None and v < 1 for v in (opts.limit, opts.sample)):
         raise InvalidInput("--concurrency, --limit and --sample must be at least 1.", "Use positive numbers.")
     lineup = _resolve_lineup(opts.lineup)
@@ -234,11 +277,21 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
     with closing(cp):
         cp.check_config(fingerprint(opts, ds, lineup))
         cp.set_meta("options", {**asdict(opts), "lineup": lineup})
-        cp.set_meta("dataset", {"name": ds.name, "task": opts.task or ds.task, "labels": list(ds.labels),
-                                "categories": list(ds.categories), "has_gold": ds.has_gold, "path": ds.path,
-                                "format": ds.format})
-        items = select_items(ds.items, limit=opts.limit, sample=opts.sample, sample_seed=opts.sample_seed,
-                             category=opts.category)
+        cp.set_meta(
+            "dataset",
+            {
+                "name": ds.name,
+                "task": opts.task or ds.task,
+                "labels": list(ds.labels),
+                "categories": list(ds.categories),
+                "has_gold": ds.has_gold,
+                "path": ds.path,
+                "format": ds.format,
+            },
+        )
+        items = select_items(
+            ds.items, limit=opts.limit, sample=opts.sample, sample_seed=opts.sample_seed, category=opts.category
+        )
         cp.add_items((it.id, n, it.text, it.gold) for n, it in enumerate(items))
         cp.set_meta("selected", len(items))
         interrupted = cp.reset_interrupted()
@@ -256,8 +309,11 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
             retriever = hook.get("retriever")
         if retriever is None and (opts.evidence or (opts.evidence is None and opts.protocol in EVIDENCE_PROTOCOLS)):
             # questions need the several-source search (the local index alone, when no source was chosen)
-            retriever = (_multi_retriever(opts.sources or ("local" if opts.questions else ""))
-                         if opts.sources or opts.questions else _default_retriever())
+            retriever = (
+                _multi_retriever(opts.sources or ("local" if opts.questions else ""))
+                if opts.sources or opts.questions
+                else _default_retriever()
+            )
         by_id = {it.id: it for it in items}
         task = opts.task or ds.task
 
@@ -266,10 +322,23 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
             if isinstance(gold, dict):  # display only; the engine reads "YES,NO,YES" for all categories
                 gold = gold.get(str(opts.category)) if opts.category is not None else ",".join(gold.values())
             cfg = DebateConfig(
-                claim=item.text, protocol=opts.protocol, task=task, category=opts.category,
-                lineup=lineup, params=dict(opts.params), evidence=opts.evidence, top_k=opts.top_k,
-                max_tokens=opts.max_tokens, seed=opts.seed, gold=gold, debate_id=f"eval-{out.name}-{item.id}",
-                apply_cat2_rule=opts.apply_cat2_rule, aids=opts.aids, sources=opts.sources, questions=opts.questions)
+                claim=item.text,
+                protocol=opts.protocol,
+                task=task,
+                category=opts.category,
+                lineup=lineup,
+                params=dict(opts.params),
+                evidence=opts.evidence,
+                top_k=opts.top_k,
+                max_tokens=opts.max_tokens,
+                seed=opts.seed,
+                gold=gold,
+                debate_id=f"eval-{out.name}-{item.id}",
+                apply_cat2_rule=opts.apply_cat2_rule,
+                aids=opts.aids,
+                sources=opts.sources,
+                questions=opts.questions,
+            )
             events: list[dict] = []
             deadline = _Deadline(cancel, opts.item_timeout_s)
             try:
@@ -278,27 +347,44 @@ def run_eval(opts: EvalOptions, *, client: Any = None, retriever: Any = None, de
                         events.append(ev.to_dict())
             except DebateError as e:
                 raise _ItemFailed(type(e).__name__, e.message, e.hint, events) from e
-            except Exception as e:  # noqa: BLE001 - one broken item must not end the batch
+            except Exception as e:
                 raise _ItemFailed(type(e).__name__, str(e) or repr(e), "", events) from e
             stats = debate_stats(events)
             if deadline.passed() and not cancel.is_set():
-                raise _ItemFailed("ItemDeadline", f"the item was still running after {opts.item_timeout_s:g} s "
-                                  "and was stopped", "Lower --max-tokens or the rounds, or raise --item-timeout.",
-                                  events)
+                raise _ItemFailed(
+                    "ItemDeadline",
+                    f"the item was still running after {opts.item_timeout_s:g} s and was stopped",
+                    "Lower --max-tokens or the rounds, or raise --item-timeout.",
+                    events,
+                )
             if stats["status"] != "completed":
                 err = next((e for e in reversed(events) if e.get("type") == "error"), {})
-                raise _ItemFailed(err.get("error") or "DebateNotCompleted",
-                                  err.get("message") or f"debate ended with status {stats['status']!r}",
-                                  err.get("hint", ""), events)
+                raise _ItemFailed(
+                    err.get("error") or "DebateNotCompleted",
+                    err.get("message") or f"debate ended with status {stats['status']!r}",
+                    err.get("hint", ""),
+                    events,
+                )
             pred = extract_prediction(events, ds.categories, opts.category)
             return events, pred, stats
 
         return _execute(opts, cp, out, ids, todo, by_id, run_item, skipped, interrupted, t0, cancel, on_progress)
 
 
-def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo: list[str],
-             by_id: dict[str, Item], run_item: Callable, skipped: int, interrupted: int, t0: float,
-             cancel: threading.Event, on_progress: Callable[[dict], None] | None) -> RunSummary:
+def _execute(
+    opts: EvalOptions,
+    cp: Checkpoint,
+    out: Path,
+    ids: list[str],
+    todo: list[str],
+    by_id: dict[str, Item],
+    run_item: Callable,
+    skipped: int,
+    interrupted: int,
+    t0: float,
+    cancel: threading.Event,
+    on_progress: Callable[[dict], None] | None,
+) -> RunSummary:
     from tqdm import tqdm
 
     queue: Iterator[str] = iter(todo)
@@ -309,8 +395,15 @@ def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo:
     tokens = 0
     ran = 0
     abort: DebateError | None = None
-    bar = tqdm(total=len(ids), initial=skipped, desc=out.name, unit="item", file=sys.stderr,
-               disable=not opts.progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=len(ids),
+        initial=skipped,
+        desc=out.name,
+        unit="item",
+        file=sys.stderr,
+        disable=not opts.progress,
+        dynamic_ncols=True,
+    )
     with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="eval") as pool:
         running: dict[Future, str] = {}
 
@@ -346,16 +439,24 @@ def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo:
                     failures.append((f.kind, f.message))
                     if tries[iid] <= opts.retries and abort is None:
                         retry_queue.append(iid)
-                        cp.conn.execute("UPDATE items SET status='pending', error=? WHERE item_id=?",
-                                        (f"{f.kind}: {f.message}", iid))
+                        cp.conn.execute(
+                            "UPDATE items SET status='pending', error=? WHERE item_id=?",
+                            (f"{f.kind}: {f.message}", iid),
+                        )
                     else:
-                        cp.finish(iid, status="failed", error=f"{f.kind}: {f.message} {f.hint}".strip(),
-                                  events=f.events, stats=debate_stats(f.events))
+                        cp.finish(
+                            iid,
+                            status="failed",
+                            error=f"{f.kind}: {f.message} {f.hint}".strip(),
+                            events=f.events,
+                            stats=debate_stats(f.events),
+                        )
                         bar.update(1)
                     if should_abort(failures, successes, len(todo)):
-                        abort = DebateError(f"Stopping the batch: the first attempts all failed with {f.kind}: "
-                                            f"{f.message}", f.hint or "Fix the lineup or the backend, then re-run "
-                                            "the same command to resume.")
+                        abort = DebateError(
+                            f"Stopping the batch: the first attempts all failed with {f.kind}: {f.message}",
+                            f.hint or "Fix the lineup or the backend, then re-run the same command to resume.",
+                        )
                         retry_queue.clear()
                     continue
                 successes += 1
@@ -363,11 +464,21 @@ def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo:
                 cp.finish(iid, status="done", prediction=pred, events=events, stats=stats)
                 bar.update(1)
                 counts = cp.counts()
-                bar.set_postfix(tokens=tokens, fail=counts.get("failed", 0),
-                                s_per_item=f"{stats.get('wall_s', 0):.1f}", refresh=False)
+                bar.set_postfix(
+                    tokens=tokens,
+                    fail=counts.get("failed", 0),
+                    s_per_item=f"{stats.get('wall_s', 0):.1f}",
+                    refresh=False,
+                )
                 if on_progress:
-                    on_progress({"done": counts.get("done", 0), "failed": counts.get("failed", 0),
-                                 "total": len(ids), "tokens": tokens})
+                    on_progress(
+                        {
+                            "done": counts.get("done", 0),
+                            "failed": counts.get("failed", 0),
+                            "total": len(ids),
+                            "tokens": tokens,
+                        }
+                    )
             while abort is None and len(running) < opts.concurrency and submit_next():
                 pass
     bar.close()
@@ -377,13 +488,23 @@ def _execute(opts: EvalOptions, cp: Checkpoint, out: Path, ids: list[str], todo:
     return summary
 
 
-def _finish(out: Path, cp: Checkpoint, ids: list[str], *, ran: int, skipped: int, interrupted: int,
-            t0: float) -> RunSummary:
+def _finish(
+    out: Path, cp: Checkpoint, ids: list[str], *, ran: int, skipped: int, interrupted: int, t0: float
+) -> RunSummary:
     from debate.evaluation.report import write_reports
 
     counts = cp.counts()
     metrics = write_reports(out)
     tokens = int((metrics or {}).get("debate", {}).get("tokens_total", 0))
-    return RunSummary(out=str(out), total=len(ids), done=counts.get("done", 0), failed=counts.get("failed", 0),
-                      ran=ran, skipped=skipped, interrupted=interrupted, wall_s=time.perf_counter() - t0,
-                      tokens=tokens, metrics=metrics)
+    return RunSummary(
+        out=str(out),
+        total=len(ids),
+        done=counts.get("done", 0),
+        failed=counts.get("failed", 0),
+        ran=ran,
+        skipped=skipped,
+        interrupted=interrupted,
+        wall_s=time.perf_counter() - t0,
+        tokens=tokens,
+        metrics=metrics,
+    )

@@ -11,10 +11,10 @@ draw; the chosen items keep their order in the file so a run reads like the data
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
-from debate.errors import InvalidInput
 from debate.datasets import Item
+from debate.errors import InvalidInput
 
 
 def stratum(item: Item, category: int | None) -> str | None:
@@ -23,8 +23,11 @@ def stratum(item: Item, category: int | None) -> str | None:
     if gold is None:
         return None
     if isinstance(gold, dict):
-        return str(gold.get(str(category))) if category is not None else ",".join(f"{k}={v}" for k, v in
-                                                                                 sorted(gold.items()))
+        return (
+            str(gold.get(str(category)))
+            if category is not None
+            else ",".join(f"{k}={v}" for k, v in sorted(gold.items()))
+        )
     return str(gold)
 
 
@@ -44,16 +47,27 @@ def stratified_sample(items: Sequence[Item], n: int, *, seed: int = 0, category:
     counts = Counter(keys)
     rare = {k for k, c in counts.items() if c < 2 or c * n / len(items) < 1}
     strata = ["<rare>" if k in rare else k for k in keys]
-    usable = len(set(strata)) > 1 and all(c >= 2 for c in Counter(strata).values()) \
-        and None not in counts and len(set(strata)) <= n <= len(items) - len(set(strata))
+    usable = (
+        len(set(strata)) > 1
+        and all(c >= 2 for c in Counter(strata).values())
+        and None not in counts
+        and len(set(strata)) <= n <= len(items) - len(set(strata))
+    )
     idx = list(range(len(items)))
-    chosen, _ = train_test_split(idx, train_size=n, random_state=seed, shuffle=True,
-                                 stratify=strata if usable else None)
+    chosen, _ = train_test_split(
+        idx, train_size=n, random_state=seed, shuffle=True, stratify=strata if usable else None
+    )
     return [items[i] for i in sorted(chosen)]
 
 
-def select_items(items: Sequence[Item], *, limit: int | None = None, sample: int | None = None,
-                 sample_seed: int = 0, category: int | None = None) -> list[Item]:
+def select_items(
+    items: Sequence[Item],
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
+    sample_seed: int = 0,
+    category: int | None = None,
+) -> list[Item]:
     """The run's items: the sample (if asked) in dataset order, then the first `limit` of those."""
     chosen = stratified_sample(items, sample, seed=sample_seed, category=category) if sample else list(items)
     return chosen[:limit] if limit else chosen

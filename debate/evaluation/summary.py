@@ -8,7 +8,8 @@ folders hold and anyone can regenerate it after extending a run.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from debate.evaluation.browse import selection
 from debate.evaluation.metrics import repair_share
@@ -52,8 +53,10 @@ def _repaired(d: dict) -> str:
 
 def runs_table(metrics: Sequence[dict]) -> str:
     """One row per run: what was run, on which items, and its scores and costs."""
-    head = ("| run | data | protocol, params | items | accuracy | macro-F1 | F1 per class | invalid | "
-            "repaired → labels | rounds | early stop | tokens/item | s/item | const. label |")
+    head = (
+        "| run | data | protocol, params | items | accuracy | macro-F1 | F1 per class | invalid | "
+        "repaired → labels | rounds | early stop | tokens/item | s/item | const. label |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for m in metrics:
         run, d = m.get("run") or {}, m.get("debate") or {}
@@ -64,11 +67,13 @@ def runs_table(metrics: Sequence[dict]) -> str:
         data = f"{m.get('dataset')}{cat}, {selection(run)}"
         params = json.dumps(run.get("params") or {}, sort_keys=True)
         per_class = " / ".join(f"{k} {v:.2f}" for k, v in f1.items())
-        lines.append(f"| `{run.get('name')}` | {data} | {run.get('protocol')} {params} | "
-                     f"{(m.get('coverage') or {}).get('done', '–')} | {_f(acc)} | {_f(mf1)} | {per_class} | {invalid} | {_repaired(d)} | "
-                     f"{_f(d.get('rounds_mean'), 2)} | {_f(d.get('early_stop_rate'), 2)} | "
-                     f"{d.get('tokens_mean') or 0:,.0f} | {d.get('wall_s_mean') or 0:.0f} | "
-                     f"{_f(constant_label_f1(m))} |")
+        lines.append(
+            f"| `{run.get('name')}` | {data} | {run.get('protocol')} {params} | "
+            f"{(m.get('coverage') or {}).get('done', '–')} | {_f(acc)} | {_f(mf1)} | {per_class} | {invalid} | {_repaired(d)} | "
+            f"{_f(d.get('rounds_mean'), 2)} | {_f(d.get('early_stop_rate'), 2)} | "
+            f"{d.get('tokens_mean') or 0:,.0f} | {d.get('wall_s_mean') or 0:.0f} | "
+            f"{_f(constant_label_f1(m))} |"
+        )
     return "\n".join(lines)
 
 
@@ -80,8 +85,11 @@ def _span(values: list[float], digits: int = 3) -> str:
 def beside_papers(metrics: Sequence[dict]) -> str:
     """One row per run: our scores beside the papers' rows for the same protocol (the run's category
     column for CheckThat; RADAR's PolitiFact-Hidden rows for LIAR, which are another dataset)."""
-    lines = ["| run (lineup) | protocol | ours macro-F1 | ours acc. | papers, same protocol: macro-F1 | acc. | "
-             "papers' rows and setting |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| run (lineup) | protocol | ours macro-F1 | ours acc. | papers, same protocol: macro-F1 | acc. | "
+        "papers' rows and setting |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for m in metrics:
         run = m.get("run") or {}
         proto, cat = run.get("protocol"), run.get("category")
@@ -94,13 +102,18 @@ def beside_papers(metrics: Sequence[dict]) -> str:
             rows = [r for r in TURQUAZ_TABLE2 if r[1] == proto]
             if rows:
                 what = "; ".join(f"{r[0]} {r[col]:.4f}" for r in rows)
-                lines.append(f"| {ours} | {_span([r[col] for r in rows], 4)} | – | TurQUaz Table 2, CheckThat 4a "
-                             f"dev{f' cat {cat}' if cat else ' (mean of 3 categories)'}: {what} |")
+                lines.append(
+                    f"| {ours} | {_span([r[col] for r in rows], 4)} | – | TurQUaz Table 2, CheckThat 4a "
+                    f"dev{f' cat {cat}' if cat else ' (mean of 3 categories)'}: {what} |"
+                )
         elif str(m.get("dataset", "")).startswith("liar"):
             rows = [r for r in RADAR_RESULTS if r[2] == proto and r[0].startswith("PolitiFact")]
             if rows:
-                what = "; ".join(f"{r[1]}, {r[0].removeprefix('PolitiFact-Hidden, ')}: {r[4]:.3f} / {r[3]:.3f}"
-                                 for r in rows)
-                lines.append(f"| {ours} | {_span([r[4] for r in rows])} | {_span([r[3] for r in rows])} | RADAR on "
-                             f"PolitiFact-Hidden (another dataset, shown for scale): {what} |")
+                what = "; ".join(
+                    f"{r[1]}, {r[0].removeprefix('PolitiFact-Hidden, ')}: {r[4]:.3f} / {r[3]:.3f}" for r in rows
+                )
+                lines.append(
+                    f"| {ours} | {_span([r[4] for r in rows])} | {_span([r[3] for r in rows])} | RADAR on "
+                    f"PolitiFact-Hidden (another dataset, shown for scale): {what} |"
+                )
     return "\n".join(lines)

@@ -21,8 +21,8 @@ runs and the cached train embeddings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -43,9 +43,13 @@ def macro_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str] = L
     return float(np.mean(f1s))
 
 
-def pooled_paired_bootstrap(groups: Mapping[str, tuple[Sequence[str], Sequence[str], Sequence[str]]],
-                            labels: Sequence[str] = LABELS, n_boot: int = 2000, seed: int = 0,
-                            alpha: float = 0.05) -> dict:
+def pooled_paired_bootstrap(
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str], Sequence[str]]],
+    labels: Sequence[str] = LABELS,
+    n_boot: int = 2000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> dict:
     """A minus B: the mean over groups (categories) of macro-F1(A) − macro-F1(B), with a paired bootstrap
     CI that resamples each group's items on its own, and McNemar's exact test on correctness pooled over
     every decision. `groups` maps a category to (gold, pred_a, pred_b), aligned item by item."""
@@ -53,8 +57,7 @@ def pooled_paired_bootstrap(groups: Mapping[str, tuple[Sequence[str], Sequence[s
 
     groups = {k: v for k, v in groups.items() if len(v[0])}
     if not groups:
-        return {"n": 0, "diff": None, "ci": [None, None], "a_only": 0, "b_only": 0, "p": 1.0,
-                "a": None, "b": None}
+        return {"n": 0, "diff": None, "ci": [None, None], "a_only": 0, "b_only": 0, "p": 1.0, "a": None, "b": None}
     index = {lab: i for i, lab in enumerate(labels)}
     rng = np.random.default_rng(seed)
     boot_diff = np.zeros(n_boot)
@@ -62,7 +65,7 @@ def pooled_paired_bootstrap(groups: Mapping[str, tuple[Sequence[str], Sequence[s
     for gold, pa, pb in groups.values():
         if not len(gold) == len(pa) == len(pb):
             raise ValueError("pooled_paired_bootstrap: gold and both predictions must be aligned")
-        code = lambda xs: np.array([index.get(x, len(labels)) for x in xs])  # noqa: E731
+        code = lambda xs: np.array([index.get(x, len(labels)) for x in xs])
         g, a, b = code(gold), code(pa), code(pb)
         point_a.append(float(_f1_batch(g, a, len(labels))))
         point_b.append(float(_f1_batch(g, b, len(labels))))
@@ -75,8 +78,16 @@ def pooled_paired_bootstrap(groups: Mapping[str, tuple[Sequence[str], Sequence[s
     lo, hi = np.quantile(boot_diff, [alpha / 2, 1 - alpha / 2])
     p = float(binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
     fa, fb = float(np.mean(point_a)), float(np.mean(point_b))
-    return {"n": n, "a": fa, "b": fb, "diff": fa - fb, "ci": [float(lo), float(hi)],
-            "a_only": a_only, "b_only": b_only, "p": p}
+    return {
+        "n": n,
+        "a": fa,
+        "b": fb,
+        "diff": fa - fb,
+        "ci": [float(lo), float(hi)],
+        "a_only": a_only,
+        "b_only": b_only,
+        "p": p,
+    }
 
 
 def least_similar_third(similarity: Mapping[str, float]) -> set[str]:
@@ -111,8 +122,10 @@ def council_items(run_dir: str) -> CategoryItems:
     opts = read_meta(run_dir, "options") or {}
     cat = opts.get("category")
     if opts.get("protocol") != "council" or cat is None:
-        raise InvalidInput(f"{run_dir} is not a council run on one CheckThat category.",
-                           "Give one `eval --protocol council --category N` run per category.")
+        raise InvalidInput(
+            f"{run_dir} is not a council run on one CheckThat category.",
+            "Give one `eval --protocol council --category N` run per category.",
+        )
     c = str(cat)
     out = CategoryItems(c)
     for row in read_rows(run_dir, with_events=True):
@@ -121,8 +134,14 @@ def council_items(run_dir: str) -> CategoryItems:
         if row.get("status") != "done" or gold not in LABELS:
             continue
         events = row.get("events") or []
-        first = next((e for e in events if e.get("type") == "votes_tallied" and e.get("round") == 0
-                      and str(e.get("category") or c) == c), None)
+        first = next(
+            (
+                e
+                for e in events
+                if e.get("type") == "votes_tallied" and e.get("round") == 0 and str(e.get("category") or c) == c
+            ),
+            None,
+        )
         vote = vote_prediction(events, row.get("prediction"))
         if first is None or vote is None:
             continue
@@ -164,11 +183,14 @@ def knn_threshold(category: int, k: int, train_sample: int, seed: int = 0) -> tu
     from debate.datasets import load_dataset
     from debate.evaluation.sampling import stratified_sample
 
-    items = [it for it in stratified_sample(load_dataset("checkthat-train").items, train_sample, seed=seed,
-                                            category=category)
-             if isinstance(it.gold, dict) and it.gold.get(str(category)) in LABELS]
-    t, f1 = cal.fit_threshold(knn_shares([it.text for it in items], category, k),
-                              [it.gold[str(category)] for it in items])
+    items = [
+        it
+        for it in stratified_sample(load_dataset("checkthat-train").items, train_sample, seed=seed, category=category)
+        if isinstance(it.gold, dict) and it.gold.get(str(category)) in LABELS
+    ]
+    t, f1 = cal.fit_threshold(
+        knn_shares([it.text for it in items], category, k), [it.gold[str(category)] for it in items]
+    )
     return t, f1, len(items)
 
 
@@ -209,8 +231,10 @@ def collect(run_dirs: Sequence[str], k: int = 8, train_sample: int = 40, seed: i
     for it in cats.values():
         for m in members:
             if len(it.sides.get(m, [])) != len(it.ids):
-                raise InvalidInput(f"The runs do not seat the same members ({m} is missing in category "
-                                   f"{it.category}).", "Give runs of one lineup.")
+                raise InvalidInput(
+                    f"The runs do not seat the same members ({m} is missing in category {it.category}).",
+                    "Give runs of one lineup.",
+                )
     knn_fit, slice_ids = {}, {}
     for c, it in cats.items():
         knn_fit[c] = knn_threshold(int(c), k, train_sample, seed)
@@ -240,40 +264,68 @@ def _met(r: dict, need_above: bool) -> str:
 def render(t: Targets, n_boot: int = 2000) -> str:
     """The targets as markdown: scores per side (all items and the slice), then the paired comparisons."""
     cats = sorted(t.cats)
-    sides = ["council", "vote", *sorted(s for s in t.cats[cats[0]].sides if s.startswith("member ")),
-             "k-NN", "always-NO"]
-    lines = [f"Items: " + ", ".join(f"category {c}: {len(t.cats[c].ids)} (slice {len(t.slice_ids[c])}, "
-                                    f"{sum(t.cats[c].discussed)} with a discussion round)" for c in cats),
-             "k-NN: YES share of the tweet's nearest train tweets against a threshold fitted on train: "
-             + "; ".join(f"category {c}: {t.knn_fit[c][0]:g} (train macro-F1 {t.knn_fit[c][1]:.3f}, "
-                         f"n = {t.knn_fit[c][2]})" for c in cats), "",
-             "| side | " + " | ".join(f"cat {c}" for c in cats) + " | pooled | least-similar third, pooled |",
-             "|---|" + "---|" * (len(cats) + 2)]
+    sides = [
+        "council",
+        "vote",
+        *sorted(s for s in t.cats[cats[0]].sides if s.startswith("member ")),
+        "k-NN",
+        "always-NO",
+    ]
+    lines = [
+        "Items: "
+        + ", ".join(
+            f"category {c}: {len(t.cats[c].ids)} (slice {len(t.slice_ids[c])}, "
+            f"{sum(t.cats[c].discussed)} with a discussion round)"
+            for c in cats
+        ),
+        "k-NN: YES share of the tweet's nearest train tweets against a threshold fitted on train: "
+        + "; ".join(
+            f"category {c}: {t.knn_fit[c][0]:g} (train macro-F1 {t.knn_fit[c][1]:.3f}, n = {t.knn_fit[c][2]})"
+            for c in cats
+        ),
+        "",
+        "| side | " + " | ".join(f"cat {c}" for c in cats) + " | pooled | least-similar third, pooled |",
+        "|---|" + "---|" * (len(cats) + 2),
+    ]
     for s in sides:
         per, pooled = t.score(s)
         _, sl = t.score(s, only_slice=True)
         name = s + (" (best member)" if s == t.best_member else "")
         lines.append(f"| {name} | " + " | ".join(f"{per[c]:.3f}" for c in cats) + f" | {pooled:.3f} | {sl:.3f} |")
     comps = [
-        ("council vs its best member (" + t.best_member.removeprefix("member ") + ", best on these dev items)",
-         "council", t.best_member, False, True),
+        (
+            "council vs its best member (" + t.best_member.removeprefix("member ") + ", best on these dev items)",
+            "council",
+            t.best_member,
+            False,
+            True,
+        ),
         ("council vs the k-NN reference", "council", "k-NN", False, True),
         ("council vs the k-NN reference, least-similar third", "council", "k-NN", True, False),
         ("debate vs its own first-vote majority (the vote)", "council", "vote", False, True),
         ("debate vs the vote, least-similar third", "council", "vote", True, None),
     ]
-    comps += [(f"{s} vs always-NO" + (", least-similar third" if sl else ""), s, "always-NO", sl, None)
-              for s in sides[:-1] for sl in (False, True)]
-    lines += ["", "| A vs B (same items, categories pooled) | items | macro-F1 A − B [95 % CI] | A right, B wrong / "
-                  "B right, A wrong | McNemar p | target |", "|---|---|---|---|---|---|"]
+    comps += [
+        (f"{s} vs always-NO" + (", least-similar third" if sl else ""), s, "always-NO", sl, None)
+        for s in sides[:-1]
+        for sl in (False, True)
+    ]
+    lines += [
+        "",
+        "| A vs B (same items, categories pooled) | items | macro-F1 A − B [95 % CI] | A right, B wrong / "
+        "B right, A wrong | McNemar p | target |",
+        "|---|---|---|---|---|---|",
+    ]
     for title, a, b, sl, above in comps:
         r = pooled_paired_bootstrap(t.groups(a, b, sl), n_boot=n_boot)
         target = "–" if above is None else _met(r, above) + (" (CI lower end > 0)" if above else " (not below)")
         lines.append(f"| {title} | {r['n']} | {_fmt_ci(r)} | {r['a_only']} / {r['b_only']} | {r['p']:.3g} | {target} |")
-    lines += ["", "Where the discussion changed the first vote's majority (per category: wrong → right / "
-                  "right → wrong): " + "; ".join(
-                      f"category {c}: {fl[0]} / {fl[1]}" for c, fl in
-                      ((c, _flips(t.cats[c])) for c in cats))]
+    lines += [
+        "",
+        "Where the discussion changed the first vote's majority (per category: wrong → right / "
+        "right → wrong): "
+        + "; ".join(f"category {c}: {fl[0]} / {fl[1]}" for c, fl in ((c, _flips(t.cats[c])) for c in cats)),
+    ]
     return "\n".join(lines)
 
 
@@ -284,4 +336,3 @@ def _flips(it: CategoryItems) -> tuple[int, int]:
             good += d == g
             bad += v == g
     return good, bad
-

@@ -6,8 +6,28 @@ first prompts before Run; pace.py holds the live-demo settings (fewer rounds, sh
 Services layer: may import the runner and everything below it; never the CLI, teaching or adjudication.
 """
 
-from debate.live.worker import (TOKEN_FLUSH_N, TOKEN_FLUSH_S, LiveDebate, RunFn, is_running, new_debate_id,
-                                running, start_debate, stop, wait)
+from debate.live.worker import (
+    TOKEN_FLUSH_N,
+    TOKEN_FLUSH_S,
+    LiveDebate,
+    RunFn,
+    is_running,
+    new_debate_id,
+    running,
+    start_debate,
+    stop,
+    wait,
+)
 
-__all__ = ["TOKEN_FLUSH_N", "TOKEN_FLUSH_S", "LiveDebate", "RunFn", "is_running", "new_debate_id", "running",
-           "start_debate", "stop", "wait"]
+__all__ = [
+    "TOKEN_FLUSH_N",
+    "TOKEN_FLUSH_S",
+    "LiveDebate",
+    "RunFn",
+    "is_running",
+    "new_debate_id",
+    "running",
+    "start_debate",
+    "stop",
+    "wait",
+]

@@ -60,16 +60,18 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: boo
     """One line for the page: what the pace changes, beside the papers' values. With the small-model aids
     on, the votes and the judge's verdict are read their way (debate/aids.py), so the line does not call
     them the papers'."""
-    rest = ("Prompts and the rules of each round are the papers'; the small-model aids (below) change how votes "
-            "and the judge's verdict are read." if aids else
-            "Prompts, votes, thresholds and the judge are the papers'.")
+    rest = (
+        "Prompts and the rules of each round are the papers'; the small-model aids (below) change how votes "
+        "and the judge's verdict are read."
+        if aids
+        else "Prompts, votes, thresholds and the judge are the papers'."
+    )
     if pace != "demo":
         return "The papers' rounds and answer length. " + rest if aids else "The papers' settings."
     paced = overrides(pace, protocol)
     if not aids and LENGTH in paced:
         rest = "Prompts (but for the length asked of arguments), votes, thresholds and the judge are the papers'."
-    bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in paced.items()
-            if k in paper_params and k != LENGTH]
+    bits = [f"{k} {v} (paper: {paper_params[k][0]})" for k, v in paced.items() if k in paper_params and k != LENGTH]
     if LENGTH in paced:
         bits.append(f"arguments asked for at most {paced[LENGTH]} sentences (paper: no length asked)")
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
@@ -89,8 +91,9 @@ def describe_many(pace: str, protocols: list[str], aids: bool = False) -> str:
     line = describe(pace, "", {}, aids)
     if pace != "demo":
         return line
-    bits = [f"{p} {k} {v} (paper: {PROTOCOLS[p].params[k][0]})" for p in protocols
-            for k, v in overrides(pace, p).items()]
+    bits = [
+        f"{p} {k} {v} (paper: {PROTOCOLS[p].params[k][0]})" for p in protocols for k, v in overrides(pace, p).items()
+    ]
     return line.replace("Live-demo pace: ", "Live-demo pace: " + ", ".join(bits) + ", ", 1) if bits else line
 
 
@@ -101,8 +104,11 @@ def _search_words(settings: dict) -> str:
         return ""
     sources = str(settings.get("sources") or "") or "every source that answers"
     q = int(settings.get("questions") or 0)
-    return (f" (top {settings['top_k']} passages from {sources.replace(',', ', ')}"
-            + (f", {q} search question{'s' if q > 1 else ''}" if q else "") + ")")
+    return (
+        f" (top {settings['top_k']} passages from {sources.replace(',', ', ')}"
+        + (f", {q} search question{'s' if q > 1 else ''}" if q else "")
+        + ")"
+    )
 
 
 def settings_line(started: Event | dict) -> str:
@@ -121,9 +127,9 @@ def settings_line(started: Event | dict) -> str:
     paper = info.defaults() if info else {}
     changed = {k: v for k, v in params.items() if k in paper and paper[k] != v}
     max_tokens = settings.get("max_tokens")
-    paced = (max_tokens == DEMO_MAX_TOKENS
-             and all(changed.get(k) == v for k, v in overrides("demo", protocol).items()
-                     if k != LENGTH))  # (debates stored before the length was asked had none)
+    paced = max_tokens == DEMO_MAX_TOKENS and all(
+        changed.get(k) == v for k, v in overrides("demo", protocol).items() if k != LENGTH
+    )  # (debates stored before the length was asked had none)
     parts = [f"{protocol}"]
     if paced:
         parts.append("live-demo pace")
@@ -134,12 +140,23 @@ def settings_line(started: Event | dict) -> str:
     if own:
         parts.append(", ".join(f"{k} {v} (paper: {paper[k]})" for k, v in own.items()))
     if settings.get("aids"):
-        parts.append("small-model aids on" + (": " + ", ".join(f"{k} {v} (paper: {paper[k]})"
-                                                             for k, v in aided.items()) if aided else
-                                            ", none applies here"))
+        parts.append(
+            "small-model aids on"
+            + (
+                ": " + ", ".join(f"{k} {v} (paper: {paper[k]})" for k, v in aided.items())
+                if aided
+                else ", none applies here"
+            )
+        )
     else:
         parts.append("small-model aids off")
     if "evidence_on" in settings:
-        parts.append(("evidence in the agents' prompts" if settings["evidence_on"] else
-                      "evidence shown, not given to the agents") + _search_words(settings))
+        parts.append(
+            (
+                "evidence in the agents' prompts"
+                if settings["evidence_on"]
+                else "evidence shown, not given to the agents"
+            )
+            + _search_words(settings)
+        )
     return "Ran with: " + " · ".join(parts) + "."

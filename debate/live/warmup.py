@@ -13,8 +13,9 @@ state and the real request reuses it (prefix reuse, debate/models/local.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from debate.models.base import GenOptions, Message
 from debate.models.client import ModelClient
@@ -69,8 +70,9 @@ def _spec_of(model: str, specs: set[str]) -> str:
     return model
 
 
-def warm(config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None,
-         retriever: Any = None) -> list[dict]:
+def warm(
+    config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None, retriever: Any = None
+) -> list[dict]:
     """Read each first prompt ahead on the backends that can; one row per request, for logs and tests.
     `give_way()` True stops it at the next block (the page was set up for another debate meanwhile)."""
     rows = []

@@ -15,8 +15,9 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from debate.errors import DebateError, InvalidInput
 from debate.events import DebateFinished, ErrorEvent, Event
@@ -44,6 +45,7 @@ _LOCK = threading.Lock()
 
 def _default_run() -> RunFn:
     from debate.runner import run_debate  # read at call time: the engine may be replaced in tests
+
     return run_debate
 
 
@@ -53,6 +55,7 @@ def new_debate_id() -> str:
 
 def _config_dict(config: Any) -> dict:
     from dataclasses import asdict, is_dataclass
+
     d = asdict(config) if is_dataclass(config) else dict(config)
     if isinstance(d.get("fork"), dict):  # the parent's turns are in the events already: keep only where from
         d["fork"] = {k: d["fork"].get(k) for k in ("parent_id", "round", "notes")}
@@ -122,13 +125,30 @@ def _worker(live: LiveDebate, config: Any, client: Any, retriever: Any, store: A
                 live.error = e
         if not keep_for_caller:
             msg = e.message if isinstance(e, DebateError) else f"{type(e).__name__}: {e}"
-            hint = e.hint if isinstance(e, DebateError) else "This is a bug in the engine; the transcript so far is kept."
+            hint = (
+                e.hint if isinstance(e, DebateError) else "This is a bug in the engine; the transcript so far is kept."
+            )
             try:
-                store.append_event(live.debate_id, ErrorEvent(error=type(e).__name__, message=msg, hint=hint,
-                                                              seq=seq + 1, t=time.perf_counter() - live.t_start))
-                store.append_event(live.debate_id, DebateFinished(status="error", stop_reason=msg, seq=seq + 2,
-                                                                  t=time.perf_counter() - live.t_start,
-                                                                  wall_s=time.perf_counter() - live.t_start))
+                store.append_event(
+                    live.debate_id,
+                    ErrorEvent(
+                        error=type(e).__name__,
+                        message=msg,
+                        hint=hint,
+                        seq=seq + 1,
+                        t=time.perf_counter() - live.t_start,
+                    ),
+                )
+                store.append_event(
+                    live.debate_id,
+                    DebateFinished(
+                        status="error",
+                        stop_reason=msg,
+                        seq=seq + 2,
+                        t=time.perf_counter() - live.t_start,
+                        wall_s=time.perf_counter() - live.t_start,
+                    ),
+                )
                 finished = True
             except Exception:  # noqa: BLE001 - the store itself failed: the finally below still ends the debate
                 pass
@@ -148,8 +168,11 @@ def _end(live: LiveDebate, store: Any, finished: bool) -> None:
     try:
         if not finished and live.error is None:
             # the engine ended without its closing event: keep the row honest
-            store.set_status(live.debate_id, "stopped" if live.cancel.is_set() else "error",
-                             "the engine ended without a closing event")
+            store.set_status(
+                live.debate_id,
+                "stopped" if live.cancel.is_set() else "error",
+                "the engine ended without a closing event",
+            )
     except Exception:  # noqa: BLE001 - nothing more can be written; the heartbeat's end tells the rest
         pass
     finally:
@@ -160,8 +183,16 @@ def _end(live: LiveDebate, store: Any, finished: bool) -> None:
         live.done.set()
 
 
-def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: RunFn | None = None,
-                 debate_id: str | None = None, wait_first_s: float = 20.0) -> str:
+def start_debate(
+    config: Any,
+    client: Any,
+    retriever: Any,
+    store: Any,
+    *,
+    run: RunFn | None = None,
+    debate_id: str | None = None,
+    wait_first_s: float = 20.0,
+) -> str:
     """Start `config` in a daemon thread; returns the debate id once its first event is stored.
 
     `run` defaults to debate.runner.run_debate (tests may pass another generator with its contract).
@@ -175,8 +206,9 @@ def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: R
         pass
     store.create_debate(_config_dict(config), debate_id)
     live = LiveDebate(debate_id=debate_id, cancel=threading.Event())
-    live.thread = threading.Thread(target=_worker, args=(live, config, client, retriever, store, run),
-                                   name=f"debate-{debate_id}", daemon=True)
+    live.thread = threading.Thread(
+        target=_worker, args=(live, config, client, retriever, store, run), name=f"debate-{debate_id}", daemon=True
+    )
     with _LOCK:
         _REGISTRY[debate_id] = live
     live.thread.start()
@@ -192,8 +224,10 @@ def start_debate(config: Any, client: Any, retriever: Any, store: Any, *, run: R
         err = live.error
         if isinstance(err, DebateError):
             raise err
-        raise InvalidInput(f"The debate could not start: {type(err).__name__}: {err}",
-                           "Check the lineup and parameters; the log has the details.") from err
+        raise InvalidInput(
+            f"The debate could not start: {type(err).__name__}: {err}",
+            "Check the lineup and parameters; the log has the details.",
+        ) from err
     return debate_id
 
 

@@ -10,8 +10,9 @@ twice. Caching, locks and retries live in `debate.models.client.ModelClient`, no
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Protocol, Union
+from typing import Any, Protocol
 
 from debate.records import Record
 
@@ -83,7 +84,7 @@ LABEL_AT = {
     "written": "read where the label is written, which under greedy decoding is the most probable label",
     "sampled": "read where the label is written; the label was sampled from them (temperature > 0)",
     "most-mass": "no label was written after the answer's label key, so they were read where the labels "
-                 "held the most probability, which need not be where the written label is",
+    "held the most probability, which need not be where the written label is",
     "first": "read at the first position where the labels hold most of the probability",
 }
 
@@ -162,8 +163,9 @@ class ChatStream:
     the same call without a second generation.
     """
 
-    def __init__(self, spec: str, chunks: Iterator[Chunk], *, cached: bool = False,
-                 on_done: "list[Any] | None" = None) -> None:
+    def __init__(
+        self, spec: str, chunks: Iterator[Chunk], *, cached: bool = False, on_done: list[Any] | None = None
+    ) -> None:
         self.spec = spec
         self._chunks = chunks
         self._cached = cached
@@ -194,11 +196,18 @@ class ChatStream:
                 final = chunk
         latency = time.perf_counter() - self._t0
         self._result = ModelResult(
-            text="".join(self._parts), model=self.spec,
-            prompt_tokens=final.prompt_tokens, completion_tokens=final.completion_tokens,
-            ttft_s=self._ttft, latency_s=latency, finish_reason=final.finish_reason,
-            cached=self._cached, label_probs=final.label_probs, model_id=final.model_id,
-            prompt_reused_tokens=final.prompt_reused_tokens, label_at=final.label_at,
+            text="".join(self._parts),
+            model=self.spec,
+            prompt_tokens=final.prompt_tokens,
+            completion_tokens=final.completion_tokens,
+            ttft_s=self._ttft,
+            latency_s=latency,
+            finish_reason=final.finish_reason,
+            cached=self._cached,
+            label_probs=final.label_probs,
+            model_id=final.model_id,
+            prompt_reused_tokens=final.prompt_reused_tokens,
+            label_at=final.label_at,
         )
         for cb in self._on_done:
             cb(self._result)

@@ -16,8 +16,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from debate import config
 from debate.errors import StoreError
@@ -39,8 +39,12 @@ def enabled_by_env() -> bool:
 
 
 def cache_key(spec: str, messages: list[Message], options: GenOptions) -> str:
-    payload = json.dumps({"spec": str(spec), "messages": messages, "options": options.key_dict()},
-                         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(
+        {"spec": str(spec), "messages": messages, "options": options.key_dict()},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -62,8 +66,10 @@ class ResponseCache:
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_SCHEMA)
             except (sqlite3.Error, OSError) as e:
-                raise StoreError(f"The response cache {self.path} cannot be opened: {e}.",
-                                 "Check the folder is writable, or set DEBATE_CACHE=0 to run without it.") from e
+                raise StoreError(
+                    f"The response cache {self.path} cannot be opened: {e}.",
+                    "Check the folder is writable, or set DEBATE_CACHE=0 to run without it.",
+                ) from e
             self._local.conn = conn
         return conn
 
@@ -96,9 +102,12 @@ class ResponseCache:
         try:
             self._conn().execute(
                 "INSERT OR REPLACE INTO responses (key, spec, result, created, hits) VALUES (?,?,?,?,0)",
-                (cache_key(spec, messages, options), str(spec), json.dumps(data), time.time()))
+                (cache_key(spec, messages, options), str(spec), json.dumps(data), time.time()),
+            )
         except sqlite3.Error as e:
-            raise StoreError(f"The response cache could not be written: {e}.", "Set DEBATE_CACHE=0 to bypass it.") from e
+            raise StoreError(
+                f"The response cache could not be written: {e}.", "Set DEBATE_CACHE=0 to bypass it."
+            ) from e
         self._count("writes")
 
     @staticmethod
@@ -107,10 +116,15 @@ class ResponseCache:
         text = stored.text
         step = max(1, -(-len(text) // pieces))
         for i in range(0, len(text), step):
-            yield Delta(text[i:i + step])
-        yield Final(prompt_tokens=stored.prompt_tokens, completion_tokens=stored.completion_tokens,
-                    finish_reason=stored.finish_reason, label_probs=stored.label_probs,
-                    model_id=stored.model_id, label_at=stored.label_at)
+            yield Delta(text[i : i + step])
+        yield Final(
+            prompt_tokens=stored.prompt_tokens,
+            completion_tokens=stored.completion_tokens,
+            finish_reason=stored.finish_reason,
+            label_probs=stored.label_probs,
+            model_id=stored.model_id,
+            label_at=stored.label_at,
+        )
 
     def stats(self) -> dict:
         try:
@@ -120,8 +134,14 @@ class ResponseCache:
         size = self.path.stat().st_size if self.path.exists() else 0
         with self._stats_lock:
             session = dict(self._session)
-        return {"path": str(self.path), "entries": n, "total_hits": hits, "bytes": size,
-                "enabled": enabled_by_env(), **{f"session_{k}": v for k, v in session.items()}}
+        return {
+            "path": str(self.path),
+            "entries": n,
+            "total_hits": hits,
+            "bytes": size,
+            "enabled": enabled_by_env(),
+            **{f"session_{k}": v for k, v in session.items()},
+        }
 
     def clear(self) -> int:
         cur = self._conn().execute("DELETE FROM responses")

@@ -9,8 +9,9 @@ Protocols never know which backend they talk to.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from debate.errors import InvalidInput
 from debate.models.base import Backend, ChatStream, Chunk, GenOptions, Message, ModelInfo, Started
@@ -18,9 +19,12 @@ from debate.models.spec import ModelSpec
 
 
 class ModelClient:
-    def __init__(self, backends: dict[str, Backend] | None = None,
-                 backend_factory: Callable[[ModelSpec], Backend] | None = None,
-                 cache: Any | None = None) -> None:
+    def __init__(
+        self,
+        backends: dict[str, Backend] | None = None,
+        backend_factory: Callable[[ModelSpec], Backend] | None = None,
+        cache: Any | None = None,
+    ) -> None:
         """`backends` maps a backend name (or "name@base_url") to an instance; `backend_factory`
         creates missing ones on first use (see registry.default_client)."""
         self._backends: dict[str, Backend] = dict(backends or {})

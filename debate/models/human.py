@@ -9,7 +9,7 @@ ticket as the model name ("<debate id>/<turn id>"), so one backend serves every 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate import seats
 from debate.errors import InvalidInput
@@ -28,16 +28,25 @@ class HumanBackend:
     max_parallel = 1024  # every seat waits on its own person
 
     def list_models(self) -> list[ModelInfo]:
-        return [ModelInfo(spec=seats.PERSON_SPEC, backend="human", name="person", status="ready",
-                          detail="a person types this seat's turns (Debate page, Present, or --human on the CLI)")]
+        return [
+            ModelInfo(
+                spec=seats.PERSON_SPEC,
+                backend="human",
+                name="person",
+                status="ready",
+                detail="a person types this seat's turns (Debate page, Present, or --human on the CLI)",
+            )
+        ]
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         debate_id, _, turn_id = model.rpartition("/")
         seat = seats.get(debate_id, turn_id)
         if seat is None:
-            raise InvalidInput(f"No seat is open for a person's turn {model!r}.",
-                               "A person's turns are asked for by a running debate; use the model spec "
-                               f"{seats.PERSON_SPEC} in a lineup.")
+            raise InvalidInput(
+                f"No seat is open for a person's turn {model!r}.",
+                "A person's turns are asked for by a running debate; use the model spec "
+                f"{seats.PERSON_SPEC} in a lineup.",
+            )
         text = seat.wait()
         if text is None:
             yield Final(finish_reason="stopped" if seat.stopping() else "timeout")

@@ -11,7 +11,7 @@ server keeps dripping tokens).
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate.errors import BackendTimeout
 from debate.models.base import Chunk, Delta, Final, GenOptions
@@ -34,8 +34,10 @@ def capped(chunks: Iterator[Chunk], options: GenOptions, *, deadline_s: float, w
                     yield Final(completion_tokens=n + bool(room), finish_reason="length")
                     return
                 if time.monotonic() - t0 > deadline_s:
-                    raise BackendTimeout(f"{where} was still streaming one answer after {deadline_s:g} s.",
-                                         "Lower max_tokens, or raise the backend's timeout_s in settings.")
+                    raise BackendTimeout(
+                        f"{where} was still streaming one answer after {deadline_s:g} s.",
+                        "Lower max_tokens, or raise the backend's timeout_s in settings.",
+                    )
                 n += 1
                 chars += len(chunk.text)
             yield chunk

@@ -35,14 +35,15 @@ import math
 import os
 import re
 import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
+from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.content.script import token_bytes_allowed
 from debate.models.stopping import AnswerWatch
 
 TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
@@ -58,13 +59,16 @@ def check_request(messages: list[Message], options: GenOptions) -> None:
         raise InvalidInput("No messages to send to the model.", "Pass at least one user message.")
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in _ROLES or not isinstance(m.get("content"), str):
-            raise InvalidInput(f"Message {i} is not a chat message: {str(m)[:80]!r}.",
-                               'Write each as {"role": "system"|"user"|"assistant", "content": "text"}.')
+            raise InvalidInput(
+                f"Message {i} is not a chat message: {str(m)[:80]!r}.",
+                'Write each as {"role": "system"|"user"|"assistant", "content": "text"}.',
+            )
     if int(options.max_tokens) < 1:
         raise InvalidInput(f"max_tokens must be at least 1, got {options.max_tokens}.", "Use e.g. 256.")
     if not 0 <= float(options.temperature) <= 2:
-        raise InvalidInput(f"temperature must be between 0 and 2, got {options.temperature}.",
-                           "Use 0 for repeatable answers.")
+        raise InvalidInput(
+            f"temperature must be between 0 and 2, got {options.temperature}.", "Use 0 for repeatable answers."
+        )
 
 
 # -- label probabilities from token alternatives (shared with the openai/ollama backends) ---------
@@ -98,8 +102,9 @@ def normalised_mass(pos: Mapping[str, float], labels: Sequence[str]) -> dict[str
     return {lab: m / total for lab, m in zip(labels, mass)} if total > 0 else None
 
 
-def label_probs_from_positions(positions: Sequence[Mapping[str, float]],
-                               labels: Sequence[str], first: bool = False) -> dict[str, float] | None:
+def label_probs_from_positions(
+    positions: Sequence[Mapping[str, float]], labels: Sequence[str], first: bool = False
+) -> dict[str, float] | None:
     """Probability per label at the generated position whose alternatives best cover the labels.
 
     `positions` holds, per generated token, {token_text: logprob} of its alternatives. A token
@@ -144,14 +149,24 @@ def load_llama(path: Path, n_ctx: int = 4096, n_threads: int = 2, chat_format: s
         try:
             from llama_cpp import Llama
         except ImportError as e:
-            raise DebateError("llama-cpp-python is not installed, so local: models cannot run.",
-                              "Run `make run` (it builds llama-cpp-python with portable CPU flags).") from e
+            raise DebateError(
+                "llama-cpp-python is not installed, so local: models cannot run.",
+                "Run `make run` (it builds llama-cpp-python with portable CPU flags).",
+            ) from e
         try:
-            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                        chat_format=chat_format, verbose=False, seed=0)
+            llm = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                chat_format=chat_format,
+                verbose=False,
+                seed=0,
+            )
         except (ValueError, RuntimeError, OSError) as e:
-            raise ModelFileError(f"llama.cpp could not load {path}: {e}.",
-                                 "Check that the file is a complete GGUF model.") from e
+            raise ModelFileError(
+                f"llama.cpp could not load {path}: {e}.", "Check that the file is a complete GGUF model."
+            ) from e
         _loaded[key] = (llm, threading.Lock())
         return _loaded[key]
 
@@ -192,8 +207,7 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
     with _load_lock:
         if (key, labs) not in _label_ids:
             if key not in _vocab_texts:  # ~1 s once per model for a 150k vocabulary
-                _vocab_texts[key] = [llm.detokenize([i]).decode("utf-8", errors="ignore")
-                                     for i in range(llm.n_vocab())]
+                _vocab_texts[key] = [llm.detokenize([i]).decode("utf-8", errors="ignore") for i in range(llm.n_vocab())]
             ids = [i for i, t in enumerate(_vocab_texts[key]) if any(_matches(t, lab) for lab in labs)]
             _label_ids[(key, labs)] = (np.array(ids, dtype=np.int64), [_vocab_texts[key][i] for i in ids])
         return _label_ids[(key, labs)]
@@ -211,8 +225,7 @@ def script_banned_ids(llm: Any, key: str, script: str) -> Any:
     with _load_lock:
         if (key, script) not in _script_bans:
             eos = int(llm.token_eos())
-            ids = [i for i in range(llm.n_vocab())
-                   if i != eos and not token_bytes_allowed(llm.detokenize([i]), script)]
+            ids = [i for i in range(llm.n_vocab()) if i != eos and not token_bytes_allowed(llm.detokenize([i]), script)]
             _script_bans[(key, script)] = np.array(ids, dtype=np.int64)
         return _script_bans[(key, script)]
 
@@ -227,9 +240,16 @@ class _StepRecorder:
     generation token as the only choice. (llama-cpp-python's chat API takes no stopping criteria; a
     forced end token stops it the same way, with finish reason "stop".)"""
 
-    def __init__(self, label_ids: Any = None, label_texts: list[str] | None = None,
-                 labels: Sequence[str] = (), threshold: float | None = None, key: str = "",
-                 greedy: bool = False, first: bool = False) -> None:
+    def __init__(
+        self,
+        label_ids: Any = None,
+        label_texts: list[str] | None = None,
+        labels: Sequence[str] = (),
+        threshold: float | None = None,
+        key: str = "",
+        greedy: bool = False,
+        first: bool = False,
+    ) -> None:
         self.ids = label_ids
         self.texts = label_texts or []
         # the label's own position: after `key` (or, with `first`, the first position where the labels hold
@@ -254,7 +274,7 @@ class _StepRecorder:
 
     def __call__(self, input_ids, scores):
         if (self.watch is not None or self.slot is not None) and self.steps > 0:
-            new = input_ids[self.prompt_tokens + self.steps - 1:]  # the token accepted since the last step
+            new = input_ids[self.prompt_tokens + self.steps - 1 :]  # the token accepted since the last step
             piece = self.llm.detokenize(list(new)).decode("utf-8", errors="ignore") if len(new) else ""
             if self.slot is not None:
                 self.chosen.append(piece)
@@ -281,9 +301,7 @@ class _StepRecorder:
                 tok, lp = self.texts[j], float(lps[j])  # same text from two ids: add probabilities
                 pos[tok] = float(np.logaddexp(pos[tok], lp)) if tok in pos else lp
             self.positions.append(pos)
-            if self.threshold is not None and not self.decided:
-                self._decide(scores, pos)
-            elif self.first and self.greedy and not self.decided:
+            if self.threshold is not None and not self.decided or self.first and self.greedy and not self.decided:
                 self._decide(scores, pos)
             elif self.slot is not None and self.slot.search(self.text):
                 self._at_slot(scores, pos)
@@ -323,16 +341,22 @@ class _StepRecorder:
 
     def _keep(self, scores, win: int) -> None:
         """Forbid every token that begins another label and not this one."""
-        lose = [j for j, tok in enumerate(self.texts)
-                if not _matches(tok, self.labels[win]) and any(_matches(tok, lab) for lab in self.labels)]
+        lose = [
+            j
+            for j, tok in enumerate(self.texts)
+            if not _matches(tok, self.labels[win]) and any(_matches(tok, lab) for lab in self.labels)
+        ]
         if lose:
             scores[self.ids[lose]] = -math.inf
 
     def read(self, labels: Sequence[str], first: bool) -> tuple[dict[str, float] | None, str]:
         """(label probabilities, where they were read: a LABEL_AT key). At the last position where a label
         was written after the key (the parser reads the last `KEY: LABEL`), else the older rule."""
-        done = [(i, pos) for i, pos in self.at
-                if i >= len(self.chosen) or any(_matches(self.chosen[i], lab) for lab in self.labels)]
+        done = [
+            (i, pos)
+            for i, pos in self.at
+            if i >= len(self.chosen) or any(_matches(self.chosen[i], lab) for lab in self.labels)
+        ]
         if done:
             return normalised_mass(done[-1][1], labels), "written" if self.greedy else "sampled"
         probs = label_probs_from_positions(self.positions, labels, first)
@@ -392,7 +416,7 @@ class AlignedEval:
         llm.eval = self
 
     @classmethod
-    def of(cls, llm: Any) -> "AlignedEval":
+    def of(cls, llm: Any) -> AlignedEval:
         ev = getattr(llm, "eval", None)
         return ev if isinstance(ev, AlignedEval) else cls(llm)
 
@@ -446,8 +470,8 @@ class AlignedEval:
         the new one extends is dropped; at most SLOTS are kept, the least recently used go first."""
         if self.clean < 2 * ALIGN or not prefix_reuse():
             return
-        key = tuple(int(t) for t in self.llm.input_ids[:self.clean])
-        self.slots = [sl for sl in self.slots if not (len(sl[0]) <= len(key) and key[:len(sl[0])] == sl[0])]
+        key = tuple(int(t) for t in self.llm.input_ids[: self.clean])
+        self.slots = [sl for sl in self.slots if not (len(sl[0]) <= len(key) and key[: len(sl[0])] == sl[0])]
         self.slots.append((key, self.body, _get_state(self.llm)))
         del self.slots[:-SLOTS]
 
@@ -488,7 +512,7 @@ def _get_state(llm: Any) -> tuple[bytes, Any, int]:
     size = int(llama_cpp.llama_state_get_size(llm._ctx.ctx))
     buf = (ctypes.c_uint8 * size)()
     n = int(llama_cpp.llama_state_get_data(llm._ctx.ctx, buf, size))
-    return bytes(buf)[:n], llm.input_ids[:llm.n_tokens].copy(), int(llm.n_tokens)
+    return bytes(buf)[:n], llm.input_ids[: llm.n_tokens].copy(), int(llm.n_tokens)
 
 
 def _set_state(llm: Any, state: tuple[bytes, Any, int]) -> bool:
@@ -525,38 +549,63 @@ class LocalBackend:
         path = Path(self.user_models.get(model, model)).expanduser()
         if path.suffix.lower() == ".gguf" or model in self.user_models:
             if not path.is_file():
-                raise ModelFileError(f"Model file {path} does not exist.",
-                                     "Give the full path of a .gguf file, e.g. local:/models/qwen.gguf.")
+                raise ModelFileError(
+                    f"Model file {path} does not exist.",
+                    "Give the full path of a .gguf file, e.g. local:/models/qwen.gguf.",
+                )
             return path, None
         names = ", ".join(list(packaged.CATALOGUE) + list(self.user_models))
-        raise ModelNotFound(f"No local model named {model!r}.",
-                            f"Use one of: {names}, or a path to a .gguf file (local:/path/model.gguf).")
+        raise ModelNotFound(
+            f"No local model named {model!r}.",
+            f"Use one of: {names}, or a path to a .gguf file (local:/path/model.gguf).",
+        )
 
     def list_models(self) -> list[ModelInfo]:
         rows = []
         for m in packaged.CATALOGUE.values():
             st, why, path = packaged.status(m)
-            rows.append(ModelInfo(spec=f"local:{m.name}", backend="local", name=m.name, status=st, detail=why,
-                                  size_bytes=m.size, license=m.license,
-                                  extra={"title": m.title, "path": str(path) if path else "", "notes": m.notes,
-                                         "optional": m.optional,
-                                         # usable, but its file is put together (and hashed) by the first
-                                         # request that needs it: not ready to answer at once
-                                         "on_first_use": st == "ready" and why != "verified"}))
+            rows.append(
+                ModelInfo(
+                    spec=f"local:{m.name}",
+                    backend="local",
+                    name=m.name,
+                    status=st,
+                    detail=why,
+                    size_bytes=m.size,
+                    license=m.license,
+                    extra={
+                        "title": m.title,
+                        "path": str(path) if path else "",
+                        "notes": m.notes,
+                        "optional": m.optional,
+                        # usable, but its file is put together (and hashed) by the first
+                        # request that needs it: not ready to answer at once
+                        "on_first_use": st == "ready" and why != "verified",
+                    },
+                )
+            )
         for name, p in self.user_models.items():
             ok = Path(p).is_file()
-            rows.append(ModelInfo(spec=f"local:{name}", backend="local", name=name,
-                                  status="ready" if ok else "missing",
-                                  detail=p if ok else f"file {p} does not exist",
-                                  size_bytes=Path(p).stat().st_size if ok else None, extra={"path": p}))
+            rows.append(
+                ModelInfo(
+                    spec=f"local:{name}",
+                    backend="local",
+                    name=name,
+                    status="ready" if ok else "missing",
+                    detail=p if ok else f"file {p} does not exist",
+                    size_bytes=Path(p).stat().st_size if ok else None,
+                    extra={"path": p},
+                )
+            )
         return rows
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
         return self._generate(model, messages, options)
 
-    def warm(self, model: str, messages: list[Message], options: GenOptions,
-             give_way: Callable[[], bool] | None = None) -> bool:
+    def warm(
+        self, model: str, messages: list[Message], options: GenOptions, give_way: Callable[[], bool] | None = None
+    ) -> bool:
         """Evaluate this request's prompt ahead of time (load the model, read its label vocabulary, fill
         llama.cpp's state), so the real request later re-evaluates at most its last block and its first
         token comes at once. Gives way to any real request: it does not start while one waits for the
@@ -572,8 +621,9 @@ class LocalBackend:
             return False
         return True
 
-    def _generate(self, model: str, messages: list[Message], options: GenOptions,
-                  warm: Callable[[], bool] | None = None) -> Iterator[Chunk]:
+    def _generate(
+        self, model: str, messages: list[Message], options: GenOptions, warm: Callable[[], bool] | None = None
+    ) -> Iterator[Chunk]:
         """`warm`: this is a warm-up, which stops (WarmAborted) as soon as `warm()` says so."""
         # lazy, so loading counts in the caller's latency and runs inside the client's model slot
         from llama_cpp import LogitsProcessorList
@@ -602,17 +652,31 @@ class LocalBackend:
                 llm.reset()
             aligned.expect_prompt()
             aligned.abort = warm
-            rec = _StepRecorder(*label_token_ids(llm, str(path), options.labels), options.labels,
-                                options.label_threshold, options.label_key, float(options.temperature) == 0.0,
-                                options.label_first) if options.labels else _StepRecorder()
+            rec = (
+                _StepRecorder(
+                    *label_token_ids(llm, str(path), options.labels),
+                    options.labels,
+                    options.label_threshold,
+                    options.label_key,
+                    float(options.temperature) == 0.0,
+                    options.label_first,
+                )
+                if options.labels
+                else _StepRecorder()
+            )
             rec.llm = llm
             if options.script:
                 rec.banned = script_banned_ids(llm, str(path), options.script)
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch = AnswerWatch(json_answer=options.stop_after_json)
-            kwargs: dict[str, Any] = dict(messages=messages, temperature=options.temperature,
-                                          max_tokens=options.max_tokens, stop=list(options.stop) or None,
-                                          stream=True, logits_processor=LogitsProcessorList([rec]))
+            kwargs: dict[str, Any] = dict(
+                messages=messages,
+                temperature=options.temperature,
+                max_tokens=options.max_tokens,
+                stop=list(options.stop) or None,
+                stream=True,
+                logits_processor=LogitsProcessorList([rec]),
+            )
             if options.seed is not None:
                 kwargs["seed"] = options.seed
             if options.json_schema:
@@ -628,13 +692,22 @@ class LocalBackend:
                         finish = choice["finish_reason"]
             except ValueError as e:
                 if "context window" in str(e) or "exceed" in str(e):
-                    raise ContextTooLong(f"The prompt is too long for {path.name}: {e}.",
-                                         f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
-                                         "set DEBATE_N_CTX or settings local.n_ctx).") from e
-                raise DebateError(f"llama.cpp failed on {path.name}: {e}.",
-                                 "Try a shorter prompt, other options, or another model.") from e
+                    raise ContextTooLong(
+                        f"The prompt is too long for {path.name}: {e}.",
+                        f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
+                        "set DEBATE_N_CTX or settings local.n_ctx).",
+                    ) from e
+                raise DebateError(
+                    f"llama.cpp failed on {path.name}: {e}.", "Try a shorter prompt, other options, or another model."
+                ) from e
             aligned.save()
             probs, at = rec.read(options.labels, options.label_first) if options.labels else (None, "")
-            yield Final(prompt_tokens=rec.prompt_tokens, completion_tokens=rec.steps, finish_reason=finish,
-                        label_probs=probs, model_id=path.name, prompt_reused_tokens=aligned.reused,
-                        label_at=at)
+            yield Final(
+                prompt_tokens=rec.prompt_tokens,
+                completion_tokens=rec.steps,
+                finish_reason=finish,
+                label_probs=probs,
+                model_id=path.name,
+                prompt_reused_tokens=aligned.reused,
+                label_at=at,
+            )

@@ -8,10 +8,19 @@ translated to DebateErrors that say how to start the server or which models are 
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from debate.errors import (BackendTimeout, BackendUnavailable, ContextTooLong, DebateError, InvalidInput,
-                           ModelNotFound, RateLimited, ServerError)
+from debate.errors import (
+    BackendTimeout,
+    BackendUnavailable,
+    ContextTooLong,
+    DebateError,
+    InvalidInput,
+    ModelNotFound,
+    RateLimited,
+    ServerError,
+)
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
@@ -42,8 +51,14 @@ def key_for(host: str, settings: dict | None = None, env: dict | None = None) ->
     s = settings or {}
     env = os.environ if env is None else env
     env_host = host_url(env.get("OLLAMA_HOST"))
-    return saved_secret(host_url(host), s.get("keys"), s.get("api_key"), host_url(s.get("host") or env_host),
-                        env.get("OLLAMA_API_KEY"), env_host)
+    return saved_secret(
+        host_url(host),
+        s.get("keys"),
+        s.get("api_key"),
+        host_url(s.get("host") or env_host),
+        env.get("OLLAMA_API_KEY"),
+        env_host,
+    )
 
 
 class OllamaBackend:
@@ -51,10 +66,18 @@ class OllamaBackend:
     supports_logprobs = True  # when the server is recent enough; otherwise label_probs is None
     supports_json_schema = True
 
-    def __init__(self, host: str | None = None, *, max_parallel: int = 2, timeout_s: float = 300.0,
-                 retries: int | None = None, url_in_spec: bool = False,
-                 health_timeout_s: float = HEALTH_TIMEOUT_S, api_key: str | None = None,
-                 num_ctx: int = DEFAULT_NUM_CTX) -> None:
+    def __init__(
+        self,
+        host: str | None = None,
+        *,
+        max_parallel: int = 2,
+        timeout_s: float = 300.0,
+        retries: int | None = None,
+        url_in_spec: bool = False,
+        health_timeout_s: float = HEALTH_TIMEOUT_S,
+        api_key: str | None = None,
+        num_ctx: int = DEFAULT_NUM_CTX,
+    ) -> None:
         """`api_key`: sent as given (the registry passes `key_for(host, settings)`); without one, only
         OLLAMA_API_KEY, and only when `host` is OLLAMA_HOST. `num_ctx`: the context window asked for
         (0 = the model's own length)."""
@@ -82,8 +105,7 @@ class OllamaBackend:
     def _transport(self):
         """Whole-response time and size bounds; Authorization only with this host's own key."""
         auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth,
-                                 url=self.host)
+        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth, url=self.host)
 
     @property
     def health_client(self):
@@ -100,9 +122,11 @@ class OllamaBackend:
         try:
             return self.health_client.list().models
         except httpx.TimeoutException as e:
-            raise BackendTimeout(f"Ollama at {self.host} did not answer a model list within {self.health_timeout_s:g} s.",
-                                 "Check that `ollama serve` is running and not stuck (settings "
-                                 "ollama.health_timeout_s raises this limit).") from e
+            raise BackendTimeout(
+                f"Ollama at {self.host} did not answer a model list within {self.health_timeout_s:g} s.",
+                "Check that `ollama serve` is running and not stuck (settings "
+                "ollama.health_timeout_s raises this limit).",
+            ) from e
 
     def translate(self, e: Exception, model: str = "") -> DebateError:
         import httpx
@@ -111,27 +135,37 @@ class OllamaBackend:
         if isinstance(e, DebateError):
             return e
         if isinstance(e, (httpx.TimeoutException,)):
-            return BackendTimeout(f"Ollama at {self.host} did not answer within {self.timeout_s:.0f} s.",
-                                  "Try again, or use a smaller model or fewer max_tokens.")
+            return BackendTimeout(
+                f"Ollama at {self.host} did not answer within {self.timeout_s:.0f} s.",
+                "Try again, or use a smaller model or fewer max_tokens.",
+            )
         if isinstance(e, (ConnectionError, httpx.ConnectError, httpx.RemoteProtocolError)):
-            return BackendUnavailable(f"Cannot reach Ollama at {self.host}.",
-                                      "Start it with `ollama serve` (or set OLLAMA_HOST / settings ollama.host "
-                                      "to where it runs).")
+            return BackendUnavailable(
+                f"Cannot reach Ollama at {self.host}.",
+                "Start it with `ollama serve` (or set OLLAMA_HOST / settings ollama.host to where it runs).",
+            )
         if isinstance(e, ollama.ResponseError):
             msg = strip_terminal(str(e.error))[:300]  # the server's text is shown in terminals and pages
             if e.status_code == 404 or "not found" in msg.lower():
-                return ModelNotFound(f"Ollama at {self.host} has no model {model!r}.",
-                                     f"Pull it with `ollama pull {model}`; {self._installed_hint()}")
+                return ModelNotFound(
+                    f"Ollama at {self.host} has no model {model!r}.",
+                    f"Pull it with `ollama pull {model}`; {self._installed_hint()}",
+                )
             if e.status_code == 429:
                 return RateLimited(f"Ollama at {self.host} is busy (HTTP 429): {msg}", "Wait and try again.")
             if "context" in msg.lower() and ("exceed" in msg.lower() or "length" in msg.lower()):
-                return ContextTooLong(f"The prompt is too long for {model}: {msg.rstrip('.')}.",
-                                      "Shorten the messages or raise the model's num_ctx.")
+                return ContextTooLong(
+                    f"The prompt is too long for {model}: {msg.rstrip('.')}.",
+                    "Shorten the messages or raise the model's num_ctx.",
+                )
             if e.status_code >= 500:
-                return ServerError(f"Ollama at {self.host} failed (HTTP {e.status_code}): {msg}",
-                                   "Check the Ollama server log, or try again.")
-            return InvalidInput(f"Ollama refused the request (HTTP {e.status_code}): {msg}",
-                                "Check the options and the model name.")
+                return ServerError(
+                    f"Ollama at {self.host} failed (HTTP {e.status_code}): {msg}",
+                    "Check the Ollama server log, or try again.",
+                )
+            return InvalidInput(
+                f"Ollama refused the request (HTTP {e.status_code}): {msg}", "Check the options and the model name."
+            )
         return DebateError(f"Request to Ollama at {self.host} failed: {e}.", "See the message above.")
 
     def _installed_hint(self) -> str:
@@ -144,7 +178,7 @@ class OllamaBackend:
     def model_names(self) -> list[str]:
         try:
             return sorted(m.model for m in self._list())
-        except Exception as e:  # noqa: BLE001 - translated
+        except Exception as e:
             raise self.translate(e) from e
 
     def list_models(self) -> list[ModelInfo]:
@@ -153,10 +187,28 @@ class OllamaBackend:
             models = self._list()
         except Exception as e:  # noqa: BLE001 - reported as a row, never raised
             err = self.translate(e)
-            return [ModelInfo(spec=f"ollama:{suffix}", backend="ollama", name="", status="unreachable",
-                              detail=str(err), extra={"host": self.host})]
-        return [ModelInfo(spec=f"ollama:{m.model}{suffix}", backend="ollama", name=m.model, status="ready",
-                          detail=self.host, size_bytes=m.size, extra={"host": self.host}) for m in models]
+            return [
+                ModelInfo(
+                    spec=f"ollama:{suffix}",
+                    backend="ollama",
+                    name="",
+                    status="unreachable",
+                    detail=str(err),
+                    extra={"host": self.host},
+                )
+            ]
+        return [
+            ModelInfo(
+                spec=f"ollama:{m.model}{suffix}",
+                backend="ollama",
+                name=m.model,
+                status="ready",
+                detail=self.host,
+                size_bytes=m.size,
+                extra={"host": self.host},
+            )
+            for m in models
+        ]
 
     def context_window(self, model: str) -> int | None:
         """The window every request for `model` asks for (num_ctx): the setting, at most the model's own
@@ -166,8 +218,10 @@ class OllamaBackend:
             try:
                 info = self.health_client.show(model)
                 meta = getattr(info, "modelinfo", None) or getattr(info, "model_info", None) or {}
-                own = next((int(v) for k, v in dict(meta).items()
-                            if str(k).endswith(".context_length") and str(v).isdigit()), None)
+                own = next(
+                    (int(v) for k, v in dict(meta).items() if str(k).endswith(".context_length") and str(v).isdigit()),
+                    None,
+                )
             except Exception:  # noqa: BLE001 - a server without /api/show: the setting alone
                 own = None
             self._windows[model] = min(self.num_ctx, own) if self.num_ctx and own else (self.num_ctx or own)
@@ -189,7 +243,7 @@ class OllamaBackend:
         try:
             it = self.client.chat(**kw)
             first = next(it, None)  # the HTTP status arrives with the first line: fail here, retryably
-        except Exception as e:  # noqa: BLE001 - translated
+        except Exception as e:
             err = self.translate(e, model)
             if isinstance(err, InvalidInput) and "logprobs" in err.message and self._logprobs_ok:
                 self._logprobs_ok = False  # an older server: go on without label probabilities
@@ -199,8 +253,9 @@ class OllamaBackend:
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
-        return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s,
-                      where=f"Ollama at {self.host}")
+        return capped(
+            self._read(model, messages, options), options, deadline_s=self.timeout_s, where=f"Ollama at {self.host}"
+        )
 
     def _read(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
@@ -224,14 +279,20 @@ class OllamaBackend:
                 for lp in part.logprobs or []:
                     top = {t.token: t.logprob for t in (lp.top_logprobs or [])}
                     positions.append(top or {lp.token: lp.logprob})
-        except Exception as e:  # noqa: BLE001 - translated
+        except Exception as e:
             raise self.translate(e, model) from e
         reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
         if last is None or not getattr(last, "done", False):
             reason = "incomplete"  # the stream ended without its `done` line: not the whole answer, never cached
-        probs = (label_probs_from_positions(positions, options.labels, options.label_first)
-                 if options.labels and positions else None)
-        yield Final(prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
-                    completion_tokens=getattr(last, "eval_count", 0) or pieces,
-                    finish_reason=reason if reason in ("length", "incomplete") else "stop",
-                    label_probs=probs, model_id=getattr(last, "model", "") or model)
+        probs = (
+            label_probs_from_positions(positions, options.labels, options.label_first)
+            if options.labels and positions
+            else None
+        )
+        yield Final(
+            prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
+            completion_tokens=getattr(last, "eval_count", 0) or pieces,
+            finish_reason=reason if reason in ("length", "incomplete") else "stop",
+            label_probs=probs,
+            model_id=getattr(last, "model", "") or model,
+        )

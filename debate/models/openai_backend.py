@@ -15,11 +15,21 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlparse
 
-from debate.errors import (AuthError, BackendTimeout, BackendUnavailable, ContextTooLong, DebateError,
-                           InvalidInput, ModelNotFound, RateLimited, ServerError)
+from debate.errors import (
+    AuthError,
+    BackendTimeout,
+    BackendUnavailable,
+    ContextTooLong,
+    DebateError,
+    InvalidInput,
+    ModelNotFound,
+    RateLimited,
+    ServerError,
+)
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_from_positions
@@ -31,9 +41,11 @@ from debate.sanitize import strip_terminal
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # How a JSON schema is asked for, most standard first; "none" leaves it to the prompt and the parser's repair.
 JSON_FORMS = ("json_schema", "llama.cpp", "json_object", "none")
-START_HINT = ("Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llama_cpp.server --model "
-              "MODEL.gguf --host 127.0.0.1 --port 8000`, or fix the base URL (settings openai.base_url "
-              "or OPENAI_BASE_URL).")
+START_HINT = (
+    "Start an OpenAI-compatible server, e.g. `.venv/bin/python -m llama_cpp.server --model "
+    "MODEL.gguf --host 127.0.0.1 --port 8000`, or fix the base URL (settings openai.base_url "
+    "or OPENAI_BASE_URL)."
+)
 
 
 def key_for(base_url: str, settings: dict | None = None, env: dict | None = None) -> str | None:
@@ -47,8 +59,9 @@ def key_for(base_url: str, settings: dict | None = None, env: dict | None = None
     s = settings or {}
     env = os.environ if env is None else env
     env_url = env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    return saved_secret(base_url, s.get("keys"), s.get("api_key"), s.get("base_url") or env_url,
-                        env.get("OPENAI_API_KEY"), env_url)
+    return saved_secret(
+        base_url, s.get("keys"), s.get("api_key"), s.get("base_url") or env_url, env.get("OPENAI_API_KEY"), env_url
+    )
 
 
 def mask_key(key: str | None) -> str:
@@ -115,16 +128,27 @@ class OpenAIBackend:
     supports_logprobs = True
     supports_json_schema = True
 
-    def __init__(self, base_url: str | None = None, api_key: str | None = None, *, max_parallel: int = 4,
-                 timeout_s: float = 120.0, retries: int | None = None, url_in_spec: bool = False,
-                 json_format: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        max_parallel: int = 4,
+        timeout_s: float = 120.0,
+        retries: int | None = None,
+        url_in_spec: bool = False,
+        json_format: str | None = None,
+        health_timeout_s: float = HEALTH_TIMEOUT_S,
+    ) -> None:
         """`api_key`: sent as given (the registry passes `key_for(base_url, settings)`); without one, only
         OPENAI_API_KEY, and only when `base_url` is OPENAI_BASE_URL or OpenAI's own.
         `url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
         `json_format`: "auto" (default) or one of JSON_FORMS to always use that form."""
         self.url_in_spec = url_in_spec
-        self.base_url = (server_url(base_url or os.environ.get("OPENAI_BASE_URL"), "The OpenAI-compatible base URL")
-                         or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (
+            server_url(base_url or os.environ.get("OPENAI_BASE_URL"), "The OpenAI-compatible base URL")
+            or DEFAULT_BASE_URL
+        ).rstrip("/")
         key = api_key or key_for(self.base_url)  # the environment's key only for the environment's URL
         self.configured = bool(key) or self.base_url != DEFAULT_BASE_URL
         self.api_key = key or ("sk-no-key" if self.base_url != DEFAULT_BASE_URL else "")
@@ -139,8 +163,10 @@ class OpenAIBackend:
         self.project = scoped(self.base_url, env_url, os.environ.get("OPENAI_PROJECT_ID"))
         fmt = (json_format or os.environ.get("OPENAI_JSON_FORMAT") or "auto").strip().lower()
         if fmt != "auto" and fmt not in JSON_FORMS:
-            raise InvalidInput(f"Unknown JSON format {fmt!r} for the openai backend.",
-                               f"Use auto or one of {', '.join(JSON_FORMS)} (settings openai.json_format).")
+            raise InvalidInput(
+                f"Unknown JSON format {fmt!r} for the openai backend.",
+                f"Use auto or one of {', '.join(JSON_FORMS)} (settings openai.json_format).",
+            )
         self.json_format = fmt
         # forms still to try: OpenAI itself speaks json_schema; other servers fall back on refusal
         self._json_forms = list(JSON_FORMS[:1] if self.is_openai else JSON_FORMS) if fmt == "auto" else [fmt]
@@ -155,21 +181,35 @@ class OpenAIBackend:
     def client(self):
         if self._client is None:
             if not self.api_key:
-                raise AuthError("No API key for openai: models at api.openai.com.",
-                                "Set OPENAI_API_KEY (or settings openai.api_key), or point OPENAI_BASE_URL "
-                                "at a local OpenAI-compatible server.")
+                raise AuthError(
+                    "No API key for openai: models at api.openai.com.",
+                    "Set OPENAI_API_KEY (or settings openai.api_key), or point OPENAI_BASE_URL "
+                    "at a local OpenAI-compatible server.",
+                )
             import openai
 
-            secrets = {k: v for k, v in (("OpenAI-Organization", self.organization),
-                                         ("OpenAI-Project", self.project)) if v}
+            secrets = {
+                k: v for k, v in (("OpenAI-Organization", self.organization), ("OpenAI-Project", self.project)) if v
+            }
             lib = _http_library()
-            transport = bounded_transport(self.base_url, strip=("openai-organization", "openai-project"),
-                                          headers=secrets, http=lib, url=self.base_url)
+            transport = bounded_transport(
+                self.base_url,
+                strip=("openai-organization", "openai-project"),
+                headers=secrets,
+                http=lib,
+                url=self.base_url,
+            )
             make = getattr(openai, "DefaultHttpxClient", None) if lib.__name__ != "httpx" else None
             http = (make or lib.Client)(transport=transport, timeout=self.timeout_s, follow_redirects=True)
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
-                                         timeout=self.timeout_s, http_client=http,
-                                         organization=self.organization, project=self.project)
+            self._client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=self.api_key,
+                max_retries=0,
+                timeout=self.timeout_s,
+                http_client=http,
+                organization=self.organization,
+                project=self.project,
+            )
         return self._client
 
     # -- error translation ---------------------------------------------------------------------
@@ -182,28 +222,40 @@ class OpenAIBackend:
         if isinstance(e.__cause__, DebateError):  # the transport's own bound, wrapped by the SDK
             return e.__cause__
         if isinstance(e, openai.APITimeoutError):
-            return BackendTimeout(f"{where} did not answer within {self.timeout_s:.0f} s.",
-                                  "Try again, use a smaller model or max_tokens, or raise the timeout.")
+            return BackendTimeout(
+                f"{where} did not answer within {self.timeout_s:.0f} s.",
+                "Try again, use a smaller model or max_tokens, or raise the timeout.",
+            )
         if isinstance(e, openai.APIConnectionError):
             return BackendUnavailable(f"Cannot reach the OpenAI-compatible server at {where}.", START_HINT)
         if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
-            return AuthError(f"{where} rejected the API key (HTTP {e.status_code}).",
-                             "Check OPENAI_API_KEY (or settings openai.api_key) for this server.")
+            return AuthError(
+                f"{where} rejected the API key (HTTP {e.status_code}).",
+                "Check OPENAI_API_KEY (or settings openai.api_key) for this server.",
+            )
         if isinstance(e, openai.NotFoundError):
             return ModelNotFound(f"{where} has no model {model!r} (HTTP 404).", self._available_hint())
         if isinstance(e, openai.RateLimitError):
-            return RateLimited(f"{where} is rate-limiting requests (HTTP 429).",
-                               "Wait a little, lower max_parallel, or check your plan's limits.")
+            return RateLimited(
+                f"{where} is rate-limiting requests (HTTP 429).",
+                "Wait a little, lower max_parallel, or check your plan's limits.",
+            )
         if isinstance(e, openai.APIStatusError):
             body = _detail(e)
             if _context_error(body):
-                return ContextTooLong(f"The prompt is too long for {model} at {where}: {body}",
-                                      "Shorten the messages or use a model/server with a larger context.")
+                return ContextTooLong(
+                    f"The prompt is too long for {model} at {where}: {body}",
+                    "Shorten the messages or use a model/server with a larger context.",
+                )
             if e.status_code >= 500:
-                return ServerError(f"{where} failed with HTTP {e.status_code}: {body}",
-                                   "The server had an internal error; check its log, or try again later.")
-            return InvalidInput(f"{where} refused the request (HTTP {e.status_code}): {body}",
-                                "Check the options (JSON schema, stop, max_tokens) this server supports.")
+                return ServerError(
+                    f"{where} failed with HTTP {e.status_code}: {body}",
+                    "The server had an internal error; check its log, or try again later.",
+                )
+            return InvalidInput(
+                f"{where} refused the request (HTTP {e.status_code}): {body}",
+                "Check the options (JSON schema, stop, max_tokens) this server supports.",
+            )
         return DebateError(f"Request to {where} failed: {e}.", "See the message above.")
 
     def _available_hint(self) -> str:
@@ -229,24 +281,49 @@ class OpenAIBackend:
                 self._known.update(m.id for m in models)
             return sorted(m.id for m in models)
         except openai.APITimeoutError as e:
-            raise BackendTimeout(f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",
-                                 "Check that the server is running and not stuck (settings openai.health_timeout_s "
-                                 "raises this limit).") from e
-        except Exception as e:  # noqa: BLE001 - translated
+            raise BackendTimeout(
+                f"{self.base_url} did not answer a model list within {self.health_timeout_s:g} s.",
+                "Check that the server is running and not stuck (settings openai.health_timeout_s raises this limit).",
+            ) from e
+        except Exception as e:
             raise self.translate(e) from e
 
     def list_models(self) -> list[ModelInfo]:
         if not self.configured:
-            return [ModelInfo(spec="openai:", backend="openai", name="", status="unreachable",
-                              detail="not configured: set OPENAI_API_KEY or OPENAI_BASE_URL")]
+            return [
+                ModelInfo(
+                    spec="openai:",
+                    backend="openai",
+                    name="",
+                    status="unreachable",
+                    detail="not configured: set OPENAI_API_KEY or OPENAI_BASE_URL",
+                )
+            ]
         suffix = f"@{self.base_url}" if self.url_in_spec else ""
         try:
             names = self.model_names()
         except DebateError as e:
-            return [ModelInfo(spec=f"openai:{suffix}", backend="openai", name="",
-                              status="unreachable", detail=str(e), extra={"base_url": self.base_url})]
-        return [ModelInfo(spec=f"openai:{n}{suffix}", backend="openai", name=n, status="ready",
-                          detail=self.base_url, extra={"base_url": self.base_url}) for n in names]
+            return [
+                ModelInfo(
+                    spec=f"openai:{suffix}",
+                    backend="openai",
+                    name="",
+                    status="unreachable",
+                    detail=str(e),
+                    extra={"base_url": self.base_url},
+                )
+            ]
+        return [
+            ModelInfo(
+                spec=f"openai:{n}{suffix}",
+                backend="openai",
+                name=n,
+                status="ready",
+                detail=self.base_url,
+                extra={"base_url": self.base_url},
+            )
+            for n in names
+        ]
 
     def context_window(self, model: str) -> int | None:
         """The context window the server reports for `model` in its /models list (vLLM `max_model_len`,
@@ -269,15 +346,17 @@ class OpenAIBackend:
         except (ModelNotFound, InvalidInput):
             return  # this server has no /models: let the request decide
         if names and model not in names:
-            raise ModelNotFound(f"{self.base_url} has no model {model!r}.",
-                                f"Models at this server: {', '.join(names[:15])}.")
+            raise ModelNotFound(
+                f"{self.base_url} has no model {model!r}.", f"Models at this server: {', '.join(names[:15])}."
+            )
         with self._lock:
             self._known.add(model)
 
     # -- the call -------------------------------------------------------------------------------
     def _request(self, model: str, messages: list[Message], options: GenOptions) -> dict:
-        kw: dict[str, Any] = dict(model=model, messages=messages, stream=True,
-                                  temperature=options.temperature, max_tokens=options.max_tokens)
+        kw: dict[str, Any] = dict(
+            model=model, messages=messages, stream=True, temperature=options.temperature, max_tokens=options.max_tokens
+        )
         if options.seed is not None:
             kw["seed"] = options.seed
         if options.stop:
@@ -287,10 +366,13 @@ class OpenAIBackend:
         form = self._json_forms[0]
         if options.json_schema and form != "none":
             kw["response_format"] = {
-                "json_schema": {"type": "json_schema", "json_schema": {
-                    "name": "answer", "schema": options.json_schema, "strict": False}},
+                "json_schema": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": options.json_schema, "strict": False},
+                },
                 "llama.cpp": {"type": "json_object", "schema": options.json_schema},
-                "json_object": {"type": "json_object"}}[form]
+                "json_object": {"type": "json_object"},
+            }[form]
         if self._stream_usage:
             kw["stream_options"] = {"include_usage": True}
         return kw
@@ -300,7 +382,7 @@ class OpenAIBackend:
         kw = self._request(model, messages, options)
         try:
             return self.client.chat.completions.create(**kw)
-        except Exception as e:  # noqa: BLE001 - translated
+        except Exception as e:
             err = self.translate(e, model)
             if isinstance(err, InvalidInput) and "stream_options" in err.message and self._stream_usage:
                 self._stream_usage = False  # older servers: count tokens ourselves
@@ -341,7 +423,7 @@ class OpenAIBackend:
             except openai.APIConnectionError as e:
                 if attempt or isinstance(e, openai.APITimeoutError):
                     raise self.translate(e, model) from e
-            except Exception as e:  # noqa: BLE001 - translated
+            except Exception as e:
                 raise self.translate(e, model) from e
         raise AssertionError("unreachable")
 
@@ -363,11 +445,12 @@ class OpenAIBackend:
                         yield Delta(text)
                     lp = getattr(choice, "logprobs", None)
                     for tok in (getattr(lp, "content", None) or []) if lp else []:
-                        positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])}
-                                         or {tok.token: tok.logprob})
+                        positions.append(
+                            {t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob}
+                        )
                     if choice.finish_reason:
                         finish = choice.finish_reason
-        except Exception as e:  # noqa: BLE001 - translated
+        except Exception as e:
             raise self.translate(e, model) from e
         finally:
             close = getattr(response, "close", None)
@@ -384,6 +467,10 @@ class OpenAIBackend:
                 positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob})
             usage, finish, model_id = done.usage, choice.finish_reason, done.model or model_id
         probs = label_probs_from_positions(positions, options.labels, options.label_first) if options.labels else None
-        yield Final(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                    completion_tokens=getattr(usage, "completion_tokens", 0) or pieces,
-                    finish_reason=finish or "incomplete", label_probs=probs, model_id=model_id)
+        yield Final(
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or pieces,
+            finish_reason=finish or "incomplete",
+            label_probs=probs,
+            model_id=model_id,
+        )

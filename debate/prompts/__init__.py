@@ -37,8 +37,10 @@ class Template:
     def render(self, **values: object) -> str:
         missing = [v for v in self.variables if v not in values]
         if missing:
-            raise InvalidInput(f"Prompt template {self.id!r} needs {', '.join(map(repr, missing))}.",
-                               f"Pass every variable it uses: {', '.join(self.variables)}.")
+            raise InvalidInput(
+                f"Prompt template {self.id!r} needs {', '.join(map(repr, missing))}.",
+                f"Pass every variable it uses: {', '.join(self.variables)}.",
+            )
         # One pass, so a filled-in value that itself contains "{name}" is never re-expanded.
         return _VAR.sub(lambda m: str(values[m.group(1)]), self.text)
 
@@ -62,16 +64,19 @@ def get(template_id: str) -> Template:
     try:
         return templates()[template_id]
     except KeyError:
-        raise InvalidInput(f"No prompt template {template_id!r}.",
-                           f"Known ids start with: turquaz., radar., engine. ({len(templates())} in all).") from None
+        raise InvalidInput(
+            f"No prompt template {template_id!r}.",
+            f"Known ids start with: turquaz., radar., engine. ({len(templates())} in all).",
+        ) from None
 
 
 def render(template_id: str, **values: object) -> str:
     return get(template_id).render(**values)
 
 
-def messages(system_id: str | None, user_id: str, values: dict, *, system_values: dict | None = None,
-             addendum: str = "") -> list[dict[str, str]]:
+def messages(
+    system_id: str | None, user_id: str, values: dict, *, system_values: dict | None = None, addendum: str = ""
+) -> list[dict[str, str]]:
     """[system?, user] chat messages from two templates; `addendum` is appended to the user text."""
     msgs: list[dict[str, str]] = []
     if system_id:

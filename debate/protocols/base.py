@@ -13,24 +13,35 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
+from debate import prompts, seats
 from debate.aids import calibration as cal
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import ends_mid_sentence, find_loop, last_full_sentence
-from debate import prompts, seats
-from debate.protocols.decisions import against_vote, normalise_probs
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
-from debate.events import (Event, HumanAsked, HumanTimedOut, PhaseStarted, TokenDelta, TranscriptShortened,
-                           TurnFinished, TurnStarted, Verdict, VoteComparison)
+from debate.events import (
+    Event,
+    HumanAsked,
+    HumanTimedOut,
+    PhaseStarted,
+    TokenDelta,
+    TranscriptShortened,
+    TurnFinished,
+    TurnStarted,
+    Verdict,
+    VoteComparison,
+)
 from debate.lineups import Agent
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
-from debate.protocols.parsing import ParseResult, parse_citations, split_think
 from debate.protocols import prompting
+from debate.protocols.decisions import against_vote, normalise_probs
+from debate.protocols.parsing import ParseResult, parse_citations, split_think
 from debate.protocols.prompting import Said, Slot, order_of
 from debate.retrieval import safety
 from debate.tasks import TaskView
@@ -47,7 +58,7 @@ class ProtocolInfo:
     one_line: str
     roles: tuple[str, ...]
     params: dict[str, Param]
-    run: Callable[["DebateContext"], Iterator[Event]] | None = None
+    run: Callable[[DebateContext], Iterator[Event]] | None = None
     uses_evidence: bool = False  # evidence on by default (RADAR)
     choices: dict[str, tuple] = field(default_factory=dict)  # allowed values of string/int params
 
@@ -149,8 +160,10 @@ class DebateContext:
         (debate.retrieval.safety; `evidence_guard` "off" sends them verbatim, as before the guard)."""
         if not self.passages:
             if self.evidence_none_fit:  # retrieval found passages, none about this claim: say so, do not pad
-                return ("\n(no retrieved passage is about this claim: none passed the relevance check, so there "
-                        "is no evidence to cite; judge from the claim and the arguments alone)")
+                return (
+                    "\n(no retrieved passage is about this claim: none passed the relevance check, so there "
+                    "is no evidence to cite; judge from the claim and the arguments alone)"
+                )
             return "\n(no evidence retrieved)"
         return safety.fence_passages(self.passages, self.fence_key(), self.guard())
 
@@ -180,18 +193,25 @@ class DebateContext:
         """The claim as the TurQUaz templates' [TWEET TEXT]; with evidence when switched on for them."""
         if not self.evidence_on:
             return self.claim
-        return (f"{self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}")
+        return f"{self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}"
 
     def task_values(self) -> dict[str, Any]:
         t = self.task
         assert t is not None
         return {
-            "category_title": t.phrase, "category_description": t.description,
+            "category_title": t.phrase,
+            "category_description": t.description,
             "category_description_and_guidelines": t.description_and_guidelines(
-                examples=bool(self.params.get("examples", False))),
-            "focus_rule": t.focus_rule, "labels_slash": t.labels_slash, "labels_or": t.labels_or,
-            "category_values": t.category_values, "tweet": self.tweet(), "claim": self.claim,
-            "decision_question": t.decision_question, "verdict_options": t.verdict_options,
+                examples=bool(self.params.get("examples", False))
+            ),
+            "focus_rule": t.focus_rule,
+            "labels_slash": t.labels_slash,
+            "labels_or": t.labels_or,
+            "category_values": t.category_values,
+            "tweet": self.tweet(),
+            "claim": self.claim,
+            "decision_question": t.decision_question,
+            "verdict_options": t.verdict_options,
             "evidence": self.evidence_text(),
         }
 
@@ -212,10 +232,20 @@ class DebateContext:
                 n_ctx = None
         return prompting.budget_chars(n_ctx, int(max_tokens or self.config.max_tokens), explicit)
 
-    def prompt(self, agent: Agent, system_id: str | None, user_id: str, values: dict,
-               slots: dict[str, Slot] | None = None, *, phase: str = "", round: int = 0,
-               history: list[Message] | None = None, addendum: str = "",
-               max_tokens: int | None = None) -> Iterator[Event]:
+    def prompt(
+        self,
+        agent: Agent,
+        system_id: str | None,
+        user_id: str,
+        values: dict,
+        slots: dict[str, Slot] | None = None,
+        *,
+        phase: str = "",
+        round: int = 0,
+        history: list[Message] | None = None,
+        addendum: str = "",
+        max_tokens: int | None = None,
+    ) -> Iterator[Event]:
         """`messages = yield from ctx.prompt(...)`: the template filled with the whole debate (`slots`),
         shortened only when the model's context cannot hold it — then a TranscriptShortened event says so."""
         slots = slots or {}
@@ -242,8 +272,12 @@ class DebateContext:
         """With `shared_evidence` on, the claim and the passages as the first words of the prompt: the
         same tokens for every role and phase, so the backend evaluates them once per model. Only where
         the template would carry this very pool (not a content-free calibration prompt, not a memory)."""
-        if not (self.params.get("shared_evidence") and self.evidence_on and not history
-                and values.get("evidence") == self.evidence_text()):
+        if not (
+            self.params.get("shared_evidence")
+            and self.evidence_on
+            and not history
+            and values.get("evidence") == self.evidence_text()
+        ):
             return ""
         return f"Claim: {self.claim}\n\nEvidence (retrieved passages; cite them as [E#]):{self.evidence_text()}"
 
@@ -254,25 +288,50 @@ class DebateContext:
 
     # -- events the protocols build -------------------------------------------------------------
     def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:
-        return PhaseStarted(phase=phase, round=round, title=title or phase.capitalize(),
-                            category=self.task.category if self.task else None, note=note)
+        return PhaseStarted(
+            phase=phase,
+            round=round,
+            title=title or phase.capitalize(),
+            category=self.task.category if self.task else None,
+            note=note,
+        )
 
-    def verdict(self, label: str | None, explanation: str, source: str,
-                confidence: float | None = None, probs: dict | None = None,
-                written: str | None = None, aid: str = "", basis: str = "probability", basis_note: str = "",
-                votes_for: int | None = None, voters: int | None = None) -> Verdict:
+    def verdict(
+        self,
+        label: str | None,
+        explanation: str,
+        source: str,
+        confidence: float | None = None,
+        probs: dict | None = None,
+        written: str | None = None,
+        aid: str = "",
+        basis: str = "probability",
+        basis_note: str = "",
+        votes_for: int | None = None,
+        voters: int | None = None,
+    ) -> Verdict:
         """The verdict event; `written`/`aid`: the label the model wrote and the aid that gave `label`
         instead (kept only when they differ, so a sink that sees them knows a label was overruled);
         `basis` (+ `basis_note`, `votes_for` of `voters`): what `confidence` is (events.Verdict)."""
         overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
-        return Verdict(label=label, explanation=explanation, source=source, confidence=confidence,
-                       category=self.task.category if self.task else None, gold=gold, probs=probs,
-                       written_label=written if overruled else None, aid=aid if overruled else "",
-                       basis=basis if confidence is not None else "", basis_note=basis_note,
-                       votes_for=votes_for, voters=voters,
-                       correct=(None if gold is None or label is None else label == str(gold).strip().upper()))
+        return Verdict(
+            label=label,
+            explanation=explanation,
+            source=source,
+            confidence=confidence,
+            category=self.task.category if self.task else None,
+            gold=gold,
+            probs=probs,
+            written_label=written if overruled else None,
+            aid=aid if overruled else "",
+            basis=basis if confidence is not None else "",
+            basis_note=basis_note,
+            votes_for=votes_for,
+            voters=voters,
+            correct=(None if gold is None or label is None else label == str(gold).strip().upper()),
+        )
 
     def sides_as_votes(self) -> None:
         """Single and team debates: each debater's first answer is the side it was told to argue (the
@@ -280,8 +339,11 @@ class DebateContext:
         t = self.task
         assert t is not None
         neg = t.labels[1] if t.binary and len(t.labels) > 1 else None
-        self.first_votes = {a.agent: (t.labels[0] if a.role == "proponent" else neg)
-                            for a in self.agents if a.role in ("proponent", "opponent")}
+        self.first_votes = {
+            a.agent: (t.labels[0] if a.role == "proponent" else neg)
+            for a in self.agents
+            if a.role in ("proponent", "opponent")
+        }
         self.first_basis = "assigned sides"
 
     def vote_comparison(self, v: Verdict) -> VoteComparison | None:
@@ -293,6 +355,7 @@ class DebateContext:
 
     def _categories(self) -> list:
         from debate.tasks import task_categories
+
         return task_categories(self.config.task, self.config.category)
 
     # -- turns --------------------------------------------------------------------------------
@@ -316,8 +379,16 @@ class DebateContext:
         specs = [replace(s, messages=self._instructions(s)) for s in specs]
         streams = [self._chat(s, s.messages, self._first_schema(s), self._first_min_tokens(s)) for s in specs]
         for s in specs:
-            yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=s.agent.model,
-                              phase=s.phase, round=s.round, prompt_id=s.prompt_id, human=self.is_person(s.agent))
+            yield TurnStarted(
+                turn_id=s.turn_id,
+                agent=s.agent.agent,
+                role=s.agent.role,
+                model=s.agent.model,
+                phase=s.phase,
+                round=s.round,
+                prompt_id=s.prompt_id,
+                human=self.is_person(s.agent),
+            )
         if all(st.cached for st in streams):
             out = []
             for s, st in zip(specs, streams):
@@ -364,16 +435,29 @@ class DebateContext:
         out = []
         for s in specs:
             rec = self.replay.pop(0) if self.replay else None
-            if rec is None or rec.get("role") != s.agent.role or rec.get("phase") != s.phase \
-                    or int(rec.get("round", 0)) != s.round:
+            if (
+                rec is None
+                or rec.get("role") != s.agent.role
+                or rec.get("phase") != s.phase
+                or int(rec.get("round", 0)) != s.round
+            ):
                 got = f"{rec.get('role')} {rec.get('phase')} round {rec.get('round')}" if rec else "nothing"
-                raise InvalidInput(f"The fork does not line up with its parent: the protocol asks for "
-                                   f"{s.agent.role} {s.phase} round {s.round}, the parent has {got}.",
-                                   "Keep the parent's protocol, roles and member count up to the fork round, "
-                                   "or fork from an earlier round.")
-            yield TurnStarted(turn_id=s.turn_id, agent=s.agent.agent, role=s.agent.role, model=rec.get("model", ""),
-                              phase=s.phase, round=s.round, prompt_id=rec.get("prompt_id", s.prompt_id),
-                              human=bool(rec.get("human")))
+                raise InvalidInput(
+                    f"The fork does not line up with its parent: the protocol asks for "
+                    f"{s.agent.role} {s.phase} round {s.round}, the parent has {got}.",
+                    "Keep the parent's protocol, roles and member count up to the fork round, "
+                    "or fork from an earlier round.",
+                )
+            yield TurnStarted(
+                turn_id=s.turn_id,
+                agent=s.agent.agent,
+                role=s.agent.role,
+                model=rec.get("model", ""),
+                phase=s.phase,
+                round=s.round,
+                prompt_id=rec.get("prompt_id", s.prompt_id),
+                human=bool(rec.get("human")),
+            )
             names = {f.name for f in fields(TurnFinished) if f.name not in ("seq", "t")}
             data = {k: v for k, v in rec.items() if k in names}
             data.update(turn_id=s.turn_id, agent=s.agent.agent, replayed=True)
@@ -403,8 +487,9 @@ class DebateContext:
             except BaseException as e:  # noqa: BLE001 - handed to the generator thread, which re-raises it
                 q.put(("error", e))
 
-        threads = [threading.Thread(target=work, args=(i,), daemon=True, name=f"turn-{s.turn_id}")
-                   for i, s in enumerate(specs)]
+        threads = [
+            threading.Thread(target=work, args=(i,), daemon=True, name=f"turn-{s.turn_id}") for i, s in enumerate(specs)
+        ]
         for t in threads:
             t.start()
         pending = len(threads)
@@ -432,18 +517,24 @@ class DebateContext:
                 t.join(timeout=2.0)
         return results
 
-    def _chat(self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None,
-              min_tokens: int = 0) -> ChatStream:
+    def _chat(
+        self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None, min_tokens: int = 0
+    ) -> ChatStream:
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
         leads = label_leads(json_schema, spec.labels)
-        opts = GenOptions(temperature=a.temperature if spec.temperature is None else spec.temperature,
-                          seed=seed, max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
-                          labels=tuple(spec.labels), json_schema=json_schema,
-                          stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
-                          label_first=leads, label_threshold=spec.threshold if leads else None,
-                          script=self.script,
-                          label_key=label_key_of(spec) if spec.labels else "")
+        opts = GenOptions(
+            temperature=a.temperature if spec.temperature is None else spec.temperature,
+            seed=seed,
+            max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
+            labels=tuple(spec.labels),
+            json_schema=json_schema,
+            stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
+            label_first=leads,
+            label_threshold=spec.threshold if leads else None,
+            script=self.script,
+            label_key=label_key_of(spec) if spec.labels else "",
+        )
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
         model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
@@ -492,36 +583,85 @@ class DebateContext:
         answer was checked with `spec.parse` when it was submitted, so it reads here; no repair is asked."""
         a = spec.agent
         timeout = float(getattr(self.config, "human_timeout_s", None) or seats.DEFAULT_TIMEOUT_S)
-        seat = seats.open_seat(seats.Seat(
-            debate_id=self.debate_id, turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase,
-            round=spec.round, prompt=seats.prompt_text(spec.messages), timeout_s=timeout, parse=spec.parse,
-            answer_format=seats.for_person(tuple(spec.labels), spec.parse, spec.answer_format),
-            labels=tuple(spec.labels), stopping=self.stopping))
+        seat = seats.open_seat(
+            seats.Seat(
+                debate_id=self.debate_id,
+                turn_id=spec.turn_id,
+                agent=a.agent,
+                role=a.role,
+                phase=spec.phase,
+                round=spec.round,
+                prompt=seats.prompt_text(spec.messages),
+                timeout_s=timeout,
+                parse=spec.parse,
+                answer_format=seats.for_person(tuple(spec.labels), spec.parse, spec.answer_format),
+                labels=tuple(spec.labels),
+                stopping=self.stopping,
+            )
+        )
         try:
-            yield HumanAsked(turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase, round=spec.round,
-                             prompt=seat.prompt, answer_format=seat.answer_format, timeout_s=timeout)
+            yield HumanAsked(
+                turn_id=spec.turn_id,
+                agent=a.agent,
+                role=a.role,
+                phase=spec.phase,
+                round=spec.round,
+                prompt=seat.prompt,
+                answer_format=seat.answer_format,
+                timeout_s=timeout,
+            )
             res = yield from self._drain(stream, spec, emit_tokens=True)
         finally:
             seats.close(seat)
         if self.stopping():
             raise Cancelled("The debate was stopped.")
-        base = dict(turn_id=spec.turn_id, agent=a.agent, role=a.role, model=a.model, phase=spec.phase,
-                    round=spec.round, prompt_id=spec.prompt_id, human=True, latency_s=round(res.latency_s, 4))
+        base = dict(
+            turn_id=spec.turn_id,
+            agent=a.agent,
+            role=a.role,
+            model=a.model,
+            phase=spec.phase,
+            round=spec.round,
+            prompt_id=spec.prompt_id,
+            human=True,
+            latency_s=round(res.latency_s, 4),
+        )
         if seat.answer is None:
-            msg = (f"No answer from the person playing {a.agent} within {timeout:g} s: the turn passed and the "
-                   "debate went on.")
-            yield HumanTimedOut(turn_id=spec.turn_id, agent=a.agent, role=a.role, phase=spec.phase, round=spec.round,
-                                timeout_s=timeout, refused=seat.refused, message=msg)
-            finished = TurnFinished(**base, text=f"(No answer: the person playing the {a.role} let the time run out.)",
-                                    valid=False, parsed={"label": None, "error": msg, "timed_out": True})
+            msg = (
+                f"No answer from the person playing {a.agent} within {timeout:g} s: the turn passed and the "
+                "debate went on."
+            )
+            yield HumanTimedOut(
+                turn_id=spec.turn_id,
+                agent=a.agent,
+                role=a.role,
+                phase=spec.phase,
+                round=spec.round,
+                timeout_s=timeout,
+                refused=seat.refused,
+                message=msg,
+            )
+            finished = TurnFinished(
+                **base,
+                text=f"(No answer: the person playing the {a.role} let the time run out.)",
+                valid=False,
+                parsed={"label": None, "error": msg, "timed_out": True},
+            )
         else:
             parsed, label = None, None
             if spec.parse is not None:
                 pr = spec.parse(res.text)
                 parsed, label = {**pr.data, "method": pr.method, "refused": seat.refused}, pr.label
-            finished = TurnFinished(**base, text=res.text, parsed=parsed, label=label, valid=spec.parse is None or
-                                    label is not None, citations=parse_citations(res.text),
-                                    completion_tokens=res.completion_tokens, ttft_s=None)
+            finished = TurnFinished(
+                **base,
+                text=res.text,
+                parsed=parsed,
+                label=label,
+                valid=spec.parse is None or label is not None,
+                citations=parse_citations(res.text),
+                completion_tokens=res.completion_tokens,
+                ttft_s=None,
+            )
         yield finished
         return finished
 
@@ -553,8 +693,11 @@ class DebateContext:
         cut-off `{"vote": "YES", "explan` is not a vote. Still cut off, it is returned as is and marked."""
         res = yield from self._drain(stream, spec, emit_tokens=True)
         if res.finish_reason == "incomplete":
-            again = yield from self._drain(self._chat(spec, spec.messages, self._first_schema(spec),
-                                                      self._first_min_tokens(spec)), spec, emit_tokens=False)
+            again = yield from self._drain(
+                self._chat(spec, spec.messages, self._first_schema(spec), self._first_min_tokens(spec)),
+                spec,
+                emit_tokens=False,
+            )
             if again.finish_reason != "incomplete" or len(again.text) > len(res.text):
                 again.latency_s += res.latency_s
                 res = again
@@ -582,9 +725,13 @@ class DebateContext:
                 fmt = spec.schema_format if constrained else spec.answer_format
                 msgs = yield from self._repair_prompt(spec, answer or res.text or "", fmt, constrained)
                 # a constrained repair writes its short reason before the label: give it room for both
-                rep = yield from self._drain(self._chat(spec, msgs, spec.schema if constrained else None,
-                                                        REPAIR_MIN_TOKENS if constrained else 0),
-                                             spec, emit_tokens=False)
+                rep = yield from self._drain(
+                    self._chat(
+                        spec, msgs, spec.schema if constrained else None, REPAIR_MIN_TOKENS if constrained else 0
+                    ),
+                    spec,
+                    emit_tokens=False,
+                )
                 ptok, ctok, lat = ptok + rep.prompt_tokens, ctok + rep.completion_tokens, lat + rep.latency_s
                 reused += rep.prompt_reused_tokens
                 cached, probs, label_at = cached and rep.cached, rep.label_probs, rep.label_at
@@ -602,20 +749,40 @@ class DebateContext:
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
         if norm is not None and spec.threshold is not None and len(spec.labels) == 2:
             # the threshold becomes 0.5 (prior (t, 1 - t)): the counted label never shows the lower confidence
-            norm = cal.contextual(norm, {spec.labels[0]: spec.threshold, spec.labels[1]: 1 - spec.threshold},
-                                  spec.labels)
+            norm = cal.contextual(
+                norm, {spec.labels[0]: spec.threshold, spec.labels[1]: 1 - spec.threshold}, spec.labels
+            )
         if norm is not None and label is not None:
             confidence = round(norm.get(label, 0.0), 6)
         finished = TurnFinished(
-            turn_id=spec.turn_id, agent=spec.agent.agent, role=spec.agent.role, model=spec.agent.model,
-            phase=spec.phase, round=spec.round, text=answer, reasoning=reasoning, parsed=parsed, label=label,
-            confidence=confidence, valid=valid, repaired=repaired, citations=parse_citations(res.text),
-            prompt_tokens=ptok, prompt_reused_tokens=reused, completion_tokens=ctok, latency_s=round(lat, 4),
-            ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4), cached=cached,
-            prompt_id=spec.prompt_id, label_probs=probs, label_at=label_at or None,
+            turn_id=spec.turn_id,
+            agent=spec.agent.agent,
+            role=spec.agent.role,
+            model=spec.agent.model,
+            phase=spec.phase,
+            round=spec.round,
+            text=answer,
+            reasoning=reasoning,
+            parsed=parsed,
+            label=label,
+            confidence=confidence,
+            valid=valid,
+            repaired=repaired,
+            citations=parse_citations(res.text),
+            prompt_tokens=ptok,
+            prompt_reused_tokens=reused,
+            completion_tokens=ctok,
+            latency_s=round(lat, 4),
+            ttft_s=None if res.ttft_s is None else round(res.ttft_s, 4),
+            cached=cached,
+            prompt_id=spec.prompt_id,
+            label_probs=probs,
+            label_at=label_at or None,
             cut_off_at=res.completion_tokens if res.finish_reason == "length" else None,
-            shortened=how, full_text=full,
-            unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20])
+            shortened=how,
+            full_text=full,
+            unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20],
+        )
         yield finished
         return finished
 
@@ -626,8 +793,8 @@ def ends_well(text: str, budget_ended: bool) -> tuple[str, str]:
     (and one with no full sentence stays as written, marked as cut)."""
     how = ""
     loop = find_loop(text)
-    if loop is not None and text[:loop[0]].strip():
-        text, how = text[:loop[0]].rstrip(), "loop"
+    if loop is not None and text[: loop[0]].strip():
+        text, how = text[: loop[0]].rstrip(), "loop"
     if (budget_ended or how) and ends_mid_sentence(text):
         whole = last_full_sentence(text)
         if whole and whole != text.rstrip():
@@ -650,13 +817,20 @@ def with_lines(messages: list[Message], lines: list[str]) -> list[Message]:
     return msgs + [{"role": "user", "content": block}]
 
 
-def shortened(agent: Agent, phase: str, round: int, prompt_id: str,
-              report: prompting.FitReport) -> TranscriptShortened:
+def shortened(agent: Agent, phase: str, round: int, prompt_id: str, report: prompting.FitReport) -> TranscriptShortened:
     """The event that tells who read a shortened prompt, and how much of it."""
-    return TranscriptShortened(agent=agent.agent, phase=phase, round=round, prompt_id=prompt_id,
-                               budget_chars=report.budget_chars, original_chars=report.original_chars,
-                               final_chars=report.final_chars, condensed=report.condensed,
-                               omitted=report.omitted, reason=report.reason)
+    return TranscriptShortened(
+        agent=agent.agent,
+        phase=phase,
+        round=round,
+        prompt_id=prompt_id,
+        budget_chars=report.budget_chars,
+        original_chars=report.original_chars,
+        final_chars=report.final_chars,
+        condensed=report.condensed,
+        omitted=report.omitted,
+        reason=report.reason,
+    )
 
 
 def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:
@@ -675,11 +849,17 @@ def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:
 
 COMMON_PARAMS: dict[str, Param] = {
     "repair": (True, "Retry an unreadable answer once with a repair prompt before marking it invalid."),
-    "max_context_chars": (0, "Most characters of one prompt. 0 = the whole debate, shortened (oldest turns "
-                             "condensed, an event says so) only when the model's context window cannot hold it."),
+    "max_context_chars": (
+        0,
+        "Most characters of one prompt. 0 = the whole debate, shortened (oldest turns "
+        "condensed, an event says so) only when the model's context window cannot hold it.",
+    ),
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
-    "answer_sentences": (0, "Ask each argument (free-text turn) for at most this many sentences. 0 = the papers' "
-                            "prompts, no length asked; the live-demo pace asks for 3, which fits its answer budget."),
+    "answer_sentences": (
+        0,
+        "Ask each argument (free-text turn) for at most this many sentences. 0 = the papers' "
+        "prompts, no length asked; the live-demo pace asks for 3, which fits its answer budget.",
+    ),
 }
 
 
@@ -710,8 +890,7 @@ def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> boo
     return len(props) > 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 
 
-def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation",
-                numeric: bool = False) -> dict:
+def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation", numeric: bool = False) -> dict:
     """TurnSpec fields for a constrained repair: a schema with a short free-text field first and then
     `key` in `labels` (0/1 for the paper's yes/no judge JSON), plus the format line shown to the model.
 

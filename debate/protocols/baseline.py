@@ -22,16 +22,16 @@ default is the paper's setting:
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate.aids import calibration as cal
 from debate.aids.demos import format_demos, similar_demos
 from debate.errors import InvalidInput
 from debate.events import Event
-from debate.protocols.parsing import parse_label
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 from debate.protocols import fewshot
+from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 from debate.protocols.fewshot import label_first_spec
+from debate.protocols.parsing import parse_label
 
 ANSWERS = ("paper", "reason-first", "label-first")
 DEMOS = ("paper", "similar", "dialogue")
@@ -43,16 +43,27 @@ def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Itera
     t = ctx.task
     agent = ctx.role("baseline")
     answer = ctx.p("answer")
-    parse = lambda s: parse_label(s, t.labels)  # noqa: E731
+    parse = lambda s: parse_label(s, t.labels)
     if answer == "paper":
         msgs = yield from ctx.prompt(agent, None, "turquaz.baseline", values, phase=phase, round=round)
-        return TurnSpec(agent, phase, round, msgs, "turquaz.baseline", parse=parse, labels=t.labels,
-                        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
-                        **json_answer("category", t.labels, numeric=t.binary))
+        return TurnSpec(
+            agent,
+            phase,
+            round,
+            msgs,
+            "turquaz.baseline",
+            parse=parse,
+            labels=t.labels,
+            answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+            **json_answer("category", t.labels, numeric=t.binary),
+        )
     explain = ctx.p("explain") == "after" and phase == "answer"
     thr = _threshold(ctx)[0] if explain and ctx.p("calibration") == "threshold" and t.binary else None
-    return (yield from label_first_spec(ctx, agent, phase, round, values, reason=answer == "reason-first",
-                                        explain=explain, threshold=thr))
+    return (
+        yield from label_first_spec(
+            ctx, agent, phase, round, values, reason=answer == "reason-first", explain=explain, threshold=thr
+        )
+    )
 
 
 def _threshold(ctx: DebateContext) -> tuple[float | None, str]:
@@ -67,12 +78,15 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     t = ctx.task
     answer, demos, how = ctx.p("answer"), ctx.p("demos"), ctx.p("calibration")
     if answer not in ANSWERS or demos not in DEMOS or how not in cal.CALIBRATIONS:
-        raise InvalidInput(f"baseline: answer={answer!r}, demos={demos!r}, calibration={how!r} is not a known "
-                           "setting.", f"Use answer in {ANSWERS}, demos in {DEMOS}, calibration in "
-                           f"{cal.CALIBRATIONS}.")
+        raise InvalidInput(
+            f"baseline: answer={answer!r}, demos={demos!r}, calibration={how!r} is not a known setting.",
+            f"Use answer in {ANSWERS}, demos in {DEMOS}, calibration in {cal.CALIBRATIONS}.",
+        )
     if demos == "dialogue" and answer != "label-first":
-        raise InvalidInput("demos=dialogue answers each demonstration with its label only, so it needs "
-                           "answer=label-first.", "Use answer=label-first, or demos=similar.")
+        raise InvalidInput(
+            "demos=dialogue answers each demonstration with its label only, so it needs answer=label-first.",
+            "Use answer=label-first, or demos=similar.",
+        )
     if how == "threshold" and not t.binary:
         raise InvalidInput("calibration=threshold needs a YES/NO task.", "Use calibration=contextual.")
     values = ctx.task_values()
@@ -80,33 +94,47 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     if demos == "similar":
         shown = similar_demos(ctx.claim, t.task, t.category, int(ctx.p("k_demos")))
         values["category_description_and_guidelines"] = "\n\n".join(
-            x for x in (t.description_and_guidelines(examples=False), format_demos(shown)) if x)
-        note = (f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
-                "labels as examples.")
+            x for x in (t.description_and_guidelines(examples=False), format_demos(shown)) if x
+        )
+        note = (
+            f"One model answers, shown the {len(shown)} most similar CheckThat train tweets with their "
+            "labels as examples."
+        )
     elif demos == "dialogue":
         k, skip, found = fewshot.view(ctx, ctx.role("baseline"))
-        note = (f"One model answers after {k} earlier turns of the conversation: the most similar CheckThat "
-                "train tweets" + (" by shared words" if found == "lexical" else "")
-                + (f" after the {skip} nearest" if skip else "") + ", each answered with its gold label.")
+        note = (
+            f"One model answers after {k} earlier turns of the conversation: the most similar CheckThat "
+            "train tweets"
+            + (" by shared words" if found == "lexical" else "")
+            + (f" after the {skip} nearest" if skip else "")
+            + ", each answered with its gold label."
+        )
     yield ctx.phase("answer", 0, "Few-shot answer", note)
     turn = yield from ctx.turn((yield from _spec(ctx, values, "answer")))
     written = (turn.parsed or {}).get("explanation", "") if turn.valid else "The answer could not be read."
     raw = cal.normalised(turn.label_probs, t.labels) if answer != "paper" else None
     label, probs, notes, aid = turn.label, raw, [], ""
     if how != "none" and raw is None:
-        notes.append("No label probabilities could be read, so the written label stands uncalibrated"
-                     + (" (answer=paper gives 0/1, not a label: use reason-first or label-first)."
-                        if answer == "paper" else "."))
+        notes.append(
+            "No label probabilities could be read, so the written label stands uncalibrated"
+            + (" (answer=paper gives 0/1, not a label: use reason-first or label-first)." if answer == "paper" else ".")
+        )
     elif how == "contextual":
-        yield ctx.phase("calibrate", 0, "Content-free answer",
-                        f'The same prompt with the tweet replaced by "{cal.CONTENT_FREE}": its label '
-                        "probabilities are the prompt's own bias, divided out of the answer's.")
+        yield ctx.phase(
+            "calibrate",
+            0,
+            "Content-free answer",
+            f'The same prompt with the tweet replaced by "{cal.CONTENT_FREE}": its label '
+            "probabilities are the prompt's own bias, divided out of the answer's.",
+        )
         cf_turn = yield from ctx.turn((yield from _spec(ctx, {**values, "tweet": cal.CONTENT_FREE}, "calibrate")))
         probs = cal.contextual(raw, cf_turn.label_probs, t.labels)
         aid = "contextual calibration: divided by the content-free prompt's probabilities"
-        notes.append("Contextually calibrated (content-free prior "
-                     + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels)
-                                                               or {}).items()) + ").")
+        notes.append(
+            "Contextually calibrated (content-free prior "
+            + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels) or {}).items())
+            + ")."
+        )
     elif how == "threshold":
         thr, where = _threshold(ctx)
         if thr is None:
@@ -120,38 +148,62 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         if turn.label is not None and label != turn.label:
             notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
     confidence = round(probs[label], 6) if probs is not None and label in probs else turn.confidence
-    yield ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "baseline", confidence,
-                      probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-                      written=turn.label if how != "none" and probs is not None else None, aid=aid,
-                      basis="calibrated" if how != "none" and probs is not None else "probability",
-                      basis_note=(aid.split(":")[0] if aid else "") if how != "none" and probs is not None else "")
+    yield ctx.verdict(
+        label,
+        " ".join(x for x in [written, *notes] if x),
+        "baseline",
+        confidence,
+        probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
+        written=turn.label if how != "none" and probs is not None else None,
+        aid=aid,
+        basis="calibrated" if how != "none" and probs is not None else "probability",
+        basis_note=(aid.split(":")[0] if aid else "") if how != "none" and probs is not None else "",
+    )
 
 
 INFO = ProtocolInfo(
-    name="baseline", title="Few-shot baseline (TurQUaz Sec. 4.1)",
+    name="baseline",
+    title="Few-shot baseline (TurQUaz Sec. 4.1)",
     one_line="One model, the category description with examples, one JSON answer.",
     roles=("baseline",),
-    params=params({
-        "member": (1, "Which lineup member answers (1-based)."),
-        "examples": (True, "Include the App. A.2 examples (few-shot)."),
-        "answer": ("paper", "Answer format: paper = {category: 0 or 1, explanation} as in the paper; "
-                            "reason-first = a short reason, then YES/NO; label-first = only YES/NO (the "
-                            "last two are schema-constrained and give a readable label probability)."),
-        "demos": ("paper", "Examples: paper = the App. A.2 ones; similar = the k_demos most similar "
-                           "CheckThat train tweets with their labels (never from the scored split); "
-                           "dialogue = the same tweets as earlier turns of the conversation, each answered "
-                           "with its gold label (needs answer=label-first)."),
-        "k_demos": (4, "How many similar train tweets to show with demos=similar."),
-        "calibration": ("none", "none = the written label; contextual = divide out a content-free "
-                                "input's label probabilities; threshold = P(YES) against a threshold "
-                                "fitted on CheckThat train (needs answer reason-first or label-first). Either can "
-                                "give another label than the one written: the verdict then says so."),
-        "explain": ("none", "With answer=label-first: none = the label only; after = a one-sentence "
-                            "explanation decoded after the label (same prompt, so the label, its probability "
-                            "and a fitted threshold are unchanged; the reader sees why)."),
-        "threshold": (0.0, "Threshold on P(YES) for calibration=threshold; 0 = the one fitted on "
-                           "CheckThat train for this model and setting."),
-    }),
+    params=params(
+        {
+            "member": (1, "Which lineup member answers (1-based)."),
+            "examples": (True, "Include the App. A.2 examples (few-shot)."),
+            "answer": (
+                "paper",
+                "Answer format: paper = {category: 0 or 1, explanation} as in the paper; "
+                "reason-first = a short reason, then YES/NO; label-first = only YES/NO (the "
+                "last two are schema-constrained and give a readable label probability).",
+            ),
+            "demos": (
+                "paper",
+                "Examples: paper = the App. A.2 ones; similar = the k_demos most similar "
+                "CheckThat train tweets with their labels (never from the scored split); "
+                "dialogue = the same tweets as earlier turns of the conversation, each answered "
+                "with its gold label (needs answer=label-first).",
+            ),
+            "k_demos": (4, "How many similar train tweets to show with demos=similar."),
+            "calibration": (
+                "none",
+                "none = the written label; contextual = divide out a content-free "
+                "input's label probabilities; threshold = P(YES) against a threshold "
+                "fitted on CheckThat train (needs answer reason-first or label-first). Either can "
+                "give another label than the one written: the verdict then says so.",
+            ),
+            "explain": (
+                "none",
+                "With answer=label-first: none = the label only; after = a one-sentence "
+                "explanation decoded after the label (same prompt, so the label, its probability "
+                "and a fitted threshold are unchanged; the reader sees why).",
+            ),
+            "threshold": (
+                0.0,
+                "Threshold on P(YES) for calibration=threshold; 0 = the one fitted on "
+                "CheckThat train for this model and setting.",
+            ),
+        }
+    ),
     choices={"answer": ANSWERS, "demos": DEMOS, "calibration": cal.CALIBRATIONS, "explain": ("none", "after")},
     run=run,
 )

@@ -20,17 +20,23 @@ from the same prompt, so it and its probability do not change).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate import prompts
 from debate.aids.calibration import normalised
-from debate.protocols.decisions import (consensus_reached, consensus_share, majority, tally, vote_status,
-                                       votes_stabilised)
-from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.errors import InvalidInput
-from debate.protocols.parsing import ParseResult, parse_chair, parse_label
+from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.decisions import (
+    consensus_reached,
+    consensus_share,
+    majority,
+    tally,
+    vote_status,
+    votes_stabilised,
+)
+from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols.prompting import Said, order_of
 
 
@@ -39,8 +45,7 @@ def _chair_parse(text: str) -> ParseResult:
     return ParseResult(d["status"] or "SUMMARY", d, "json") if d else ParseResult(None)
 
 
-def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str,
-                threshold: float | None = None) -> str | None:
+def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str, threshold: float | None = None) -> str | None:
     """A member's vote: its written label (the paper), or with vote_from=probs the label its own
     probabilities favour (small models sampled at temperature often write the label they
     find less probable; the probabilities are read anyway), or with a `threshold` on P(first label)
@@ -73,11 +78,12 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     history: list[dict] = []
 
     def council_discussion(latest_apart: bool) -> Slot:
-        """"Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
+        """ "Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
         chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
         if not ctx.p("summaries_in_discussion"):
             return discussion(said)
         return discussion(said, summaries[:-1] if latest_apart else summaries)
+
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
 
     small = ctx.p("demos") == "dialogue"
@@ -86,20 +92,27 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     thresholds: dict[str, float | None] = {}
     if ctx.p("calibration") == "threshold":
         if not t.binary or not small:
-            raise InvalidInput("council calibration=threshold needs a YES/NO task and demos=dialogue (the "
-                               "threshold is fitted for that prompt).", "Use demos=dialogue on CheckThat.")
+            raise InvalidInput(
+                "council calibration=threshold needs a YES/NO task and demos=dialogue (the "
+                "threshold is fitted for that prompt).",
+                "Use demos=dialogue on CheckThat.",
+            )
         for m in members:
             if ctx.is_person(m):  # a person's vote is the label they wrote
                 continue
             thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m)
             if thresholds[m.agent] is None:
-                raise InvalidInput(f"council calibration=threshold: {where}.",
-                                   "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.")
+                raise InvalidInput(
+                    f"council calibration=threshold: {where}.",
+                    "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.",
+                )
 
     advocate_no = int(ctx.p("devils_advocate"))
     if advocate_no < 0 or advocate_no > len(members):
-        raise InvalidInput(f"council devils_advocate={advocate_no}: the council has {len(members)} members.",
-                           f"Use 0 (off) or a member number from 1 to {len(members)}.")
+        raise InvalidInput(
+            f"council devils_advocate={advocate_no}: the council has {len(members)} members.",
+            f"Use 0 (off) or a member number from 1 to {len(members)}.",
+        )
     advocate = members[advocate_no - 1].agent if advocate_no else None
 
     def advocacy(agent: str, first: dict | None) -> str:
@@ -108,8 +121,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             return ""
         counts = tally(first, t.labels)
         side = min(t.labels, key=lambda lab: counts[lab])  # ties: the earlier label in the task's order
-        return prompts.render("engine.devils_advocate", side=side,
-                              first_vote=", ".join(f"{k}: {n}" for k, n in counts.items()))
+        return prompts.render(
+            "engine.devils_advocate", side=side, first_vote=", ".join(f"{k}: {n}" for k, n in counts.items())
+        )
 
     def member_specs(rnd: int, summary: str) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
@@ -118,18 +132,47 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         discussion_now = council_discussion(latest_apart=True)
         for m in members:
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
-                specs.append((yield from fewshot.label_first_spec(ctx, m, "vote", 0, vals,
-                                                                  explain=ctx.p("explain") == "after",
-                                                                  threshold=thresholds.get(m.agent))))
+                specs.append(
+                    (
+                        yield from fewshot.label_first_spec(
+                            ctx,
+                            m,
+                            "vote",
+                            0,
+                            vals,
+                            explain=ctx.p("explain") == "after",
+                            threshold=thresholds.get(m.agent),
+                        )
+                    )
+                )
                 continue
             history = fewshot.dialogue_history(ctx, vals, fewshot.json_answer_format(t.labels), m) if small else None
-            msgs = yield from ctx.prompt(m, None, "turquaz.council.member", vals, {"discussion": discussion_now},
-                                         phase="vote", round=rnd, history=history,
-                                         addendum=advocacy(m.agent, ctx.first_votes) if rnd else "")
-            specs.append(TurnSpec(m, "vote", rnd, msgs, "turquaz.council.member",
-                                  parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
-                                  labels=t.labels, answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
-                                  constrain=small, threshold=thresholds.get(m.agent), **fields))
+            msgs = yield from ctx.prompt(
+                m,
+                None,
+                "turquaz.council.member",
+                vals,
+                {"discussion": discussion_now},
+                phase="vote",
+                round=rnd,
+                history=history,
+                addendum=advocacy(m.agent, ctx.first_votes) if rnd else "",
+            )
+            specs.append(
+                TurnSpec(
+                    m,
+                    "vote",
+                    rnd,
+                    msgs,
+                    "turquaz.council.member",
+                    parse=lambda s: parse_label(s, t.labels, keys=("vote", "category", "label", "answer")),
+                    labels=t.labels,
+                    answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
+                    constrain=small,
+                    threshold=thresholds.get(m.agent),
+                    **fields,
+                )
+            )
         return specs
 
     def votes_of(turns: list[TurnFinished]) -> dict:
@@ -138,13 +181,20 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     def tallied(rnd: int, votes: dict) -> VotesTallied:
         prev = history[-2] if len(history) > 1 else None
         label, _ = majority(votes, t.labels, t.tie_label, prev, str(ctx.p("tie_rule")))
-        return VotesTallied(round=rnd, votes=dict(votes), counts=tally(votes, t.labels),
-                            consensus_share=round(consensus_share(votes), 6), threshold=theta,
-                            reached=consensus_reached(votes, theta), majority=label,
-                            stabilised=votes_stabilised(history, int(ctx.p("stable_rounds"))))
+        return VotesTallied(
+            round=rnd,
+            votes=dict(votes),
+            counts=tally(votes, t.labels),
+            consensus_share=round(consensus_share(votes), 6),
+            threshold=theta,
+            reached=consensus_reached(votes, theta),
+            majority=label,
+            stabilised=votes_stabilised(history, int(ctx.p("stable_rounds"))),
+        )
 
-    yield ctx.phase("vote", 0, "Initial votes",
-                    "Alg. 3 line 4: every council member assesses the tweet and votes, all at once.")
+    yield ctx.phase(
+        "vote", 0, "Initial votes", "Alg. 3 line 4: every council member assesses the tweet and votes, all at once."
+    )
     turns = yield from ctx.turns((yield from member_specs(0, "")))
     said += turns
     votes = votes_of(turns)
@@ -161,16 +211,34 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         how = f"no consensus after {max_rounds} rounds"
         for r in range(1, max_rounds + 1):
             ctx.rounds = r
-            yield ctx.phase("discussion", r, f"Discussion round {r}",
-                            "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.")
+            yield ctx.phase(
+                "discussion",
+                r,
+                f"Discussion round {r}",
+                "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.",
+            )
             vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(chair, None, "turquaz.council.chair", vals,
-                                         {"discussion": council_discussion(latest_apart=False)}, phase="chair", round=r)
-            ch = yield from ctx.turn(TurnSpec(
-                chair, "chair", r, msgs, "turquaz.council.chair",
-                parse=_chair_parse,
-                answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
-                **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary")))
+            msgs = yield from ctx.prompt(
+                chair,
+                None,
+                "turquaz.council.chair",
+                vals,
+                {"discussion": council_discussion(latest_apart=False)},
+                phase="chair",
+                round=r,
+            )
+            ch = yield from ctx.turn(
+                TurnSpec(
+                    chair,
+                    "chair",
+                    r,
+                    msgs,
+                    "turquaz.council.chair",
+                    parse=_chair_parse,
+                    answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
+                    **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary"),
+                )
+            )
             summary = (ch.parsed or {}).get("summary") if ch.valid else None
             summary = summary or ch.text.strip()
             yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
@@ -189,66 +257,118 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             if tally_ev.stabilised:
                 how = f"votes stabilised in round {r}"
                 break
-    label, rule = majority(votes, t.labels, t.tie_label, history[-2] if len(history) > 1 else None,
-                           str(ctx.p("tie_rule")))
+    label, rule = majority(
+        votes, t.labels, t.tie_label, history[-2] if len(history) > 1 else None, str(ctx.p("tie_rule"))
+    )
     counts = ", ".join(f"{k}: {n}" for k, n in tally(votes, t.labels).items())
-    note = {"majority": "majority vote", "tie:previous": "tie broken by the previous round's leader",
-            "tie:default": f"tie broken by the default label {t.tie_label}",
-            "no valid votes": "no member gave a readable vote"}[rule]
+    note = {
+        "majority": "majority vote",
+        "tie:previous": "tie broken by the previous round's leader",
+        "tie:default": f"tie broken by the default label {t.tie_label}",
+        "no valid votes": "no member gave a readable vote",
+    }[rule]
     n_for = sum(1 for x in votes.values() if x == label and label is not None)
     # votes read from probabilities (vote_from=probs, a fitted threshold) may outvote what the members wrote
     written, wrule = majority({x.agent: x.label for x in turns}, t.labels, t.tie_label, None, "default")
     by_probs = (str(ctx.p("vote_from")) == "probs" or bool(thresholds)) and wrule == "majority"
-    aid = ("each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
-           if thresholds else "each member's vote read from its label probabilities")
-    yield ctx.verdict(label, f"{how}; {counts}; {note}.", "majority",
-                      round(n_for / len(votes), 6) if votes else None,
-                      written=written if by_probs else None, aid=aid, basis="votes",
-                      votes_for=n_for if votes else None, voters=len(votes) if votes else None)
+    aid = (
+        "each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
+        if thresholds
+        else "each member's vote read from its label probabilities"
+    )
+    yield ctx.verdict(
+        label,
+        f"{how}; {counts}; {note}.",
+        "majority",
+        round(n_for / len(votes), 6) if votes else None,
+        written=written if by_probs else None,
+        aid=aid,
+        basis="votes",
+        votes_for=n_for if votes else None,
+        voters=len(votes) if votes else None,
+    )
 
 
 INFO = ProtocolInfo(
-    name="council", title="Council debate (TurQUaz Alg. 3)",
+    name="council",
+    title="Council debate (TurQUaz Alg. 3)",
     one_line="Members vote; a chairperson moderates rounds until consensus (θ) or stable votes; majority decides.",
     roles=("member", "chair"),
-    params=params({
-        "theta": (0.8, "Consensus threshold θ: share of all members on one label (Sec. 4.1: 80%)."),
-        "rounds": (5, "Maximum discussion rounds R (Sec. 4.1: 5)."),
-        "min_rounds": (0, "Discussion rounds held even when the members agree earlier (0 = the paper: stop at "
-                          "consensus); a fork uses it to make a council that agreed at once argue."),
-        "stable_rounds": (2, "Votes count as stabilised when unchanged for this many consecutive rounds "
-                             "(paper: 'VotesStabilized', unspecified; its Table 5 log continues after one)."),
-        "tie_rule": ("previous", "Tie rule: 'previous' = the previous round's leader, else the task's tie "
-                                 "label (NO / HALF-TRUE); 'default' = the tie label directly."),
-        "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
-        "summaries_in_discussion": (True, "The chair's earlier summaries are part of the 'Council Discussion' "
-                                          "that members and the chair read, in order (TurQUaz Table 5's log); "
-                                          "the latest also fills the members' 'Chairperson Summary'. Off: the "
-                                          "discussion holds member answers only."),
-        "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
-        "vote_from": ("written", "A member's vote: written = the label it wrote (paper); probs = the label its "
-                                 "own label probabilities favour (for small models sampled at temperature); the "
-                                 "counted vote can differ from the written one, and the bubble and verdict say so."),
-        "demos": ("paper", "paper = the App. A.2 examples in the description; dialogue = the k_demos most "
-                           "similar CheckThat train tweets as earlier turns, each answered with its label; the "
-                           "initial vote is then the few-shot baseline's label-first prompt (small models)."),
-        "k_demos": (8, "How many similar train tweets to show with demos=dialogue."),
-        "explain": ("none", "With demos=dialogue: none = initial votes are labels only (the baseline's "
-                            "answer); after = a one-sentence explanation decoded after the label, with the same "
-                            "prompt, so votes and fitted thresholds are unchanged and the audience sees why."),
-        "always_discuss": (False, "Teaching, not the paper: hold at least one discussion round (min_rounds >= 1) "
-                                  "even when the first votes reach consensus (the paper decides at once), so the "
-                                  "members argue."),
-        "devils_advocate": (0, "Teaching, not the paper: member k (1..N) argues, in every discussion round, the "
-                               "label the first vote left in the minority (prompt engine.devils_advocate); its "
-                               "vote still counts. 0 = off. Pair it with always_discuss to hear it on "
-                               "unanimous tweets."),
-        "calibration": ("none", "none = votes as vote_from says; threshold = each member votes YES iff its "
-                                "P(YES) reaches the threshold fitted on CheckThat train for its model with "
-                                "the baseline's label-first dialogue prompt (needs demos=dialogue); it can overrule "
-                                "the label a member wrote, and the verdict says so."),
-    }),
+    params=params(
+        {
+            "theta": (0.8, "Consensus threshold θ: share of all members on one label (Sec. 4.1: 80%)."),
+            "rounds": (5, "Maximum discussion rounds R (Sec. 4.1: 5)."),
+            "min_rounds": (
+                0,
+                "Discussion rounds held even when the members agree earlier (0 = the paper: stop at "
+                "consensus); a fork uses it to make a council that agreed at once argue.",
+            ),
+            "stable_rounds": (
+                2,
+                "Votes count as stabilised when unchanged for this many consecutive rounds "
+                "(paper: 'VotesStabilized', unspecified; its Table 5 log continues after one).",
+            ),
+            "tie_rule": (
+                "previous",
+                "Tie rule: 'previous' = the previous round's leader, else the task's tie "
+                "label (NO / HALF-TRUE); 'default' = the tie label directly.",
+            ),
+            "members": (0, "Council size N; 0 = every lineup member (the paper: 5)."),
+            "summaries_in_discussion": (
+                True,
+                "The chair's earlier summaries are part of the 'Council Discussion' "
+                "that members and the chair read, in order (TurQUaz Table 5's log); "
+                "the latest also fills the members' 'Chairperson Summary'. Off: the "
+                "discussion holds member answers only.",
+            ),
+            "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+            "vote_from": (
+                "written",
+                "A member's vote: written = the label it wrote (paper); probs = the label its "
+                "own label probabilities favour (for small models sampled at temperature); the "
+                "counted vote can differ from the written one, and the bubble and verdict say so.",
+            ),
+            "demos": (
+                "paper",
+                "paper = the App. A.2 examples in the description; dialogue = the k_demos most "
+                "similar CheckThat train tweets as earlier turns, each answered with its label; the "
+                "initial vote is then the few-shot baseline's label-first prompt (small models).",
+            ),
+            "k_demos": (8, "How many similar train tweets to show with demos=dialogue."),
+            "explain": (
+                "none",
+                "With demos=dialogue: none = initial votes are labels only (the baseline's "
+                "answer); after = a one-sentence explanation decoded after the label, with the same "
+                "prompt, so votes and fitted thresholds are unchanged and the audience sees why.",
+            ),
+            "always_discuss": (
+                False,
+                "Teaching, not the paper: hold at least one discussion round (min_rounds >= 1) "
+                "even when the first votes reach consensus (the paper decides at once), so the "
+                "members argue.",
+            ),
+            "devils_advocate": (
+                0,
+                "Teaching, not the paper: member k (1..N) argues, in every discussion round, the "
+                "label the first vote left in the minority (prompt engine.devils_advocate); its "
+                "vote still counts. 0 = off. Pair it with always_discuss to hear it on "
+                "unanimous tweets.",
+            ),
+            "calibration": (
+                "none",
+                "none = votes as vote_from says; threshold = each member votes YES iff its "
+                "P(YES) reaches the threshold fitted on CheckThat train for its model with "
+                "the baseline's label-first dialogue prompt (needs demos=dialogue); it can overrule "
+                "the label a member wrote, and the verdict says so.",
+            ),
+        }
+    ),
     run=run,
-    choices={"tie_rule": ("previous", "default"), "vote_from": ("written", "probs"),
-             "demos": ("paper", "dialogue"), "calibration": ("none", "threshold"), "explain": ("none", "after")},
+    choices={
+        "tie_rule": ("previous", "default"),
+        "vote_from": ("written", "probs"),
+        "demos": ("paper", "dialogue"),
+        "calibration": ("none", "threshold"),
+        "explain": ("none", "after"),
+    },
 )

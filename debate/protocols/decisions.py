@@ -17,7 +17,7 @@ Choices the papers leave open, stated once here (also in the protocol parameter 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 Votes = Mapping[str, "str | None"]
 
@@ -39,8 +39,13 @@ def consensus_reached(votes: Votes, theta: float) -> bool:
     return consensus_share(votes) + 1e-9 >= theta
 
 
-def majority(votes: Votes, labels: Sequence[str], tie_label: str | None = None,
-             previous: Votes | None = None, tie_rule: str = "previous") -> tuple[str | None, str]:
+def majority(
+    votes: Votes,
+    labels: Sequence[str],
+    tie_label: str | None = None,
+    previous: Votes | None = None,
+    tie_rule: str = "previous",
+) -> tuple[str | None, str]:
     """(label, how) where how is "majority", "tie:previous", "tie:default" or "no valid votes"."""
     counts = tally(votes, labels)
     best = max(counts.values(), default=0)
@@ -65,7 +70,7 @@ def votes_stabilised(history: Sequence[Votes], stable_rounds: int = 2) -> bool:
     if stable_rounds < 1 or len(history) < stable_rounds + 1:
         return False
     last = dict(history[-1])
-    return all(dict(h) == last for h in history[-(stable_rounds + 1):-1])
+    return all(dict(h) == last for h in history[-(stable_rounds + 1) : -1])
 
 
 def vote_status(votes: Votes, labels: Sequence[str], theta: float) -> str:
@@ -128,8 +133,9 @@ def apply_cat2_rule(labels: Mapping[str, str | None]) -> tuple[dict[str, str | N
 
 
 # -- debate against vote -----------------------------------------------------------------------
-def against_vote(first_votes: Votes, labels: Sequence[str], tie_label: str | None, debate_label: str | None,
-                 gold: str | None = None) -> dict:
+def against_vote(
+    first_votes: Votes, labels: Sequence[str], tie_label: str | None, debate_label: str | None, gold: str | None = None
+) -> dict:
     """What a plain majority of the first answers would have decided with no discussion, beside the debate.
 
     Majority voting explains most of what debate gains in the literature, so every debate is shown
@@ -149,9 +155,22 @@ def against_vote(first_votes: Votes, labels: Sequence[str], tie_label: str | Non
     debate_correct = None if g is None or debate_label is None else debate_label == g
     effect = None
     if changed and g is not None:
-        effect = ("for the better" if debate_correct and not vote_correct else
-                  "for the worse" if vote_correct and not debate_correct else "neither")
-    return {"first_votes": dict(first_votes), "vote_label": vote_label, "debate_label": debate_label,
-            "unanimous": unanimous, "changed": changed, "outcome": outcome, "gold": g,
-            "vote_correct": vote_correct, "debate_correct": debate_correct, "effect": effect}
-
+        effect = (
+            "for the better"
+            if debate_correct and not vote_correct
+            else "for the worse"
+            if vote_correct and not debate_correct
+            else "neither"
+        )
+    return {
+        "first_votes": dict(first_votes),
+        "vote_label": vote_label,
+        "debate_label": debate_label,
+        "unanimous": unanimous,
+        "changed": changed,
+        "outcome": outcome,
+        "gold": g,
+        "vote_correct": vote_correct,
+        "debate_correct": debate_correct,
+        "effect": effect,
+    }

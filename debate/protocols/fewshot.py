@@ -11,21 +11,21 @@ prefix the local backend reuses) and end with the paper's council member prompt.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from debate.aids import calibration as cal
 from debate import prompts
+from debate.aids import calibration as cal
 from debate.aids.demos import dialogue, similar_demos
 from debate.events import Event
 from debate.lineups import Agent
 from debate.models.base import Message
-from debate.protocols.parsing import parse_label
 from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, TurnSpec, json_answer
+from debate.protocols.parsing import parse_label
 
 LABEL_KEY = "category"
 # One sentence that ends: a length cap alone (maxLength) cut small models' explanations mid-phrase
 # ("... this was due to the"). No quotes or backslashes, so the JSON around it stays valid.
-ONE_SENTENCE = r'^[^."\\\n]{12,' + str(REPAIR_TEXT_CHARS + 40) + r'}[.]$'
+ONE_SENTENCE = r'^[^."\\\n]{12,' + str(REPAIR_TEXT_CHARS + 40) + r"}[.]$"
 
 
 def dialogue_values(ctx: DebateContext, values: dict) -> dict:
@@ -41,8 +41,9 @@ def view(ctx: DebateContext, agent: Agent | None) -> tuple[int, int, str]:
     return k, int(getattr(agent, "demo_skip", 0) or 0), str(getattr(agent, "neighbours", "") or "semantic")
 
 
-def dialogue_history(ctx: DebateContext, values: dict, response_format: str,
-                     agent: Agent | None = None) -> list[Message]:
+def dialogue_history(
+    ctx: DebateContext, values: dict, response_format: str, agent: Agent | None = None
+) -> list[Message]:
     """System message (task text and answer format), then the similar train tweets as answered turns
     (the agent's own slice of them when the lineup gives it one)."""
     t = ctx.task
@@ -59,9 +60,16 @@ def json_answer_format(labels: tuple[str, ...]) -> str:
     return json_answer(LABEL_KEY, labels, text_key=None)["schema_format"]
 
 
-def label_first_spec(ctx: DebateContext, agent: Agent, phase: str, round: int, values: dict,
-                     reason: bool = False, explain: bool = False,
-                     threshold: float | None = None) -> Iterator[Event]:
+def label_first_spec(
+    ctx: DebateContext,
+    agent: Agent,
+    phase: str,
+    round: int,
+    values: dict,
+    reason: bool = False,
+    explain: bool = False,
+    threshold: float | None = None,
+) -> Iterator[Event]:
     """`spec = yield from label_first_spec(...)`: one schema-constrained answer, `{"category": label}`
     (or with `reason`, a short explanation first), after the demonstrations when demos=dialogue, else
     in the small.baseline layout.
@@ -81,17 +89,32 @@ def label_first_spec(ctx: DebateContext, agent: Agent, phase: str, round: int, v
         template, filled = "small.fewshot.tweet", dialogue_values(ctx, filled)
         history = dialogue_history(ctx, filled, filled["response_format"], agent)
     msgs = yield from ctx.prompt(agent, None, template, filled, phase=phase, round=round, history=history)
-    return TurnSpec(agent, phase, round, msgs, template, parse=lambda s: parse_label(s, t.labels),
-                    labels=t.labels, answer_format=fields["schema_format"], constrain=True, threshold=threshold,
-                    **fields)
+    return TurnSpec(
+        agent,
+        phase,
+        round,
+        msgs,
+        template,
+        parse=lambda s: parse_label(s, t.labels),
+        labels=t.labels,
+        answer_format=fields["schema_format"],
+        constrain=True,
+        threshold=threshold,
+        **fields,
+    )
 
 
 def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
     """Schema fields for the council's `{"vote": ..., "explanation": ...}` with the vote decoded first,
     as the paper's format has it, so its probability is read before any argument is written."""
-    schema = {"type": "object", "properties": {
-        key: {"type": "string", "enum": list(labels)},
-        "explanation": {"type": "string", "pattern": ONE_SENTENCE}}, "required": [key, "explanation"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            key: {"type": "string", "enum": list(labels)},
+            "explanation": {"type": "string", "pattern": ONE_SENTENCE},
+        },
+        "required": [key, "explanation"],
+    }
     shown = "<one of " + ", ".join(f'"{v}"' for v in labels) + ">"
     return {"schema": schema, "schema_format": f'{{"{key}": {shown}, "explanation": "<one short sentence>"}}'}
 
@@ -107,5 +130,7 @@ def fitted_threshold(ctx: DebateContext, agent: Agent, answer: str = "label-firs
         return None, f"no threshold fitted on CheckThat train for {key}"
     f1 = entry.get("train_macro_f1")  # at most 3 decimals (P(YES) beside it has 2): 0.482472 was false precision
     f1_text = f"{round(f1, 3):g}" if isinstance(f1, (int, float)) else "?"
-    return float(entry["threshold"]), (f"threshold {round(float(entry['threshold']), 3):g} fitted on "
-                                       f"{entry.get('fitted_on', 'train')} (train macro-F1 {f1_text})")
+    return float(entry["threshold"]), (
+        f"threshold {round(float(entry['threshold']), 3):g} fitted on "
+        f"{entry.get('fitted_on', 'train')} (train macro-F1 {f1_text})"
+    )

@@ -1,4 +1,4 @@
-"""Reading labels out of model answers: pure functions, strict formats first, lenient fallbacks after.
+r"""Reading labels out of model answers: pure functions, strict formats first, lenient fallbacks after.
 
 Order of trust: a JSON object (fenced, embedded in prose, or repaired with json_repair) > an explicit
 `KEY: LABEL` line (`VOTE: YES`, `[VERDICT]: HALF-TRUE`, `DECISION: STOP`) > an answer that is nothing but
@@ -10,7 +10,7 @@ Model text is hostile input: every pattern here runs in linear time (no two adja
 trade characters, possessive quantifiers where whitespace could be split several ways, no unanchored
 leading `\s*`), `<think>` tags are paired by one scan rather than by a lazy regex per tag, and JSON that
 cannot be read for any reason (deep nesting included) is one unreadable answer, never an engine error.
-tests/test_parsing_hostile.py holds each input that used to take seconds.
+tests/security/test_parsing_hostile.py holds each input that used to take seconds.
 """
 
 from __future__ import annotations
@@ -41,9 +41,16 @@ _CITE = re.compile(r"\[((?:E\d+)(?:\s*[,;]\s*E?\d+)*)\]", re.I)
 
 LABEL_KEYS = ("vote", "category", "label", "verdict", "decision", "answer", "classification", "prediction")
 _SYNONYMS = {
-    "HALF TRUE": "HALF-TRUE", "HALF_TRUE": "HALF-TRUE", "HALFTRUE": "HALF-TRUE", "HALF-TRUE": "HALF-TRUE",
-    "NOT ENOUGH EVIDENCE": "NEI", "NOT ENOUGH INFO": "NEI", "NOT ENOUGH INFORMATION": "NEI", "NEI": "NEI",
-    "CONTINUE": "CONTINUE", "STOP": "STOP",
+    "HALF TRUE": "HALF-TRUE",
+    "HALF_TRUE": "HALF-TRUE",
+    "HALFTRUE": "HALF-TRUE",
+    "HALF-TRUE": "HALF-TRUE",
+    "NOT ENOUGH EVIDENCE": "NEI",
+    "NOT ENOUGH INFO": "NEI",
+    "NOT ENOUGH INFORMATION": "NEI",
+    "NEI": "NEI",
+    "CONTINUE": "CONTINUE",
+    "STOP": "STOP",
 }
 
 
@@ -72,17 +79,17 @@ def split_think(text: str) -> tuple[str, str]:
             return text.strip(), ""
         last = closes[-1]
         head = text[: last.start()]
-        return text[last.end():].strip(), _THINK_TAG.sub("", head).strip()
+        return text[last.end() :].strip(), _THINK_TAG.sub("", head).strip()
     reasoning: list[str] = []
     answer: list[str] = []
     pos = 0  # start of the current answer (outside) or reasoning (inside) stretch
     inside = False
     for m in tags:
         if not inside and not m.group(1):
-            answer.append(text[pos: m.start()])
+            answer.append(text[pos : m.start()])
             pos, inside = m.end(), True
         elif inside and m.group(1):
-            reasoning.append(text[pos: m.start()])
+            reasoning.append(text[pos : m.start()])
             pos, inside = m.end(), False
     # still thinking when generation stopped: the rest is reasoning, not an answer
     (reasoning if inside else answer).append(text[pos:])
@@ -130,16 +137,19 @@ def _json_candidates(text: str) -> list[str]:
         elif depth:
             depth -= 1
             if depth == 0 and start is not None:
-                cands.append(text[start: i + 1])
+                cands.append(text[start : i + 1])
     if depth and start is not None:  # cut off mid-object: let json_repair try
         cands.append(text[start:])
     return cands
 
 
 def _repairable(candidate: str) -> bool:
-    return (repair_json is not None and len(candidate) <= REPAIR_MAX_CHARS
-            and candidate.count("{") + candidate.count("[") <= REPAIR_MAX_OPENERS
-            and _REPAIRABLE.match(candidate) is not None)
+    return (
+        repair_json is not None
+        and len(candidate) <= REPAIR_MAX_CHARS
+        and candidate.count("{") + candidate.count("[") <= REPAIR_MAX_OPENERS
+        and _REPAIRABLE.match(candidate) is not None
+    )
 
 
 def _close_cut_off(candidate: str) -> str | None:
@@ -167,7 +177,7 @@ def _close_cut_off(candidate: str) -> str | None:
     out = (candidate[:-1] if esc else candidate) + ('"' if in_str else "")  # a dangling `\` is dropped
     out = out.rstrip()
     if out.endswith((",", ":")):
-        out = out[:-1] + (': null' if out.endswith(":") else "")
+        out = out[:-1] + (": null" if out.endswith(":") else "")
     return out + "".join(reversed(stack))
 
 
@@ -214,16 +224,19 @@ def _json_object(answer: str) -> dict | None:
 
 def _line_label(answer: str, keys: tuple[str, ...], labels: tuple[str, ...]) -> str | None:
     words = set(labels) | {k for k, v in _SYNONYMS.items() if v in labels}
-    alts = "|".join(sorted((re.escape(w).replace("\\-", "[-_ ]?").replace("\\ ", "[-_ ]?") for w in words),
-                           key=len, reverse=True))
+    alts = "|".join(
+        sorted((re.escape(w).replace("\\-", "[-_ ]?").replace("\\ ", "[-_ ]?") for w in words), key=len, reverse=True)
+    )
     keyalt = "|".join(keys)
     # `**[VOTE]:** [YES]`: the key, then `*`/space runs (possessive: one way to match them), an optional
     # `]`, the separator, an optional `[`, the label. Nothing before the key: a leading `\s*` in a search
     # is retried at every start position (quadratic on long runs of spaces).
     first = "".join(sorted({k[0].upper() for k in keys} | {k[0].lower() for k in keys}))
     # the lookahead on the keys' first letters lets the engine skip other positions in one test (3x faster)
-    pat = re.compile(rf"(?=[{re.escape(first)}])(?:{keyalt})[\s*]*+(?:\][\s*]*+)?[:=\-][\s*]*+(?:\[[\s*]*+)?({alts})(?![A-Za-z])(?!\s*/)",
-                     re.I)
+    pat = re.compile(
+        rf"(?=[{re.escape(first)}])(?:{keyalt})[\s*]*+(?:\][\s*]*+)?[:=\-][\s*]*+(?:\[[\s*]*+)?({alts})(?![A-Za-z])(?!\s*/)",
+        re.I,
+    )
     hits = pat.findall(answer)
     return normalise_label(hits[-1], labels) if hits else None
 
@@ -263,7 +276,7 @@ def parse_reason(text: str) -> str:
     if not m:
         return ""
     end = _VERDICT_MARK.search(answer, m.end())
-    reason = answer[m.end(): end.start() if end else len(answer)].rstrip()
+    reason = answer[m.end() : end.start() if end else len(answer)].rstrip()
     return reason.removesuffix("[").strip()
 
 

@@ -16,8 +16,8 @@ These functions are pure: no model is called, and they run in time linear in the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from debate import prompts
 from debate.models.base import Message
@@ -39,6 +39,7 @@ class Said:
 
     `order` places it in the debate (older is smaller), so the oldest turns are shortened first even
     when a template spreads the debate over several slots (RADAR's openings, rebuttals, closings)."""
+
     text: str
     prefix: str = ""
     order: int = 0
@@ -47,6 +48,7 @@ class Said:
 @dataclass(frozen=True)
 class Slot:
     """A template variable filled with earlier answers, joined by `sep`; `empty` when there are none."""
+
     entries: tuple[Said, ...] = ()
     sep: str = "\n\n"
     empty: str = "None"
@@ -78,13 +80,14 @@ class Prompt(list):
     room the turn's own fit did not leave: with this it can fit the earlier messages again, by the same
     rule, for a smaller budget. Everywhere else it is the plain list of messages."""
 
-    def __init__(self, messages: list[Message], build: Build | None = None,
-                 slots: dict[str, Slot] | None = None) -> None:
+    def __init__(
+        self, messages: list[Message], build: Build | None = None, slots: dict[str, Slot] | None = None
+    ) -> None:
         super().__init__(messages)
         self.build = build
         self.slots = slots or {}
 
-    def then(self, change: Callable[[list[Message]], list[Message]]) -> "Prompt":
+    def then(self, change: Callable[[list[Message]], list[Message]]) -> Prompt:
         """These messages changed by `change` (e.g. a moderator's note added), and re-fitted with it too."""
         build = self.build
         return Prompt(change(list(self)), None if build is None else (lambda s: change(build(s))), self.slots)
@@ -110,9 +113,9 @@ def head(text: str, limit: int = HEAD_CHARS) -> str:
     cut = text[:limit]
     ends = [m.end() for m in _SENTENCE_END.finditer(cut)]
     if ends and ends[-1] >= limit // 4:
-        cut = cut[:ends[-1]]
-    elif " " in cut[limit // 2:]:
-        cut = cut[:cut.rfind(" ")]
+        cut = cut[: ends[-1]]
+    elif " " in cut[limit // 2 :]:
+        cut = cut[: cut.rfind(" ")]
     return cut + CONDENSED_MARK
 
 
@@ -126,8 +129,15 @@ def budget_chars(n_ctx: int | None, max_tokens: int, explicit_chars: int = 0) ->
     return max(0, int((int(n_ctx) - int(max_tokens) - ANSWER_MARGIN_TOKENS) * CHARS_PER_TOKEN))
 
 
-def assemble(system_id: str | None, user_id: str, values: dict, slots: dict[str, Slot] | None = None, *,
-             history: list[Message] | None = None, addendum: str = "") -> list[Message]:
+def assemble(
+    system_id: str | None,
+    user_id: str,
+    values: dict,
+    slots: dict[str, Slot] | None = None,
+    *,
+    history: list[Message] | None = None,
+    addendum: str = "",
+) -> list[Message]:
     """The messages of one turn: [history...] or [system], then the user template filled with `values`
     and the rendered `slots`; `addendum` (an engine instruction, if switched on) after the template."""
     filled = {**values, **{k: s.render() for k, s in (slots or {}).items()}}
@@ -179,7 +189,7 @@ def fit(build: Build, slots: dict[str, Slot], budget: int | None) -> tuple[Promp
     entries = {name: list(s.entries) for name, s in slots.items()}
     excess = total - budget
     older = refs[:-KEEP_RECENT] if len(refs) > KEEP_RECENT else []
-    newest = refs[len(older):]
+    newest = refs[len(older) :]
 
     def shrink(ref, new_text: str) -> int:
         _, name, i = ref
@@ -215,16 +225,19 @@ def fit(build: Build, slots: dict[str, Slot], budget: int | None) -> tuple[Promp
     new_slots = {name: replace(s, entries=tuple(entries[name])) for name, s in slots.items()}
     msgs = Prompt(build(new_slots), build, slots)
     report.final_chars = size(msgs)
-    report.reason = (f"the whole prompt ({total:,} characters) is longer than the model's context window allows "
-                     f"({budget:,} characters)")
+    report.reason = (
+        f"the whole prompt ({total:,} characters) is longer than the model's context window allows "
+        f"({budget:,} characters)"
+    )
     return msgs, report
 
 
 REPAIR_ANSWER_EMPTY = "(empty answer)"
 
 
-def repair(messages: list[Message], answer: str, answer_format: str,
-           budget: int | None) -> tuple[list[Message], FitReport | None]:
+def repair(
+    messages: list[Message], answer: str, answer_format: str, budget: int | None
+) -> tuple[list[Message], FitReport | None]:
     """The repair prompt after an unreadable answer: the turn's own messages, its answer, and the
     engine.repair template with the format to use, fitted to `budget` (the window less the repair's
     own answer budget). The earlier messages were fitted for the turn's answer budget, so the echoed
@@ -241,13 +254,20 @@ def repair(messages: list[Message], answer: str, answer_format: str,
     msgs, report = fit(build, answer_slot, budget)
     if budget is None or size(msgs) <= budget or not isinstance(messages, Prompt):
         return msgs, report
-    tail = list(msgs[len(earlier):])
+    tail = list(msgs[len(earlier) :])
     again, second = messages.refit(max(0, budget - size(tail)))
     if second is None:  # nothing left in the earlier messages to shorten: the backend's error says so
         return msgs, report
     out = [*again, *tail]
     first = report or FitReport(budget_chars=budget, original_chars=size(msgs))
-    return out, FitReport(budget_chars=budget, original_chars=first.original_chars, final_chars=size(out),
-                          condensed=first.condensed + second.condensed, omitted=second.omitted,
-                          reason=(f"the whole prompt ({first.original_chars:,} characters) is longer than the "
-                                  f"model's context window allows ({budget:,} characters)"))
+    return out, FitReport(
+        budget_chars=budget,
+        original_chars=first.original_chars,
+        final_chars=size(out),
+        condensed=first.condensed + second.condensed,
+        omitted=second.omitted,
+        reason=(
+            f"the whole prompt ({first.original_chars:,} characters) is longer than the "
+            f"model's context window allows ({budget:,} characters)"
+        ),
+    )

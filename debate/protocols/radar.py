@@ -27,22 +27,28 @@ reading each other; no rebuttals) or judge (the judge alone over the claim and t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
-from debate.aids import calibration as cal
 from debate import prompts
-from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
+from debate.aids import calibration as cal
 from debate.events import Event, StopCheck, TurnFinished
 from debate.lineups import Agent
 from debate.models.spec import ModelSpec
-from debate.protocols.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
+from debate.protocols.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 EVIDENCE_ABOVE = " (the same evidence as given above)"
-NAMES = {"politician": "Politician", "scientist": "Scientist", "journalist": "Journalist",
-         "expert": "Domain expert", "advocate": "Advocate", "critic": "Critic"}
+NAMES = {
+    "politician": "Politician",
+    "scientist": "Scientist",
+    "journalist": "Journalist",
+    "expert": "Domain expert",
+    "advocate": "Advocate",
+    "critic": "Critic",
+}
 
 
 class Debate:
@@ -79,10 +85,20 @@ class Debate:
         if history and not self.ctx.p("repeat_evidence"):
             evidence = EVIDENCE_ABOVE
         other = {"politician": "scientist", "scientist": "politician"}.get(role, "")
-        vals = {"claim": self.ctx.claim, "evidence": evidence, "role_name": role,
-                "opponent_name": other, "domain_inferred": self.domain or "general"}
-        latest = {"poli_argument": "politician", "sci_argument": "scientist", "jour_argument": "journalist",
-                  "politician_rebuttal": "politician", "scientist_rebuttal": "scientist"}
+        vals = {
+            "claim": self.ctx.claim,
+            "evidence": evidence,
+            "role_name": role,
+            "opponent_name": other,
+            "domain_inferred": self.domain or "general",
+        }
+        latest = {
+            "poli_argument": "politician",
+            "sci_argument": "scientist",
+            "jour_argument": "journalist",
+            "politician_rebuttal": "politician",
+            "scientist_rebuttal": "scientist",
+        }
         if role in ("advocate", "critic"):
             latest["oppo_argument"] = "critic" if role == "advocate" else "advocate"
         if role in ("politician", "scientist"):
@@ -94,11 +110,11 @@ class Debate:
         if role in ("politician", "scientist") and self.args.get("journalist"):
             # A.1(b): the journalist speaks first in each round and its response is made available to the
             # politician and the scientist; their templates have no slot for it, so it follows the template
-            addendum = prompts.render("engine.journalist_context",
-                                      jour_argument=self.latest("journalist").render())
+            addendum = prompts.render("engine.journalist_context", jour_argument=self.latest("journalist").render())
         system_id = None if history else self.system_id(role)
-        msgs = yield from self.ctx.prompt(agent, system_id, uid, vals, slots, phase=phase, round=rnd,
-                                          history=history, addendum=addendum)
+        msgs = yield from self.ctx.prompt(
+            agent, system_id, uid, vals, slots, phase=phase, round=rnd, history=history, addendum=addendum
+        )
         if memory and not history:
             self.history[agent.agent] = msgs[:1]
         return TurnSpec(agent, phase, rnd, msgs, uid)
@@ -148,6 +164,7 @@ class Debate:
                 first = t is said(t.role, phase)[0]
                 lead = who if first else ""
                 return lead + (f"Round {t.round}: " if phase == "rebuttal" else "")
+
             turns = said(role, phase) + [t for r in extras for t in said(r, phase)]
             return Slot(entries(turns, prefix), sep="\n", empty=empty)
 
@@ -158,8 +175,9 @@ class Debate:
             out[f"critic_{key}"] = slot(b_role, phase, extras, missing if b_role else lone)
         return out
 
-    def judge_spec(self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None,
-                   content_free: bool = False) -> Iterator[Event]:
+    def judge_spec(
+        self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None, content_free: bool = False
+    ) -> Iterator[Event]:
         """The judge's turn; with `content_free` the same prompt with the claim, the evidence and every
         argument replaced by "N/A" (Zhao et al.'s content-free input: what the prompt alone favours)."""
         t = self.ctx.task
@@ -170,12 +188,21 @@ class Debate:
         if content_free:
             values.update(claim=cal.CONTENT_FREE, tweet=cal.CONTENT_FREE, evidence=cal.CONTENT_FREE)
             slots = {k: Slot(empty=cal.CONTENT_FREE) for k in slots}
-        msgs = yield from self.ctx.prompt(judge, f"radar.{kind}.system.judge", uid, values, slots,
-                                          phase=phase, round=rnd)
-        return TurnSpec(judge, phase, rnd, msgs, uid, parse=lambda s: parse_verdict(s, t.labels), labels=t.labels,
-                        answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
-                        constrain=self.ctx.p("judge_answer") == "constrained",
-                        **json_answer("verdict", t.labels, "reason"))
+        msgs = yield from self.ctx.prompt(
+            judge, f"radar.{kind}.system.judge", uid, values, slots, phase=phase, round=rnd
+        )
+        return TurnSpec(
+            judge,
+            phase,
+            rnd,
+            msgs,
+            uid,
+            parse=lambda s: parse_verdict(s, t.labels),
+            labels=t.labels,
+            answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
+            constrain=self.ctx.p("judge_answer") == "constrained",
+            **json_answer("verdict", t.labels, "reason"),
+        )
 
     def final_verdict(self, judge: Agent, rnd: int, lone: str | None = None) -> Iterator[Event]:
         """The judge's verdict; with judge_calibration=fitted its label probabilities times the class weights
@@ -191,25 +218,44 @@ class Debate:
             key = cal.judge_key(judge.model, t.task, self.ctx.config.protocol, str(self.ctx.p("judge_answer")))
             entry = cal.fitted_weights(key)
             if entry is None:
-                notes.append(f"Uncalibrated: class weights not available for {key} (none fitted on a train "
-                             "split), the judge's written label is used.")
+                notes.append(
+                    f"Uncalibrated: class weights not available for {key} (none fitted on a train "
+                    "split), the judge's written label is used."
+                )
             else:
                 probs = cal.weighted(j.label_probs, entry["weights"], t.labels) if j.valid else None
-                how_note = ("Class weights fitted on " + str(entry.get("fitted_on", "train")) + " ("
-                            + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items()) + ").")
-                aid = ("class weights fitted on " + str(entry.get("fitted_on", "train")) + ": "
-                       + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items() if v != 1))
+                how_note = (
+                    "Class weights fitted on "
+                    + str(entry.get("fitted_on", "train"))
+                    + " ("
+                    + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items())
+                    + ")."
+                )
+                aid = (
+                    "class weights fitted on "
+                    + str(entry.get("fitted_on", "train"))
+                    + ": "
+                    + ", ".join(f"{k} ×{v:g}" for k, v in entry["weights"].items() if v != 1)
+                )
                 basis_note = "class weights fitted on " + str(entry.get("fitted_on", "train"))
         elif how == "contextual":
-            yield self.ctx.phase("calibrate", rnd, "Content-free judge",
-                                 'The judge prompt with the claim, the evidence and every argument replaced by '
-                                 f'"{cal.CONTENT_FREE}": its label probabilities are the prompt\'s own bias, '
-                                 "divided out of the verdict's.")
-            cf = yield from self.ctx.turn((yield from self.judge_spec(judge, "calibrate", rnd, partial=False,
-                                                                      lone=lone, content_free=True)))
+            yield self.ctx.phase(
+                "calibrate",
+                rnd,
+                "Content-free judge",
+                "The judge prompt with the claim, the evidence and every argument replaced by "
+                f'"{cal.CONTENT_FREE}": its label probabilities are the prompt\'s own bias, '
+                "divided out of the verdict's.",
+            )
+            cf = yield from self.ctx.turn(
+                (yield from self.judge_spec(judge, "calibrate", rnd, partial=False, lone=lone, content_free=True))
+            )
             probs = cal.contextual(j.label_probs, cf.label_probs, t.labels) if j.valid else None
-            how_note = ("Contextually calibrated (content-free prior " + ", ".join(
-                f"{k} {v:.2f}" for k, v in (cal.normalised(cf.label_probs, t.labels) or {}).items()) + ").")
+            how_note = (
+                "Contextually calibrated (content-free prior "
+                + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf.label_probs, t.labels) or {}).items())
+                + ")."
+            )
             aid = "contextual calibration: divided by the content-free prompt's probabilities"
             basis_note = "contextual calibration (divided by the content-free prompt's probabilities)"
         if how != "none" and probs is None and not notes:
@@ -223,18 +269,30 @@ class Debate:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
         if written and notes and written.rstrip()[-1:] not in ".!?…\"')":
             written = written.rstrip() + "…"  # an explanation cut by the answer budget, then the aid's notes
-        yield self.ctx.verdict(label, " ".join(x for x in [written, *notes] if x), "judge",
-                               round(conf, 6) if conf is not None else None,
-                               probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-                               written=j.label if probs is not None else None, aid=aid, basis=basis,
-                               basis_note=basis_note if basis == "calibrated" else "")
+        yield self.ctx.verdict(
+            label,
+            " ".join(x for x in [written, *notes] if x),
+            "judge",
+            round(conf, 6) if conf is not None else None,
+            probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
+            written=j.label if probs is not None else None,
+            aid=aid,
+            basis=basis,
+            basis_note=basis_note if basis == "calibrated" else "",
+        )
 
     def summary(self) -> Slot:
-        """"Rounds completed so far" for the stop agent: every argument, in the order given."""
-        turns = sorted((t for a in self.debaters for t in self.args[a.role]),
-                       key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0)
-        return Slot(entries(turns, lambda t: f"{NAMES[t.role]} ({'opening' if t.phase == 'opening' else f'rebuttal {t.round}'}): "),
-                    empty="(none yet)")
+        """ "Rounds completed so far" for the stop agent: every argument, in the order given."""
+        turns = sorted(
+            (t for a in self.debaters for t in self.args[a.role]),
+            key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0,
+        )
+        return Slot(
+            entries(
+                turns, lambda t: f"{NAMES[t.role]} ({'opening' if t.phase == 'opening' else f'rebuttal {t.round}'}): "
+            ),
+            empty="(none yet)",
+        )
 
 
 def _method(ctx: DebateContext, agents: list[Agent]) -> str:
@@ -254,18 +312,33 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
     t = ctx.task
     stop_agent, judge = ctx.role("stop-agent"), ctx.role("judge")
     method = _method(ctx, [stop_agent, judge])
-    yield ctx.phase("stop-check", rnd, f"Stop check after {'the opening' if rnd == 0 else f'round {rnd}'}",
-                    f"Stop agent (CONTINUE/STOP) and round judge (preliminary verdict), method: {method}.")
+    yield ctx.phase(
+        "stop-check",
+        rnd,
+        f"Stop check after {'the opening' if rnd == 0 else f'round {rnd}'}",
+        f"Stop agent (CONTINUE/STOP) and round judge (preliminary verdict), method: {method}.",
+    )
     vals = {"claim": ctx.claim, "evidence": ctx.evidence_text(), "upcoming_round": upcoming}
-    stop_msgs = yield from ctx.prompt(stop_agent, None, "radar.stop_agent", vals, {"summary": d.summary()},
-                                      phase="stop-check", round=rnd)
+    stop_msgs = yield from ctx.prompt(
+        stop_agent, None, "radar.stop_agent", vals, {"summary": d.summary()}, phase="stop-check", round=rnd
+    )
     round_judge = yield from d.judge_spec(judge, "round-judge", rnd, partial=True)
 
     def stop_spec(temp=None, seed="agent", repair=True):
-        return TurnSpec(stop_agent, "stop-check", rnd, stop_msgs, "radar.stop_agent", parse=parse_stop,
-                        labels=("STOP", "CONTINUE"), answer_format="DECISION: CONTINUE or STOP",
-                        temperature=temp, seed=seed, repair=repair,
-                        **json_answer("decision", ("CONTINUE", "STOP"), None))
+        return TurnSpec(
+            stop_agent,
+            "stop-check",
+            rnd,
+            stop_msgs,
+            "radar.stop_agent",
+            parse=parse_stop,
+            labels=("STOP", "CONTINUE"),
+            answer_format="DECISION: CONTINUE or STOP",
+            temperature=temp,
+            seed=seed,
+            repair=repair,
+            **json_answer("decision", ("CONTINUE", "STOP"), None),
+        )
 
     def judge_spec(temp=None, seed="agent", repair=True):
         return replace(round_judge, temperature=temp, seed=seed, repair=repair)
@@ -288,8 +361,9 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
         # a person's answer is their decision, not a sample: a seat a person plays is asked once
         ns, nj = (1 if ctx.is_person(stop_agent) else n), (1 if ctx.is_person(judge) else n)
         base = int(ctx.config.seed) * 1000 + rnd * 100
-        specs = [stop_spec(temp, base + i, False) for i in range(ns)] + [judge_spec(temp, base + 50 + i, False)
-                                                                          for i in range(nj)]
+        specs = [stop_spec(temp, base + i, False) for i in range(ns)] + [
+            judge_spec(temp, base + 50 + i, False) for i in range(nj)
+        ]
         done = yield from ctx.turns(specs)
         stop_probs = shares([x.label for x in done[:ns]], ("STOP", "CONTINUE"))
         verdict_probs = shares([x.label for x in done[ns:]], t.labels)
@@ -303,9 +377,17 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterat
     tau_s, tau_c = float(ctx.p("tau_s")), float(ctx.p("tau_c"))
     stop = should_stop(margin, conf, tau_s, tau_c)
     detail.update(stop_probs=stop_probs, verdict_probs=verdict_probs)
-    yield StopCheck(round=rnd, stop_margin=round(margin, 6), verdict_confidence=round(conf, 6), tau_s=tau_s,
-                    tau_c=tau_c, decision="stop" if stop else "continue", preliminary_verdict=label,
-                    method=method, detail=detail)
+    yield StopCheck(
+        round=rnd,
+        stop_margin=round(margin, 6),
+        verdict_confidence=round(conf, 6),
+        tau_s=tau_s,
+        tau_c=tau_c,
+        decision="stop" if stop else "continue",
+        preliminary_verdict=label,
+        method=method,
+        detail=detail,
+    )
     n_samples = nj if method == "samples" else None
     return stop, prelim, label, conf, n_samples
 
@@ -319,10 +401,23 @@ def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event
         return ParseResult(dom, {"domain": dom}, "line") if dom else ParseResult(None)
 
     msgs = yield from ctx.prompt(agent, None, "radar.domain.inference", {"claim": ctx.claim}, phase="domain")
-    t = yield from ctx.turn(TurnSpec(agent, "domain", 0, msgs, "radar.domain.inference", parse=parse,
-                                     answer_format="DOMAIN: <one word>", schema_format='{"domain": "..."}',
-                                     schema={"type": "object", "required": ["domain"],
-                                             "properties": {"domain": {"type": "string", "maxLength": 40}}}))
+    t = yield from ctx.turn(
+        TurnSpec(
+            agent,
+            "domain",
+            0,
+            msgs,
+            "radar.domain.inference",
+            parse=parse,
+            answer_format="DOMAIN: <one word>",
+            schema_format='{"domain": "..."}',
+            schema={
+                "type": "object",
+                "required": ["domain"],
+                "properties": {"domain": {"type": "string", "maxLength": 40}},
+            },
+        )
+    )
     d.domain = t.label if t.valid else "general knowledge"
 
 
@@ -341,30 +436,45 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             yield from d.speak(journalist, phase, rnd)
         yield from d.speak(others, phase, rnd)
 
-    yield ctx.phase("opening", 0, "Opening statements",
-                    "Each debater assesses the claim over the shared evidence from its role"
-                    + (" (the journalist first)." if journalist else "; both speak at once."))
+    yield ctx.phase(
+        "opening",
+        0,
+        "Opening statements",
+        "Each debater assesses the claim over the shared evidence from its role"
+        + (" (the journalist first)." if journalist else "; both speak at once."),
+    )
     yield from round_of_speech("opening", 0)
-    for r in range(0, max_rounds + 1):
+    for r in range(max_rounds + 1):
         if early:
             upcoming = f"{ORDINAL.get(r + 1, str(r + 1))} rebuttal" if r < max_rounds else "closing"
             stop, prelim, label, conf, n_samples = yield from stop_check(ctx, d, r, upcoming)
             if stop and str(ctx.p("on_stop")) == "verdict":
-                expl = ((prelim.parsed or {}).get("explanation", "") if isinstance(prelim, TurnFinished) else "")
-                yield ctx.verdict(label, expl or "Stopped early on the round judge's preliminary verdict.",
-                                  "round-judge", conf, basis="samples" if n_samples else "probability",
-                                  votes_for=round(conf * n_samples) if n_samples else None, voters=n_samples)
+                expl = (prelim.parsed or {}).get("explanation", "") if isinstance(prelim, TurnFinished) else ""
+                yield ctx.verdict(
+                    label,
+                    expl or "Stopped early on the round judge's preliminary verdict.",
+                    "round-judge",
+                    conf,
+                    basis="samples" if n_samples else "probability",
+                    votes_for=round(conf * n_samples) if n_samples else None,
+                    voters=n_samples,
+                )
                 return
             if stop:
                 break
         if r == max_rounds:
             break
         ctx.rounds = r + 1
-        yield ctx.phase("rebuttal", r + 1, f"Rebuttal round {r + 1}",
-                        "Each debater answers the other side's latest argument.")
+        yield ctx.phase(
+            "rebuttal", r + 1, f"Rebuttal round {r + 1}", "Each debater answers the other side's latest argument."
+        )
         yield from round_of_speech("rebuttal", r + 1)
-    yield ctx.phase("closing", ctx.rounds, "Closing statements", "Each debater sums up its final position"
-                    + (" (the journalist first)." if journalist else "."))
+    yield ctx.phase(
+        "closing",
+        ctx.rounds,
+        "Closing statements",
+        "Each debater sums up its final position" + (" (the journalist first)." if journalist else "."),
+    )
     yield from round_of_speech("closing", ctx.rounds)
     yield ctx.phase("judge", ctx.rounds, "Judge's verdict", "The judge weighs the debate and the evidence.")
     yield from d.final_verdict(judge, ctx.rounds)
@@ -378,8 +488,12 @@ def run_single(ctx: DebateContext) -> Iterator[Event]:
     if mode == "judge":
         lone = "(no debate: single-agent setting, the judge alone reads the claim and the evidence)"
     elif mode == "independent":
-        yield ctx.phase("opening", 0, "Opening statements",
-                        "Each debater assesses the claim over the evidence; neither reads the other.")
+        yield ctx.phase(
+            "opening",
+            0,
+            "Opening statements",
+            "Each debater assesses the claim over the evidence; neither reads the other.",
+        )
         yield from d.speak(debaters, "opening", 0)
         yield ctx.phase("closing", 0, "Closing statements", "Each sums up; still no agent reads another.")
         yield from d.speak(debaters, "closing", 0)
@@ -394,62 +508,112 @@ def run_single(ctx: DebateContext) -> Iterator[Event]:
 
 
 _SHARED = {
-    "roles": ("expertise", "expertise: Politician / Scientist (+Journalist, +domain expert); position: "
-                           "Advocate / Critic (RADAR Sec. 5.1)."),
-    "repeat_evidence": (True, "The full evidence in every prompt (every App. A template has {evidence}); off "
-                              "(only with debater_memory): once, then '(the same evidence as given above)'."),
-    "shared_evidence": (False, "The claim and the evidence pool lead every prompt (ahead of the role's system "
-                               "text; the template's {evidence} then points there), so llama.cpp reuses their "
-                               "evaluation across roles, rounds and the judge. The paper's layout: off."),
-    "debater_memory": (False, "Each debater keeps its own conversation (its earlier prompts and answers). The "
-                              "paper's templates are self-contained and say nothing of memory: off."),
-    "judge_answer": ("paper", "paper: the judge writes [REASON] and [VERDICT] freely (repaired under a JSON schema "
-                              "when unreadable); constrained: decoded under that schema from the first token, so "
-                              "a small model always gives a readable verdict and its label probabilities."),
-    "judge_calibration": ("none", "none: the judge's verdict; contextual: its label probabilities divided by "
-                                  "those of the same prompt with everything replaced by 'N/A' (Zhao et al. "
-                                  "2021), one more judge call (the same for every claim, so cached); fitted: "
-                                  "multiplied by class weights fitted on LIAR train (eval-fit-threshold). Either can "
-                                  "turn the verdict the judge wrote into another: the verdict then says so."),
+    "roles": (
+        "expertise",
+        "expertise: Politician / Scientist (+Journalist, +domain expert); position: "
+        "Advocate / Critic (RADAR Sec. 5.1).",
+    ),
+    "repeat_evidence": (
+        True,
+        "The full evidence in every prompt (every App. A template has {evidence}); off "
+        "(only with debater_memory): once, then '(the same evidence as given above)'.",
+    ),
+    "shared_evidence": (
+        False,
+        "The claim and the evidence pool lead every prompt (ahead of the role's system "
+        "text; the template's {evidence} then points there), so llama.cpp reuses their "
+        "evaluation across roles, rounds and the judge. The paper's layout: off.",
+    ),
+    "debater_memory": (
+        False,
+        "Each debater keeps its own conversation (its earlier prompts and answers). The "
+        "paper's templates are self-contained and say nothing of memory: off.",
+    ),
+    "judge_answer": (
+        "paper",
+        "paper: the judge writes [REASON] and [VERDICT] freely (repaired under a JSON schema "
+        "when unreadable); constrained: decoded under that schema from the first token, so "
+        "a small model always gives a readable verdict and its label probabilities.",
+    ),
+    "judge_calibration": (
+        "none",
+        "none: the judge's verdict; contextual: its label probabilities divided by "
+        "those of the same prompt with everything replaced by 'N/A' (Zhao et al. "
+        "2021), one more judge call (the same for every claim, so cached); fitted: "
+        "multiplied by class weights fitted on LIAR train (eval-fit-threshold). Either can "
+        "turn the verdict the judge wrote into another: the verdict then says so.",
+    ),
 }
 _SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}
 
 INFO = ProtocolInfo(
-    name="radar", title="RADAR (role-anchored debate over evidence)",
+    name="radar",
+    title="RADAR (role-anchored debate over evidence)",
     one_line="Role-anchored debaters argue over retrieved evidence; a judge gives [VERDICT]; adaptive early stop.",
     roles=("politician", "scientist", "journalist", "expert", "advocate", "critic", "judge", "stop-agent"),
-    params=params({
-        **_SHARED,
-        "debaters": (2, "Expertise roles only: 2 (Politician, Scientist), 3 (+Journalist, speaks first), "
-                        "4 (+domain expert, domain inferred by an LLM). The paper's best is 2 (Sec. 5.4)."),
-        "rounds": (3, "Maximum rebuttal rounds (Sec. 4.1: up to three)."),
-        "early_stop": (True, "Adaptive early stopping after the opening and each rebuttal round (App. A.2)."),
-        "tau_s": (0.5, "τs: stop when P(STOP) - P(CONTINUE) >= τs (our choice; the paper tunes it on dev)."),
-        "tau_c": (0.8, "τc: and the round judge's verdict probability >= τc (our choice; tune on dev)."),
-        "stop_method": ("auto", "auto: label probabilities where the backend has them, else samples; or "
-                                "'logprobs' / 'samples'."),
-        "stop_samples": (3, "Samples per signal for the 'samples' method."),
-        "stop_temperature": (0.7, "Temperature of those samples (distinct seeds make them reproducible)."),
-        "on_stop": ("verdict", "verdict: the round judge's preliminary verdict is final; closing: skip to the "
-                               "closing statements and the final judge."),
-    }),
-    run=run, uses_evidence=True,
-    choices={"roles": ("expertise", "position"), "debaters": (2, 3, 4), "stop_method": ("auto", "logprobs", "samples"),
-             "on_stop": ("verdict", "closing"), **_SHARED_CHOICES},
+    params=params(
+        {
+            **_SHARED,
+            "debaters": (
+                2,
+                "Expertise roles only: 2 (Politician, Scientist), 3 (+Journalist, speaks first), "
+                "4 (+domain expert, domain inferred by an LLM). The paper's best is 2 (Sec. 5.4).",
+            ),
+            "rounds": (3, "Maximum rebuttal rounds (Sec. 4.1: up to three)."),
+            "early_stop": (True, "Adaptive early stopping after the opening and each rebuttal round (App. A.2)."),
+            "tau_s": (0.5, "τs: stop when P(STOP) - P(CONTINUE) >= τs (our choice; the paper tunes it on dev)."),
+            "tau_c": (0.8, "τc: and the round judge's verdict probability >= τc (our choice; tune on dev)."),
+            "stop_method": (
+                "auto",
+                "auto: label probabilities where the backend has them, else samples; or 'logprobs' / 'samples'.",
+            ),
+            "stop_samples": (3, "Samples per signal for the 'samples' method."),
+            "stop_temperature": (0.7, "Temperature of those samples (distinct seeds make them reproducible)."),
+            "on_stop": (
+                "verdict",
+                "verdict: the round judge's preliminary verdict is final; closing: skip to the "
+                "closing statements and the final judge.",
+            ),
+        }
+    ),
+    run=run,
+    uses_evidence=True,
+    choices={
+        "roles": ("expertise", "position"),
+        "debaters": (2, 3, 4),
+        "stop_method": ("auto", "logprobs", "samples"),
+        "on_stop": ("verdict", "closing"),
+        **_SHARED_CHOICES,
+    },
 )
 
 SINGLE_INFO = ProtocolInfo(
-    name="radar-single", title="RADAR-single (one agent, no interaction)",
+    name="radar-single",
+    title="RADAR-single (one agent, no interaction)",
     one_line="One agent gives its opening and closing over the evidence with RADAR's prompts; the judge decides.",
     roles=("agent", "judge"),
-    params=params({**_SHARED,
-                   "single_mode": ("one-debater", "The paper says only 'identical architecture, prompts, and retrieval "
-                                                  "but without inter-agent interaction'. one-debater: one agent's "
-                                                  "opening and closing; independent: both debaters open and close "
-                                                  "without reading each other; judge: the judge alone."),
-                   "role": ("scientist", "one-debater: which role's prompts the agent uses (politician, "
-                                         "scientist, advocate, critic).")}),
-    run=run_single, uses_evidence=True,
-    choices={"roles": ("expertise", "position"), "role": ("politician", "scientist", "advocate", "critic"),
-             "single_mode": ("one-debater", "independent", "judge"), **_SHARED_CHOICES},
+    params=params(
+        {
+            **_SHARED,
+            "single_mode": (
+                "one-debater",
+                "The paper says only 'identical architecture, prompts, and retrieval "
+                "but without inter-agent interaction'. one-debater: one agent's "
+                "opening and closing; independent: both debaters open and close "
+                "without reading each other; judge: the judge alone.",
+            ),
+            "role": (
+                "scientist",
+                "one-debater: which role's prompts the agent uses (politician, scientist, advocate, critic).",
+            ),
+        }
+    ),
+    run=run_single,
+    uses_evidence=True,
+    choices={
+        "roles": ("expertise", "position"),
+        "role": ("politician", "scientist", "advocate", "critic"),
+        "single_mode": ("one-debater", "independent", "judge"),
+        **_SHARED_CHOICES,
+    },
 )

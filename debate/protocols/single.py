@@ -11,11 +11,11 @@ not sent unless `step_instruction` is switched on.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate.events import Event, TurnFinished
-from debate.protocols.parsing import parse_label
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.parsing import parse_label
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
 
@@ -34,9 +34,11 @@ def steps(phrase: str) -> dict[tuple[str, str], str]:
 
 def transcript(turns: list[TurnFinished]) -> Slot:
     """The debate so far as "Proponent (rebuttal 2): ..." paragraphs."""
+
     def who(t: TurnFinished) -> str:
         when = t.phase if t.phase != "rebuttal" else f"rebuttal {t.round}"
         return f"{SIDES.get(t.role, t.role)} ({when}): "
+
     return Slot(entries(turns, who))
 
 
@@ -44,11 +46,20 @@ def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Iterator[Event]:
     """`spec = yield from judge_spec(...)`: the judge's prompt over the whole transcript `slot`."""
     t = ctx.task
     judge = ctx.role("judge")
-    msgs = yield from ctx.prompt(judge, "turquaz.system.judge", user_id, ctx.task_values(), {"transcript": slot},
-                                 phase="judge", round=ctx.rounds)
-    return TurnSpec(judge, "judge", ctx.rounds, msgs, user_id, parse=lambda s: parse_label(s, t.labels),
-                    labels=t.labels, answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
-                    **json_answer("category", t.labels, numeric=t.binary))
+    msgs = yield from ctx.prompt(
+        judge, "turquaz.system.judge", user_id, ctx.task_values(), {"transcript": slot}, phase="judge", round=ctx.rounds
+    )
+    return TurnSpec(
+        judge,
+        "judge",
+        ctx.rounds,
+        msgs,
+        user_id,
+        parse=lambda s: parse_label(s, t.labels),
+        labels=t.labels,
+        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+        **json_answer("category", t.labels, numeric=t.binary),
+    )
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -58,43 +69,72 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     said: list[TurnFinished] = []
 
     def spec(side: str, phase: str, rnd: int) -> Iterator[Event]:
-        msgs = yield from ctx.prompt(ctx.role(side), f"turquaz.system.{side}", f"turquaz.single.{side}", v,
-                                     {"context": transcript(said)}, phase=phase, round=rnd,
-                                     addendum=ctx.step(step[(side, phase)]))
+        msgs = yield from ctx.prompt(
+            ctx.role(side),
+            f"turquaz.system.{side}",
+            f"turquaz.single.{side}",
+            v,
+            {"context": transcript(said)},
+            phase=phase,
+            round=rnd,
+            addendum=ctx.step(step[(side, phase)]),
+        )
         return TurnSpec(ctx.role(side), phase, rnd, msgs, f"turquaz.single.{side}")
 
     def both(phase: str, rnd: int) -> Iterator[Event]:
         specs = [(yield from spec("proponent", phase, rnd)), (yield from spec("opponent", phase, rnd))]
         return (yield from ctx.turns(specs))
 
-    yield ctx.phase("opening", 0, "Opening statements",
-                    "Alg. 1 lines 5-6: the proponent argues the tweet has the property, the opponent that it "
-                    "has not; both speak at once.")
-    said += (yield from both("opening", 0))
+    yield ctx.phase(
+        "opening",
+        0,
+        "Opening statements",
+        "Alg. 1 lines 5-6: the proponent argues the tweet has the property, the opponent that it "
+        "has not; both speak at once.",
+    )
+    said += yield from both("opening", 0)
     for r in range(1, int(ctx.p("rounds")) + 1):
         ctx.rounds = r
-        yield ctx.phase("rebuttal", r, f"Rebuttal round {r}",
-                        "Alg. 1 lines 9-10: the proponent rebuts the opponent's last argument, then the opponent "
-                        "rebuts the proponent's.")
+        yield ctx.phase(
+            "rebuttal",
+            r,
+            f"Rebuttal round {r}",
+            "Alg. 1 lines 9-10: the proponent rebuts the opponent's last argument, then the opponent "
+            "rebuts the proponent's.",
+        )
         said.append((yield from ctx.turn((yield from spec("proponent", "rebuttal", r)))))
         said.append((yield from ctx.turn((yield from spec("opponent", "rebuttal", r)))))
     yield ctx.phase("closing", ctx.rounds, "Closing statements", "Alg. 1 lines 13-14: both sides sum up.")
-    said += (yield from both("closing", ctx.rounds))
-    yield ctx.phase("judge", ctx.rounds, "Judge's decision",
-                    "Alg. 1 line 16: the judge reads the whole transcript and answers in JSON.")
+    said += yield from both("closing", ctx.rounds)
+    yield ctx.phase(
+        "judge",
+        ctx.rounds,
+        "Judge's decision",
+        "Alg. 1 line 16: the judge reads the whole transcript and answers in JSON.",
+    )
     j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.single.judge", transcript(said))))
-    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
-                      "The judge's answer could not be read.", "judge", j.confidence)
+    yield ctx.verdict(
+        j.label,
+        (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read.",
+        "judge",
+        j.confidence,
+    )
 
 
 INFO = ProtocolInfo(
-    name="single", title="Single debate (TurQUaz Alg. 1)",
+    name="single",
+    title="Single debate (TurQUaz Alg. 1)",
     one_line="A proponent and an opponent argue over R rebuttal rounds and close; a judge decides in JSON.",
     roles=("proponent", "opponent", "judge"),
-    params=params({
-        "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),
-        "step_instruction": (False, "Append Alg. 1's brief step string ('Current step: ...') to each prompt. The "
-                                    "paper: those strings only explain the prompt (Sec. 3.1), so off."),
-    }),
+    params=params(
+        {
+            "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),
+            "step_instruction": (
+                False,
+                "Append Alg. 1's brief step string ('Current step: ...') to each prompt. The "
+                "paper: those strings only explain the prompt (Sec. 3.1), so off.",
+            ),
+        }
+    ),
     run=run,
 )

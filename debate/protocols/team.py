@@ -18,7 +18,7 @@ to count agreement on without inventing a vote; the README's deviation table say
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from debate.events import Event, TurnFinished
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, params
@@ -54,97 +54,172 @@ def run(ctx: DebateContext) -> Iterator[Event]:
 
     def visible(side: str, rnd: int) -> list[TurnFinished]:
         """Public arguments a member of `side` has heard before speaking in round `rnd`."""
-        return [t for t in public if t.round < rnd or (t.round == rnd and (
-            t.role == side or (rnd > 0 and answer_same_round)))]
+        return [
+            t
+            for t in public
+            if t.round < rnd or (t.round == rnd and (t.role == side or (rnd > 0 and answer_same_round)))
+        ]
 
     def discuss(side: str, i: int, rnd: int) -> Iterator[Event]:
         if rnd == 0:
-            step = (f"Internal discussion: develop your team's strategy to argue that the tweet "
-                    f"{'' if side == 'proponent' else 'does NOT '}{phrase}.")
+            step = (
+                f"Internal discussion: develop your team's strategy to argue that the tweet "
+                f"{'' if side == 'proponent' else 'does NOT '}{phrase}."
+            )
         else:
             step = f"Internal discussion: plan rebuttals to the {OTHER[side]} team's arguments."
         heard = private[side] + (visible(side, rnd) if rnd and ctx.p("discussion_sees_debate") else [])
         heard.sort(key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0)
         slot = Slot(entries(heard, lambda t: _private_prefix(t) if t.phase == "discussion" else _public_prefix(t)))
         vals = {**v, "side": SIDE[side][0]}
-        return (yield from ctx.prompt(teams[side][i], f"turquaz.system.{side}", "turquaz.team.internal", vals,
-                                      {"team_discussion": slot}, phase="discussion", round=rnd,
-                                      addendum=ctx.step(step)))
+        return (
+            yield from ctx.prompt(
+                teams[side][i],
+                f"turquaz.system.{side}",
+                "turquaz.team.internal",
+                vals,
+                {"team_discussion": slot},
+                phase="discussion",
+                round=rnd,
+                addendum=ctx.step(step),
+            )
+        )
 
     def argue(side: str, i: int, rnd: int) -> Iterator[Event]:
-        step = (f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{phrase}."
-                if rnd == 0 else "Rebuttal: present coordinated rebuttals to the opposing team.")
+        step = (
+            f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{phrase}."
+            if rnd == 0
+            else "Rebuttal: present coordinated rebuttals to the opposing team."
+        )
         strategy = Slot(entries([t for t in private[side] if t.round == rnd], lambda t: f"{t.agent}: "))
         vals = {**v, "side": SIDE[side][0]}
-        return (yield from ctx.prompt(teams[side][i], f"turquaz.system.{side}", "turquaz.team.external", vals,
-                                      {"team_strategy": strategy, "context": public_slot(visible(side, rnd))},
-                                      phase="opening" if rnd == 0 else "rebuttal", round=rnd,
-                                      addendum=ctx.step(step)))
+        return (
+            yield from ctx.prompt(
+                teams[side][i],
+                f"turquaz.system.{side}",
+                "turquaz.team.external",
+                vals,
+                {"team_strategy": strategy, "context": public_slot(visible(side, rnd))},
+                phase="opening" if rnd == 0 else "rebuttal",
+                round=rnd,
+                addendum=ctx.step(step),
+            )
+        )
 
     def speak(sides: list[str], rnd: int, phase: str, build, store: str) -> Iterator[Event]:
         """Members of `sides` speak: in turn within a team (`team_turns`), the listed teams side by side."""
         size = max(len(teams[s]) for s in sides)
-        waves = ([[(s, k) for s in sides if k < len(teams[s])] for k in range(size)] if in_turn
-                 else [[(s, i) for s in sides for i in range(len(teams[s]))]])
+        waves = (
+            [[(s, k) for s in sides if k < len(teams[s])] for k in range(size)]
+            if in_turn
+            else [[(s, i) for s in sides for i in range(len(teams[s]))]]
+        )
         for wave in waves:
             specs = []
             for s, i in wave:
                 msgs = yield from build(s, i, rnd)
-                specs.append(TurnSpec(teams[s][i], phase, rnd, msgs,
-                                      "turquaz.team.internal" if phase == "discussion" else "turquaz.team.external"))
+                specs.append(
+                    TurnSpec(
+                        teams[s][i],
+                        phase,
+                        rnd,
+                        msgs,
+                        "turquaz.team.internal" if phase == "discussion" else "turquaz.team.external",
+                    )
+                )
             done = yield from ctx.turns(specs)
             for (s, _), t in zip(wave, done):
                 (private[s] if store == "private" else public).append(t)
 
     def discussion_round(rnd: int) -> Iterator[Event]:
-        yield ctx.phase("discussion", rnd, "Internal team discussions" if rnd == 0 else f"Round {rnd}: team discussions",
-                        "Alg. 2: each team plans in private, its members in turn; the other team and the judge "
-                        "never see it.")
+        yield ctx.phase(
+            "discussion",
+            rnd,
+            "Internal team discussions" if rnd == 0 else f"Round {rnd}: team discussions",
+            "Alg. 2: each team plans in private, its members in turn; the other team and the judge never see it.",
+        )
         yield from speak(["proponent", "opponent"], rnd, "discussion", discuss, "private")
 
     yield from discussion_round(0)
-    yield ctx.phase("opening", 0, "Opening arguments",
-                    "Alg. 2 lines 7-8: every member presents the team's arguments; the two teams' openings "
-                    "do not see each other.")
+    yield ctx.phase(
+        "opening",
+        0,
+        "Opening arguments",
+        "Alg. 2 lines 7-8: every member presents the team's arguments; the two teams' openings do not see each other.",
+    )
     yield from speak(["proponent", "opponent"], 0, "opening", argue, "public")
     for r in range(1, int(ctx.p("rounds")) + 1):
         ctx.rounds = r
         yield from discussion_round(r)
-        yield ctx.phase("rebuttal", r, f"Round {r}: rebuttals",
-                        "Alg. 2 lines 13-14: the proponent team rebuts, then the opponent team answers."
-                        if answer_same_round else "Alg. 2 lines 13-15: both teams rebut the previous round.")
+        yield ctx.phase(
+            "rebuttal",
+            r,
+            f"Round {r}: rebuttals",
+            "Alg. 2 lines 13-14: the proponent team rebuts, then the opponent team answers."
+            if answer_same_round
+            else "Alg. 2 lines 13-15: both teams rebut the previous round.",
+        )
         if answer_same_round:
             yield from speak(["proponent"], r, "rebuttal", argue, "public")
             yield from speak(["opponent"], r, "rebuttal", argue, "public")
         else:
             yield from speak(["proponent", "opponent"], r, "rebuttal", argue, "public")
-    yield ctx.phase("judge", ctx.rounds, "Judge's decision",
-                    "Alg. 2 line 17: the judge reads every team argument (never the private discussions).")
+    yield ctx.phase(
+        "judge",
+        ctx.rounds,
+        "Judge's decision",
+        "Alg. 2 line 17: the judge reads every team argument (never the private discussions).",
+    )
     j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.team.judge", public_slot(public))))
-    yield ctx.verdict(j.label, (j.parsed or {}).get("explanation", "") if j.valid else
-                      "The judge's answer could not be read.", "judge", j.confidence)
+    yield ctx.verdict(
+        j.label,
+        (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read.",
+        "judge",
+        j.confidence,
+    )
 
 
 INFO = ProtocolInfo(
-    name="team", title="Team debate (TurQUaz Alg. 2)",
+    name="team",
+    title="Team debate (TurQUaz Alg. 2)",
     one_line="Two teams discuss privately, then argue, each round; a judge decides from the team arguments.",
     roles=("proponent", "opponent", "judge"),
-    params=params({
-        "rounds": (5, "Rebuttal rounds R (Sec. 4.1: at most 5 rounds for the collaborative methods)."),
-        "config": ("different", "different: Team A vs Team B (lineup 'teams', else the members split in two); "
-                                "same: all members on both sides."),
-        "team_size": (0, "Members per team S; 0 = from the lineup (half the members, or all for 'same')."),
-        "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
-        "team_turns": ("sequential", "sequential: teammates speak in turn and read each other (Table 4); "
-                                     "parallel: all at once, each reading only earlier rounds (faster)."),
-        "rebuttal_order": ("sequential", "sequential: the opponent team answers the proponent team's rebuttal of "
-                                         "the same round (as Alg. 1); simultaneous: both rebut the previous round."),
-        "discussion_sees_debate": (True, "From round 1 the internal discussion also reads the public debate "
-                                         "(Alg. 2 line 11-12: 'plan rebuttals to OT arguments')."),
-        "step_instruction": (False, "Append Alg. 2's brief step string ('Current step: ...') to each prompt. The "
-                                    "paper: those strings only explain the prompt (Sec. 3.2), so off."),
-    }),
+    params=params(
+        {
+            "rounds": (5, "Rebuttal rounds R (Sec. 4.1: at most 5 rounds for the collaborative methods)."),
+            "config": (
+                "different",
+                "different: Team A vs Team B (lineup 'teams', else the members split in two); "
+                "same: all members on both sides.",
+            ),
+            "team_size": (0, "Members per team S; 0 = from the lineup (half the members, or all for 'same')."),
+            "examples": (True, "Put the App. A.2 examples into [CATEGORY DESCRIPTION AND GUIDELINES] (few-shot)."),
+            "team_turns": (
+                "sequential",
+                "sequential: teammates speak in turn and read each other (Table 4); "
+                "parallel: all at once, each reading only earlier rounds (faster).",
+            ),
+            "rebuttal_order": (
+                "sequential",
+                "sequential: the opponent team answers the proponent team's rebuttal of "
+                "the same round (as Alg. 1); simultaneous: both rebut the previous round.",
+            ),
+            "discussion_sees_debate": (
+                True,
+                "From round 1 the internal discussion also reads the public debate "
+                "(Alg. 2 line 11-12: 'plan rebuttals to OT arguments').",
+            ),
+            "step_instruction": (
+                False,
+                "Append Alg. 2's brief step string ('Current step: ...') to each prompt. The "
+                "paper: those strings only explain the prompt (Sec. 3.2), so off.",
+            ),
+        }
+    ),
     run=run,
-    choices={"config": ("different", "same"), "team_turns": ("sequential", "parallel"),
-             "rebuttal_order": ("sequential", "simultaneous")},
+    choices={
+        "config": ("different", "same"),
+        "team_turns": ("sequential", "parallel"),
+        "rebuttal_order": ("sequential", "simultaneous"),
+    },
 )

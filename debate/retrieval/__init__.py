@@ -9,5 +9,13 @@ embed.py (which embedder to use) -> embed_process.py (the worker process) -> min
 from debate.retrieval.corpus import Document, Passage, load_corpus, read_documents
 from debate.retrieval.retriever import Retriever, default_retriever, get_retriever, tweet_query
 
-__all__ = ["Document", "Passage", "Retriever", "default_retriever", "get_retriever", "load_corpus",
-           "read_documents", "tweet_query"]
+__all__ = [
+    "Document",
+    "Passage",
+    "Retriever",
+    "default_retriever",
+    "get_retriever",
+    "load_corpus",
+    "read_documents",
+    "tweet_query",
+]

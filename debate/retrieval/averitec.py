@@ -18,8 +18,10 @@ from debate.retrieval.corpus import Document
 
 NAME = "averitec-dev"
 LICENCE = "CC BY-NC 4.0"
-ATTRIBUTION = ("AVeriTeC (Schlichtkrull, Guo & Vlachos, NeurIPS 2023 Datasets and Benchmarks), dev split "
-               "evidence answers, CC BY-NC 4.0")
+ATTRIBUTION = (
+    "AVeriTeC (Schlichtkrull, Guo & Vlachos, NeurIPS 2023 Datasets and Benchmarks), dev split "
+    "evidence answers, CC BY-NC 4.0"
+)
 
 
 REL = "averitec/dev.json"
@@ -37,8 +39,9 @@ def dev_path() -> Path | None:
 
 def missing() -> NoLocalCorpus:
     what, fix = locate.missing_message(REL)
-    return NoLocalCorpus("No local corpus: " + what,
-                         fix + " Or build your own index: `python -m debate index build --corpus PATH`.")
+    return NoLocalCorpus(
+        "No local corpus: " + what, fix + " Or build your own index: `python -m debate index build --corpus PATH`."
+    )
 
 
 def load_claims(path: Path | None = None) -> list[dict]:
@@ -71,9 +74,14 @@ def claim_documents(claim_id: int, claim: dict) -> list[Document]:
             text = evidence_text(a)
             if not text:
                 continue
-            docs.append(Document(doc_id=f"averitec-dev/{claim_id}/q{qi}a{ai}", text=text,
-                                 source=(a.get("source_url") or "").strip(),
-                                 meta={"claim_id": claim_id, "answer_type": a.get("answer_type", "")}))
+            docs.append(
+                Document(
+                    doc_id=f"averitec-dev/{claim_id}/q{qi}a{ai}",
+                    text=text,
+                    source=(a.get("source_url") or "").strip(),
+                    meta={"claim_id": claim_id, "answer_type": a.get("answer_type", "")},
+                )
+            )
     return docs
 
 

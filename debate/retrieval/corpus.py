@@ -83,14 +83,19 @@ def _read_text(path: Path) -> str:
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise _bad(path, None, f"the file cannot be opened ({e.strerror})",
-                   "check the path and its permissions") from None
+        raise _bad(
+            path, None, f"the file cannot be opened ({e.strerror})", "check the path and its permissions"
+        ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise _bad(path, line, f"byte 0x{raw[e.start]:02x} is not valid UTF-8",
-                   f"re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}`") from None
+        raise _bad(
+            path,
+            line,
+            f"byte 0x{raw[e.start]:02x} is not valid UTF-8",
+            f"re-save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 {path.name} > fixed.{path.suffix.lstrip('.')}`",
+        ) from None
     if not text.strip():
         raise _bad(path, None, "the file is empty", "point --corpus at a file that contains documents")
     return text
@@ -111,9 +116,13 @@ def _has_any(names: Iterable[str], keys: Iterable[str]) -> bool:
 
 
 def _doc(record: dict, fallback_id: str) -> Document:
-    return Document(doc_id=_pick(record, ID_KEYS) or fallback_id, text=_pick(record, TEXT_KEYS),
-                    title=_pick(record, TITLE_KEYS), source=_pick(record, SOURCE_KEYS),
-                    date=_pick(record, DATE_KEYS))
+    return Document(
+        doc_id=_pick(record, ID_KEYS) or fallback_id,
+        text=_pick(record, TEXT_KEYS),
+        title=_pick(record, TITLE_KEYS),
+        source=_pick(record, SOURCE_KEYS),
+        date=_pick(record, DATE_KEYS),
+    )
 
 
 def read_jsonl(path: Path) -> list[Document]:
@@ -124,14 +133,26 @@ def read_jsonl(path: Path) -> list[Document]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
-            raise _bad(path, n, f"not valid JSON ({e.msg} at column {e.colno})",
-                       "each line must be one JSON object, e.g. {\"text\": \"...\", \"source\": \"https://...\"}") from None
+            raise _bad(
+                path,
+                n,
+                f"not valid JSON ({e.msg} at column {e.colno})",
+                'each line must be one JSON object, e.g. {"text": "...", "source": "https://..."}',
+            ) from None
         if not isinstance(rec, dict):
-            raise _bad(path, n, f"expected a JSON object, found {type(rec).__name__}",
-                       "each line must be one JSON object with a \"text\" field")
+            raise _bad(
+                path,
+                n,
+                f"expected a JSON object, found {type(rec).__name__}",
+                'each line must be one JSON object with a "text" field',
+            )
         if not _has_any(rec, TEXT_KEYS):
-            raise _bad(path, n, f"no text field (found: {', '.join(map(str, rec)) or 'nothing'})",
-                       f"add a \"text\" field (accepted names: {', '.join(TEXT_KEYS)})")
+            raise _bad(
+                path,
+                n,
+                f"no text field (found: {', '.join(map(str, rec)) or 'nothing'})",
+                f'add a "text" field (accepted names: {", ".join(TEXT_KEYS)})',
+            )
         docs.append(_doc(rec, f"{path.stem}:{n}"))
     return docs
 
@@ -143,15 +164,23 @@ def read_table(path: Path) -> list[Document]:
     header = reader.fieldnames or []
     if not _has_any(header, TEXT_KEYS):
         kind = "tab" if delimiter == "\t" else "comma"
-        raise _bad(path, 1, f"the header has no text column (found: {', '.join(header) or 'nothing'})",
-                   f"make line 1 a {kind}-separated header with a column named \"text\" "
-                   f"(accepted: {', '.join(TEXT_KEYS)}), plus optional title, source, date")
+        raise _bad(
+            path,
+            1,
+            f"the header has no text column (found: {', '.join(header) or 'nothing'})",
+            f'make line 1 a {kind}-separated header with a column named "text" '
+            f"(accepted: {', '.join(TEXT_KEYS)}), plus optional title, source, date",
+        )
     docs = []
     for row in reader:
         line = reader.line_num
         if None in row:  # more cells than header columns
-            raise _bad(path, line, f"{len(header) + len(row[None])} cells but the header has {len(header)}",
-                       "quote cells that contain the delimiter, or remove the extra cells")
+            raise _bad(
+                path,
+                line,
+                f"{len(header) + len(row[None])} cells but the header has {len(header)}",
+                "quote cells that contain the delimiter, or remove the extra cells",
+            )
         docs.append(_doc(row, f"{path.stem}:{line}"))
     return docs
 
@@ -159,8 +188,12 @@ def read_table(path: Path) -> list[Document]:
 def read_folder(path: Path) -> list[Document]:
     files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_FILE_SUFFIXES)
     if not files:
-        raise _bad(path, None, "the folder has no .txt or .md files",
-                   "put one document per .txt/.md file in the folder, or use a JSONL/CSV file")
+        raise _bad(
+            path,
+            None,
+            "the folder has no .txt or .md files",
+            "put one document per .txt/.md file in the folder, or use a JSONL/CSV file",
+        )
     docs = []
     for f in files:
         text = _read_text(f)
@@ -183,8 +216,12 @@ def read_documents(path: str | Path) -> list[Document]:
         return read_table(p)
     if suffix in TEXT_FILE_SUFFIXES:
         return read_folder_file(p)
-    raise _bad(p, None, f"unknown corpus format {suffix or '(no extension)'}",
-               "use .jsonl, .csv, .tsv, or a folder of .txt/.md files")
+    raise _bad(
+        p,
+        None,
+        f"unknown corpus format {suffix or '(no extension)'}",
+        "use .jsonl, .csv, .tsv, or a folder of .txt/.md files",
+    )
 
 
 def read_folder_file(path: Path) -> list[Document]:
@@ -197,23 +234,29 @@ def split_words(text: str, max_words: int = DEFAULT_MAX_WORDS, overlap: int = DE
     """Windows of max_words words, each starting max_words - overlap after the last, so a fact that
     straddles a boundary is whole in at least one passage."""
     if max_words < 1 or not 0 <= overlap < max_words:
-        raise InvalidInput(f"Passage size {max_words} words with overlap {overlap} is not usable.",
-                           "Use max_words >= 1 and 0 <= overlap < max_words.")
+        raise InvalidInput(
+            f"Passage size {max_words} words with overlap {overlap} is not usable.",
+            "Use max_words >= 1 and 0 <= overlap < max_words.",
+        )
     words = text.split()
     if len(words) <= max_words:
         return [" ".join(words)] if words else []
     step = max_words - overlap
     out = []
     for start in range(0, len(words), step):
-        out.append(" ".join(words[start:start + max_words]))
+        out.append(" ".join(words[start : start + max_words]))
         if start + max_words >= len(words):
             break
     return out
 
 
-def to_passages(docs: Iterable[Document], max_words: int = DEFAULT_MAX_WORDS, overlap: int = DEFAULT_OVERLAP,
-                seen: set[str] | None = None, taken_ids: set[str] | None = None
-                ) -> tuple[list[Passage], IngestReport]:
+def to_passages(
+    docs: Iterable[Document],
+    max_words: int = DEFAULT_MAX_WORDS,
+    overlap: int = DEFAULT_OVERLAP,
+    seen: set[str] | None = None,
+    taken_ids: set[str] | None = None,
+) -> tuple[list[Passage], IngestReport]:
     """Split and drop passages whose normalised text was already seen (`seen` and `taken_ids` are
     updated in place, so an incremental add skips what the index already holds and keeps ids unique)."""
     seen = set() if seen is None else seen
@@ -238,18 +281,27 @@ def to_passages(docs: Iterable[Document], max_words: int = DEFAULT_MAX_WORDS, ov
                 n += 1
                 pid = f"{base}~{n}"
             taken_ids.add(pid)
-            passages.append(Passage(passage_id=pid, doc_id=doc.doc_id, text=chunk, title=doc.title,
-                                    source=doc.source, date=doc.date, meta=dict(doc.meta)))
+            passages.append(
+                Passage(
+                    passage_id=pid,
+                    doc_id=doc.doc_id,
+                    text=chunk,
+                    title=doc.title,
+                    source=doc.source,
+                    date=doc.date,
+                    meta=dict(doc.meta),
+                )
+            )
     report.passages = len(passages)
     return passages, report
 
 
-def load_corpus(path: str | Path, max_words: int = DEFAULT_MAX_WORDS,
-                overlap: int = DEFAULT_OVERLAP) -> tuple[list[Passage], IngestReport]:
+def load_corpus(
+    path: str | Path, max_words: int = DEFAULT_MAX_WORDS, overlap: int = DEFAULT_OVERLAP
+) -> tuple[list[Passage], IngestReport]:
     passages, report = to_passages(read_documents(path), max_words, overlap)
     if not passages:
-        raise _bad(Path(path), None, "no document has any text",
-                   "fill the text column/field; blank rows are skipped")
+        raise _bad(Path(path), None, "no document has any text", "fill the text column/field; blank rows are skipped")
     return passages, report
 
 

@@ -14,11 +14,32 @@ from __future__ import annotations
 import os
 import threading
 
-from debate.retrieval.minilm import (BATCH_SIZE, DIM, MODEL_ID, MODEL_PACKAGE, MODEL_SHA256, Embedder, model_dir,
-                                     verify_model)
+from debate.retrieval.minilm import (
+    BATCH_SIZE,
+    DIM,
+    MODEL_ID,
+    MODEL_PACKAGE,
+    MODEL_SHA256,
+    Embedder,
+    model_dir,
+    verify_model,
+)
 
-__all__ = ["BATCH_SIZE", "DIM", "MODEL_ID", "MODEL_PACKAGE", "MODEL_SHA256", "Embedder", "embed", "get_embedder",
-           "loaded", "model_dir", "process_mode", "use_process", "verify_model"]
+__all__ = [
+    "BATCH_SIZE",
+    "DIM",
+    "MODEL_ID",
+    "MODEL_PACKAGE",
+    "MODEL_SHA256",
+    "Embedder",
+    "embed",
+    "get_embedder",
+    "loaded",
+    "model_dir",
+    "process_mode",
+    "use_process",
+    "verify_model",
+]
 
 _lock = threading.Lock()
 _embedder = None  # Embedder, or embed_process.ProcessEmbedder in process mode

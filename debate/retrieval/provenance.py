@@ -10,8 +10,12 @@ import html
 import re
 from collections.abc import Iterable
 
-BADGES = {"local": ("local index", "#546e7a"), "scholar": ("OpenAlex", "#6a1b9a"),
-          "wikipedia": ("Wikipedia", "#37474f"), "web": ("web", "#1565c0")}
+BADGES = {
+    "local": ("local index", "#546e7a"),
+    "scholar": ("OpenAlex", "#6a1b9a"),
+    "wikipedia": ("Wikipedia", "#37474f"),
+    "web": ("web", "#1565c0"),
+}
 _CITE = re.compile(r"\[(E\d{1,3})\]")
 
 
@@ -40,8 +44,10 @@ def cited_by(turns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
 
 def badge(origin: str) -> str:
     label, color = BADGES.get(origin or "local", (origin or "local", "#546e7a"))
-    return (f'<span class="src-badge" style="background:{color};color:#fff;border-radius:4px;padding:0 5px;'
-            f'font-size:0.8em">{_e(label)}</span>')
+    return (
+        f'<span class="src-badge" style="background:{color};color:#fff;border-radius:4px;padding:0 5px;'
+        f'font-size:0.8em">{_e(label)}</span>'
+    )
 
 
 def provenance_html(p: dict, agents: list[str] | None = None) -> str:
@@ -62,14 +68,19 @@ def provenance_html(p: dict, agents: list[str] | None = None) -> str:
     if p.get("also_from"):
         bits.append("also in " + ", ".join(_e(x) for x in p["also_from"]))
     if p.get("query"):
-        bits.append(f'query “{_e(str(p["query"])[:160])}”')
+        bits.append(f"query “{_e(str(p['query'])[:160])}”")
     if agents:
         bits.append("cited by " + ", ".join(_e(a) for a in agents))
     return " · ".join(bits)
 
 
-STATE_WORDS = {"waiting": "waiting…", "timeout": "timed out", "failed": "failed", "rate-limited": "rate-limited",
-               "unavailable": "unavailable"}
+STATE_WORDS = {
+    "waiting": "waiting…",
+    "timeout": "timed out",
+    "failed": "failed",
+    "rate-limited": "rate-limited",
+    "unavailable": "unavailable",
+}
 
 
 def state_words(s: dict) -> str:
@@ -87,9 +98,11 @@ def states_html(states: list[dict]) -> str:
     """One line: each source's badge and its state in words, its note (why) on hover."""
     return " · ".join(
         f'<span class="ev-state" data-source="{_e(s.get("name", ""))}" data-state="{_e(s.get("state", ""))}">'
-        f'{badge(s.get("name", ""))} {_e(state_words(s))}'
-        + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "") + "</span>"
-        for s in states)
+        f"{badge(s.get('name', ''))} {_e(state_words(s))}"
+        + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "")
+        + "</span>"
+        for s in states
+    )
 
 
 def queries_html(ev: dict) -> str:
@@ -109,7 +122,8 @@ def progress_html(progress: dict) -> str:
     """While retrieval runs: what it is doing, and each source's state so far."""
     stage = progress.get("stage") or "searching"
     head = {"questions": "Writing questions for the search…", "ranking": "Ranking the passages found…"}.get(
-        stage, "Searching…")
+        stage, "Searching…"
+    )
     parts = [f"<b>{head}</b>"]
     if progress.get("note"):
         parts.append(f'<span class="meta">{_e(progress["note"])}</span>')
@@ -142,8 +156,10 @@ def unfloored_note(ev: dict) -> str:
     show none."""
     if not (ev.get("passages") or []) or isinstance(ev.get("floor"), (int, float)) or ev.get("sources"):
         return ""
-    return ("Ranked by similarity only: no relevance floor was applied to these passages (the local index "
-            "was searched directly), so some may not be about the claim.")
+    return (
+        "Ranked by similarity only: no relevance floor was applied to these passages (the local index "
+        "was searched directly), so some may not be about the claim."
+    )
 
 
 def nothing_fits(ev: dict) -> bool:

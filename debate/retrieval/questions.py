@@ -37,8 +37,10 @@ def check_count(n: object) -> int:
     text = str(n).strip()
     value = int(text) if text.isdigit() and len(text) <= 2 else -1
     if not 0 <= value <= MAX_QUESTIONS:
-        raise InvalidInput(f"Questions for the search: {n!r} is not a number from 0 to {MAX_QUESTIONS}.",
-                           f"Give 0 (the claim alone, no model call) up to {MAX_QUESTIONS}.")
+        raise InvalidInput(
+            f"Questions for the search: {n!r} is not a number from 0 to {MAX_QUESTIONS}.",
+            f"Give 0 (the claim alone, no model call) up to {MAX_QUESTIONS}.",
+        )
     return value
 
 
@@ -48,8 +50,11 @@ def messages(claim: str, n: int) -> list[dict]:
 
 def _clean(text: str) -> str:
     """Printable text on one line: control, format (bidi) and other non-printing characters dropped."""
-    return "".join(ch if ch.isprintable() or ch == " " else " " for ch in text
-                   if unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co") or ch in "\t\n")
+    return "".join(
+        ch if ch.isprintable() or ch == " " else " "
+        for ch in text
+        if unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co") or ch in "\t\n"
+    )
 
 
 def parse(text: str, n: int, claim: str = "") -> list[str]:

@@ -46,7 +46,7 @@ def floor_info() -> dict:
         return {}
 
 
-_QUERY_CACHE: "OrderedDict[str, object]" = OrderedDict()
+_QUERY_CACHE: OrderedDict[str, object] = OrderedDict()
 _QUERY_LOCK = threading.Lock()
 
 
@@ -104,7 +104,7 @@ def bm25_scores(query: str, texts: list[str]):
     import bm25s
     import numpy as np
 
-    q = [w for w in _WORD.findall(query.lower())]
+    q = list(_WORD.findall(query.lower()))
     docs = [_WORD.findall(t.lower()) or ["_"] for t in texts]
     retriever = bm25s.BM25()
     retriever.index(docs, show_progress=False)
@@ -113,7 +113,7 @@ def bm25_scores(query: str, texts: list[str]):
     return np.asarray(retriever.get_scores(q), dtype="float32")
 
 
-def _ranks(scores) -> "object":
+def _ranks(scores) -> object:
     import numpy as np
 
     order = np.argsort(-np.asarray(scores), kind="stable")
@@ -139,8 +139,9 @@ def mmr_order(rel, vecs, k: int, lambda_: float) -> list[int]:
     return chosen
 
 
-def rank(query: str, hits: list, k: int, floor: float | None, *, embed_fn=None, mmr: bool = True,
-         lambda_: float = MMR_LAMBDA) -> Ranked:
+def rank(
+    query: str, hits: list, k: int, floor: float | None, *, embed_fn=None, mmr: bool = True, lambda_: float = MMR_LAMBDA
+) -> Ranked:
     """The top-k passing passages as dicts (text and provenance plus `score` = cosine, `bm25`, `rrf`)."""
     import numpy as np
 
@@ -169,8 +170,13 @@ def rank(query: str, hits: list, k: int, floor: float | None, *, embed_fn=None, 
         h = kept[i]
         d = h.to_dict()
         d.pop("score", None)
-        d.update(origin=h.source, source=h.url, score=round(float(cos[i]), 4), bm25=round(float(bm[i]), 3),
-                 rrf=round(float(rrf[i]), 5))
+        d.update(
+            origin=h.source,
+            source=h.url,
+            score=round(float(cos[i]), 4),
+            bm25=round(float(bm[i]), 3),
+            rrf=round(float(rrf[i]), 5),
+        )
         if also.get(i):
             d["also_from"] = also[i]
         return d

@@ -23,8 +23,28 @@ DEFAULT_NAME = averitec.NAME
 MAX_K = 200
 
 _URL = re.compile(r"https?://\S+|\bwww\.\S+", re.IGNORECASE)
-_URL_NOISE = {"html", "htm", "php", "asp", "aspx", "www", "com", "amp", "index", "status", "article",
-              "articles", "news", "story", "watch", "http", "https", "utm", "source", "medium"}
+_URL_NOISE = {
+    "html",
+    "htm",
+    "php",
+    "asp",
+    "aspx",
+    "www",
+    "com",
+    "amp",
+    "index",
+    "status",
+    "article",
+    "articles",
+    "news",
+    "story",
+    "watch",
+    "http",
+    "https",
+    "utm",
+    "source",
+    "medium",
+}
 
 
 def tweet_query(text: str) -> str:
@@ -35,8 +55,12 @@ def tweet_query(text: str) -> str:
     for url in _URL.findall(text or ""):
         parsed = urlparse(url if "://" in url else "http://" + url)
         for token in re.split(r"[/\-_.+~=&?]+", unquote(parsed.path)):
-            if (len(token) >= 3 and token.isalpha() and token.lower() not in _URL_NOISE
-                    and (token.islower() or token.istitle() or token.isupper())):
+            if (
+                len(token) >= 3
+                and token.isalpha()
+                and token.lower() not in _URL_NOISE
+                and (token.islower() or token.istitle() or token.isupper())
+            ):
                 words.append(token.lower())
     base = " ".join(_URL.sub(" ", text or "").split())
     return " ".join([base, *words]).strip()
@@ -47,9 +71,15 @@ class Retriever:
     and fingerprinted so an edit triggers a rebuild), the built-in AVeriTeC corpus when the name is
     the default, else the index already saved under that name."""
 
-    def __init__(self, name: str = DEFAULT_NAME, corpus: str | Path | None = None, *,
-                 max_words: int = DEFAULT_MAX_WORDS, overlap: int = DEFAULT_OVERLAP,
-                 exact_max: int | None = None) -> None:
+    def __init__(
+        self,
+        name: str = DEFAULT_NAME,
+        corpus: str | Path | None = None,
+        *,
+        max_words: int = DEFAULT_MAX_WORDS,
+        overlap: int = DEFAULT_OVERLAP,
+        exact_max: int | None = None,
+    ) -> None:
         self.name = index_mod.check_name(name)
         self.corpus = Path(corpus).expanduser() if corpus else None
         self.max_words, self.overlap, self.exact_max = max_words, overlap, exact_max
@@ -94,15 +124,21 @@ class Retriever:
                 if passages is None:
                     vi = index_mod.VectorIndex.load(self.name)
                     if vi is None:
-                        raise InvalidInput(f"There is no index named {self.name!r} in {config.index_dir()}.",
-                                           f"Build it: python -m debate index build --corpus PATH --name {self.name}")
+                        raise InvalidInput(
+                            f"There is no index named {self.name!r} in {config.index_dir()}.",
+                            f"Build it: python -m debate index build --corpus PATH --name {self.name}",
+                        )
                     self.built = False
                 else:
                     chunking = {"max_words": self.max_words, "overlap": self.overlap}
-                    extra = {"licence": averitec.LICENCE, "attribution": averitec.ATTRIBUTION} \
-                        if self.corpus is None else {}
-                    vi, self.built = index_mod.ensure(self.name, passages, source=source, chunking=chunking,
-                                                      limit=self.exact_max, extra_meta=extra)
+                    extra = (
+                        {"licence": averitec.LICENCE, "attribution": averitec.ATTRIBUTION}
+                        if self.corpus is None
+                        else {}
+                    )
+                    vi, self.built = index_mod.ensure(
+                        self.name, passages, source=source, chunking=chunking, limit=self.exact_max, extra_meta=extra
+                    )
                 self._index = vi
         return self._index
 
@@ -110,6 +146,7 @@ class Retriever:
         """Load or build in a daemon thread; failures are kept in `.error` for the page to show. In the
         app the model loads in a worker process (embed.use_process), so this thread only reads the index
         and waits on a pipe, without holding the GIL against the debate's threads."""
+
         def run() -> None:
             try:
                 self.load()
@@ -140,8 +177,10 @@ class Retriever:
         if not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k={k!r} passages is not usable.", f"Use an integer from 1 to {MAX_K}.")
         if not 0.0 <= float(lambda_) <= 1.0:
-            raise InvalidInput(f"MMR lambda {lambda_} is outside [0, 1].",
-                               "Use 1.0 for pure relevance, lower values for more diverse passages.")
+            raise InvalidInput(
+                f"MMR lambda {lambda_} is outside [0, 1].",
+                "Use 1.0 for pure relevance, lower values for more diverse passages.",
+            )
         vi = self.load()
         qvec = embed_mod.embed([query])
         fetch = max(4 * k, 50) if mmr else k
@@ -155,8 +194,18 @@ class Retriever:
             found = [(vi.passages[row], score) for row, score in pairs[:k]]
         out = []
         for rank, (p, score) in enumerate(found, start=1):
-            out.append({"id": f"E{rank}", "text": p.text, "score": round(score, 4), "source": p.source,
-                        "title": p.title, "date": p.date, "doc_id": p.doc_id, "passage_id": p.passage_id})
+            out.append(
+                {
+                    "id": f"E{rank}",
+                    "text": p.text,
+                    "score": round(score, 4),
+                    "source": p.source,
+                    "title": p.title,
+                    "date": p.date,
+                    "doc_id": p.doc_id,
+                    "passage_id": p.passage_id,
+                }
+            )
         return out
 
 

@@ -12,11 +12,18 @@ from typing import Any
 
 def relations(store: Any) -> dict[str, dict]:
     """debate id -> {"forked_from": {...} | None, "variant_of": {...} | None} for every related debate."""
-    rows = store._q("SELECT debate_id, json_extract(json, '$.forked_from') AS f, "
-                    "json_extract(json, '$.settings.variant_of') AS v FROM events "
-                    "WHERE seq = 0 AND type = 'debate_started' AND (f IS NOT NULL OR v IS NOT NULL)")
-    return {r["debate_id"]: {"forked_from": json.loads(r["f"]) if r["f"] else None,
-                             "variant_of": json.loads(r["v"]) if r["v"] else None} for r in rows}
+    rows = store._q(
+        "SELECT debate_id, json_extract(json, '$.forked_from') AS f, "
+        "json_extract(json, '$.settings.variant_of') AS v FROM events "
+        "WHERE seq = 0 AND type = 'debate_started' AND (f IS NOT NULL OR v IS NOT NULL)"
+    )
+    return {
+        r["debate_id"]: {
+            "forked_from": json.loads(r["f"]) if r["f"] else None,
+            "variant_of": json.loads(r["v"]) if r["v"] else None,
+        }
+        for r in rows
+    }
 
 
 def parent_of(rel: dict[str, dict], debate_id: str) -> str | None:
@@ -41,8 +48,15 @@ def family(store: Any, debate_id: str) -> list[dict]:
     def walk(node: str, depth: int) -> None:
         r = rel.get(node) or {}
         f, v = r.get("forked_from") or {}, r.get("variant_of") or {}
-        out.append({"id": node, "depth": depth, "kind": "fork" if f else "variant" if v else "original",
-                    "round": f.get("round"), "variant": v.get("variant")})
+        out.append(
+            {
+                "id": node,
+                "depth": depth,
+                "kind": "fork" if f else "variant" if v else "original",
+                "round": f.get("round"),
+                "variant": v.get("variant"),
+            }
+        )
         for c in sorted(kids.get(node, [])):
             if all(c != o["id"] for o in out):
                 walk(c, depth + 1)
@@ -63,16 +77,18 @@ def _by_round(events: list) -> dict[int, dict]:
     for e in ds:
         kind = e.get("type")
         if kind == "turn_finished":
-            r = out.setdefault(int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None,
-                                                          "replayed": 0})
+            r = out.setdefault(
+                int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None, "replayed": 0}
+            )
             r["turns"] += 1
             r["replayed"] += int(bool(e.get("replayed")))
             r["tokens"] += int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
             if e.get("label") is not None:
                 r["labels"][e.get("agent", "")] = e["label"]
         elif kind == "votes_tallied":
-            r = out.setdefault(int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None,
-                                                          "replayed": 0})
+            r = out.setdefault(
+                int(e.get("round", 0)), {"turns": 0, "tokens": 0, "labels": {}, "votes": None, "replayed": 0}
+            )
             r["votes"] = dict(e.get("counts") or {})
     return out
 
@@ -93,17 +109,44 @@ def align_rounds(parent: list, fork: list) -> list[dict]:
         x, y = a.get(r, {}), b.get(r, {})
         px = _fmt(x.get("votes")) or _fmt(_count(x.get("labels")))
         py = _fmt(y.get("votes")) or _fmt(_count(y.get("labels")))
-        rows.append({"round": str(r), "parent": px or "—", "fork": py or "—",
-                     "parent tokens": x.get("tokens", 0), "fork tokens": y.get("tokens", 0),
-                     "replayed in fork": y.get("replayed", 0), "changed": px != py})
+        rows.append(
+            {
+                "round": str(r),
+                "parent": px or "—",
+                "fork": py or "—",
+                "parent tokens": x.get("tokens", 0),
+                "fork tokens": y.get("tokens", 0),
+                "replayed in fork": y.get("replayed", 0),
+                "changed": px != py,
+            }
+        )
     (pl, ps), (fl, fs) = verdict_of(parent), verdict_of(fork)
-    rows.append({"round": "verdict", "parent": f"{pl} ({ps})", "fork": f"{fl} ({fs})", "parent tokens": None,
-                 "fork tokens": None, "replayed in fork": None, "changed": pl != fl})
+    rows.append(
+        {
+            "round": "verdict",
+            "parent": f"{pl} ({ps})",
+            "fork": f"{fl} ({fs})",
+            "parent tokens": None,
+            "fork tokens": None,
+            "replayed in fork": None,
+            "changed": pl != fl,
+        }
+    )
     pt, ft = (sum(v.get("tokens", 0) for v in m.values()) for m in (a, b))
     new = sum(v.get("tokens", 0) for v in b.values()) - sum(
-        v.get("tokens", 0) for k, v in b.items() if v.get("replayed") == v.get("turns") and v.get("turns"))
-    rows.append({"round": "tokens", "parent": str(pt), "fork": f"{ft} ({new} new)", "parent tokens": pt,
-                 "fork tokens": ft, "replayed in fork": None, "changed": pt != ft})
+        v.get("tokens", 0) for k, v in b.items() if v.get("replayed") == v.get("turns") and v.get("turns")
+    )
+    rows.append(
+        {
+            "round": "tokens",
+            "parent": str(pt),
+            "fork": f"{ft} ({new} new)",
+            "parent tokens": pt,
+            "fork tokens": ft,
+            "replayed in fork": None,
+            "changed": pt != ft,
+        }
+    )
     return rows
 
 

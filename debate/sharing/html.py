@@ -12,20 +12,32 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from debate.events import Event
-from debate.sanitize import plain_text
 from debate.live.pace import settings_line
 from debate.retrieval import provenance as prov
 from debate.retrieval.safety import flag_text
-from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
-                          verdict_sentences)
+from debate.sanitize import plain_text
+from debate.tasks import (
+    cut_off_mark,
+    override_note,
+    stop_confidence_words,
+    turn_number,
+    verdict_number,
+    verdict_sentences,
+)
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
-LABEL_COLORS = {"YES": "#2E9D57", "TRUE": "#2E9D57", "NO": "#D64545", "FALSE": "#D64545",
-                "HALF-TRUE": "#E8A33D", "NEI": "#8C8C8C"}
+LABEL_COLORS = {
+    "YES": "#2E9D57",
+    "TRUE": "#2E9D57",
+    "NO": "#D64545",
+    "FALSE": "#D64545",
+    "HALF-TRUE": "#E8A33D",
+    "NEI": "#8C8C8C",
+}
 _EXTRA = ("#4C78A8", "#B279A2", "#72B7B2", "#9D755D")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -61,7 +73,7 @@ def _text(text: str, known: set[str]) -> str:
         s, cut = s[:MAX_TEXT], f" … [{len(str(text)) - MAX_TEXT:,} more characters cut in this export]"
     out, pos = [], 0
     for m in _CITE.finditer(s):
-        out.append(_e(s[pos:m.start()]))
+        out.append(_e(s[pos : m.start()]))
         pid = m.group(1)
         out.append(f'<a class="cite" href="#ev-{pid}">[{pid}]</a>' if pid in known else _e(m.group(0)))
         pos = m.end()
@@ -82,7 +94,7 @@ def vote_chart_svg(tallies: list[dict], width: int = 520, height: int = 220) -> 
         return ""
     labels: list[str] = []
     for t in tallies:
-        for k in (t.get("counts") or {}):
+        for k in t.get("counts") or {}:
             if k not in labels:
                 labels.append(k)
     invalid = [sum(1 for v in (t.get("votes") or {}).values() if v is None) for t in tallies]
@@ -93,36 +105,49 @@ def vote_chart_svg(tallies: list[dict], width: int = 520, height: int = 220) -> 
     plot_w, plot_h = width - left - right, height - upper - lower
     step = plot_w / len(tallies)
     bar = min(48.0, step * 0.6)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-             f'aria-label="votes per round">', f'<rect width="{width}" height="{height}" fill="#fff"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="votes per round">',
+        f'<rect width="{width}" height="{height}" fill="#fff"/>',
+    ]
     for i, t in enumerate(tallies):
         x = left + step * i + (step - bar) / 2
         y = upper + plot_h
-        segs = [(k, (t.get("counts") or {}).get(k, 0), colors[k]) for k in labels] + [("invalid", invalid[i], "#C9C9C9")]
+        segs = [(k, (t.get("counts") or {}).get(k, 0), colors[k]) for k in labels] + [
+            ("invalid", invalid[i], "#C9C9C9")
+        ]
         for k, n, color in segs:
             if not n:
                 continue
             h = plot_h * n / top
             y -= h
-            parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" fill="{color}">'
-                         f'<title>round {_e(t.get("round"))}: {_e(k)} {n}</title></rect>')
-        parts.append(f'<text x="{x + bar / 2:.1f}" y="{height - 10}" font-size="12" text-anchor="middle">'
-                     f'R{_e(t.get("round"))}</text>')
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" fill="{color}">'
+                f"<title>round {_e(t.get('round'))}: {_e(k)} {n}</title></rect>"
+            )
+        parts.append(
+            f'<text x="{x + bar / 2:.1f}" y="{height - 10}" font-size="12" text-anchor="middle">'
+            f"R{_e(t.get('round'))}</text>"
+        )
     pts = []
     for i, t in enumerate(tallies):
         x = left + step * i + step / 2
         pts.append(f"{x:.1f},{upper + plot_h * (1 - float(t.get('consensus_share') or 0)):.1f}")
     thr = float(tallies[-1].get("threshold") or 0)
     ty = upper + plot_h * (1 - thr)
-    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ty:.1f}" y2="{ty:.1f}" stroke="#999" '
-                 f'stroke-dasharray="5 4"/><text x="{left + plot_w + 4}" y="{ty + 4:.1f}" font-size="11">θ {thr:.0%}</text>')
+    parts.append(
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{ty:.1f}" y2="{ty:.1f}" stroke="#999" '
+        f'stroke-dasharray="5 4"/><text x="{left + plot_w + 4}" y="{ty + 4:.1f}" font-size="11">θ {thr:.0%}</text>'
+    )
     parts.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#333" stroke-width="2"/>')
     for p in pts:
         x, y = p.split(",")
         parts.append(f'<circle cx="{x}" cy="{y}" r="3" fill="#333"/>')
     parts.append(f'<text x="4" y="{upper - 8}" font-size="11">votes (bars, max {top}) · consensus (line)</text>')
-    legend = " ".join(f'<tspan fill="{colors.get(k, "#C9C9C9")}">■</tspan> {_e(k)}'
-                      for k in labels + (["invalid"] if any(invalid) else []))
+    legend = " ".join(
+        f'<tspan fill="{colors.get(k, "#C9C9C9")}">■</tspan> {_e(k)}'
+        for k in labels + (["invalid"] if any(invalid) else [])
+    )
     parts.append(f'<text x="{width - 4}" y="{upper - 8}" font-size="11" text-anchor="end">{legend}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -133,18 +158,24 @@ def _people_html(people: dict) -> list[str]:
     out = []
     o = (people.get("overrules") or [None])[0]
     if o:
-        out.append(f'<h2 id="person-verdict">A person\'s verdict</h2><div class="card verdict"><div class="big">'
-                   f'{_chip(o.get("label"))}</div><div class="meta">the judge: {_e(o.get("judge_label"))}'
-                   f'{" · they disagree" if o.get("disagrees") else ""} · {_e(o.get("created_at"))}</div>'
-                   f'<div class="txt">{_text(o.get("reason", ""), set())}</div></div>')
+        out.append(
+            f'<h2 id="person-verdict">A person\'s verdict</h2><div class="card verdict"><div class="big">'
+            f'{_chip(o.get("label"))}</div><div class="meta">the judge: {_e(o.get("judge_label"))}'
+            f"{' · they disagree' if o.get('disagrees') else ''} · {_e(o.get('created_at'))}</div>"
+            f'<div class="txt">{_text(o.get("reason", ""), set())}</div></div>'
+        )
     p = people.get("poll")
     if p:
-        rows = "".join(f'<tr><td>{_e(lab)}</td><td>{_e((p.get("before") or {}).get(lab, 0))}</td>'
-                       f'<td>{_e((p.get("after") or {}).get(lab, 0))}</td><td>'
-                       f'{_e(format(float((p.get("swing") or {}).get(lab, 0.0)), "+.0%")) if p.get("swing") else ""}</td></tr>'
-                       for lab in p.get("labels") or [])
-        out.append(f'<h2 id="poll">Audience poll</h2><table><tr><th>option</th><th>before</th><th>after</th>'
-                   f'<th>swing</th></tr>{rows}</table>')
+        rows = "".join(
+            f"<tr><td>{_e(lab)}</td><td>{_e((p.get('before') or {}).get(lab, 0))}</td>"
+            f"<td>{_e((p.get('after') or {}).get(lab, 0))}</td><td>"
+            f"{_e(format(float((p.get('swing') or {}).get(lab, 0.0)), '+.0%')) if p.get('swing') else ''}</td></tr>"
+            for lab in p.get("labels") or []
+        )
+        out.append(
+            f'<h2 id="poll">Audience poll</h2><table><tr><th>option</th><th>before</th><th>after</th>'
+            f"<th>swing</th></tr>{rows}</table>"
+        )
     return out
 
 
@@ -160,30 +191,49 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
     verdicts = [e for e in ds if e.get("type") == "verdict"]
     finished = next((e for e in reversed(ds) if e.get("type") == "finished"), None)
     did = started.get("debate_id", "")
-    meta = " · ".join(_e(x) for x in (started.get("protocol"), started.get("task"),
-                                        f"category {started['category']}" if started.get("category") else "",
-                                        f"lineup {(started.get('settings') or {}).get('lineup_name', '')}",
-                                        started.get("created_at")) if x)
+    meta = " · ".join(
+        _e(x)
+        for x in (
+            started.get("protocol"),
+            started.get("task"),
+            f"category {started['category']}" if started.get("category") else "",
+            f"lineup {(started.get('settings') or {}).get('lineup_name', '')}",
+            started.get("created_at"),
+        )
+        if x
+    )
     ran = f'<div class="meta">{_e(settings_line(started))}</div>' if started else ""
-    body = [f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>{ran}',
-            f'<div class="card claim">{_text(started.get("claim", ""), set())}</div>']
+    body = [
+        f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>{ran}',
+        f'<div class="card claim">{_text(started.get("claim", ""), set())}</div>',
+    ]
     fork = started.get("forked_from")
     if fork:
-        body.append(f'<p class="meta">Fork of debate {_e(fork.get("debate_id"))} after round {_e(fork.get("round"))}; '
-                    'the turns up to there are the parent\'s (marked “replayed”).</p>')
+        body.append(
+            f'<p class="meta">Fork of debate {_e(fork.get("debate_id"))} after round {_e(fork.get("round"))}; '
+            "the turns up to there are the parent's (marked “replayed”).</p>"
+        )
     if finished and finished.get("status") != "completed":
-        body.append(f'<div class="err">This debate {_e(finished.get("status"))}: {_e(finished.get("stop_reason"))}</div>')
+        body.append(
+            f'<div class="err">This debate {_e(finished.get("status"))}: {_e(finished.get("stop_reason"))}</div>'
+        )
     for v in verdicts[-1:]:
-        label = v.get("label") if v.get("labels") is None else ", ".join(f"category {k}: {x}" for k, x in v["labels"].items())
-        conf = f' · {_e(verdict_number(v))}' if verdict_number(v) else ""
+        label = (
+            v.get("label")
+            if v.get("labels") is None
+            else ", ".join(f"category {k}: {x}" for k, x in v["labels"].items())
+        )
+        conf = f" · {_e(verdict_number(v))}" if verdict_number(v) else ""
         gold = ""
         if v.get("gold"):
-            gold = f'<div>Gold label: {_chip(v["gold"])} {"right" if v.get("correct") else "wrong" if v.get("correct") is False else ""}</div>'
+            gold = f"<div>Gold label: {_chip(v['gold'])} {'right' if v.get('correct') else 'wrong' if v.get('correct') is False else ''}</div>"
         said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in verdict_sentences(v, started))
         over = f'<div class="err">{_e(override_note(v))}</div>' if override_note(v) else ""
-        body.append(f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
-                    f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
-                    f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>')
+        body.append(
+            f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
+            f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
+            f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>'
+        )
     body += _people_html(people or {})
     if tallies:
         body.append(f'<h2 id="votes">Votes per round</h2><div class="card">{vote_chart_svg(tallies)}</div>')
@@ -191,80 +241,110 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
     for e in ds:
         kind = e.get("type")
         if kind == "phase_started":
-            body.append(f'<h2 id="round-{_e(e.get("round"))}-{_e(e.get("phase"))}">{_e(e.get("title") or e.get("phase"))}</h2>'
-                        + (f'<div class="meta">{_e(e.get("note"))}</div>' if e.get("note") else ""))
+            body.append(
+                f'<h2 id="round-{_e(e.get("round"))}-{_e(e.get("phase"))}">{_e(e.get("title") or e.get("phase"))}</h2>'
+                + (f'<div class="meta">{_e(e.get("note"))}</div>' if e.get("note") else "")
+            )
             if e.get("phase") not in NOT_ROUND_ANCHORS:
                 body.append(f'<a id="round-{_e(e.get("round"))}"></a>')
         elif kind == "turn_finished":
-            conf = f' · {_e(turn_number(e))}' if turn_number(e) else ""
+            conf = f" · {_e(turn_number(e))}" if turn_number(e) else ""
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
             flags += ["written by a person"] * bool(e.get("human"))
-            flags += [cut_off_mark(e.get("cut_off_at"), e.get("shortened") or "")] * bool(e.get("cut_off_at")
-                                                                                       or e.get("shortened"))
-            body.append(f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
-                        f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
-                        f'{_e(e.get("phase"))} {_e(e.get("round"))}</span> {_chip(e.get("label"))}'
-                        f'<span class="meta">{conf} {_e(", ".join(flags))}</span>'
-                        f'<div class="txt">{_text(e.get("text", ""), known)}</div></div>')
+            flags += [cut_off_mark(e.get("cut_off_at"), e.get("shortened") or "")] * bool(
+                e.get("cut_off_at") or e.get("shortened")
+            )
+            body.append(
+                f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
+                f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
+                f"{_e(e.get('phase'))} {_e(e.get('round'))}</span> {_chip(e.get('label'))}"
+                f'<span class="meta">{conf} {_e(", ".join(flags))}</span>'
+                f'<div class="txt">{_text(e.get("text", ""), known)}</div></div>'
+            )
         elif kind == "moderator":
             seen = "" if e.get("seen", True) else " (arrived after the last turn: no agent read it)"
-            body.append(f'<div class="mod"><b>Moderator</b> <span class="meta">({_e(e.get("source"))}, from '
-                        f'{_e(e.get("phase"))} round {_e(e.get("round"))}{seen})</span><div class="txt">'
-                        f'{_text(e.get("text", ""), set())}</div></div>')
+            body.append(
+                f'<div class="mod"><b>Moderator</b> <span class="meta">({_e(e.get("source"))}, from '
+                f'{_e(e.get("phase"))} round {_e(e.get("round"))}{seen})</span><div class="txt">'
+                f"{_text(e.get('text', ''), set())}</div></div>"
+            )
         elif kind == "votes_tallied":
             counts = ", ".join(f"{_e(k)} {_e(n)}" for k, n in (e.get("counts") or {}).items())
-            body.append(f'<div class="tally">Votes, round {_e(e.get("round"))}: {counts} · consensus '
-                        f'{float(e.get("consensus_share") or 0):.0%} vs θ {float(e.get("threshold") or 0):.0%} · '
-                        f'{"reached" if e.get("reached") else "not reached"} · majority {_e(e.get("majority"))}</div>')
+            body.append(
+                f'<div class="tally">Votes, round {_e(e.get("round"))}: {counts} · consensus '
+                f"{float(e.get('consensus_share') or 0):.0%} vs θ {float(e.get('threshold') or 0):.0%} · "
+                f"{'reached' if e.get('reached') else 'not reached'} · majority {_e(e.get('majority'))}</div>"
+            )
         elif kind == "chair_summary":
-            body.append(f'<div class="tally"><b>Chair ({_e(e.get("agent"))})</b>: '
-                        f'{_text(e.get("summary", ""), known)}</div>')
+            body.append(
+                f'<div class="tally"><b>Chair ({_e(e.get("agent"))})</b>: {_text(e.get("summary", ""), known)}</div>'
+            )
         elif kind == "stop_check":
-            body.append(f'<div class="stop">Stop check after round {_e(e.get("round"))} ({_e(e.get("method"))}): margin '
-                        f'{float(e.get("stop_margin") or 0):+.2f} vs τs {float(e.get("tau_s") or 0):.2f}, '
-                        f'{_e(stop_confidence_words(e))} vs τc {float(e.get("tau_c") or 0):.2f} → '
-                        f'{_e(str(e.get("decision", "")).upper())} (preliminary {_e(e.get("preliminary_verdict"))})</div>')
+            body.append(
+                f'<div class="stop">Stop check after round {_e(e.get("round"))} ({_e(e.get("method"))}): margin '
+                f"{float(e.get('stop_margin') or 0):+.2f} vs τs {float(e.get('tau_s') or 0):.2f}, "
+                f"{_e(stop_confidence_words(e))} vs τc {float(e.get('tau_c') or 0):.2f} → "
+                f"{_e(str(e.get('decision', '')).upper())} (preliminary {_e(e.get('preliminary_verdict'))})</div>"
+            )
         elif kind == "human_timeout":
             body.append(f'<div class="tally">{_e(e.get("message"))}</div>')
         elif kind == "rule_applied":
-            body.append(f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>')
+            body.append(
+                f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>'
+            )
         elif kind == "error":
             body.append(f'<div class="err">{_e(e.get("error"))}: {_e(e.get("message"))} {_e(e.get("hint"))}</div>')
     if evidence and (evidence.get("sources") or evidence.get("note")) and not passages:
         body.append(f'<h2 id="evidence">Evidence</h2><div class="meta">{prov.summary_html(evidence)}</div>')
     if passages:
-        body.append(f'<h2 id="evidence">Evidence ({len(passages)} passages'
-                    f'{"" if (evidence or {}).get("in_prompts", True) else ", shown for reference; the agents did not see them"})</h2>')
+        body.append(
+            f'<h2 id="evidence">Evidence ({len(passages)} passages'
+            f"{'' if (evidence or {}).get('in_prompts', True) else ', shown for reference; the agents did not see them'})</h2>"
+        )
         if evidence.get("sources") or evidence.get("note"):
             body.append(f'<div class="meta">{prov.summary_html(evidence)}</div>')
-        by_agent = prov.cited_by((str(e.get("agent") or ""), str(e.get("text") or ""))
-                                 for e in ds if e.get("type") == "turn_finished")
+        by_agent = prov.cited_by(
+            (str(e.get("agent") or ""), str(e.get("text") or "")) for e in ds if e.get("type") == "turn_finished"
+        )
         for p in passages:
             link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
-            score = f' · score {float(p["score"]):.3f}' if isinstance(p.get("score"), (int, float)) else ""
+            score = f" · score {float(p['score']):.3f}" if isinstance(p.get("score"), (int, float)) else ""
             flag = f'<div class="flag">&#9888; {_e(flag_text(p))}</div>' if flag_text(p) else ""
-            body.append(f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
-                        f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'
-                        f'<div class="src">Source: {link}</div></div>')
+            body.append(
+                f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
+                f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'
+                f'<div class="src">Source: {link}</div></div>'
+            )
         for p in (evidence or {}).get("dropped") or []:
             if isinstance(p, dict):
-                body.append(f'<div class="card passage"><b>{_e(p.get("id"))}</b> <span class="meta">held back from '
-                            f'the prompts</span><div class="flag">&#9888; {_e(flag_text(p))}</div>'
-                            f'<div class="txt">{_text(p.get("text", ""), set())}</div></div>')
+                body.append(
+                    f'<div class="card passage"><b>{_e(p.get("id"))}</b> <span class="meta">held back from '
+                    f'the prompts</span><div class="flag">&#9888; {_e(flag_text(p))}</div>'
+                    f'<div class="txt">{_text(p.get("text", ""), set())}</div></div>'
+                )
     if started.get("lineup"):
-        rows = "".join(f'<tr><td>{_e(a.get("agent"))}</td><td>{_e(a.get("role"))}</td><td>{_e(a.get("model"))}</td>'
-                       f'<td>{_e(a.get("temperature"))}</td><td>{_e(a.get("seed"))}</td></tr>' for a in started["lineup"])
-        body.append(f'<h2 id="lineup">Lineup</h2><table><tr><th>agent</th><th>role</th><th>model</th>'
-                    f'<th>temperature</th><th>seed</th></tr>{rows}</table>')
+        rows = "".join(
+            f"<tr><td>{_e(a.get('agent'))}</td><td>{_e(a.get('role'))}</td><td>{_e(a.get('model'))}</td>"
+            f"<td>{_e(a.get('temperature'))}</td><td>{_e(a.get('seed'))}</td></tr>"
+            for a in started["lineup"]
+        )
+        body.append(
+            f'<h2 id="lineup">Lineup</h2><table><tr><th>agent</th><th>role</th><th>model</th>'
+            f"<th>temperature</th><th>seed</th></tr>{rows}</table>"
+        )
     if finished:
-        body.append(f'<p class="meta">{_e(finished.get("status"))} · {_e(finished.get("model_calls"))} model calls · '
-                    f'{int(finished.get("prompt_tokens") or 0) + int(finished.get("completion_tokens") or 0):,} tokens · '
-                    f'{float(finished.get("wall_s") or 0):.1f} s · exported by the debate viewer</p>')
-    head = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{_e(title or "Debate " + did)}</title><style>{CSS}</style></head><body><main>')
+        body.append(
+            f'<p class="meta">{_e(finished.get("status"))} · {_e(finished.get("model_calls"))} model calls · '
+            f"{int(finished.get('prompt_tokens') or 0) + int(finished.get('completion_tokens') or 0):,} tokens · "
+            f"{float(finished.get('wall_s') or 0):.1f} s · exported by the debate viewer</p>"
+        )
+    head = (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title or 'Debate ' + did)}</title><style>{CSS}</style></head><body><main>"
+    )
     return head + "".join(body) + "</main></body></html>\n"
 
 

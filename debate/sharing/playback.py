@@ -93,12 +93,15 @@ def frame(events: list[dict], bs: list[Beat], pos: float) -> tuple[list[dict], B
         return list(events), None, 1.0
     k = min(int(pos), len(bs) - 1)
     frac = 1.0 if pos >= len(bs) else pos - int(pos)
-    later = {b.turn_id for b in bs[k + 1:] if b.kind == "turn"}
-    upto = max(b.end for b in bs[:k + 1])
+    later = {b.turn_id for b in bs[k + 1 :] if b.kind == "turn"}
+    upto = max(b.end for b in bs[: k + 1])
     if pos >= len(bs):
         upto = len(events) - 1
-    shown = [e for e in events[:upto + 1]
-             if not (e.get("type") in ("turn_started", "turn_finished", "token") and str(e.get("turn_id")) in later)]
+    shown = [
+        e
+        for e in events[: upto + 1]
+        if not (e.get("type") in ("turn_started", "turn_finished", "token") and str(e.get("turn_id")) in later)
+    ]
     focus = bs[k]
     reveal = 1.0 if focus.kind != "turn" else min(1.0, frac / REVEAL)
     return shown, focus, reveal

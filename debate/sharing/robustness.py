@@ -15,8 +15,13 @@ from typing import Any
 from debate.errors import InvalidInput
 from debate.events import Event
 
-SWAP_PAIRS = {"single": [("proponent", "opponent")], "radar": [("politician", "scientist"), ("advocate", "critic")],
-              "radar-single": [], "council": [], "baseline": []}
+SWAP_PAIRS = {
+    "single": [("proponent", "opponent")],
+    "radar": [("politician", "scientist"), ("advocate", "critic")],
+    "radar-single": [],
+    "council": [],
+    "baseline": [],
+}
 SEAT_KEYS = ("model", "temperature", "seed")
 
 
@@ -80,36 +85,59 @@ def variant_configs(events: list[Event | dict], seeds: int = 2, shuffle_seed: in
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     st = next((e for e in ds if e.get("type") == "debate_started"), None)
     if st is None:
-        raise InvalidInput("These events have no debate_started event.", "Use a debate's events file or Library export.")
+        raise InvalidInput(
+            "These events have no debate_started event.", "Use a debate's events file or Library export."
+        )
     seats = list(st.get("lineup") or [])
     settings = st.get("settings") or {}
     protocol = st.get("protocol", "")
     did = st.get("debate_id", "")
 
     def cfg(name: str, new_seats: list[dict], seed: int) -> DebateConfig:
-        return DebateConfig(claim=st.get("claim", ""), protocol=protocol, task=st.get("task", "checkthat"),
-                            category=st.get("category"), custom_title=settings.get("custom_title", ""),
-                            custom_description=settings.get("custom_description", ""),
-                            lineup=str(settings.get("lineup_name") or "parent"), params=dict(settings.get("params") or {}),
-                            evidence=settings.get("evidence"), top_k=int(settings.get("top_k", 20)),
-                            max_tokens=int(settings.get("max_tokens", 256)), seed=seed, gold=st.get("gold"),
-                            apply_cat2_rule=bool(settings.get("apply_cat2_rule", True)), seats=new_seats,
-                            variant_of={"debate_id": did, "variant": name})
+        return DebateConfig(
+            claim=st.get("claim", ""),
+            protocol=protocol,
+            task=st.get("task", "checkthat"),
+            category=st.get("category"),
+            custom_title=settings.get("custom_title", ""),
+            custom_description=settings.get("custom_description", ""),
+            lineup=str(settings.get("lineup_name") or "parent"),
+            params=dict(settings.get("params") or {}),
+            evidence=settings.get("evidence"),
+            top_k=int(settings.get("top_k", 20)),
+            max_tokens=int(settings.get("max_tokens", 256)),
+            seed=seed,
+            gold=st.get("gold"),
+            apply_cat2_rule=bool(settings.get("apply_cat2_rule", True)),
+            seats=new_seats,
+            variant_of={"debate_id": did, "variant": name},
+        )
 
     base_seed = int(st.get("seed") or 0)
     out: list[Variant] = []
     sw = swapped(protocol, seats)
     if sw is not None:
-        out.append(Variant("positions swapped", "the models of the two sides exchanged", cfg("positions swapped", sw, base_seed)))
+        out.append(
+            Variant(
+                "positions swapped", "the models of the two sides exchanged", cfg("positions swapped", sw, base_seed)
+            )
+        )
     sh = shuffled(protocol, seats, shuffle_seed)
     if sh is not None:
-        out.append(Variant("members shuffled", "members seated in another order", cfg("members shuffled", sh, base_seed)))
+        out.append(
+            Variant("members shuffled", "members seated in another order", cfg("members shuffled", sh, base_seed))
+        )
     for k in range(1, max(0, int(seeds)) + 1):
         reseeded = [{**s, "seed": (int(s.get("seed") or 0) + 1000 * k)} for s in seats]
         hot = any(float(s.get("temperature") or 0) > 0 for s in seats)
-        out.append(Variant(f"seed +{k}", "every agent's seed changed" + ("" if hot else
-                           " (all agents decode greedily at temperature 0, so seeds alone change little)"),
-                           cfg(f"seed +{k}", reseeded, base_seed + k)))
+        out.append(
+            Variant(
+                f"seed +{k}",
+                "every agent's seed changed"
+                + ("" if hot else " (all agents decode greedily at temperature 0, so seeds alone change little)"),
+                cfg(f"seed +{k}", reseeded, base_seed + k),
+            )
+        )
     return out
 
 
@@ -132,8 +160,14 @@ def variant_row(name: str, events: list[Event | dict], debate_id: str = "", runn
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     label, status = verdict_of(ds)
     fin = next((e for e in reversed(ds) if e.get("type") == "finished"), {})
-    return {"variant": name, "label": label, "status": "running" if running else status, "debate_id": debate_id,
-            "model_calls": int(fin.get("model_calls") or 0), "cache_hits": int(fin.get("cache_hits") or 0)}
+    return {
+        "variant": name,
+        "label": label,
+        "status": "running" if running else status,
+        "debate_id": debate_id,
+        "model_calls": int(fin.get("model_calls") or 0),
+        "cache_hits": int(fin.get("cache_hits") or 0),
+    }
 
 
 def table(original: str | None, rows: list[dict]) -> dict:
@@ -148,37 +182,52 @@ def table(original: str | None, rows: list[dict]) -> dict:
         calls, hits = int(r.get("model_calls") or 0), int(r.get("cache_hits") or 0)
         done = r.get("status") == "completed" and calls > 0
         replay = done and hits >= calls
-        out.append({**r, "ran": done, "replay": replay, "holds": (r.get("label") == original) if done and not replay
-                    else None})
+        out.append(
+            {**r, "ran": done, "replay": replay, "holds": (r.get("label") == original) if done and not replay else None}
+        )
     decided = [r for r in out if r["holds"] is not None]
     held = sum(1 for r in decided if r["holds"])
-    return {"original": original, "rows": out, "held": held, "decided": len(decided),
-            "share": (held / len(decided)) if decided else None,
-            "replays": [r["variant"] for r in out if r["replay"]],
-            "pending": [r["variant"] for r in out if r.get("status") == "running"]}
+    return {
+        "original": original,
+        "rows": out,
+        "held": held,
+        "decided": len(decided),
+        "share": (held / len(decided)) if decided else None,
+        "replays": [r["variant"] for r in out if r["replay"]],
+        "pending": [r["variant"] for r in out if r.get("status") == "running"],
+    }
 
 
 def summary(t: dict) -> str:
     """The table's verdict in one plain sentence (what the page and the CLI print)."""
     share = "" if t["share"] is None else f" ({t['share']:.0%})"
-    head = (f"The verdict ({t['original']}) holds in {t['held']} of {t['decided']} finished variants that ran "
-            f"the models{share}." if t["decided"] else
-            f"No variant has finished a run of the models yet, so nothing says whether the verdict ({t['original']}) holds.")
+    head = (
+        f"The verdict ({t['original']}) holds in {t['held']} of {t['decided']} finished variants that ran "
+        f"the models{share}."
+        if t["decided"]
+        else f"No variant has finished a run of the models yet, so nothing says whether the verdict ({t['original']}) holds."
+    )
     if t.get("pending"):
         head += f" Still running: {', '.join(t['pending'])}."
     if t.get("replays"):
-        head += (f" Not counted, answered entirely from the response cache (replays of earlier answers, not "
-                 f"independent runs): {', '.join(t['replays'])}.")
+        head += (
+            f" Not counted, answered entirely from the response cache (replays of earlier answers, not "
+            f"independent runs): {', '.join(t['replays'])}."
+        )
     return head
 
 
 def format_table(t: dict) -> str:
-    lines = [f"Original verdict: {t['original']}", "",
-             f"{'variant':<20} {'verdict':<14} {'holds':<6} {'status':<10} debate",
-             "-" * 72]
+    lines = [
+        f"Original verdict: {t['original']}",
+        "",
+        f"{'variant':<20} {'verdict':<14} {'holds':<6} {'status':<10} debate",
+        "-" * 72,
+    ]
     for r in t["rows"]:
         holds = ("replay" if r.get("replay") else "-") if r["holds"] is None else ("yes" if r["holds"] else "NO")
-        lines.append(f"{r['variant']:<20} {str(r.get('label')):<14} {holds:<6} {r.get('status', ''):<10} "
-                     f"{r.get('debate_id', '')}")
+        lines.append(
+            f"{r['variant']:<20} {r.get('label')!s:<14} {holds:<6} {r.get('status', ''):<10} {r.get('debate_id', '')}"
+        )
     lines += ["", summary(t)]
     return "\n".join(lines) + "\n"

@@ -6,8 +6,26 @@ Services layer, but it needs only the foundation and the transcript: it never im
 stored debate can be read without any model code.
 """
 
-from debate.store.debates import (INTERRUPTED, MIGRATIONS, STALE_BEATS, STATUSES, DebateStore, compact_verdict,
-                                  heartbeat_s, list_csv, to_markdown)
+from debate.store.debates import (
+    INTERRUPTED,
+    MIGRATIONS,
+    STALE_BEATS,
+    STATUSES,
+    DebateStore,
+    compact_verdict,
+    heartbeat_s,
+    list_csv,
+    to_markdown,
+)
 
-__all__ = ["INTERRUPTED", "MIGRATIONS", "STALE_BEATS", "STATUSES", "DebateStore", "compact_verdict", "heartbeat_s",
-           "list_csv", "to_markdown"]
+__all__ = [
+    "INTERRUPTED",
+    "MIGRATIONS",
+    "STALE_BEATS",
+    "STATUSES",
+    "DebateStore",
+    "compact_verdict",
+    "heartbeat_s",
+    "list_csv",
+    "to_markdown",
+]

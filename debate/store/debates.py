@@ -19,18 +19,23 @@ import os
 import sqlite3
 import threading
 import time
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
-from debate.sanitize import csv_row, md_text
-from debate.store.sqlite import SqliteStore
-from debate.errors import InvalidInput, StoreError, checked_text
+from debate.errors import InvalidInput, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
 from debate.retrieval.safety import flag_text
-from debate.tasks import (cut_off_mark, override_note, stop_confidence_words, turn_number, verdict_number,
-                          verdict_sentences)
+from debate.sanitize import csv_row, md_text
+from debate.store.sqlite import SqliteStore
+from debate.tasks import (
+    cut_off_mark,
+    override_note,
+    stop_confidence_words,
+    turn_number,
+    verdict_number,
+    verdict_sentences,
+)
 
 MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
@@ -38,7 +43,10 @@ VOTE_OUTCOMES = ("changed", "stood", "unanimous")  # decisions.against_vote's ou
 
 # (number, name, sql). Append only: never edit or reorder a migration once released.
 MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "initial", """
+    (
+        1,
+        "initial",
+        """
         CREATE TABLE debates (
             id TEXT PRIMARY KEY,
             created_at TEXT NOT NULL,
@@ -68,17 +76,26 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             json TEXT NOT NULL,
             PRIMARY KEY (debate_id, seq)
         ) WITHOUT ROWID;
-    """),
-    (2, "lineups", """
+    """,
+    ),
+    (
+        2,
+        "lineups",
+        """
         CREATE TABLE lineups (
             name TEXT PRIMARY KEY,
             json TEXT NOT NULL,
             created_at TEXT NOT NULL
         );
-    """),
-    (3, "heartbeat", """
+    """,
+    ),
+    (
+        3,
+        "heartbeat",
+        """
         ALTER TABLE debates ADD COLUMN heartbeat_at REAL;
-    """),
+    """,
+    ),
 ]
 
 
@@ -92,13 +109,14 @@ STALE_BEATS = 5  # a running debate whose heartbeat is this many beats old has l
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _jsonable(obj: Any) -> Any:
     """Configs may hold dataclasses or paths; the store keeps plain JSON."""
     if hasattr(obj, "__dataclass_fields__"):
         from dataclasses import asdict
+
         return asdict(obj)
     return obj
 
@@ -130,8 +148,7 @@ class DebateStore(SqliteStore):
                 self._beat_registered = True
             self._owned.add(debate_id)
             if self._beat_thread is None or not self._beat_thread.is_alive():
-                self._beat_thread = threading.Thread(target=self._beat_loop, name="debate-store-heartbeat",
-                                                     daemon=True)
+                self._beat_thread = threading.Thread(target=self._beat_loop, name="debate-store-heartbeat", daemon=True)
                 self._beat_thread.start()
 
     def release(self, debate_id: str) -> None:
@@ -149,16 +166,21 @@ class DebateStore(SqliteStore):
         ids = self.owned()
         if ids:
             marks = ",".join("?" * len(ids))
-            self._tx(lambda db: db.execute(f"UPDATE debates SET heartbeat_at=? WHERE id IN ({marks})",
-                                           (time.time(), *ids)))
+            self._tx(
+                lambda db: db.execute(f"UPDATE debates SET heartbeat_at=? WHERE id IN ({marks})", (time.time(), *ids))
+            )
 
     def _end_owned(self) -> None:
         """At interpreter exit: debates this process still writes will never finish."""
         for debate_id in self.owned():
             try:
-                self._tx(lambda db, i=debate_id: db.execute(
-                    "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? "
-                    "WHERE id=? AND status='running'", (INTERRUPTED, _now(), i)))
+                self._tx(
+                    lambda db, i=debate_id: db.execute(
+                        "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? "
+                        "WHERE id=? AND status='running'",
+                        (INTERRUPTED, _now(), i),
+                    )
+                )
             except Exception:  # noqa: BLE001 - closed or broken store: the stopped heartbeat tells the rest
                 pass
 
@@ -180,12 +202,27 @@ class DebateStore(SqliteStore):
         cfg = _jsonable(config) if not isinstance(config, dict) else dict(config)
         lineup = cfg.get("lineup")
         now = _now()
-        self._tx(lambda db: db.execute(
-            "INSERT INTO debates (id, created_at, updated_at, status, protocol, task, category, claim, "
-            "lineup, config, gold, owner_pid, heartbeat_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (debate_id, now, now, "running", cfg.get("protocol", ""), cfg.get("task", ""),
-             cfg.get("category"), cfg.get("claim", ""), json.dumps(lineup, default=str),
-             json.dumps(cfg, default=str), cfg.get("gold"), os.getpid(), time.time())))
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO debates (id, created_at, updated_at, status, protocol, task, category, claim, "
+                "lineup, config, gold, owner_pid, heartbeat_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    debate_id,
+                    now,
+                    now,
+                    "running",
+                    cfg.get("protocol", ""),
+                    cfg.get("task", ""),
+                    cfg.get("category"),
+                    cfg.get("claim", ""),
+                    json.dumps(lineup, default=str),
+                    json.dumps(cfg, default=str),
+                    cfg.get("gold"),
+                    os.getpid(),
+                    time.time(),
+                ),
+            )
+        )
         self._own(debate_id)
         return debate_id
 
@@ -197,15 +234,17 @@ class DebateStore(SqliteStore):
         def run(db: sqlite3.Connection) -> int:
             seq = d.get("seq", -1)
             if seq is None or seq < 0:
-                row = db.execute("SELECT COALESCE(MAX(seq), -1) FROM events WHERE debate_id=?",
-                                 (debate_id,)).fetchone()
+                row = db.execute("SELECT COALESCE(MAX(seq), -1) FROM events WHERE debate_id=?", (debate_id,)).fetchone()
                 seq = row[0] + 1
                 d["seq"] = seq
-            db.execute("INSERT INTO events (debate_id, seq, type, json) VALUES (?,?,?,?)",
-                       (debate_id, seq, etype, json.dumps(d, default=str)))
+            db.execute(
+                "INSERT INTO events (debate_id, seq, type, json) VALUES (?,?,?,?)",
+                (debate_id, seq, etype, json.dumps(d, default=str)),
+            )
             if etype != "token":
                 self._fold(db, debate_id, etype, d)
             return seq
+
         seq = self._tx(run)
         if etype == "finished":
             self.release(debate_id)
@@ -224,11 +263,14 @@ class DebateStore(SqliteStore):
             return
 
         def run(db: sqlite3.Connection) -> None:
-            db.executemany("INSERT INTO events (debate_id, seq, type, json) VALUES (?,?,?,?)",
-                           [(debate_id, d["seq"], etype, json.dumps(d, default=str)) for d, etype in rows])
+            db.executemany(
+                "INSERT INTO events (debate_id, seq, type, json) VALUES (?,?,?,?)",
+                [(debate_id, d["seq"], etype, json.dumps(d, default=str)) for d, etype in rows],
+            )
             for d, etype in rows:
                 if etype != "token":
                     self._fold(db, debate_id, etype, d)
+
         self._tx(run)
         if any(etype == "finished" for _, etype in rows):
             self.release(debate_id)
@@ -237,9 +279,13 @@ class DebateStore(SqliteStore):
     def _fold(db: sqlite3.Connection, debate_id: str, etype: str, d: dict) -> None:
         sets: dict[str, Any] = {"updated_at": _now()}
         if etype == "debate_started":
-            sets.update(protocol=d.get("protocol") or None, task=d.get("task") or None,
-                        category=d.get("category"), claim=d.get("claim") or None,
-                        lineup=json.dumps(d.get("lineup") or []))
+            sets.update(
+                protocol=d.get("protocol") or None,
+                task=d.get("task") or None,
+                category=d.get("category"),
+                claim=d.get("claim") or None,
+                lineup=json.dumps(d.get("lineup") or []),
+            )
             if d.get("gold"):
                 sets["gold"] = d["gold"]
             sets = {k: v for k, v in sets.items() if v is not None or k == "category"}
@@ -251,22 +297,31 @@ class DebateStore(SqliteStore):
             if d.get("correct") is not None:
                 sets["correct"] = int(bool(d["correct"]))
         elif etype == "finished":
-            sets.update(status=d.get("status") or "completed", stop_reason=d.get("stop_reason") or "",
-                        tokens=int(d.get("prompt_tokens") or 0) + int(d.get("completion_tokens") or 0),
-                        model_calls=int(d.get("model_calls") or 0), cache_hits=int(d.get("cache_hits") or 0),
-                        wall_s=d.get("wall_s"))
+            sets.update(
+                status=d.get("status") or "completed",
+                stop_reason=d.get("stop_reason") or "",
+                tokens=int(d.get("prompt_tokens") or 0) + int(d.get("completion_tokens") or 0),
+                model_calls=int(d.get("model_calls") or 0),
+                cache_hits=int(d.get("cache_hits") or 0),
+                wall_s=d.get("wall_s"),
+            )
             if d.get("label") is not None:
-                sets["verdict"] = db.execute("SELECT COALESCE(verdict, ?) FROM debates WHERE id=?",
-                                             (d["label"], debate_id)).fetchone()[0]
+                sets["verdict"] = db.execute(
+                    "SELECT COALESCE(verdict, ?) FROM debates WHERE id=?", (d["label"], debate_id)
+                ).fetchone()[0]
         cols = ", ".join(f"{k}=?" for k in sets)
         db.execute(f"UPDATE debates SET {cols} WHERE id=?", (*sets.values(), debate_id))
 
     def set_status(self, debate_id: str, status: str, reason: str = "") -> None:
         if status not in STATUSES:
             raise InvalidInput(f"Unknown debate status {status!r}.", f"Use one of {', '.join(STATUSES)}.")
-        self._tx(lambda db: db.execute(
-            "UPDATE debates SET status=?, stop_reason=COALESCE(NULLIF(?, ''), stop_reason), updated_at=? "
-            "WHERE id=?", (status, reason, _now(), debate_id)))
+        self._tx(
+            lambda db: db.execute(
+                "UPDATE debates SET status=?, stop_reason=COALESCE(NULLIF(?, ''), stop_reason), updated_at=? "
+                "WHERE id=?",
+                (status, reason, _now(), debate_id),
+            )
+        )
         if status != "running":
             self.release(debate_id)
 
@@ -276,13 +331,17 @@ class DebateStore(SqliteStore):
         on every page load; a process's own live debates keep beating and are never touched."""
         stale_s = heartbeat_s() * STALE_BEATS if stale_s is None else stale_s
         owned = self.owned()
-        rows = self._q("SELECT id FROM debates WHERE status='running' AND COALESCE(heartbeat_at, 0) < ?",
-                       (time.time() - stale_s,))
+        rows = self._q(
+            "SELECT id FROM debates WHERE status='running' AND COALESCE(heartbeat_at, 0) < ?", (time.time() - stale_s,)
+        )
         dead = [r["id"] for r in rows if r["id"] not in owned]
         for debate_id in dead:
-            self._tx(lambda db, i=debate_id: db.execute(
-                "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
-                (INTERRUPTED, _now(), i)))
+            self._tx(
+                lambda db, i=debate_id: db.execute(
+                    "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
+                    (INTERRUPTED, _now(), i),
+                )
+            )
         return dead
 
     def delete(self, debate_id: str) -> bool:
@@ -305,16 +364,24 @@ class DebateStore(SqliteStore):
         return d
 
     def event_dicts(self, debate_id: str, after_seq: int = -1) -> list[dict]:
-        rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq",
-                       (debate_id, after_seq))
+        rows = self._q("SELECT json FROM events WHERE debate_id=? AND seq>? ORDER BY seq", (debate_id, after_seq))
         return [json.loads(redacted(r[0])) for r in rows]
 
     def events(self, debate_id: str, after_seq: int = -1) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(debate_id, after_seq)]
 
-    def list(self, search: str = "", task: str | None = None, protocol: str | None = None,
-             verdict: str | None = None, status: str | None = None, date_from: str | None = None,
-             date_to: str | None = None, limit: int = 500, vote_outcome: str | None = None) -> list[dict]:
+    def list(
+        self,
+        search: str = "",
+        task: str | None = None,
+        protocol: str | None = None,
+        verdict: str | None = None,
+        status: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        limit: int = 500,
+        vote_outcome: str | None = None,
+    ) -> list[dict]:
         """Newest first. Dates are ISO strings (YYYY-MM-DD); `date_to` is inclusive. `vote_outcome`
         ("changed", "stood", "unanimous") keeps debates with a vote_comparison event of that outcome in
         any category; read from the events, so debates stored before the event existed need no migration."""
@@ -322,8 +389,10 @@ class DebateStore(SqliteStore):
         if vote_outcome:
             if vote_outcome not in VOTE_OUTCOMES:
                 raise InvalidInput(f"Unknown vote outcome {vote_outcome!r}.", f"Use one of {', '.join(VOTE_OUTCOMES)}.")
-            where.append("EXISTS (SELECT 1 FROM events e WHERE e.debate_id=debates.id AND e.type='vote_comparison' "
-                         "AND json_extract(e.json, '$.outcome')=?)")
+            where.append(
+                "EXISTS (SELECT 1 FROM events e WHERE e.debate_id=debates.id AND e.type='vote_comparison' "
+                "AND json_extract(e.json, '$.outcome')=?)"
+            )
             args.append(vote_outcome)
         if search:
             where.append("(claim LIKE ? ESCAPE '\\' OR id LIKE ?)")
@@ -346,15 +415,25 @@ class DebateStore(SqliteStore):
     def distinct(self, column: str) -> list[str]:
         if column not in ("task", "protocol", "verdict", "status"):
             raise InvalidInput(f"Cannot list values of {column!r}.", "Use task, protocol, verdict or status.")
-        return [r[0] for r in self._q(f"SELECT DISTINCT {column} FROM debates WHERE {column} IS NOT NULL "
-                                      f"AND {column}!='' ORDER BY 1")]
+        return [
+            r[0]
+            for r in self._q(
+                f"SELECT DISTINCT {column} FROM debates WHERE {column} IS NOT NULL AND {column}!='' ORDER BY 1"
+            )
+        ]
 
     # -- lineups ----------------------------------------------------------------------------
     def save_lineup(self, name: str, lineup: Any) -> None:
-        name = checked_text(name, MAX_LINEUP_NAME, "The lineup's name", "Type a name before saving it.",
-                            "Type a shorter name: it is shown in the preset list.")
-        self._tx(lambda db: db.execute("INSERT OR REPLACE INTO lineups VALUES (?,?,?)",
-                                       (name, json.dumps(lineup), _now())))
+        name = checked_text(
+            name,
+            MAX_LINEUP_NAME,
+            "The lineup's name",
+            "Type a name before saving it.",
+            "Type a shorter name: it is shown in the preset list.",
+        )
+        self._tx(
+            lambda db: db.execute("INSERT OR REPLACE INTO lineups VALUES (?,?,?)", (name, json.dumps(lineup), _now()))
+        )
 
     def lineups(self) -> dict[str, Any]:
         return {r["name"]: json.loads(redacted(r["json"])) for r in self._q("SELECT * FROM lineups ORDER BY name")}
@@ -372,17 +451,40 @@ class DebateStore(SqliteStore):
     def export_json(self, debate_id: str) -> str:
         row = self._require(debate_id)
         from debate.store import people  # a person's verdict and the audience poll, kept beside the events
-        return json.dumps({"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
-                          indent=1, default=str)
+
+        return json.dumps(
+            {"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
+            indent=1,
+            default=str,
+        )
 
     def export_csv(self, debate_id: str) -> str:
         """One line per finished turn (what each agent said, its vote and its cost), then one per verdict
         (phase "verdict"): its label and, when an aid changed the label the model wrote, that written
         label, the aid and the sentence that says so, as every other view of the verdict does."""
         self._require(debate_id)
-        cols = ["round", "phase", "agent", "role", "model", "human", "category", "label", "confidence",
-                "written_label", "aid", "overrule", "valid", "cached", "prompt_tokens", "completion_tokens",
-                "latency_s", "citations", "text", "flag"]
+        cols = [
+            "round",
+            "phase",
+            "agent",
+            "role",
+            "model",
+            "human",
+            "category",
+            "label",
+            "confidence",
+            "written_label",
+            "aid",
+            "overrule",
+            "valid",
+            "cached",
+            "prompt_tokens",
+            "completion_tokens",
+            "latency_s",
+            "citations",
+            "text",
+            "flag",
+        ]
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -402,10 +504,13 @@ class DebateStore(SqliteStore):
         out: dict[str, list[dict]] = {}
         ids = list(dict.fromkeys(debate_ids))
         for i in range(0, len(ids), 500):  # well under SQLite's bound on query parameters
-            chunk = ids[i:i + 500]
-            rows = self._q("SELECT debate_id, json FROM events WHERE type='verdict' AND debate_id IN "
-                           f"({','.join('?' * len(chunk))}) AND json_extract(json, '$.written_label') IS NOT NULL "
-                           "ORDER BY debate_id, seq", chunk)
+            chunk = ids[i : i + 500]
+            rows = self._q(
+                "SELECT debate_id, json FROM events WHERE type='verdict' AND debate_id IN "
+                f"({','.join('?' * len(chunk))}) AND json_extract(json, '$.written_label') IS NOT NULL "
+                "ORDER BY debate_id, seq",
+                chunk,
+            )
             for r in rows:
                 out.setdefault(r[0], []).append(json.loads(r[1]))
         return out
@@ -416,8 +521,11 @@ class DebateStore(SqliteStore):
 
     def export_markdown(self, debate_id: str) -> str:
         from debate.store import people
-        return "\n".join([to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
-                         + people.markdown(people.export(self.path, debate_id)))
+
+        return "\n".join(
+            [to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
+            + people.markdown(people.export(self.path, debate_id))
+        )
 
 
 # fields that go through _quote (escaped there), so they are not escaped twice
@@ -428,9 +536,15 @@ def _evidence_row(p: dict, in_prompts: bool) -> dict:
     """A passage as a row of the per-turn CSV: its id as the agent, its source as the model, its flag."""
     pid = str(p.get("id") or "")
     held = pid.startswith("X")
-    return {"phase": "evidence", "agent": pid, "role": "held back" if held else ("passage" if in_prompts else
-            "shown only"), "model": str(p.get("source") or ""), "confidence": p.get("score"),
-            "text": str(p.get("text") or ""), "flag": flag_text(p)}
+    return {
+        "phase": "evidence",
+        "agent": pid,
+        "role": "held back" if held else ("passage" if in_prompts else "shown only"),
+        "model": str(p.get("source") or ""),
+        "confidence": p.get("score"),
+        "text": str(p.get("text") or ""),
+        "flag": flag_text(p),
+    }
 
 
 def _verdict_row(e: dict) -> dict:
@@ -438,16 +552,41 @@ def _verdict_row(e: dict) -> dict:
     label = e.get("label")
     if label is None and e.get("labels"):  # all categories at once: "1: YES · 2: NO · 3: YES"
         label = compact_verdict(json.dumps(e["labels"]))
-    return {"phase": "verdict", "agent": e.get("source", ""), "category": e.get("category"), "label": label,
-            "confidence": e.get("confidence"), "written_label": e.get("written_label"), "aid": e.get("aid", ""),
-            "overrule": override_note(e), "text": e.get("explanation", "")}
+    return {
+        "phase": "verdict",
+        "agent": e.get("source", ""),
+        "category": e.get("category"),
+        "label": label,
+        "confidence": e.get("confidence"),
+        "written_label": e.get("written_label"),
+        "aid": e.get("aid", ""),
+        "overrule": override_note(e),
+        "text": e.get("explanation", ""),
+    }
 
 
 def list_csv(rows: list[dict], overrules: dict[str, list[dict]]) -> str:
     """The Library's list as CSV; `overrules` (DebateStore.overrules) adds, per debate whose verdict an aid
     changed, the label the model wrote, the aid and the sentence that says so."""
-    cols = ["id", "created_at", "status", "protocol", "task", "category", "claim", "verdict", "written_label",
-            "aid", "overrule", "gold", "correct", "tokens", "model_calls", "cache_hits", "wall_s"]
+    cols = [
+        "id",
+        "created_at",
+        "status",
+        "protocol",
+        "task",
+        "category",
+        "claim",
+        "verdict",
+        "written_label",
+        "aid",
+        "overrule",
+        "gold",
+        "correct",
+        "tokens",
+        "model_calls",
+        "cache_hits",
+        "wall_s",
+    ]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
@@ -461,10 +600,12 @@ def _overrule_cells(verdicts: list[dict]) -> dict:
     if not verdicts:
         return {}
     many = len(verdicts) > 1
-    tag = (lambda v: f"category {v.get('category')}: ") if many else (lambda v: "")  # noqa: E731
-    return {"written_label": " · ".join(f"{tag(v)}{v.get('written_label')}" for v in verdicts),
-            "aid": " · ".join(dict.fromkeys(str(v.get("aid") or "") for v in verdicts if v.get("aid"))),
-            "overrule": " ".join(f"{tag(v)}{override_note(v)}" for v in verdicts)}
+    tag = (lambda v: f"category {v.get('category')}: ") if many else (lambda v: "")
+    return {
+        "written_label": " · ".join(f"{tag(v)}{v.get('written_label')}" for v in verdicts),
+        "aid": " · ".join(dict.fromkeys(str(v.get("aid") or "") for v in verdicts if v.get("aid"))),
+        "overrule": " ".join(f"{tag(v)}{override_note(v)}" for v in verdicts),
+    }
 
 
 def compact_verdict(value: str | None) -> str:
@@ -492,17 +633,23 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     Every value that came from a model, a dataset or a person is HTML-escaped (md_text): a Markdown
     viewer renders raw HTML, so an answer containing `<img src=x onerror=...>` must arrive as text."""
     row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
-    events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()}
-              for e in events]
+    events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()} for e in events]
     from debate.live.pace import settings_line
 
     started = next((e for e in events if e.get("type") == "debate_started"), None)
-    out = [f"# Debate {row['id']}", "",
-           f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
-           f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
-           f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
-           *([f"- {md_text(settings_line(started))}"] if started else []), "",
-           "## Claim", "", _quote(row.get("claim", "")), ""]
+    out = [
+        f"# Debate {row['id']}",
+        "",
+        f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
+        f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
+        f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
+        *([f"- {md_text(settings_line(started))}"] if started else []),
+        "",
+        "## Claim",
+        "",
+        _quote(row.get("claim", "")),
+        "",
+    ]
     out += _md_evidence(events)
     for e in events:
         t = e.get("type")
@@ -511,14 +658,29 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "phase_started":
             out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
         elif t == "turn_finished":
-            vote = "" if e.get("valid", True) else (" — no answer (countdown ended)" if (e.get("parsed") or {}).get(
-                "timed_out") else " — INVALID answer")
+            vote = (
+                ""
+                if e.get("valid", True)
+                else (
+                    " — no answer (countdown ended)"
+                    if (e.get("parsed") or {}).get("timed_out")
+                    else " — INVALID answer"
+                )
+            )
             who = " — written by a person" if e.get("human") else ""
             if e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({md_text(turn_number(e))})" if turn_number(e) else "")
-            cut = ([f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
-                   if e.get("cut_off_at") or e.get("shortened") else [])
-            out += [f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}", "", _quote(e.get("text", "")), ""]
+            cut = (
+                [f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
+                if e.get("cut_off_at") or e.get("shortened")
+                else []
+            )
+            out += [
+                f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}",
+                "",
+                _quote(e.get("text", "")),
+                "",
+            ]
             out += cut
         elif t == "human_timeout":
             out += [f"*{e.get('message')}*", ""]
@@ -528,21 +690,31 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
         elif t == "votes_tallied":
             counts = ", ".join(f"{md_text(k)}: {v}" for k, v in (e.get("counts") or {}).items())
-            out += [f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
-                    f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})", ""]
+            out += [
+                f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
+                f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})",
+                "",
+            ]
         elif t == "stop_check":
-            out += [f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
-                    f"{e.get('tau_s', 0):.2f}), {md_text(stop_confidence_words(e))} (τc "
-                    f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}", ""]
+            out += [
+                f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
+                f"{e.get('tau_s', 0):.2f}), {md_text(stop_confidence_words(e))} (τc "
+                f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}",
+                "",
+            ]
         elif t == "transcript_shortened":
             from debate.transcript import shortened_note
+
             out += [f"*{shortened_note(event_from_dict(e))}*", ""]
         elif t == "rule_applied":
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
-            out += ["## Verdict", "", f"**{label}**" + (f" ({md_text(verdict_number(e))})"
-                                                          if verdict_number(e) else "")]
+            out += [
+                "## Verdict",
+                "",
+                f"**{label}**" + (f" ({md_text(verdict_number(e))})" if verdict_number(e) else ""),
+            ]
             out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
             if override_note(e):
                 out += ["", f"**{md_text(override_note(e))}**"]
@@ -554,27 +726,49 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "error":
             out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
         elif t == "finished":
-            out += ["---", f"Finished: {e.get('status')} ({e.get('stop_reason') or 'done'}); "
-                    f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
-                    f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
-                    f"{e.get('wall_s') or 0:.1f} s", ""]
+            out += [
+                "---",
+                f"Finished: {e.get('status')} ({e.get('stop_reason') or 'done'}); "
+                f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
+                f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
+                f"{e.get('wall_s') or 0:.1f} s",
+                "",
+            ]
     return "\n".join(_drop_empty_headings(out))
 
 
 def _md_evidence(events: list[dict]) -> list[str]:
     """The Evidence section: the passages (saying whether the agents saw them), or why there are none."""
     ev = next((e for e in reversed(events) if e.get("type") == "evidence"), None)
-    notes = [str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"]
+    notes = [
+        str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
+    ]
     if ev is None or not ev.get("passages"):
         return ["## Evidence", "", *[n for n in notes if n][:1], ""] if any(notes) else []
-    seen = ("The agents saw these passages, numbered as cited." if ev.get("in_prompts", True) else
-            "Shown for reference only: the agents did not see these passages.")
-    return ["## Evidence", "", seen, "",
-            *[f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
-              + (f"**⚠ {md_text(flag_text(p))}** " if flag_text(p) else "")
-              + f"{md_text(p.get('text') or '').strip()}" for p in ev["passages"]],
-            *[f"- **{md_text(p.get('id'))}** (held back from the prompts; ⚠ {md_text(flag_text(p))}) "
-              f"{md_text(p.get('text') or '').strip()}" for p in ev.get("dropped") or [] if isinstance(p, dict)], ""]
+    seen = (
+        "The agents saw these passages, numbered as cited."
+        if ev.get("in_prompts", True)
+        else "Shown for reference only: the agents did not see these passages."
+    )
+    return [
+        "## Evidence",
+        "",
+        seen,
+        "",
+        *[
+            f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
+            + (f"**⚠ {md_text(flag_text(p))}** " if flag_text(p) else "")
+            + f"{md_text(p.get('text') or '').strip()}"
+            for p in ev["passages"]
+        ],
+        *[
+            f"- **{md_text(p.get('id'))}** (held back from the prompts; ⚠ {md_text(flag_text(p))}) "
+            f"{md_text(p.get('text') or '').strip()}"
+            for p in ev.get("dropped") or []
+            if isinstance(p, dict)
+        ],
+        "",
+    ]
 
 
 def _drop_empty_headings(lines: list[str]) -> list[str]:
@@ -582,7 +776,7 @@ def _drop_empty_headings(lines: list[str]) -> list[str]:
     keep: list[str] = []
     for i, line in enumerate(lines):
         if line.startswith("## "):
-            nxt = next((x for x in lines[i + 1:] if x.strip()), None)
+            nxt = next((x for x in lines[i + 1 :] if x.strip()), None)
             if nxt is None or nxt.startswith("## ") or nxt == "---":
                 continue
         keep.append(line)

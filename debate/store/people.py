@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,10 @@ MAX_REASON_CHARS = 2000
 STAGES = ("before", "after")
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
-    (1, "overrules and polls", """
+    (
+        1,
+        "overrules and polls",
+        """
         CREATE TABLE overrules (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             debate_id TEXT NOT NULL,
@@ -50,12 +53,13 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             created_at TEXT NOT NULL,
             PRIMARY KEY (debate_id, stage, voter)
         ) WITHOUT ROWID;
-    """),
+    """,
+    ),
 )
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def debate_labels(row: dict | None) -> tuple[str, ...]:
@@ -67,8 +71,12 @@ def debate_labels(row: dict | None) -> tuple[str, ...]:
     task, category = row.get("task") or "checkthat", row.get("category")
     cfg = row.get("config") or {}
     try:
-        view = resolve_task(task, category if category is not None or task != "checkthat" else 1,
-                            cfg.get("custom_title", ""), cfg.get("custom_description", ""))
+        view = resolve_task(
+            task,
+            category if category is not None or task != "checkthat" else 1,
+            cfg.get("custom_title", ""),
+            cfg.get("custom_description", ""),
+        )
     except Exception:  # noqa: BLE001 - an unknown task: no labels to offer (the caller says so)
         return ()
     return tuple(view.labels)
@@ -86,19 +94,38 @@ class PeopleStore(SqliteStore):
     migrations = MIGRATIONS
 
     # -- a person overrules the judge ---------------------------------------------------------------
-    def overrule(self, debate_id: str, label: str, reason: str, *, labels: tuple[str, ...],
-                 judge_label: str | None, judge_source: str = "") -> dict:
+    def overrule(
+        self,
+        debate_id: str,
+        label: str,
+        reason: str,
+        *,
+        labels: tuple[str, ...],
+        judge_label: str | None,
+        judge_source: str = "",
+    ) -> dict:
         """Record a person's own verdict with their reason (the latest one counts; earlier ones are kept)."""
         lab = str(label or "").strip().upper()
         if lab not in labels:
-            raise InvalidInput(f"{label!r} is not a verdict this debate can have.",
-                               f"Choose one of: {', '.join(labels) or '(none: the debate decided no single label)'}.")
-        why = checked_text(reason, MAX_REASON_CHARS, "The reason for your verdict",
-                           "Say in a sentence why you decide otherwise (or alike).", "Shorten it.")
+            raise InvalidInput(
+                f"{label!r} is not a verdict this debate can have.",
+                f"Choose one of: {', '.join(labels) or '(none: the debate decided no single label)'}.",
+            )
+        why = checked_text(
+            reason,
+            MAX_REASON_CHARS,
+            "The reason for your verdict",
+            "Say in a sentence why you decide otherwise (or alike).",
+            "Shorten it.",
+        )
         now = _now()
-        self._tx(lambda db: db.execute(
-            "INSERT INTO overrules (debate_id, label, reason, judge_label, judge_source, created_at) "
-            "VALUES (?,?,?,?,?,?)", (debate_id, lab, why, judge_label, judge_source, now)))
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO overrules (debate_id, label, reason, judge_label, judge_source, created_at) "
+                "VALUES (?,?,?,?,?,?)",
+                (debate_id, lab, why, judge_label, judge_source, now),
+            )
+        )
         return self.latest(debate_id) or {}
 
     def overrules(self, debate_id: str) -> list[dict]:
@@ -132,10 +159,13 @@ class PeopleStore(SqliteStore):
         if not labels:
             raise InvalidInput("This debate has no labels to vote on.", "Polls need a task with labels.")
         now = _now()
-        self._tx(lambda db: db.execute(
-            "INSERT INTO polls (debate_id, claim, labels, stage, open, updated_at) VALUES (?,?,?,?,1,?) "
-            "ON CONFLICT(debate_id) DO UPDATE SET stage=excluded.stage, open=1, updated_at=excluded.updated_at",
-            (debate_id, claim, json.dumps(list(labels)), stage, now)))
+        self._tx(
+            lambda db: db.execute(
+                "INSERT INTO polls (debate_id, claim, labels, stage, open, updated_at) VALUES (?,?,?,?,1,?) "
+                "ON CONFLICT(debate_id) DO UPDATE SET stage=excluded.stage, open=1, updated_at=excluded.updated_at",
+                (debate_id, claim, json.dumps(list(labels)), stage, now),
+            )
+        )
         return self.poll(debate_id) or {}
 
     def close_poll(self, debate_id: str) -> None:
@@ -162,8 +192,11 @@ class PeopleStore(SqliteStore):
             try:
                 db.execute("INSERT INTO poll_votes VALUES (?,?,?,?,?)", (debate_id, stage, voter, label, _now()))
             except sqlite3.IntegrityError:
-                raise InvalidInput(f"You have already voted {'before' if stage == 'before' else 'after'} the "
-                                   "debate.", "One vote per browser and stage.") from None
+                raise InvalidInput(
+                    f"You have already voted {'before' if stage == 'before' else 'after'} the debate.",
+                    "One vote per browser and stage.",
+                ) from None
+
         self._tx(run)
         return stage
 
@@ -175,17 +208,21 @@ class PeopleStore(SqliteStore):
         """Counts per stage and label, and the swing: each label's share after minus its share before."""
         p = self.poll(debate_id)
         labels = list(p["labels"]) if p else []
-        out: dict[str, Any] = {s: {lab: 0 for lab in labels} for s in STAGES}
-        for r in self._q("SELECT stage, label, COUNT(*) AS n FROM poll_votes WHERE debate_id=? GROUP BY stage, label",
-                         (debate_id,)):
+        out: dict[str, Any] = {s: dict.fromkeys(labels, 0) for s in STAGES}
+        for r in self._q(
+            "SELECT stage, label, COUNT(*) AS n FROM poll_votes WHERE debate_id=? GROUP BY stage, label", (debate_id,)
+        ):
             out.setdefault(r["stage"], {})[r["label"]] = r["n"]
         shares = {}
         for s in STAGES:
             total = sum(out[s].values())
             shares[s] = {lab: (n / total if total else 0.0) for lab, n in out[s].items()}
         both = all(sum(out[s].values()) for s in STAGES)
-        out["swing"] = {lab: round(shares["after"].get(lab, 0.0) - shares["before"].get(lab, 0.0), 4)
-                        for lab in labels} if both else {}
+        out["swing"] = (
+            {lab: round(shares["after"].get(lab, 0.0) - shares["before"].get(lab, 0.0), 4) for lab in labels}
+            if both
+            else {}
+        )
         out["labels"], out["stage"], out["open"] = labels, (p or {}).get("stage"), bool((p or {}).get("open"))
         return out
 
@@ -219,10 +256,15 @@ def markdown(people: dict) -> list[str]:
     out: list[str] = []
     o = (people.get("overrules") or [None])[0]
     if o:
-        out += ["## A person's verdict", "",
-                f"**{md_text(o['label'])}** (the judge: {md_text(str(o.get('judge_label')))}"
-                f"{' — they disagree' if o.get('disagrees') else ''}), {md_text(o['created_at'])}", "",
-                "> " + md_text(o["reason"]), ""]
+        out += [
+            "## A person's verdict",
+            "",
+            f"**{md_text(o['label'])}** (the judge: {md_text(str(o.get('judge_label')))}"
+            f"{' — they disagree' if o.get('disagrees') else ''}), {md_text(o['created_at'])}",
+            "",
+            "> " + md_text(o["reason"]),
+            "",
+        ]
     p = people.get("poll")
     if p:
         out += ["## Audience poll", ""]
@@ -232,4 +274,3 @@ def markdown(people: dict) -> list[str]:
             out.append("- **swing:** " + ", ".join(f"{md_text(k)} {v:+.0%}" for k, v in p["swing"].items()))
         out.append("")
     return out
-

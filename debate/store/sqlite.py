@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from debate import config as _config
 from debate.errors import StoreError
@@ -29,8 +30,10 @@ class SqliteStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as e:
-            raise StoreError(f"Cannot open the {self.what} at {self.path}: {e}.",
-                             "Check that DEBATE_HOME points to a writable folder.") from e
+            raise StoreError(
+                f"Cannot open the {self.what} at {self.path}: {e}.",
+                "Check that DEBATE_HOME points to a writable folder.",
+            ) from e
         self._lock = threading.RLock()
         self.migrate()
 
@@ -39,8 +42,10 @@ class SqliteStore:
         table = self.migrations_table
 
         def run(db: sqlite3.Connection) -> list[int]:
-            db.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                       "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            db.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
             done = {r[0] for r in db.execute(f"SELECT id FROM {table}")}
             applied = []
             for num, name, sql in self.migrations:
@@ -49,10 +54,13 @@ class SqliteStore:
                 for stmt in (s.strip() for s in sql.split(";")):
                     if stmt:
                         db.execute(stmt)
-                db.execute(f"INSERT INTO {table} VALUES (?,?,?)",
-                           (num, name, datetime.now(timezone.utc).isoformat(timespec="seconds")))
+                db.execute(
+                    f"INSERT INTO {table} VALUES (?,?,?)",
+                    (num, name, datetime.now(UTC).isoformat(timespec="seconds")),
+                )
                 applied.append(num)
             return applied
+
         return self._tx(run)
 
     def close(self) -> None:
@@ -71,8 +79,10 @@ class SqliteStore:
                 self._db.execute("COMMIT")
                 return out
             except sqlite3.Error as e:
-                raise StoreError(f"The {self.what} could not be written: {e}.",
-                                 f"Check free disk space and permissions of {self.path}.") from e
+                raise StoreError(
+                    f"The {self.what} could not be written: {e}.",
+                    f"Check free disk space and permissions of {self.path}.",
+                ) from e
 
     def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:

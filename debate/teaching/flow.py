@@ -12,8 +12,8 @@ code changes its diagram; a branch no scenario reaches is not drawn.
 
 from __future__ import annotations
 
-import re
 import json
+import re
 import textwrap
 from collections import Counter
 from functools import lru_cache
@@ -106,20 +106,25 @@ def _wrap(s: str, width: int = 38) -> str:
     return "\n".join(textwrap.wrap(s, width)) if s else ""
 
 
-_SHAPES = {"start": 'shape=oval, style=filled, fillcolor="#E8EEF7"',
-           "end": 'shape=oval, style=filled, fillcolor="#E8EEF7"',
-           "io": 'shape=parallelogram, style=filled, fillcolor="#F3F0FA"',
-           "phase": 'shape=box, style="rounded,filled", fillcolor="#FFFFFF"',
-           "decision": 'shape=diamond, style=filled, fillcolor="#FFF4DD"',
-           "rule": 'shape=box, style="dashed,rounded"',
-           "verdict": 'shape=box, style="rounded,filled,bold", fillcolor="#E3F4E8"'}
+_SHAPES = {
+    "start": 'shape=oval, style=filled, fillcolor="#E8EEF7"',
+    "end": 'shape=oval, style=filled, fillcolor="#E8EEF7"',
+    "io": 'shape=parallelogram, style=filled, fillcolor="#F3F0FA"',
+    "phase": 'shape=box, style="rounded,filled", fillcolor="#FFFFFF"',
+    "decision": 'shape=diamond, style=filled, fillcolor="#FFF4DD"',
+    "rule": 'shape=box, style="dashed,rounded"',
+    "verdict": 'shape=box, style="rounded,filled,bold", fillcolor="#E3F4E8"',
+}
 
 
 def flow_dot(graph: dict, title: str = "", params: dict[str, Any] | None = None) -> str:
     """Graphviz DOT of a flow graph; parameter defaults are listed under the title."""
-    lines = ["digraph protocol {", '  graph [rankdir=TB, fontname="Helvetica", fontsize=12, labelloc=t, nodesep=0.35];',
-             '  node [fontname="Helvetica", fontsize=10, margin="0.12,0.06"];',
-             '  edge [fontname="Helvetica", fontsize=9, color="#666666"];']
+    lines = [
+        "digraph protocol {",
+        '  graph [rankdir=TB, fontname="Helvetica", fontsize=12, labelloc=t, nodesep=0.35];',
+        '  node [fontname="Helvetica", fontsize=10, margin="0.12,0.06"];',
+        '  edge [fontname="Helvetica", fontsize=9, color="#666666"];',
+    ]
     if title:
         sub = ", ".join(f"{k}={v}" for k, v in (params or {}).items() if not isinstance(v, (dict, list)))
         lines.append(f"  label={_q(title + (chr(10) + _wrap(sub, 90) if sub else ''))};")
@@ -133,7 +138,7 @@ def flow_dot(graph: dict, title: str = "", params: dict[str, Any] | None = None)
         if n.get("note"):
             parts.append(_wrap(n["note"]))
         lines.append(f"  {_q(nid)} [label={_q(chr(10).join(parts))}, {_SHAPES.get(n['kind'], 'shape=box')}];")
-    for (a, b, outcome), count in graph["edges"].items():
+    for (a, b, outcome), _count in graph["edges"].items():
         attrs = [f"label={_q(outcome)}"] if outcome else []
         if a == b:
             attrs.append("constraint=false")
@@ -160,19 +165,27 @@ def _reply_fn(scenario: str, task_labels: tuple[str, ...]):
             seed = int(getattr(options, "seed", 0) or 0)
             calls[seed] += 1
             lab = labels[(seed + calls[seed]) % 2]
-        return (json.dumps({"vote": lab, "category": lab, "label": lab, "explanation": "A scripted reason."})
-                + f"\n[REASON]: A scripted reason.\n[VERDICT]: {lab}")
+        return (
+            json.dumps({"vote": lab, "category": lab, "label": lab, "explanation": "A scripted reason."})
+            + f"\n[REASON]: A scripted reason.\n[VERDICT]: {lab}"
+        )
+
     return reply
 
 
 def _lineup(n: int = 6) -> dict:
     members = [{"name": f"member-{i}", "model": "scripted:m", "temperature": 0.0, "seed": i} for i in range(1, n + 1)]
-    return {"name": "trace", "members": members, "judge": {"name": "judge", "model": "scripted:j", "seed": 0},
-            "chair": {"name": "chair", "model": "scripted:c", "seed": 0}}
+    return {
+        "name": "trace",
+        "members": members,
+        "judge": {"name": "judge", "model": "scripted:j", "seed": 0},
+        "chair": {"name": "chair", "model": "scripted:c", "seed": 0},
+    }
 
 
 class _TraceRetriever:
     """Two fixed passages: enough for an evidence-using protocol to show its retrieval step."""
+
     name = "trace"
 
     def search(self, claim: str, k: int = 2) -> list[dict]:
@@ -190,23 +203,32 @@ def _trace_json(protocol: str, task: str, category: int | None, rounds: int | No
     traces = []
     for sc in SCENARIOS:
         client = ModelClient(backends={"scripted": ScriptedBackend(default=_reply_fn(sc, labels))})
-        cfg = DebateConfig(claim="A claim to trace the protocol with.", protocol=protocol, task=task, category=category,
-                           lineup=_lineup(), params={"rounds": rounds} if rounds else {}, evidence=None,
-                           max_tokens=32, seed=0)
+        cfg = DebateConfig(
+            claim="A claim to trace the protocol with.",
+            protocol=protocol,
+            task=task,
+            category=category,
+            lineup=_lineup(),
+            params={"rounds": rounds} if rounds else {},
+            evidence=None,
+            max_tokens=32,
+            seed=0,
+        )
         traces.append([e.to_dict() for e in run_debate(cfg, client, retriever=_TraceRetriever())])
     return json.dumps(traces)
 
 
-def trace_protocol(protocol: str, task: str = "checkthat", category: int | None = 1,
-                   rounds: int | None = None) -> list[list[dict]]:
+def trace_protocol(
+    protocol: str, task: str = "checkthat", category: int | None = 1, rounds: int | None = None
+) -> list[list[dict]]:
     """Event streams of the protocol in each scenario (cached: the protocol code does not change in a run)."""
     return json.loads(_trace_json(protocol, task, category, rounds))
 
 
 def protocol_dot(protocol: str, task: str = "checkthat", category: int | None = 1) -> str:
     """The protocol's flow as DOT, from its registry entry (title, parameters) and its traced behaviour."""
-    from debate.protocols import PROTOCOLS
     from debate.errors import InvalidInput
+    from debate.protocols import PROTOCOLS
 
     info = PROTOCOLS.get(protocol)
     if info is None:

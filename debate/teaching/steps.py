@@ -16,8 +16,9 @@ shares one unit of credit for it.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from debate.protocols.decisions import consensus_share
 from debate.tasks import override_note, stop_confidence_words, turn_number, verdict_number, verdict_sentences
@@ -29,7 +30,7 @@ PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of i
     "closing": "Closing: each side sums up its case.",
     "vote": "Every council member votes on its own, in parallel, with an explanation.",
     "discussion": "Members read the chairperson's summary, with the discussion so far and its earlier summaries, "
-                  "and give an updated vote.",
+    "and give an updated vote.",
     "judge": "The judge reads the whole transcript and decides.",
     "internal": "Team members discuss among themselves before their team speaks.",
 }
@@ -52,7 +53,7 @@ def _pct(x: float) -> str:
 
 
 def _next_kinds(events: list[dict], i: int) -> list[str]:
-    return [e.get("type", "") for e in events[i + 1:] if e.get("type") not in ("token", "turn_started")]
+    return [e.get("type", "") for e in events[i + 1 :] if e.get("type") not in ("token", "turn_started")]
 
 
 def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None]) -> tuple[str, str]:
@@ -61,23 +62,33 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
     if t == "debate_started":
         roles = ", ".join(sorted({str(m.get("role", "")) for m in e.get("lineup") or [] if m.get("role")}))
         cat = f", category {e['category']}" if e.get("category") else ""
-        return (f"{e.get('protocol', '')} debate starts",
-                f"Protocol {e.get('protocol')!s} on task {e.get('task')}{cat}; "
-                f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".")
+        return (
+            f"{e.get('protocol', '')} debate starts",
+            f"Protocol {e.get('protocol')!s} on task {e.get('task')}{cat}; "
+            f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".",
+        )
     if t == "evidence":
         k = len(e.get("passages") or [])
         if not k and e.get("rejected"):  # as the evidence panel says it: found, but none about the claim
-            return ("Evidence retrieved", f"Retrieval found {len(e['rejected'])} passages, none over the relevance "
-                    "floor: none is shown" + (", and the agents argue without evidence." if e.get("in_prompts", True)
-                                              else "."))
+            return (
+                "Evidence retrieved",
+                f"Retrieval found {len(e['rejected'])} passages, none over the relevance "
+                "floor: none is shown"
+                + (", and the agents argue without evidence." if e.get("in_prompts", True) else "."),
+            )
         if not k:
             return "Evidence retrieved", "Retrieval found no passage for this claim."
         if not e.get("in_prompts", True):  # the viewer's own search: the prompts stay as without evidence
-            return ("Evidence retrieved (for the viewer only)",
-                    f"Retrieval finds {k} passages for the claim. They are shown beside the debate for reference: "
-                    "the agents did not see them, so nothing they say rests on them.")
-        return ("Evidence retrieved", f"Retrieval finds {k} passages for the claim; agents see them numbered "
-                f"[E1]…[E{k}] and are asked to cite them.")
+            return (
+                "Evidence retrieved (for the viewer only)",
+                f"Retrieval finds {k} passages for the claim. They are shown beside the debate for reference: "
+                "the agents did not see them, so nothing they say rests on them.",
+            )
+        return (
+            "Evidence retrieved",
+            f"Retrieval finds {k} passages for the claim; agents see them numbered "
+            f"[E1]…[E{k}] and are asked to cite them.",
+        )
     if t == "phase_started":
         phase = str(e.get("phase", ""))
         default = next((v for k, v in PHASE_NOTES.items() if k in phase), f"{phase.title()} begins.")
@@ -87,13 +98,17 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         if t == "turn_started":
             return f"{who} speaks", f"{who} was speaking when the debate ended; the turn never finished."
         if not e.get("valid", True):
-            return (f"{who}: invalid answer", f"{who}'s answer could not be read even after one repair prompt: "
-                    "it is recorded as an invalid vote, never guessed.")
+            return (
+                f"{who}: invalid answer",
+                f"{who}'s answer could not be read even after one repair prompt: "
+                "it is recorded as an invalid vote, never guessed.",
+            )
         label = e.get("label")
         if label is None:
             cites = e.get("citations") or []
             return f"{who} argues", f"{who} speaks ({e.get('completion_tokens', 0)} tokens" + (
-                f", citing {', '.join(cites)})." if cites else ").")
+                f", citing {', '.join(cites)})." if cites else ")."
+            )
         conf = f" ({turn_number(e)}, its own probability of that label)" if turn_number(e) else ""
         if str(e.get("role", "")).lower() in NON_VOTERS:
             return f"{who} decides {label}", f"{who} answers {label}{conf}."
@@ -109,35 +124,48 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         nxt = _next_kinds(events, i)
         goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
         if e.get("reached") and goes_on:  # min_rounds: discussion rounds held even after agreement
-            return head, (f"consensus {_pct(share)} ≥ {_pct(th)}, but the council was asked to hold more "
-                          "discussion rounds (min_rounds), so the chairperson summarises and a new round starts.")
+            return head, (
+                f"consensus {_pct(share)} ≥ {_pct(th)}, but the council was asked to hold more "
+                "discussion rounds (min_rounds), so the chairperson summarises and a new round starts."
+            )
         if e.get("reached"):
-            return head, (f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
-                          f"label {e.get('majority')} is the verdict.")
+            return head, (
+                f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
+                f"label {e.get('majority')} is the verdict."
+            )
         if e.get("stabilised"):
-            return head, (f"consensus {_pct(share)} < {_pct(th)}, but no vote changed over the last rounds: "
-                          f"the council stops and the majority ({e.get('majority')}) decides.")
+            return head, (
+                f"consensus {_pct(share)} < {_pct(th)}, but no vote changed over the last rounds: "
+                f"the council stops and the majority ({e.get('majority')}) decides."
+            )
         if nxt and nxt[0] in ("chair_summary", "phase_started"):
             return head, f"consensus {_pct(share)} < {_pct(th)}: the chairperson summarises and a new round starts."
-        return head, (f"consensus {_pct(share)} < {_pct(th)} and no rounds are left: the majority vote "
-                      f"({e.get('majority')}) decides, with the stated tie rule if needed.")
+        return head, (
+            f"consensus {_pct(share)} < {_pct(th)} and no rounds are left: the majority vote "
+            f"({e.get('majority')}) decides, with the stated tie rule if needed."
+        )
     if t == "chair_summary":
-        return (f"Chair summary ({e.get('agent')})", "The chairperson sums up the strongest points on each side; "
-                "every member reads it before voting again.")
+        return (
+            f"Chair summary ({e.get('agent')})",
+            "The chairperson sums up the strongest points on each side; every member reads it before voting again.",
+        )
     if t == "stop_check":
         m, c = float(e.get("stop_margin") or 0.0), float(e.get("verdict_confidence") or 0.0)
         ts, tc = float(e.get("tau_s") or 0.0), float(e.get("tau_c") or 0.0)
         cmp_m, cmp_c = ("≥" if m + 1e-9 >= ts else "<"), ("≥" if c + 1e-9 >= tc else "<")
         head = f"Stop check, round {e.get('round')}"
-        what = (f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and the round judge's {stop_confidence_words(e)} {cmp_c} "
-                f"τc {tc:.2f} "
-                f"(from {e.get('method')}): ")
+        what = (
+            f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and the round judge's {stop_confidence_words(e)} {cmp_c} "
+            f"τc {tc:.2f} "
+            f"(from {e.get('method')}): "
+        )
         if e.get("decision") == "stop":
             return head, what + f"RADAR stops early; the preliminary verdict is {e.get('preliminary_verdict')}."
         return head, what + "at least one signal is below its threshold, so the debate goes on."
     if t == "rule_applied":
-        what = (f"it changed the labels {e.get('before')} → {e.get('after')}" if e.get("changed")
-                else "it changed nothing")
+        what = (
+            f"it changed the labels {e.get('before')} → {e.get('after')}" if e.get("changed") else "it changed nothing"
+        )
         return f"Rule: {e.get('rule')}", f"A visible post-step of the task: {what}."
     if t == "verdict":
         label = e.get("label") or e.get("labels")
@@ -156,25 +184,36 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
         tokens = int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
-        return (f"Debate {e.get('status')}", f"{e.get('rounds', 0)} rounds, {tokens} tokens, "
-                f"{e.get('model_calls', 0)} model calls, {float(e.get('wall_s') or 0):.1f} s"
-                + (f"; {e['stop_reason']}." if e.get("stop_reason") else "."))
+        return (
+            f"Debate {e.get('status')}",
+            f"{e.get('rounds', 0)} rounds, {tokens} tokens, "
+            f"{e.get('model_calls', 0)} model calls, {float(e.get('wall_s') or 0):.1f} s"
+            + (f"; {e['stop_reason']}." if e.get("stop_reason") else "."),
+        )
     return t or "event", ""
 
 
 def vote_note(e: dict) -> str:
     """One plain note on what the discussion added over simply counting the first answers."""
-    first = ("the sides the debaters were told to argue (an even split, so the tie rule decides)"
-             if e.get("basis") == "assigned sides" else "the members' first votes, before anyone read anyone")
-    what = {"unanimous": "Everyone agreed at once, so the discussion could not change anything.",
-            "stood": "The discussion ended where the plain vote would have: it changed nothing.",
-            "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}."}
-    note = (f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. "
-            + what.get(str(e.get("outcome")), ""))
+    first = (
+        "the sides the debaters were told to argue (an even split, so the tie rule decides)"
+        if e.get("basis") == "assigned sides"
+        else "the members' first votes, before anyone read anyone"
+    )
+    what = {
+        "unanimous": "Everyone agreed at once, so the discussion could not change anything.",
+        "stood": "The discussion ended where the plain vote would have: it changed nothing.",
+        "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}.",
+    }
+    note = f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. " + what.get(
+        str(e.get("outcome")), ""
+    )
     if e.get("outcome") == "changed" and e.get("effect"):
         note += f" Against the gold label {e.get('gold')}, that was {e['effect']}."
-    return note + (" Much of what debate gains in published studies is this plain vote; comparing the two "
-                   "shows whether the arguing itself mattered.")
+    return note + (
+        " Much of what debate gains in published studies is this plain vote; comparing the two "
+        "shows whether the arguing itself mattered."
+    )
 
 
 def steps(events: list[dict]) -> list[Step]:
@@ -192,8 +231,18 @@ def steps(events: list[dict]) -> list[Step]:
                 prev_vote = {}
             category = e["category"]
         title, note = _note(e, events, i, prev_vote)
-        out.append(Step(len(out), int(e.get("seq", i)), t or "", title, note, int(e.get("round") or 0),
-                        str(e.get("agent") or ""), category))
+        out.append(
+            Step(
+                len(out),
+                int(e.get("seq", i)),
+                t or "",
+                title,
+                note,
+                int(e.get("round") or 0),
+                str(e.get("agent") or ""),
+                category,
+            )
+        )
     return out
 
 
@@ -219,12 +268,14 @@ def evidence_note(events: list[dict], step: Step, all_steps: list[Step]) -> str:
     replay, so it never says "searching": it says at which step the passages arrive, what the debate
     recorded instead (no retriever, retrieval failed), that none passed the relevance floor, or that the
     debate had no retrieval at all."""
+
     def step_of(e: dict) -> int:
         return _step_number(all_steps, e)
 
     ev = next((e for e in events if e.get("type") == "evidence"), None)
-    said = next((e for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
-                 and e.get("note")), None)
+    said = next(
+        (e for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence" and e.get("note")), None
+    )
     if ev is not None:
         k = len(ev.get("passages") or [])
         if int(ev.get("seq", -1)) > step.seq:
@@ -259,6 +310,7 @@ def events_until(events: list[dict], step: Step) -> list[dict]:
 @dataclass
 class VoteSeries:
     """Per-round votes of one decision: rounds[i] -> votes[i] = {agent: label or None}."""
+
     category: int | None = None
     rounds: list[int] = field(default_factory=list)
     votes: list[dict[str, str | None]] = field(default_factory=list)
@@ -313,7 +365,7 @@ def vote_series(events: list[dict]) -> list[VoteSeries]:
 def vote_changes(s: VoteSeries) -> list[dict]:
     """Who changed their vote, in which round, from what to what."""
     out = []
-    for (r0, v0), (r1, v1) in zip(zip(s.rounds, s.votes), zip(s.rounds[1:], s.votes[1:])):
+    for (_r0, v0), (r1, v1) in zip(zip(s.rounds, s.votes), zip(s.rounds[1:], s.votes[1:])):
         for agent, label in v1.items():
             if agent in v0 and v0[agent] != label:
                 out.append({"agent": agent, "round": r1, "from": v0[agent], "to": label})
@@ -331,7 +383,7 @@ def agreement_over_rounds(s: VoteSeries) -> list[dict]:
 def persuasion(s: VoteSeries) -> dict[tuple[str, str], float]:
     """{(persuader, persuaded): credit}: a switch to b is credited, in equal parts, to those who held b."""
     credit: dict[tuple[str, str], float] = defaultdict(float)
-    for (v0, v1) in zip(s.votes, s.votes[1:]):
+    for v0, v1 in zip(s.votes, s.votes[1:]):
         for agent, label in v1.items():
             if agent not in v0 or v0[agent] == label or label is None:
                 continue
@@ -366,8 +418,12 @@ def sankey_data(all_series: Iterable[VoteSeries]) -> dict:
     nodes = sorted({n for pair in flows for n in pair}, key=_node_order)
     idx = {n: i for i, n in enumerate(nodes)}
     links = sorted(flows.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]]))
-    return {"nodes": nodes, "source": [idx[a] for (a, _), _ in links], "target": [idx[b] for (_, b), _ in links],
-            "value": [n for _, n in links]}
+    return {
+        "nodes": nodes,
+        "source": [idx[a] for (a, _), _ in links],
+        "target": [idx[b] for (_, b), _ in links],
+        "value": [n for _, n in links],
+    }
 
 
 def debate_dynamics(events: list[dict]) -> dict:
@@ -377,10 +433,13 @@ def debate_dynamics(events: list[dict]) -> dict:
     pers: Counter = Counter()
     for s in series:
         pers.update(persuasion(s))
-    return {"series": [s.to_dict() for s in series], "changes": changes,
-            "agreement": [dict(a, category=s.category) for s in series for a in agreement_over_rounds(s)],
-            "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()],
-            "sankey": sankey_data(series)}
+    return {
+        "series": [s.to_dict() for s in series],
+        "changes": changes,
+        "agreement": [dict(a, category=s.category) for s in series for a in agreement_over_rounds(s)],
+        "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()],
+        "sankey": sankey_data(series),
+    }
 
 
 def aggregate_dynamics(event_lists: Iterable[list[dict]]) -> dict:
@@ -399,56 +458,94 @@ def aggregate_dynamics(event_lists: Iterable[list[dict]]) -> dict:
             pers.update(persuasion(s))
             for r, share in zip(s.rounds, s.shares):
                 shares[r].append(share)
-    return {"debates": n, "decisions": len(all_series), "sankey": sankey_data(all_series),
-            "changes_per_round": dict(sorted(changes_per_round.items())),
-            "agreement": [{"round": r, "mean_share": sum(v) / len(v), "n": len(v)} for r, v in sorted(shares.items())],
-            "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()]}
+    return {
+        "debates": n,
+        "decisions": len(all_series),
+        "sankey": sankey_data(all_series),
+        "changes_per_round": dict(sorted(changes_per_round.items())),
+        "agreement": [{"round": r, "mean_share": sum(v) / len(v), "n": len(v)} for r, v in sorted(shares.items())],
+        "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()],
+    }
 
 
 def run_dynamics(run_dir: str) -> dict:
     """Aggregated vote dynamics of an evaluation run's finished debates."""
     from debate.evaluation.checkpoint import read_rows
+
     rows = read_rows(run_dir, with_events=True)
     return aggregate_dynamics(r.get("events") or [] for r in rows if r.get("status") == "done")
 
 
 # -- figures (plotly only; the pages draw them) ----------------------------------------------------
-LABEL_COLORS = {"YES": "#2E9D57", "TRUE": "#2E9D57", "NO": "#D64545", "FALSE": "#D64545",
-                "HALF-TRUE": "#E8A33D", "NEI": "#8C8C8C", "invalid": "#C9C9C9"}
+LABEL_COLORS = {
+    "YES": "#2E9D57",
+    "TRUE": "#2E9D57",
+    "NO": "#D64545",
+    "FALSE": "#D64545",
+    "HALF-TRUE": "#E8A33D",
+    "NEI": "#8C8C8C",
+    "invalid": "#C9C9C9",
+}
 
 
 def sankey_figure(data: dict, title: str = "") -> Any:
     """Votes flowing from round to round; node colour = label."""
     import plotly.graph_objects as go
-    colors = [LABEL_COLORS.get(n.split(" · ", 1)[-1].upper() if "invalid" not in n else "invalid", "#4C78A8")
-              for n in data["nodes"]]
+
+    colors = [
+        LABEL_COLORS.get(n.split(" · ", 1)[-1].upper() if "invalid" not in n else "invalid", "#4C78A8")
+        for n in data["nodes"]
+    ]
     fig = go.Figure()
     if data["nodes"]:  # plotly draws an empty Sankey as a blank box and drops annotations over it
-        fig.add_trace(go.Sankey(arrangement="snap", textfont=dict(size=14, color="#1b1d21"),
-                                node=dict(label=data["nodes"], color=colors, pad=18, thickness=16),
-                                link=dict(source=data["source"], target=data["target"], value=data["value"],
-                                          color="rgba(120,120,120,0.35)")))
+        fig.add_trace(
+            go.Sankey(
+                arrangement="snap",
+                textfont=dict(size=14, color="#1b1d21"),
+                node=dict(label=data["nodes"], color=colors, pad=18, thickness=16),
+                link=dict(
+                    source=data["source"], target=data["target"], value=data["value"], color="rgba(120,120,120,0.35)"
+                ),
+            )
+        )
     fig.update_layout(height=320, margin=dict(l=8, r=8, t=30 if title else 8, b=8), title=title or None)
     if not data["nodes"]:
         fig.update_layout(xaxis=dict(visible=False), yaxis=dict(visible=False))
-        fig.add_annotation(text="no votes to draw: nobody voted in this debate",
-                           showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font=dict(color="#888"))
+        fig.add_annotation(
+            text="no votes to draw: nobody voted in this debate",
+            showarrow=False,
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+            font=dict(color="#888"),
+        )
     return fig
 
 
 def agreement_figure(points: list[dict], key: str = "share") -> Any:
     """Consensus share per round (one line per category), with the threshold when known."""
     import plotly.graph_objects as go
+
     fig = go.Figure()
     by_cat: dict[Any, list[dict]] = defaultdict(list)
     for p in points:
         by_cat[p.get("category")].append(p)
     for cat, pts in by_cat.items():
-        fig.add_scatter(x=[f"R{p['round']}" for p in pts], y=[p[key] for p in pts], mode="lines+markers",
-                        name="agreement" if cat is None else f"category {cat}")
+        fig.add_scatter(
+            x=[f"R{p['round']}" for p in pts],
+            y=[p[key] for p in pts],
+            mode="lines+markers",
+            name="agreement" if cat is None else f"category {cat}",
+        )
     th = next((p.get("threshold") for p in points if p.get("threshold")), None)
     if th:
         fig.add_hline(y=th, line_dash="dash", line_color="#999", annotation_text=f"threshold {th:.0%}")
-    fig.update_layout(height=260, margin=dict(l=8, r=8, t=8, b=8), yaxis=dict(range=[0, 1.05], tickformat=".0%"),
-                      xaxis=dict(type="category"), legend=dict(orientation="h", y=1.1))
+    fig.update_layout(
+        height=260,
+        margin=dict(l=8, r=8, t=8, b=8),
+        yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+        xaxis=dict(type="category"),
+        legend=dict(orientation="h", y=1.1),
+    )
     return fig

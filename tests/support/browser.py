@@ -15,14 +15,21 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def have_browser() -> bool:
@@ -43,14 +50,32 @@ def free_port() -> int:
 def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> Iterator[str]:
     """Yield the base URL of a running app; kill its process group afterwards."""
     port = free_port()
-    e = {**os.environ, "DEBATE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-         **(env or {})}
+    e = {**os.environ, "DEBATE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
     log = open(home / "streamlit.log", "wb")  # noqa: SIM115 - the server writes to it until the fixture ends
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=REPO, env=e, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=REPO,
+        env=e,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         if not wait_healthy(url, proc, timeout):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
@@ -44,8 +44,9 @@ DEFAULTS = {
 }
 
 
-def scripted(overrides: dict[str, Callable | str] | None = None, delay_s: float = 0.0,
-             label_probs=None) -> tuple[ModelClient, ScriptedBackend]:
+def scripted(
+    overrides: dict[str, Callable | str] | None = None, delay_s: float = 0.0, label_probs=None
+) -> tuple[ModelClient, ScriptedBackend]:
     """A client whose scripted models answer by prompt kind; overrides may be functions (model, messages)."""
     table = {**DEFAULTS, **(overrides or {})}
 
@@ -59,17 +60,28 @@ def scripted(overrides: dict[str, Callable | str] | None = None, delay_s: float 
 
 
 def lineup(n: int = 5) -> dict:
-    return {"name": "scripted", "members": [{"name": f"m{i + 1}", "model": f"scripted:m{i + 1}",
-                                             "temperature": 0.7, "seed": i + 1} for i in range(n)],
-            "judge": {"name": "judge", "model": "scripted:judge"},
-            "chair": {"name": "chair", "model": "scripted:chair"}}
+    return {
+        "name": "scripted",
+        "members": [
+            {"name": f"m{i + 1}", "model": f"scripted:m{i + 1}", "temperature": 0.7, "seed": i + 1} for i in range(n)
+        ],
+        "judge": {"name": "judge", "model": "scripted:judge"},
+        "chair": {"name": "chair", "model": "scripted:chair"},
+    }
 
 
 def run(client, protocol="council", task="checkthat", category=2, n=5, cancel=None, retriever=None, **kw):
     params = kw.pop("params", {})
-    cfg = DebateConfig(claim=kw.pop("claim", "A new study at https://nature.com/articles/x shows coffee helps."),
-                       protocol=protocol, task=task, category=category, lineup=kw.pop("lineup", lineup(n)),
-                       params=params, max_tokens=kw.pop("max_tokens", 64), **kw)
+    cfg = DebateConfig(
+        claim=kw.pop("claim", "A new study at https://nature.com/articles/x shows coffee helps."),
+        protocol=protocol,
+        task=task,
+        category=category,
+        lineup=kw.pop("lineup", lineup(n)),
+        params=params,
+        max_tokens=kw.pop("max_tokens", 64),
+        **kw,
+    )
     return list(run_debate(cfg, client, retriever=retriever, cancel=cancel))
 
 
@@ -90,5 +102,13 @@ class FakeRetriever:
 
     def search(self, query: str, k: int = 20) -> list[dict]:
         self.queries.append((query, k))
-        return [{"id": f"E{i}", "text": f"Passage {i} about the claim.", "score": 1 - i / 10, "source": "src",
-                 "title": f"Doc {i}"} for i in range(1, min(k, self.n) + 1)]
+        return [
+            {
+                "id": f"E{i}",
+                "text": f"Passage {i} about the claim.",
+                "score": 1 - i / 10,
+                "source": "src",
+                "title": f"Doc {i}",
+            }
+            for i in range(1, min(k, self.n) + 1)
+        ]

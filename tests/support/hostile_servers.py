@@ -31,9 +31,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
 from tests.support.servers import send_json
@@ -42,6 +42,7 @@ from tests.support.servers import send_json
 class _QuietHandler(BaseHTTPRequestHandler):
     """What every stand-in's request handler shares: HTTP/1.1, no request log in the test output, and the
     request body read by its Content-Length."""
+
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args) -> None:
@@ -55,6 +56,7 @@ class _QuietHandler(BaseHTTPRequestHandler):
 class _Loopback:
     """A stand-in's server: 127.0.0.1 on a port of its own, served from a daemon thread; `stop` first ends
     the waits of handlers that hang or trickle (they wait on `_stop`)."""
+
     _stop: threading.Event
 
     def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
@@ -73,10 +75,19 @@ class _Loopback:
 
 
 class Recorder(_Loopback):
-    def __init__(self, mode: str = "reply", reply: str = '{"vote": "YES", "explanation": "scripted"}',
-                 model: str = "scripted", delay_s: float = 0.0, status: int = 500, error_text: str = "boom",
-                 context_length: int | None = None, cuts: int | None = None, redirect_to: str = "",
-                 list_ok: bool = False) -> None:
+    def __init__(
+        self,
+        mode: str = "reply",
+        reply: str = '{"vote": "YES", "explanation": "scripted"}',
+        model: str = "scripted",
+        delay_s: float = 0.0,
+        status: int = 500,
+        error_text: str = "boom",
+        context_length: int | None = None,
+        cuts: int | None = None,
+        redirect_to: str = "",
+        list_ok: bool = False,
+    ) -> None:
         self.mode = mode
         self.list_ok = list_ok
         self.redirect_to = redirect_to  # mode "redirect": the other server's origin, e.g. http://127.0.0.1:PORT
@@ -99,8 +110,14 @@ class Recorder(_Loopback):
                     parsed = json.loads(body or b"{}")
                 except ValueError:
                     parsed = {}
-                outer.requests.append({"method": self.command, "path": self.path, "body": parsed,
-                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                outer.requests.append(
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "body": parsed,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                    }
+                )
                 return parsed
 
             def _misbehave(self) -> bool:
@@ -113,13 +130,17 @@ class Recorder(_Loopback):
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                 elif outer.mode == "error":
-                    self._json({"error": {"message": outer.error_text, "type": "server_error"}}
-                               if not self.path.startswith("/api/") else {"error": outer.error_text}, outer.status)
+                    self._json(
+                        {"error": {"message": outer.error_text, "type": "server_error"}}
+                        if not self.path.startswith("/api/")
+                        else {"error": outer.error_text},
+                        outer.status,
+                    )
                 elif outer.mode == "trickle_head":
                     self.close_connection = True
                     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: "
                     for i in range(10**6):
-                        if outer._stop.is_set() or not self._send(head[i:i + 1] if i < len(head) else b"a"):
+                        if outer._stop.is_set() or not self._send(head[i : i + 1] if i < len(head) else b"a"):
                             break
                         outer._stop.wait(outer.delay_s)
                 elif outer.mode == "trickle":
@@ -151,9 +172,20 @@ class Recorder(_Loopback):
                         entry["max_model_len"] = outer.context_length
                     return self._json({"object": "list", "data": [entry]})
                 if self.path.startswith("/api/tags"):
-                    return self._json({"models": [{"name": f"{outer.model}:latest", "model": f"{outer.model}:latest",
-                                                   "modified_at": "2025-01-01T00:00:00Z", "size": 1,
-                                                   "digest": "0" * 64, "details": {}}]})
+                    return self._json(
+                        {
+                            "models": [
+                                {
+                                    "name": f"{outer.model}:latest",
+                                    "model": f"{outer.model}:latest",
+                                    "modified_at": "2025-01-01T00:00:00Z",
+                                    "size": 1,
+                                    "digest": "0" * 64,
+                                    "details": {},
+                                }
+                            ]
+                        }
+                    )
                 if self.path.startswith("/api/version") or self.path == "/":
                     return self._json({"version": "0.0.0-recorder"})
                 self._json({"error": "not found"}, 404)
@@ -166,8 +198,16 @@ class Recorder(_Loopback):
                     info = {"general.architecture": "llama"}
                     if outer.context_length:
                         info["llama.context_length"] = outer.context_length
-                    return self._json({"modelfile": "", "parameters": "", "template": "", "details": {},
-                                       "model_info": info, "capabilities": ["completion"]})
+                    return self._json(
+                        {
+                            "modelfile": "",
+                            "parameters": "",
+                            "template": "",
+                            "details": {},
+                            "model_info": info,
+                            "capabilities": ["completion"],
+                        }
+                    )
                 if self.path.startswith("/api/chat"):
                     return self._ollama_chat(body)
                 self.send_response(200)
@@ -176,15 +216,25 @@ class Recorder(_Loopback):
                 self.end_headers()
                 self.close_connection = True
                 for word in self._words(body):
-                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
-                             "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
+                    chunk = {
+                        "id": "x",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": outer.model,
+                        "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}],
+                    }
                     if not self._send(f"data: {json.dumps(chunk)}\n\n".encode()):
                         return
                 if outer.mode == "cut" and (outer.cuts is None or outer._cut < outer.cuts):
                     outer._cut += 1
                     return  # closes without a finish reason
-                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": outer.model,
-                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                end = {
+                    "id": "x",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": outer.model,
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                }
                 self._send(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
 
             def _words(self, body: dict) -> Iterator[str]:
@@ -214,16 +264,32 @@ class Recorder(_Loopback):
                 self.close_connection = True
                 name = body.get("model", outer.model)
                 for word in self._words(body):
-                    line = {"model": name, "created_at": "2025-01-01T00:00:00Z",
-                            "message": {"role": "assistant", "content": word}, "done": False}
+                    line = {
+                        "model": name,
+                        "created_at": "2025-01-01T00:00:00Z",
+                        "message": {"role": "assistant", "content": word},
+                        "done": False,
+                    }
                     if not self._send((json.dumps(line) + "\n").encode()):
                         return
                 if outer.mode == "no_done":
                     return  # closes without the final line
-                self._send((json.dumps({"model": name, "created_at": "2025-01-01T00:00:00Z",
-                                        "message": {"role": "assistant", "content": ""}, "done": True,
-                                        "done_reason": "stop", "prompt_eval_count": 3,
-                                        "eval_count": 3}) + "\n").encode())
+                self._send(
+                    (
+                        json.dumps(
+                            {
+                                "model": name,
+                                "created_at": "2025-01-01T00:00:00Z",
+                                "message": {"role": "assistant", "content": ""},
+                                "done": True,
+                                "done_reason": "stop",
+                                "prompt_eval_count": 3,
+                                "eval_count": 3,
+                            }
+                        )
+                        + "\n"
+                    ).encode()
+                )
 
         self._serve(Handler)
         self.url = self.host + "/v1"
@@ -253,15 +319,19 @@ def recorder(mode: str = "reply", **kw) -> Iterator[Recorder]:
 HUGE_BYTES = 20 * 1024 * 1024
 
 ARTICLES = {
-    "coffee": ("Coffee drinking and mortality: a large cohort study",
-               "Researchers followed 500,000 adults for ten years and found that people who drank two to three cups "
-               "of coffee a day had a lower risk of death than non-drinkers, after adjusting for smoking, age and "
-               "diet. The association held for ground, instant and decaffeinated coffee. The authors caution "
-               "that the study is observational and cannot show that coffee itself lengthens life."),
-    "sealevel": ("Global mean sea level has risen about 21 to 24 centimetres since 1880",
-                 "Satellite altimetry and tide gauge records analysed by NASA and NOAA show that global mean sea "
-                 "level rose roughly 20 centimetres between 1900 and 2018, and that the rate of rise has "
-                 "accelerated in recent decades as glaciers and ice sheets melt and warming oceans expand."),
+    "coffee": (
+        "Coffee drinking and mortality: a large cohort study",
+        "Researchers followed 500,000 adults for ten years and found that people who drank two to three cups "
+        "of coffee a day had a lower risk of death than non-drinkers, after adjusting for smoking, age and "
+        "diet. The association held for ground, instant and decaffeinated coffee. The authors caution "
+        "that the study is observational and cannot show that coffee itself lengthens life.",
+    ),
+    "sealevel": (
+        "Global mean sea level has risen about 21 to 24 centimetres since 1880",
+        "Satellite altimetry and tide gauge records analysed by NASA and NOAA show that global mean sea "
+        "level rose roughly 20 centimetres between 1900 and 2018, and that the rate of rise has "
+        "accelerated in recent decades as glaciers and ice sheets melt and warming oceans expand.",
+    ),
 }
 
 
@@ -270,16 +340,27 @@ def openalex_work(i: int, title: str, abstract: str) -> dict:
     inverted: dict[str, list[int]] = {}
     for pos, word in enumerate(abstract.split()):
         inverted.setdefault(word, []).append(pos)
-    return {"id": f"https://openalex.org/W10000000{i}", "doi": f"https://doi.org/10.1000/standin.{i}",
-            "title": title, "display_name": title, "publication_year": 2021, "publication_date": "2021-03-15",
-            "type": "article", "cited_by_count": 42 + i, "is_retracted": False,
-            "authorships": [{"author_position": "first", "author": {"id": "https://openalex.org/A1",
-                                                                    "display_name": "Ada Lovelace"}},
-                            {"author_position": "last", "author": {"id": "https://openalex.org/A2",
-                                                                   "display_name": "Alan Turing"}}],
-            "primary_location": {"is_oa": True, "landing_page_url": f"https://journal.example/article/{i}",
-                                 "source": {"id": "https://openalex.org/S1", "display_name": "Journal of Stand-ins"}},
-            "abstract_inverted_index": inverted}
+    return {
+        "id": f"https://openalex.org/W10000000{i}",
+        "doi": f"https://doi.org/10.1000/standin.{i}",
+        "title": title,
+        "display_name": title,
+        "publication_year": 2021,
+        "publication_date": "2021-03-15",
+        "type": "article",
+        "cited_by_count": 42 + i,
+        "is_retracted": False,
+        "authorships": [
+            {"author_position": "first", "author": {"id": "https://openalex.org/A1", "display_name": "Ada Lovelace"}},
+            {"author_position": "last", "author": {"id": "https://openalex.org/A2", "display_name": "Alan Turing"}},
+        ],
+        "primary_location": {
+            "is_oa": True,
+            "landing_page_url": f"https://journal.example/article/{i}",
+            "source": {"id": "https://openalex.org/S1", "display_name": "Journal of Stand-ins"},
+        },
+        "abstract_inverted_index": inverted,
+    }
 
 
 class EvidenceService(_Loopback):
@@ -316,8 +397,12 @@ class EvidenceService(_Loopback):
                 elif mode == "500":
                     self._send(500, b'{"error": "internal"}', "application/json")
                 elif mode == "html":
-                    self._send(200, b"<!DOCTYPE html><html><body><h1>503 Service Unavailable</h1>"
-                                    b"<p>Please try again later.</p></body></html>", "text/html; charset=utf-8")
+                    self._send(
+                        200,
+                        b"<!DOCTYPE html><html><body><h1>503 Service Unavailable</h1>"
+                        b"<p>Please try again later.</p></body></html>",
+                        "text/html; charset=utf-8",
+                    )
                 elif mode == "huge":
                     self._stream(HUGE_BYTES, declare=True)
                 elif mode == "endless":
@@ -350,8 +435,14 @@ class EvidenceService(_Loopback):
                 q = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
                 if body:
                     q.update({k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()})
-                outer.requests.append({"method": self.command, "path": parsed.path, "query": q,
-                                       "headers": {k.lower(): v for k, v in self.headers.items()}})
+                outer.requests.append(
+                    {
+                        "method": self.command,
+                        "path": parsed.path,
+                        "query": q,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                    }
+                )
                 return q
 
             def do_GET(self) -> None:
@@ -371,29 +462,60 @@ class EvidenceService(_Loopback):
 
             def _openalex(self, q: dict) -> None:
                 words = set((q.get("search") or "").lower().split())
-                hits = [openalex_work(i, t, a) for i, (t, a) in enumerate(ARTICLES.values())
-                        if words & set(f"{t} {a}".lower().split())]
+                hits = [
+                    openalex_work(i, t, a)
+                    for i, (t, a) in enumerate(ARTICLES.values())
+                    if words & set(f"{t} {a}".lower().split())
+                ]
                 per = int(q.get("per-page", 25))
-                self._json({"meta": {"count": len(hits), "db_response_time_ms": 12, "page": 1, "per_page": per,
-                                     "groups_count": None}, "results": hits[:per], "group_by": []})
+                self._json(
+                    {
+                        "meta": {
+                            "count": len(hits),
+                            "db_response_time_ms": 12,
+                            "page": 1,
+                            "per_page": per,
+                            "groups_count": None,
+                        },
+                        "results": hits[:per],
+                        "group_by": [],
+                    }
+                )
 
             def _mediawiki(self, q: dict) -> None:
                 if q.get("meta") == "siteinfo":
                     return self._json({"batchcomplete": True, "query": {"general": {"sitename": "Wikipedia"}}})
                 if q.get("list") == "search":
                     words = set((q.get("srsearch") or "").lower().split())
-                    rows = [{"ns": 0, "title": t, "pageid": 100 + i, "size": 5000, "wordcount": 800,
-                             "snippet": f'<span class="searchmatch">{t.split()[0]}</span> {a[:80]}',
-                             "timestamp": "2024-05-01T10:00:00Z"}
-                            for i, (t, a) in enumerate(ARTICLES.values()) if words & set(f"{t} {a}".lower().split())]
-                    return self._json({"batchcomplete": True, "continue": {"sroffset": 10, "continue": "-||"},
-                                       "query": {"searchinfo": {"totalhits": len(rows)}, "search": rows}})
+                    rows = [
+                        {
+                            "ns": 0,
+                            "title": t,
+                            "pageid": 100 + i,
+                            "size": 5000,
+                            "wordcount": 800,
+                            "snippet": f'<span class="searchmatch">{t.split()[0]}</span> {a[:80]}',
+                            "timestamp": "2024-05-01T10:00:00Z",
+                        }
+                        for i, (t, a) in enumerate(ARTICLES.values())
+                        if words & set(f"{t} {a}".lower().split())
+                    ]
+                    return self._json(
+                        {
+                            "batchcomplete": True,
+                            "continue": {"sroffset": 10, "continue": "-||"},
+                            "query": {"searchinfo": {"totalhits": len(rows)}, "search": rows},
+                        }
+                    )
                 if "extracts" in (q.get("prop") or ""):
                     titles = (q.get("titles") or "").split("|")
-                    pages = [{"pageid": 100 + i, "ns": 0, "title": t, "extract": a, "touched": "2024-05-02T00:00:00Z"}
-                             for i, (t, a) in enumerate(ARTICLES.values()) if t in titles]
+                    pages = [
+                        {"pageid": 100 + i, "ns": 0, "title": t, "extract": a, "touched": "2024-05-02T00:00:00Z"}
+                        for i, (t, a) in enumerate(ARTICLES.values())
+                        if t in titles
+                    ]
                     return self._json({"batchcomplete": True, "query": {"pages": pages}})
-                self._json({"error": {"code": "badvalue", "info": "Unrecognized value for parameter \"action\"."}})
+                self._json({"error": {"code": "badvalue", "info": 'Unrecognized value for parameter "action".'}})
 
             def _ddg(self, q: dict) -> None:
                 words = set((q.get("q") or "").lower().split())
@@ -417,8 +539,10 @@ class EvidenceService(_Loopback):
     <a class="result__snippet" href="{extra}">snippet of a page that may not be readable</a>
   </div>
 </div>''')
-                page = ("<!DOCTYPE html><html><head><title>" + (q.get("q") or "") + " at DuckDuckGo</title></head>"
-                        '<body><div id="links" class="results">' + "\n".join(items) + "</div></body></html>")
+                page = (
+                    "<!DOCTYPE html><html><head><title>" + (q.get("q") or "") + " at DuckDuckGo</title></head>"
+                    '<body><div id="links" class="results">' + "\n".join(items) + "</div></body></html>"
+                )
                 self._send(200, page.encode(), "text/html; charset=UTF-8")
 
             def _pages(self, q: dict) -> None:
@@ -434,12 +558,14 @@ class EvidenceService(_Loopback):
                 t, a = ARTICLES.get(key, ("Not found", ""))
                 if not a:
                     return self._send(404, b"<html><body>Not Found</body></html>", "text/html")
-                html = (f'<!DOCTYPE html><html lang="en"><head><title>{t}</title>'
-                        f'<meta property="og:site_name" content="Science Daily Stand-in">'
-                        f'<meta name="date" content="2023-06-01"></head><body><nav>Home | News | About</nav>'
-                        f'<article><h1>{t}</h1><p>Reported by the stand-in newsroom. {a}</p>'
-                        f'<p>Independent experts said the findings fit earlier work but called for trials.</p></article>'
-                        f'<footer>Copyright Stand-in Media</footer></body></html>')
+                html = (
+                    f'<!DOCTYPE html><html lang="en"><head><title>{t}</title>'
+                    f'<meta property="og:site_name" content="Science Daily Stand-in">'
+                    f'<meta name="date" content="2023-06-01"></head><body><nav>Home | News | About</nav>'
+                    f"<article><h1>{t}</h1><p>Reported by the stand-in newsroom. {a}</p>"
+                    f"<p>Independent experts said the findings fit earlier work but called for trials.</p></article>"
+                    f"<footer>Copyright Stand-in Media</footer></body></html>"
+                )
                 self._send(200, html.encode(), "text/html; charset=utf-8")
 
         self.page_base = ""

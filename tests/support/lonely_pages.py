@@ -1,4 +1,4 @@
-"""Every page of the app through Streamlit's AppTest, run by tests/test_lonely_clone.py inside a copy of the
+"""Every page of the app through Streamlit's AppTest, run by tests/real_model/test_lonely_clone.py inside a copy of the
 clone (the working directory) that has no data folder beside it: `python -m tests.support.lonely_pages`.
 
 Prints one JSON object: per page, the exceptions it raised, its error boxes and its captions; plus the
@@ -16,8 +16,11 @@ APP = str(Path.cwd() / "app.py")
 
 
 def _seen(at: AppTest) -> dict:
-    return {"exceptions": [e.message for e in at.exception], "errors": [str(e.value) for e in at.error],
-            "captions": [str(c.value) for c in at.caption]}
+    return {
+        "exceptions": [e.message for e in at.exception],
+        "errors": [str(e.value) for e in at.error],
+        "captions": [str(c.value) for c in at.caption],
+    }
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ class OIDCStandIn:
     def metadata_url(self) -> str:
         return self.issuer + "/.well-known/openid-configuration"
 
-    def __enter__(self) -> "OIDCStandIn":
+    def __enter__(self) -> OIDCStandIn:
         self._thread.start()
         return self
 
@@ -44,24 +44,39 @@ class OIDCStandIn:
 
     # -- the protocol ---------------------------------------------------------------------------------
     def discovery(self) -> dict:
-        return {"issuer": self.issuer, "authorization_endpoint": self.issuer + "/authorize",
-                "token_endpoint": self.issuer + "/token", "jwks_uri": self.issuer + "/jwks",
-                "end_session_endpoint": self.issuer + "/logout", "response_types_supported": ["code"],
-                "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
-                "scopes_supported": ["openid", "email", "profile"], "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-                "claims_supported": ["sub", "email", "email_verified", "name"]}
+        return {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.issuer + "/authorize",
+            "token_endpoint": self.issuer + "/token",
+            "jwks_uri": self.issuer + "/jwks",
+            "end_session_endpoint": self.issuer + "/logout",
+            "response_types_supported": ["code"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "scopes_supported": ["openid", "email", "profile"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "claims_supported": ["sub", "email", "email_verified", "name"],
+        }
 
     def authorize(self, q: dict) -> tuple[int, dict]:
         redirect = q.get("redirect_uri", "")
         if q.get("client_id") != self.client_id or redirect not in self.redirect_uris:
             return 400, {"error": "invalid_request", "error_description": "unknown client or redirect_uri"}
         if q.get("response_type") != "code" or "openid" not in q.get("scope", "").split():
-            return 302, {"Location": redirect + "?" + urlencode({"error": "unsupported_response_type",
-                                                                  "state": q.get("state", "")})}
+            return 302, {
+                "Location": redirect
+                + "?"
+                + urlencode({"error": "unsupported_response_type", "state": q.get("state", "")})
+            }
         code = secrets.token_urlsafe(24)
-        self.codes[code] = {"redirect_uri": redirect, "nonce": q.get("nonce"), "at": time.time(),
-                            "challenge": q.get("code_challenge"), "method": q.get("code_challenge_method")}
+        self.codes[code] = {
+            "redirect_uri": redirect,
+            "nonce": q.get("nonce"),
+            "at": time.time(),
+            "challenge": q.get("code_challenge"),
+            "method": q.get("code_challenge_method"),
+        }
         return 302, {"Location": redirect + "?" + urlencode({"code": code, "state": q.get("state", "")})}
 
     def token(self, form: dict, auth_header: str) -> tuple[int, dict]:
@@ -73,8 +88,12 @@ class OIDCStandIn:
         if (client_id, client_secret) != (self.client_id, self.client_secret):
             return 401, {"error": "invalid_client"}
         grant = self.codes.pop(form.get("code", ""), None)  # a code is good once
-        if form.get("grant_type") != "authorization_code" or grant is None \
-                or grant["redirect_uri"] != form.get("redirect_uri") or time.time() - grant["at"] > 60:
+        if (
+            form.get("grant_type") != "authorization_code"
+            or grant is None
+            or grant["redirect_uri"] != form.get("redirect_uri")
+            or time.time() - grant["at"] > 60
+        ):
             return 400, {"error": "invalid_grant"}
         if grant["challenge"]:
             verifier = form.get("code_verifier", "")
@@ -86,8 +105,13 @@ class OIDCStandIn:
         if grant["nonce"]:
             claims["nonce"] = grant["nonce"]
         id_token = jwt.encode({"alg": "RS256", "kid": self.key.kid}, claims, self.key)
-        return 200, {"access_token": secrets.token_urlsafe(24), "token_type": "Bearer", "expires_in": 300,
-                     "id_token": id_token, "scope": "openid email profile"}
+        return 200, {
+            "access_token": secrets.token_urlsafe(24),
+            "token_type": "Bearer",
+            "expires_in": 300,
+            "id_token": id_token,
+            "scope": "openid email profile",
+        }
 
     def jwks(self) -> dict:
         return {"keys": [self.key.as_dict(private=False)]}

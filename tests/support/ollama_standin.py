@@ -17,7 +17,7 @@ import math
 import os
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -25,7 +25,7 @@ VERSION = "0.12.6-standin"
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class _TopK:
@@ -40,12 +40,13 @@ class _TopK:
         if not self.positions:
             self.prompt_tokens = len(input_ids)
         if self.k:
-            idx = np.argpartition(scores, -self.k)[-self.k:]
+            idx = np.argpartition(scores, -self.k)[-self.k :]
             idx = idx[np.argsort(-scores[idx])]
             m = float(scores.max())
             logz = m + math.log(float(np.exp(scores.astype(np.float64) - m).sum()))
-            self.positions.append([(self.llm.detokenize([int(i)]).decode("utf-8", "ignore"),
-                                    float(scores[i]) - logz) for i in idx])
+            self.positions.append(
+                [(self.llm.detokenize([int(i)]).decode("utf-8", "ignore"), float(scores[i]) - logz) for i in idx]
+            )
         else:
             self.positions.append([])
         return scores
@@ -66,8 +67,7 @@ class StandIn:
         from llama_cpp import Llama
 
         if name not in self._llms:
-            self._llms[name] = Llama(model_path=str(self.paths[name]), n_ctx=self.n_ctx, n_threads=2,
-                                     verbose=False)
+            self._llms[name] = Llama(model_path=str(self.paths[name]), n_ctx=self.n_ctx, n_threads=2, verbose=False)
         return self._llms[name]
 
     @staticmethod
@@ -76,17 +76,29 @@ class StandIn:
         library names them, since the stand-in does not parse the GGUF header."""
         head, _, tag = name.partition(":")
         family = head.rstrip("0123456789.") or head
-        return {"parent_model": "", "format": "gguf", "family": family, "families": [family],
-                "parameter_size": tag.upper() if tag != "latest" else "", "quantization_level": ""}
+        return {
+            "parent_model": "",
+            "format": "gguf",
+            "family": family,
+            "families": [family],
+            "parameter_size": tag.upper() if tag != "latest" else "",
+            "quantization_level": "",
+        }
 
     def tags(self) -> dict:
         out = []
         for name, p in self.paths.items():
             st = p.stat()
-            out.append({"name": name, "model": name,
-                        "modified_at": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(),
-                        "size": st.st_size, "digest": hashlib.sha256(str(p).encode()).hexdigest(),
-                        "details": self.details(name)})
+            out.append(
+                {
+                    "name": name,
+                    "model": name,
+                    "modified_at": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(),
+                    "size": st.st_size,
+                    "digest": hashlib.sha256(str(p).encode()).hexdigest(),
+                    "details": self.details(name),
+                }
+            )
         return {"models": out}
 
 
@@ -112,7 +124,7 @@ def make_handler(state: StandIn):
         def _model(self, body: dict) -> str | None:
             name = StandIn._full(body.get("model") or body.get("name") or "")
             if name not in state.paths:
-                self._send(404, {"error": f"model \"{body.get('model')}\" not found, try pulling it first"})
+                self._send(404, {"error": f'model "{body.get("model")}" not found, try pulling it first'})
                 return None
             return name
 
@@ -141,19 +153,30 @@ def make_handler(state: StandIn):
                 name = self._model(body)
                 if name:
                     # the window this stand-in's model holds, where Ollama reports the model's own length
-                    self._send(200, {"modelfile": f"FROM {state.paths[name]}", "parameters": "",
-                                     "template": "", "details": StandIn.details(name),
-                                     "model_info": {"general.architecture": "llama",
-                                                    "llama.context_length": state.n_ctx},
-                                     "capabilities": ["completion"], "modified_at": _now()})
+                    self._send(
+                        200,
+                        {
+                            "modelfile": f"FROM {state.paths[name]}",
+                            "parameters": "",
+                            "template": "",
+                            "details": StandIn.details(name),
+                            "model_info": {"general.architecture": "llama", "llama.context_length": state.n_ctx},
+                            "capabilities": ["completion"],
+                            "modified_at": _now(),
+                        },
+                    )
             elif self.path == "/api/chat":
                 name = self._model(body)
                 if name:
                     log = os.environ.get("OLLAMA_STANDIN_LOG")  # tests read the prompts that arrived
                     if log:
                         with state.lock, open(log, "a", encoding="utf-8") as fh:
-                            fh.write(json.dumps({"model": name, "messages": body.get("messages"),
-                                                 "options": body.get("options")}) + "\n")
+                            fh.write(
+                                json.dumps(
+                                    {"model": name, "messages": body.get("messages"), "options": body.get("options")}
+                                )
+                                + "\n"
+                            )
                     self._chat(name, body)
             else:
                 self._send(404, "404 page not found")
@@ -166,8 +189,13 @@ def make_handler(state: StandIn):
             stream = body.get("stream", True)
             want_lp = bool(body.get("logprobs"))
             k = int(body.get("top_logprobs") or 0) if want_lp else 0
-            kw = dict(messages=body.get("messages") or [], temperature=float(opts.get("temperature", 0.8)),
-                      max_tokens=int(opts.get("num_predict", 128)), stop=opts.get("stop") or None, stream=True)
+            kw = dict(
+                messages=body.get("messages") or [],
+                temperature=float(opts.get("temperature", 0.8)),
+                max_tokens=int(opts.get("num_predict", 128)),
+                stop=opts.get("stop") or None,
+                stream=True,
+            )
             if opts.get("seed") is not None:
                 kw["seed"] = int(opts["seed"])
             if fmt == "json":
@@ -193,7 +221,7 @@ def make_handler(state: StandIn):
                     self.end_headers()
                 parts, finish, sent = [], "stop", 0
                 chunks = ([first] if first else []) + list(gen) if not stream else None
-                for chunk in (chunks if chunks is not None else self._chain(first, gen)):
+                for chunk in chunks if chunks is not None else self._chain(first, gen):
                     choice = chunk["choices"][0]
                     text = choice.get("delta", {}).get("content") or ""
                     finish = choice.get("finish_reason") or finish
@@ -203,17 +231,28 @@ def make_handler(state: StandIn):
                     lps = self._logprobs(rec.positions[sent:], want_lp)
                     sent = len(rec.positions)
                     if stream:
-                        msg = {"model": name, "created_at": _now(),
-                               "message": {"role": "assistant", "content": text}, "done": False}
+                        msg = {
+                            "model": name,
+                            "created_at": _now(),
+                            "message": {"role": "assistant", "content": text},
+                            "done": False,
+                        }
                         if lps is not None:
                             msg["logprobs"] = lps
                         self._chunk(msg)
-                final = {"model": name, "created_at": _now(),
-                         "message": {"role": "assistant", "content": "" if stream else "".join(parts)},
-                         "done": True, "done_reason": "length" if finish == "length" else "stop",
-                         "total_duration": time.perf_counter_ns() - t0, "load_duration": 0,
-                         "prompt_eval_count": rec.prompt_tokens, "prompt_eval_duration": 0,
-                         "eval_count": len(rec.positions), "eval_duration": time.perf_counter_ns() - t0}
+                final = {
+                    "model": name,
+                    "created_at": _now(),
+                    "message": {"role": "assistant", "content": "" if stream else "".join(parts)},
+                    "done": True,
+                    "done_reason": "length" if finish == "length" else "stop",
+                    "total_duration": time.perf_counter_ns() - t0,
+                    "load_duration": 0,
+                    "prompt_eval_count": rec.prompt_tokens,
+                    "prompt_eval_duration": 0,
+                    "eval_count": len(rec.positions),
+                    "eval_duration": time.perf_counter_ns() - t0,
+                }
                 if stream:
                     self._chunk(final)
                     self.wfile.write(b"0\r\n\r\n")
@@ -232,8 +271,14 @@ def make_handler(state: StandIn):
         def _logprobs(positions: list, want: bool) -> list | None:
             if not want:
                 return None
-            return [{"token": pos[0][0] if pos else "", "logprob": pos[0][1] if pos else 0.0,
-                     "top_logprobs": [{"token": t, "logprob": lp} for t, lp in pos]} for pos in positions]
+            return [
+                {
+                    "token": pos[0][0] if pos else "",
+                    "logprob": pos[0][1] if pos else 0.0,
+                    "top_logprobs": [{"token": t, "logprob": lp} for t, lp in pos],
+                }
+                for pos in positions
+            ]
 
         def _chunk(self, obj: dict) -> None:
             data = (json.dumps(obj) + "\n").encode()

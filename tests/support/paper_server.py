@@ -16,11 +16,23 @@ from tests.support.servers import ServerProcess, start_ollama_standin
 PAPER = ("gemma3:12b", "qwen3:8b", "deepseek-r1:8b", "phi4:14b", "mistral:7b")
 MEMBERS = ("Gemma3", "Qwen3", "DeepSeek-R1", "Phi4", "Mistral")
 # onto a llama.cpp server's two aliases (tests/support/servers.py::start_llama_multi_server)
-MAP = {"gemma3:12b": "qwen", "qwen3:8b": "smol", "deepseek-r1:8b": "smol", "phi4:14b": "smol",
-       "mistral:7b": "smol", "llama3.1:8b": "qwen"}
+MAP = {
+    "gemma3:12b": "qwen",
+    "qwen3:8b": "smol",
+    "deepseek-r1:8b": "smol",
+    "phi4:14b": "smol",
+    "mistral:7b": "smol",
+    "llama3.1:8b": "qwen",
+}
 # onto Ollama's own tags for the two packaged models
-OLLAMA_MAP = {"gemma3:12b": "qwen2.5:0.5b", "qwen3:8b": "smollm2:135m", "deepseek-r1:8b": "smollm2:135m",
-              "phi4:14b": "smollm2:135m", "mistral:7b": "smollm2:135m", "llama3.1:8b": "qwen2.5:0.5b"}
+OLLAMA_MAP = {
+    "gemma3:12b": "qwen2.5:0.5b",
+    "qwen3:8b": "smollm2:135m",
+    "deepseek-r1:8b": "smollm2:135m",
+    "phi4:14b": "smollm2:135m",
+    "mistral:7b": "smollm2:135m",
+    "llama3.1:8b": "qwen2.5:0.5b",
+}
 CLAIM = "New study in Nature shows that drinking coffee lowers the risk of heart disease by 20%."
 
 
@@ -35,8 +47,10 @@ def start_paper_ollama(log_dir: Path, n_ctx: int = 2048) -> ServerProcess:
     from debate.models import packaged
 
     requests = log_dir / "requests.jsonl"
-    models = {"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
-              "smollm2:135m": packaged.ensure_model("smollm2-135m")}
+    models = {
+        "qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
+        "smollm2:135m": packaged.ensure_model("smollm2-135m"),
+    }
     before = os.environ.get("OLLAMA_STANDIN_LOG")
     os.environ["OLLAMA_STANDIN_LOG"] = str(requests)  # read by the stand-in process when it starts
     try:
@@ -59,7 +73,8 @@ def council_ran(evs: list[dict], url: str, backend: str, mapping: dict[str, str]
     members = [a for a in started["lineup"] if a["role"] == "member"]
     assert [a["agent"] for a in members] == list(MEMBERS)
     assert {a["agent"]: a["model"] for a in members} == {
-        m: f"{backend}:{mapping[p]}@{url}" for m, p in zip(MEMBERS, PAPER)}
+        m: f"{backend}:{mapping[p]}@{url}" for m, p in zip(MEMBERS, PAPER)
+    }
     assert seats["chair"]["model"] == f"{backend}:{mapping['llama3.1:8b']}@{url}"
     votes = [e for e in evs if e["type"] == "turn_finished" and e.get("role") == "member"]
     assert {e["agent"] for e in votes} == set(MEMBERS)

@@ -1,7 +1,7 @@
 """The short real-model debates shared by the engine tests and the Debate-page AppTests.
 
 Both run the same configurations on the `embedded` lineup (fixed seeds, so every request is
-deterministic). The engine tests (tests/test_engine_real.py, which run first) call the real models;
+deterministic). The engine tests (tests/real_model/test_engine_real.py, which run first) call the real models;
 the AppTests then drive the same debates through the page, and the product's own response cache
 (shared within the test session) answers the identical model calls with the real answers recorded
 moments earlier. The browser tests use a separate DEBATE_HOME, so they stream from the models live.
@@ -36,9 +36,13 @@ def prepared_client(models, cache: bool = True):
 
     from debate.models.registry import default_client
     from debate.models.spec import ModelSpec
+
     client = default_client(cache=cache)
-    bad = [m for m in sorted(set(models))
-           if not any(i.spec == m and i.status == "ready" for i in client.backend_for(ModelSpec.parse(m)).list_models())]
+    bad = [
+        m
+        for m in sorted(set(models))
+        if not any(i.spec == m and i.status == "ready" for i in client.backend_for(ModelSpec.parse(m)).list_models())
+    ]
     if bad:
         pytest.skip(f"embedded models not prepared: {bad} (run `make test`, which prepares them)")
     return client

@@ -16,15 +16,27 @@ def scripted_client(scenario: str = "flip", labels=("YES", "NO"), delay_s: float
     return ModelClient(backends={"scripted": ScriptedBackend(default=_reply_fn(scenario, labels), delay_s=delay_s)})
 
 
-SCRIPTED_LINEUP = {"name": "scripted", "members": [
-    {"name": n, "model": f"scripted:{n}", "temperature": 0.0, "seed": i} for i, n in enumerate(("ana", "ben", "cy"), 1)],
+SCRIPTED_LINEUP = {
+    "name": "scripted",
+    "members": [
+        {"name": n, "model": f"scripted:{n}", "temperature": 0.0, "seed": i}
+        for i, n in enumerate(("ana", "ben", "cy"), 1)
+    ],
     "judge": {"name": "judge", "model": "scripted:judge", "seed": 0},
-    "chair": {"name": "chair", "model": "scripted:chair", "seed": 0}}
+    "chair": {"name": "chair", "model": "scripted:chair", "seed": 0},
+}
 
 
 def stored_council_debate(claim: str = "Coffee cures colds, a study says.") -> str:
-    cfg = DebateConfig(claim=claim, protocol="council", task="checkthat", category=1, lineup=SCRIPTED_LINEUP,
-                       params={"rounds": 3}, max_tokens=32)
+    cfg = DebateConfig(
+        claim=claim,
+        protocol="council",
+        task="checkthat",
+        category=1,
+        lineup=SCRIPTED_LINEUP,
+        params={"rounds": 3},
+        max_tokens=32,
+    )
     did = live.start_debate(cfg, scripted_client("flip"), None, DebateStore(), run=run_debate)
     assert live.wait(did, 30)
     return did
@@ -33,16 +45,25 @@ def stored_council_debate(claim: str = "Coffee cures colds, a study says.") -> s
 def make_run(root, name: str, protocol: str, preds: dict) -> str:
     """A real evaluation checkpoint whose items carry real council event streams."""
     cp = Checkpoint(root / name)
-    cp.set_meta("dataset", {"name": "liar-valid", "task": "halftruth", "labels": ["TRUE", "HALF-TRUE", "FALSE"],
-                            "categories": []})
+    cp.set_meta(
+        "dataset",
+        {"name": "liar-valid", "task": "halftruth", "labels": ["TRUE", "HALF-TRUE", "FALSE"], "categories": []},
+    )
     cp.set_meta("options", {"protocol": protocol, "category": None})
     cp.set_meta("created_at", 1.0)
     cp.add_items((iid, n, f"Claim number {iid}", "TRUE") for n, iid in enumerate(preds))
     for iid, pred in preds.items():
-        cfg = DebateConfig(claim=f"Claim number {iid}", protocol="council", task="halftruth", lineup=SCRIPTED_LINEUP,
-                           params={"rounds": 2}, max_tokens=32)
-        events = [e.to_dict() for e in run_debate(cfg, scripted_client("split", ("TRUE", "FALSE")))
-                  if e.type != "token"]
+        cfg = DebateConfig(
+            claim=f"Claim number {iid}",
+            protocol="council",
+            task="halftruth",
+            lineup=SCRIPTED_LINEUP,
+            params={"rounds": 2},
+            max_tokens=32,
+        )
+        events = [
+            e.to_dict() for e in run_debate(cfg, scripted_client("split", ("TRUE", "FALSE"))) if e.type != "token"
+        ]
         for e in events:
             if e["type"] == "verdict":
                 e["label"] = pred

@@ -14,19 +14,24 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 # the LiteLLM proxy's own virtualenv (`make test-setup`; requirements-router.txt says why it is apart)
 ROUTER_BIN = REPO / ".venv" / "router" / "bin" / "litellm"
 # what keeps the proxy from reaching out (model cost map, blog posts, header and template catalogues): it
 # uses the copies bundled in the package; LITELLM_OFFLINE_MODE covers them all in releases that have it
-ROUTER_OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOCAL_BLOG_POSTS": "True",
-                  "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True", "LITELLM_LOCAL_POLICY_TEMPLATES": "True",
-                  "LITELLM_LOCAL_AUTOROUTER_PRESETS": "True", "LITELLM_OFFLINE_MODE": "true"}
+ROUTER_OFFLINE = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_BLOG_POSTS": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    "LITELLM_LOCAL_POLICY_TEMPLATES": "True",
+    "LITELLM_LOCAL_AUTOROUTER_PRESETS": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+}
 
 
 def free_port() -> int:
@@ -41,8 +46,15 @@ def closed_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, argv: list[str], url: str, ready_path: str, log: Path,
-                 headers: dict[str, str] | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        url: str,
+        ready_path: str,
+        log: Path,
+        headers: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         """`env`: the whole environment of the process (default: ours, offline, with the repo importable)."""
         self.url = url
         self.log = log
@@ -82,14 +94,36 @@ class ServerProcess:
         self._fh.close()
 
 
-def start_llama_server(model_path: Path, alias: str, log_dir: Path, api_key: str | None = None,
-                       n_ctx: int = 2048, n_threads: int = 2, interrupt_requests: bool = True) -> ServerProcess:
+def start_llama_server(
+    model_path: Path,
+    alias: str,
+    log_dir: Path,
+    api_key: str | None = None,
+    n_ctx: int = 2048,
+    n_threads: int = 2,
+    interrupt_requests: bool = True,
+) -> ServerProcess:
     """`python -m llama_cpp.server` on a free port; `.url` is the OpenAI base URL (…/v1). With
     `interrupt_requests` off it queues a request that comes while it answers another one, rather than end
     the streaming answer early (its default), as a server several clients share must."""
     port = free_port()
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", alias,
-            "--host", "127.0.0.1", "--port", str(port), "--n_threads", str(n_threads), "--n_ctx", str(n_ctx)]
+    argv = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model_path),
+        "--model_alias",
+        alias,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_threads",
+        str(n_threads),
+        "--n_ctx",
+        str(n_ctx),
+    ]
     if not interrupt_requests:
         argv += ["--interrupt_requests", "false"]
     if api_key:
@@ -98,15 +132,23 @@ def start_llama_server(model_path: Path, alias: str, log_dir: Path, api_key: str
     return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-server-{port}.log", headers)
 
 
-def start_llama_multi_server(models: dict[str, Path], log_dir: Path, n_ctx: int = 2048, n_threads: int = 2) -> ServerProcess:
+def start_llama_multi_server(
+    models: dict[str, Path], log_dir: Path, n_ctx: int = 2048, n_threads: int = 2
+) -> ServerProcess:
     """`python -m llama_cpp.server --config_file`: several GGUF models behind one OpenAI-compatible server,
     each under its `model_alias` (the server keeps one loaded and swaps on demand); `.url` is …/v1."""
     port = free_port()
     # interrupt_requests off: by default the server ends a stream early whenever another request is
     # waiting, so a council's members, asked at once, would cut each other's answers off
-    config = {"host": "127.0.0.1", "port": port, "interrupt_requests": False,
-              "models": [{"model": str(path), "model_alias": alias, "n_ctx": n_ctx, "n_threads": n_threads, "verbose": False}
-                         for alias, path in models.items()]}
+    config = {
+        "host": "127.0.0.1",
+        "port": port,
+        "interrupt_requests": False,
+        "models": [
+            {"model": str(path), "model_alias": alias, "n_ctx": n_ctx, "n_threads": n_threads, "verbose": False}
+            for alias, path in models.items()
+        ],
+    }
     config_path = log_dir / f"llama-multi-{port}.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
     argv = [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)]
@@ -118,13 +160,13 @@ def start_litellm_router(config: Path, env: dict[str, str], log_dir: Path) -> Se
     (…/v1). It runs with a bare environment: PATH, a HOME of its own, the offline switches and `env` (the
     master key, the upstreams' URLs the config reads), so none of our variables or keys reach it."""
     port = free_port()
-    argv = [str(ROUTER_BIN), "--config", str(config), "--host", "127.0.0.1", "--port", str(port),
-            "--num_workers", "1"]
+    argv = [str(ROUTER_BIN), "--config", str(config), "--host", "127.0.0.1", "--port", str(port), "--num_workers", "1"]
     home = log_dir / "router-home"
     home.mkdir(exist_ok=True)
     bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), **ROUTER_OFFLINE, **env}
-    srv = ServerProcess(argv, f"http://127.0.0.1:{port}", "/health/liveliness", log_dir / f"litellm-{port}.log",
-                        env=bare)
+    srv = ServerProcess(
+        argv, f"http://127.0.0.1:{port}", "/health/liveliness", log_dir / f"litellm-{port}.log", env=bare
+    )
     srv.url += "/v1"
     return srv
 
@@ -152,8 +194,9 @@ def send_json(handler: BaseHTTPRequestHandler, code: int, obj: dict) -> None:
 class FlakyOpenAI:
     """OpenAI-style /v1 server in a thread: `fail_times` answers of `status`, then a streamed reply."""
 
-    def __init__(self, fail_times: int, status: int = 500, reply: str = "hello there", delay_s: float = 0,
-                 serial: bool = False) -> None:
+    def __init__(
+        self, fail_times: int, status: int = 500, reply: str = "hello there", delay_s: float = 0, serial: bool = False
+    ) -> None:
         """`serial`: one request at a time, the others wait (a server with one slot, as llama.cpp's)."""
         self.fail_times = fail_times
         self._slot = threading.Lock() if serial else None
@@ -186,18 +229,29 @@ class FlakyOpenAI:
                 if outer.delay_s:
                     time.sleep(outer.delay_s)
                 if sum(1 for p in outer.requests if p.endswith("/chat/completions")) <= outer.fail_times:
-                    self._json(outer.status, {"error": {"message": f"scripted failure {outer.status}",
-                                                        "type": "server_error"}})
+                    self._json(
+                        outer.status, {"error": {"message": f"scripted failure {outer.status}", "type": "server_error"}}
+                    )
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 for word in outer.reply.split(" "):
-                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "flaky",
-                             "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
+                    chunk = {
+                        "id": "x",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": "flaky",
+                        "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}],
+                    }
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "flaky",
-                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                end = {
+                    "id": "x",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "flaky",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                }
                 self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -28,6 +28,7 @@ NOT_LOADED = ("allow_private_addresses",)  # SourceSettings fields only code set
 @dataclass
 class Hit:
     """One passage from one source, with where it came from."""
+
     text: str
     source: str  # the source's name: local | scholar | wikipedia | web
     title: str = ""
@@ -60,6 +61,7 @@ class SourceSettings:
     """What the user set for the online sources (the Models page's settings file, or the environment).
     The `*_url` fields exist so a self-hosted mirror, or a test's loopback stand-in, can stand in for
     the public service."""
+
     contact_email: str = ""
     brave_key: str = ""
     tavily_key: str = ""
@@ -78,7 +80,7 @@ class SourceSettings:
     allow_private_addresses: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, given: dict | None = None) -> "SourceSettings":
+    def load(cls, given: dict | None = None) -> SourceSettings:
         """From `given`, else the saved settings' "evidence_sources" object; DEBATE_EVIDENCE_<FIELD>
         environment variables fill what neither sets."""
         if given is None:
@@ -137,8 +139,9 @@ class DiskCache:
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             tmp = p.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(json.dumps({"key": key, "at": time.time(), "hits": hits}, ensure_ascii=False),
-                           encoding="utf-8")
+            tmp.write_text(
+                json.dumps({"key": key, "at": time.time(), "hits": hits}, ensure_ascii=False), encoding="utf-8"
+            )
             os.replace(tmp, p)
         except OSError:
             pass  # a read-only home only costs a fresh search next time
@@ -203,8 +206,11 @@ class Source:
                 return [Hit(**h) for h in got], "cache"
         left = self.backoff_until - time.monotonic()
         if left > 0:
-            raise SourceRateLimited(f"{self.label} is backing off after a 429 ({left:.0f} s left).",
-                                    "It is asked again when the wait is over.", retry_after=left)
+            raise SourceRateLimited(
+                f"{self.label} is backing off after a 429 ({left:.0f} s left).",
+                "It is asked again when the wait is over.",
+                retry_after=left,
+            )
         try:
             hits = self._search(query, n)
         except SourceRateLimited as e:

@@ -70,13 +70,15 @@ def address_problem(address: str) -> str | None:
             inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if inner is not None:
             ip = inner
-    for test, what in ((ip.is_loopback, "a loopback address (this machine)"),
-                       (ip.is_link_local, "a link-local address (e.g. a cloud metadata service)"),
-                       (ip.is_unspecified, "the unspecified address"),
-                       (ip.is_multicast, "a multicast address"),
-                       (ip.is_private, "a private-network address"),
-                       (ip.is_reserved, "a reserved address"),
-                       (not ip.is_global, "not a public address")):
+    for test, what in (
+        (ip.is_loopback, "a loopback address (this machine)"),
+        (ip.is_link_local, "a link-local address (e.g. a cloud metadata service)"),
+        (ip.is_unspecified, "the unspecified address"),
+        (ip.is_multicast, "a multicast address"),
+        (ip.is_private, "a private-network address"),
+        (ip.is_reserved, "a reserved address"),
+        (not ip.is_global, "not a public address"),
+    ):
         if test:
             return what
     return None
@@ -100,7 +102,9 @@ class PageGuard:
             address = str(info[4][0])
             what = None if address in self.allow else address_problem(address)
             if what:
-                said = f"{address} is {what}" if host.strip("[]") == address else f"{host} resolves to {address}, {what}"
+                said = (
+                    f"{address} is {what}" if host.strip("[]") == address else f"{host} resolves to {address}, {what}"
+                )
                 raise SourceBlocked(f"Not fetched: {said}.", "Result pages are read only from public addresses.")
         return infos
 
@@ -113,7 +117,7 @@ class PageGuard:
         guard = self
 
         class Backend(httpcore.SyncBackend):
-            def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # noqa: ANN001
+            def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
                 last: OSError | None = None
                 for family, kind, proto, _, address in guard.vetted(host, port):
                     sock = socket.socket(family, kind, proto)
@@ -135,8 +139,10 @@ class PageGuard:
         transport = httpx.HTTPTransport()
         pool = getattr(transport, "_pool", None)
         if pool is None or not hasattr(pool, "_network_backend"):  # fail closed if httpx changes shape
-            raise SourceError("This httpx cannot check the addresses it connects to: result pages are not read.",
-                              "Install the httpx version in requirements.txt.")
+            raise SourceError(
+                "This httpx cannot check the addresses it connects to: result pages are not read.",
+                "Install the httpx version in requirements.txt.",
+            )
         pool._network_backend = Backend()
         return transport
 
@@ -157,13 +163,16 @@ class Reply:
         import json
 
         if "html" in self.content_type.lower() or self.body.lstrip()[:1] == b"<":
-            raise SourceError(f"{service} answered with an HTML page instead of JSON (an error or block page).",
-                              "Try again later, or leave this source out.")
+            raise SourceError(
+                f"{service} answered with an HTML page instead of JSON (an error or block page).",
+                "Try again later, or leave this source out.",
+            )
         try:
             return json.loads(self.body)
         except ValueError as e:
-            raise SourceError(f"{service} answered with unreadable JSON ({e}).",
-                              "Try again later, or leave this source out.") from None
+            raise SourceError(
+                f"{service} answered with unreadable JSON ({e}).", "Try again later, or leave this source out."
+            ) from None
 
 
 def retry_after_s(value: str | None) -> float:
@@ -189,10 +198,21 @@ def check_url(url: str) -> str:
     return url
 
 
-def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes: int,
-            params: dict | None = None, data: dict | None = None, json_body: dict | None = None,
-            headers: dict | None = None, ok_statuses: tuple[int, ...] = (200,),
-            guard: PageGuard | None = None, keyed: bool = False) -> Reply:
+def request(
+    service: str,
+    method: str,
+    url: str,
+    *,
+    timeout_s: float,
+    max_bytes: int,
+    params: dict | None = None,
+    data: dict | None = None,
+    json_body: dict | None = None,
+    headers: dict | None = None,
+    ok_statuses: tuple[int, ...] = (200,),
+    guard: PageGuard | None = None,
+    keyed: bool = False,
+) -> Reply:
     """One request, its whole body read within `timeout_s` and `max_bytes`; raises SourceError. With a
     `guard`, every connection (each redirect hop too) goes only to public addresses, and directly (an
     environment proxy would connect on our behalf, past the check). `keyed`: the request carries a key
@@ -208,31 +228,45 @@ def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes:
 
     def own_origin_only(req: httpx.Request) -> None:
         if not carries_secrets(url, str(req.url)):
-            raise SourceError(f"{service} redirected to {req.url.host or 'another address'}: not followed, "
-                              "the key is sent only to the address it was saved for.",
-                              "Set this source's address to where the service really answers.")
+            raise SourceError(
+                f"{service} redirected to {req.url.host or 'another address'}: not followed, "
+                "the key is sent only to the address it was saved for.",
+                "Set this source's address to where the service really answers.",
+            )
 
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=True,
-                          max_redirects=MAX_REDIRECTS, headers=hdrs,
-                          event_hooks={"request": [own_origin_only]} if keyed else None,
-                          transport=None if guard is None else guard.transport()) as client:
+        with httpx.Client(
+            timeout=httpx.Timeout(timeout_s),
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+            headers=hdrs,
+            event_hooks={"request": [own_origin_only]} if keyed else None,
+            transport=None if guard is None else guard.transport(),
+        ) as client:
             with client.stream(method, url, params=params, data=data, json=json_body) as r:
                 if r.status_code == 429:
                     wait = retry_after_s(r.headers.get("retry-after"))
-                    raise SourceRateLimited(f"{service} said 429 Too Many Requests: backing off {wait:.0f} s.",
-                                            "The other sources still answer; this one is asked again after that.",
-                                            retry_after=wait)
+                    raise SourceRateLimited(
+                        f"{service} said 429 Too Many Requests: backing off {wait:.0f} s.",
+                        "The other sources still answer; this one is asked again after that.",
+                        retry_after=wait,
+                    )
                 if r.status_code >= 500:
-                    raise SourceError(f"{service} failed with HTTP {r.status_code}.",
-                                      "A problem on the service's side: try again later.")
+                    raise SourceError(
+                        f"{service} failed with HTTP {r.status_code}.",
+                        "A problem on the service's side: try again later.",
+                    )
                 if r.status_code not in ok_statuses:
-                    raise SourceError(f"{service} refused the request with HTTP {r.status_code}.",
-                                      "Check this source's settings (address, key).")
+                    raise SourceError(
+                        f"{service} refused the request with HTTP {r.status_code}.",
+                        "Check this source's settings (address, key).",
+                    )
                 declared = r.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise SourceTooLarge(f"{service} sent {int(declared) // 1_000_000} MB, over the "
-                                         f"{max_bytes // 1_000_000 or 1} MB cap: not read.")
+                    raise SourceTooLarge(
+                        f"{service} sent {int(declared) // 1_000_000} MB, over the "
+                        f"{max_bytes // 1_000_000 or 1} MB cap: not read."
+                    )
                 chunks, total = [], 0
                 for chunk in r.iter_bytes():
                     total += len(chunk)
@@ -241,15 +275,19 @@ def request(service: str, method: str, url: str, *, timeout_s: float, max_bytes:
                     if time.monotonic() > deadline:
                         raise SourceTimeout(f"{service} was still sending after {timeout_s:g} s: cut off.")
                     chunks.append(chunk)
-                return Reply(r.status_code, str(r.url), r.headers.get("content-type", ""), b"".join(chunks),
-                             dict(r.headers))
+                return Reply(
+                    r.status_code, str(r.url), r.headers.get("content-type", ""), b"".join(chunks), dict(r.headers)
+                )
     except SourceError:
         raise
     except httpx.TimeoutException:
-        raise SourceTimeout(f"{service} did not answer within {timeout_s:g} s.",
-                            "Slow or unreachable: the debate goes on without it.") from None
+        raise SourceTimeout(
+            f"{service} did not answer within {timeout_s:g} s.", "Slow or unreachable: the debate goes on without it."
+        ) from None
     except httpx.TooManyRedirects:
         raise SourceError(f"{service} redirected more than {MAX_REDIRECTS} times.") from None
     except httpx.HTTPError as e:
-        raise SourceError(f"{service} cannot be reached ({type(e).__name__}).",
-                          "Check the network connection, or leave this source out.") from None
+        raise SourceError(
+            f"{service} cannot be reached ({type(e).__name__}).",
+            "Check the network connection, or leave this source out.",
+        ) from None

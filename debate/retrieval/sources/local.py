@@ -17,6 +17,7 @@ class LocalSource(Source):
         super().__init__(settings, cache=False)
         if retriever is None:
             from debate.retrieval.retriever import default_retriever
+
             retriever = default_retriever()
         self.retriever = retriever
 
@@ -51,16 +52,38 @@ class LocalSource(Source):
             out = []
             for row, score in pairs:
                 p = vi.passages[row]
-                out.append(({"text": p.text, "score": round(score, 4), "source": p.source, "title": p.title,
-                             "date": p.date, "doc_id": p.doc_id, "passage_id": p.passage_id}, vi.vectors[row]))
+                out.append(
+                    (
+                        {
+                            "text": p.text,
+                            "score": round(score, 4),
+                            "source": p.source,
+                            "title": p.title,
+                            "date": p.date,
+                            "doc_id": p.doc_id,
+                            "passage_id": p.passage_id,
+                        },
+                        vi.vectors[row],
+                    )
+                )
         return out
 
     def _search(self, query: str, n: int) -> list[Hit]:
         hits = []
         for d, vec in self._found(query, n):
             url = str(d.get("source") or "")
-            hits.append(Hit(text=str(d.get("text", "")), source=self.name, title=str(d.get("title") or ""),
-                            url=url, site=site_of(url), date=str(d.get("date") or ""),
-                            doc_id=str(d.get("doc_id") or ""), passage_id=str(d.get("passage_id") or ""),
-                            score=d.get("score"), vector=vec))
+            hits.append(
+                Hit(
+                    text=str(d.get("text", "")),
+                    source=self.name,
+                    title=str(d.get("title") or ""),
+                    url=url,
+                    site=site_of(url),
+                    date=str(d.get("date") or ""),
+                    doc_id=str(d.get("doc_id") or ""),
+                    passage_id=str(d.get("passage_id") or ""),
+                    score=d.get("score"),
+                    vector=vec,
+                )
+            )
         return hits

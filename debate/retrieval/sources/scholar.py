@@ -15,8 +15,10 @@ from debate.retrieval.sources import http
 from debate.retrieval.sources.base import Hit, Source, site_of
 
 MAX_BYTES = 3_000_000
-SELECT = ("id,doi,display_name,title,publication_year,publication_date,authorships,primary_location,"
-          "abstract_inverted_index,cited_by_count")
+SELECT = (
+    "id,doi,display_name,title,publication_year,publication_date,authorships,primary_location,"
+    "abstract_inverted_index,cited_by_count"
+)
 
 
 class ScholarSource(Source):
@@ -35,8 +37,15 @@ class ScholarSource(Source):
         return f"{base}{built.path}", params
 
     def _get(self, url: str, params: dict, timeout_s: float) -> dict:
-        reply = http.request(self.label, "GET", url, params=params, timeout_s=timeout_s, max_bytes=MAX_BYTES,
-                             headers={"User-Agent": self.settings.user_agent()})
+        reply = http.request(
+            self.label,
+            "GET",
+            url,
+            params=params,
+            timeout_s=timeout_s,
+            max_bytes=MAX_BYTES,
+            headers={"User-Agent": self.settings.user_agent()},
+        )
         data = reply.json(self.label)
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise http.SourceError(f"{self.label} answered without a results list.")
@@ -62,17 +71,28 @@ class ScholarSource(Source):
                 abstract = ""
             if not title and not abstract:
                 continue
-            authors = [str((a.get("author") or {}).get("display_name") or "")
-                       for a in (raw.get("authorships") or []) if isinstance(a, dict)]
+            authors = [
+                str((a.get("author") or {}).get("display_name") or "")
+                for a in (raw.get("authorships") or [])
+                if isinstance(a, dict)
+            ]
             loc = raw.get("primary_location") or {}
             venue = str(((loc.get("source") or {}) if isinstance(loc, dict) else {}).get("display_name") or "")
             doi = str(raw.get("doi") or "")
             link = doi or str((loc.get("landing_page_url") if isinstance(loc, dict) else "") or raw.get("id") or "")
             year = raw.get("publication_year")
-            hits.append(Hit(text=f"{title}. {abstract}".strip() if abstract else title, source=self.name,
-                            title=title, url=link, site=venue or site_of(link),
-                            date=str(raw.get("publication_date") or year or ""),
-                            doi=doi.removeprefix("https://doi.org/"),
-                            authors=", ".join(a for a in authors[:6] if a) + (" et al." if len(authors) > 6 else ""),
-                            venue=venue, doc_id=str(raw.get("id") or "")))
+            hits.append(
+                Hit(
+                    text=f"{title}. {abstract}".strip() if abstract else title,
+                    source=self.name,
+                    title=title,
+                    url=link,
+                    site=venue or site_of(link),
+                    date=str(raw.get("publication_date") or year or ""),
+                    doi=doi.removeprefix("https://doi.org/"),
+                    authors=", ".join(a for a in authors[:6] if a) + (" et al." if len(authors) > 6 else ""),
+                    venue=venue,
+                    doc_id=str(raw.get("id") or ""),
+                )
+            )
         return hits

@@ -28,14 +28,22 @@ def _ddg_engine(settings, timeout_s: float):
     from ddgs.engines.duckduckgo import Duckduckgo
 
     class Bounded(Duckduckgo):
-        def request(self, method, url, **kw):  # noqa: ANN001 - ddgs's own signature
-            reply = http.request("DuckDuckGo", method, url, timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES,
-                                 params=kw.get("params"), data=kw.get("data"),
-                                 headers={"User-Agent": settings.user_agent()})
+        def request(self, method, url, **kw):
+            reply = http.request(
+                "DuckDuckGo",
+                method,
+                url,
+                timeout_s=timeout_s,
+                max_bytes=SEARCH_MAX_BYTES,
+                params=kw.get("params"),
+                data=kw.get("data"),
+                headers={"User-Agent": settings.user_agent()},
+            )
             if "result" not in reply.text:  # a results page names its results (or says "no results") somewhere
-                raise http.SourceError("DuckDuckGo answered with a page that has no results list (an error or "
-                                       "block page).", "Try again later, or set a Brave, Tavily or SearXNG "
-                                                       "source in the settings.")
+                raise http.SourceError(
+                    "DuckDuckGo answered with a page that has no results list (an error or block page).",
+                    "Try again later, or set a Brave, Tavily or SearXNG source in the settings.",
+                )
             return reply.text
 
     engine = Bounded(timeout=int(max(1, timeout_s)))
@@ -56,35 +64,78 @@ class WebSource(Source):
     def _results(self, query: str, n: int, timeout_s: float) -> list[tuple[str, str, str, str]]:
         s, backend = self.settings, self.backend
         if backend == "brave":
-            data = http.request("Brave Search", "GET", s.brave_url, params={"q": query, "count": str(n)},
-                                headers={"X-Subscription-Token": s.brave_key, "Accept": "application/json"},
-                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES, keyed=True).json("Brave Search")
+            data = http.request(
+                "Brave Search",
+                "GET",
+                s.brave_url,
+                params={"q": query, "count": str(n)},
+                headers={"X-Subscription-Token": s.brave_key, "Accept": "application/json"},
+                timeout_s=timeout_s,
+                max_bytes=SEARCH_MAX_BYTES,
+                keyed=True,
+            ).json("Brave Search")
             rows = ((data.get("web") or {}).get("results") or []) if isinstance(data, dict) else []
-            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("description", "")),
-                     str(r.get("page_age") or r.get("age") or "")) for r in rows if isinstance(r, dict)]
+            return [
+                (
+                    str(r.get("title", "")),
+                    str(r.get("url", "")),
+                    str(r.get("description", "")),
+                    str(r.get("page_age") or r.get("age") or ""),
+                )
+                for r in rows
+                if isinstance(r, dict)
+            ]
         if backend == "tavily":
-            data = http.request("Tavily", "POST", s.tavily_url, json_body={"api_key": s.tavily_key, "query": query,
-                                                                          "max_results": n},
-                                timeout_s=timeout_s, max_bytes=SEARCH_MAX_BYTES, keyed=True).json("Tavily")
+            data = http.request(
+                "Tavily",
+                "POST",
+                s.tavily_url,
+                json_body={"api_key": s.tavily_key, "query": query, "max_results": n},
+                timeout_s=timeout_s,
+                max_bytes=SEARCH_MAX_BYTES,
+                keyed=True,
+            ).json("Tavily")
             rows = data.get("results") or [] if isinstance(data, dict) else []
-            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("content", "")),
-                     str(r.get("published_date") or "")) for r in rows if isinstance(r, dict)]
+            return [
+                (
+                    str(r.get("title", "")),
+                    str(r.get("url", "")),
+                    str(r.get("content", "")),
+                    str(r.get("published_date") or ""),
+                )
+                for r in rows
+                if isinstance(r, dict)
+            ]
         if backend == "searxng":
-            data = http.request("SearXNG", "GET", s.searxng_url.rstrip("/") + "/search",
-                                params={"q": query, "format": "json"}, timeout_s=timeout_s,
-                                max_bytes=SEARCH_MAX_BYTES).json("SearXNG")
+            data = http.request(
+                "SearXNG",
+                "GET",
+                s.searxng_url.rstrip("/") + "/search",
+                params={"q": query, "format": "json"},
+                timeout_s=timeout_s,
+                max_bytes=SEARCH_MAX_BYTES,
+            ).json("SearXNG")
             rows = data.get("results") or [] if isinstance(data, dict) else []
-            return [(str(r.get("title", "")), str(r.get("url", "")), str(r.get("content", "")),
-                     str(r.get("publishedDate") or "")) for r in rows if isinstance(r, dict)]
+            return [
+                (
+                    str(r.get("title", "")),
+                    str(r.get("url", "")),
+                    str(r.get("content", "")),
+                    str(r.get("publishedDate") or ""),
+                )
+                for r in rows
+                if isinstance(r, dict)
+            ]
         engine = _ddg_engine(s, timeout_s)
         try:
             found = engine.search(query) or []
         except http.SourceError:
             raise
         except Exception as e:  # noqa: BLE001 - ddgs's parser on a page it does not know
-            raise http.SourceError(f"DuckDuckGo's answer could not be read ({type(e).__name__}).",
-                                   "The page layout may have changed: set a Brave, Tavily or SearXNG "
-                                   "source in the settings.") from None
+            raise http.SourceError(
+                f"DuckDuckGo's answer could not be read ({type(e).__name__}).",
+                "The page layout may have changed: set a Brave, Tavily or SearXNG source in the settings.",
+            ) from None
         return [(r.title, r.href, r.body, "") for r in found]
 
     def _health_check(self) -> None:
@@ -98,10 +149,15 @@ class WebSource(Source):
         import trafilatura
 
         try:
-            reply = http.request(site_of(url) or "a result page", "GET", url, timeout_s=self.timeout_s,
-                                 max_bytes=int(self.settings.page_max_bytes),
-                                 headers={"User-Agent": self.settings.user_agent()},
-                                 guard=http.PageGuard(self.settings.allow_private_addresses))
+            reply = http.request(
+                site_of(url) or "a result page",
+                "GET",
+                url,
+                timeout_s=self.timeout_s,
+                max_bytes=int(self.settings.page_max_bytes),
+                headers={"User-Agent": self.settings.user_agent()},
+                guard=http.PageGuard(self.settings.allow_private_addresses),
+            )
         except http.SourceBlocked as e:
             return "", {"blocked": e.message}
         except http.SourceError:
@@ -134,7 +190,9 @@ class WebSource(Source):
         return "", {}
 
     def _search(self, query: str, n: int) -> list[Hit]:
-        results = [r for r in self._results(query[:300], max(n, 5), self.timeout_s) if r[1].startswith(("http://", "https://"))]
+        results = [
+            r for r in self._results(query[:300], max(n, 5), self.timeout_s) if r[1].startswith(("http://", "https://"))
+        ]
         pages = results[: max(0, int(self.settings.pages))]
         with ThreadPoolExecutor(max_workers=max(1, len(pages)), thread_name_prefix="web-page") as pool:
             read = list(pool.map(lambda r: self.read_page(r[1]), pages))
@@ -148,7 +206,16 @@ class WebSource(Source):
             if not chunks and snippet.strip():
                 chunks = [" ".join(snippet.split())]
             for j, chunk in enumerate(chunks):
-                hits.append(Hit(text=chunk, source=self.name, title=meta.get("title") or title, url=url,
-                                site=meta.get("site") or site_of(url), date=meta.get("date") or date,
-                                doc_id=url, passage_id=f"{url}#{j}"))
+                hits.append(
+                    Hit(
+                        text=chunk,
+                        source=self.name,
+                        title=meta.get("title") or title,
+                        url=url,
+                        site=meta.get("site") or site_of(url),
+                        date=meta.get("date") or date,
+                        doc_id=url,
+                        passage_id=f"{url}#{j}",
+                    )
+                )
         return hits

@@ -25,9 +25,15 @@ class WikipediaSource(Source):
     label = "Wikipedia"
 
     def _api(self, params: dict, timeout_s: float) -> dict:
-        reply = http.request(self.label, "GET", self.settings.wikipedia_url,
-                             params={**params, "format": "json", "formatversion": "2"}, timeout_s=timeout_s,
-                             max_bytes=MAX_BYTES, headers={"User-Agent": self.settings.user_agent()})
+        reply = http.request(
+            self.label,
+            "GET",
+            self.settings.wikipedia_url,
+            params={**params, "format": "json", "formatversion": "2"},
+            timeout_s=timeout_s,
+            max_bytes=MAX_BYTES,
+            headers={"User-Agent": self.settings.user_agent()},
+        )
         data = reply.json(self.label)
         if not isinstance(data, dict):
             raise http.SourceError(f"{self.label} answered with something other than a JSON object.")
@@ -44,15 +50,25 @@ class WikipediaSource(Source):
         return f"{base}/wiki/{quote(title.replace(' ', '_'))}"
 
     def _search(self, query: str, n: int) -> list[Hit]:
-        found = self._api({"action": "query", "list": "search", "srsearch": query[:300],
-                           "srlimit": str(PAGES)}, self.timeout_s)
-        results = ((found.get("query") or {}).get("search") or [])
+        found = self._api(
+            {"action": "query", "list": "search", "srsearch": query[:300], "srlimit": str(PAGES)}, self.timeout_s
+        )
+        results = (found.get("query") or {}).get("search") or []
         titles = [str(r.get("title")) for r in results if isinstance(r, dict) and r.get("title")][:PAGES]
         if not titles:
             return []
-        texts = self._api({"action": "query", "prop": "extracts|info", "exintro": "1", "explaintext": "1",
-                           "exlimit": str(len(titles)), "titles": "|".join(titles), "redirects": "1"},
-                          self.timeout_s)
+        texts = self._api(
+            {
+                "action": "query",
+                "prop": "extracts|info",
+                "exintro": "1",
+                "explaintext": "1",
+                "exlimit": str(len(titles)),
+                "titles": "|".join(titles),
+                "redirects": "1",
+            },
+            self.timeout_s,
+        )
         pages = (texts.get("query") or {}).get("pages") or []
         if isinstance(pages, dict):  # formatversion=1 keys pages by id
             pages = list(pages.values())
@@ -63,7 +79,16 @@ class WikipediaSource(Source):
             page = by_title.get(title) or {}
             text = str(page.get("extract") or "").strip() or html.unescape(_TAG.sub("", str(r.get("snippet") or "")))
             for i, chunk in enumerate(split_words(text)[:3]):
-                hits.append(Hit(text=chunk, source=self.name, title=title, url=self.page_url(title),
-                                site="wikipedia.org", date=str(page.get("touched") or r.get("timestamp") or "")[:10],
-                                doc_id=f"wikipedia/{r.get('pageid', title)}", passage_id=f"wikipedia/{r.get('pageid', title)}#{i}"))
+                hits.append(
+                    Hit(
+                        text=chunk,
+                        source=self.name,
+                        title=title,
+                        url=self.page_url(title),
+                        site="wikipedia.org",
+                        date=str(page.get("touched") or r.get("timestamp") or "")[:10],
+                        doc_id=f"wikipedia/{r.get('pageid', title)}",
+                        passage_id=f"wikipedia/{r.get('pageid', title)}#{i}",
+                    )
+                )
         return hits[:n]

@@ -1,0 +1,77 @@
+"""In Debian's chromium: a stored RADAR debate whose judge wrote TRUE and whose fitted class weights gave
+FALSE reads the same on the Library and Present pages — the label, its sentence, and that the weights
+overruled the judge — and its bubbles read as words, with the judge's raw JSON only on demand; the Library's two
+CSV downloads carry the written label, the aid and the same sentence."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from debate import config, live
+from debate.runner import DebateConfig, run_debate
+from debate.store import DebateStore
+from tests.services.test_verdict_words import CLAIM, RADAR_LINEUP, _radar_client
+from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
+from tests.support.fitted import fitted  # noqa: F401 (a fixture)
+from tests.ui.test_ui_verdicts import fitted_judge  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="no chromium/playwright")]
+
+
+@pytest.mark.timeout(600)
+def test_an_overruled_judge_reads_the_same_in_the_library_and_on_present(tmp_path, monkeypatch, fitted_judge):
+    monkeypatch.setenv("DEBATE_HOME", str(tmp_path))
+    store = DebateStore(config.store_db())
+    cfg = DebateConfig(
+        claim=CLAIM,
+        protocol="radar",
+        task="halftruth",
+        category=None,
+        lineup=RADAR_LINEUP,
+        params={"rounds": 0, "early_stop": False},
+        max_tokens=64,
+        aids=True,
+    )
+    did = live.start_debate(
+        cfg, _radar_client({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}), None, store, run=run_debate
+    )
+    assert live.wait(did, 60) and store.get(did)["status"] == "completed"
+    with (
+        app_server(tmp_path, env={"DEBATE_WARM_RETRIEVER": "0", "DEBATE_WARM_AHEAD": "0"}) as url,
+        browser_page(1500, 2600) as page,
+    ):
+        page.goto(f"{url}/library?debate={did}")
+        page.get_by_text("The judge said TRUE").first.wait_for(timeout=120_000)
+        wait_settled(page)
+        card = page.locator(".verdict-card").first.inner_text()
+        assert "FALSE" in card and "FALSE — the claim is false" in card
+        assert "The judge said TRUE; its calibrated probabilities give FALSE (class weights fitted on" in card
+        judge = page.locator(".turn").filter(has_text="counted as FALSE").first
+        assert "TRUE — the claim is true" in judge.inner_text()
+        raw = judge.locator("details.raw")
+        assert not raw.locator(".raw-json").is_visible()  # the JSON is there on demand only
+        raw.locator("summary").click()
+        assert '"verdict": "TRUE"' in raw.locator(".raw-json").inner_text()
+        assert "Ran with: radar" in page.locator("body").inner_text()
+        shot(page, "verdicts-library-overruled")
+        # both CSV downloads say it too: the list (made on the click) and the debate's turns
+        for key, name in (("lib_export_list", "list.csv"), ("lib_csv", "turns.csv")):
+            with page.expect_download() as dl:
+                page.locator(f".st-key-{key} button").first.click()
+            dl.value.save_as(tmp_path / name)
+        listed = next(r for r in csv.DictReader((tmp_path / "list.csv").open(newline="")) if r["id"] == did)
+        verdict = next(r for r in csv.DictReader((tmp_path / "turns.csv").open(newline="")) if r["phase"] == "verdict")
+        for row in (listed, verdict):
+            assert row["written_label"] == "TRUE" and "class weights fitted on" in row["aid"]
+            assert row["overrule"].startswith("The judge said TRUE; its calibrated probabilities give FALSE")
+
+        page.goto(f"{url}/present?debate={did}")
+        page.locator(".p-verdict").first.wait_for(timeout=120_000)
+        wait_settled(page)
+        present = page.locator(".p-verdict").first.inner_text()
+        assert "FALSE — the claim is false" in present and "The judge said TRUE" in present
+        speaker = page.locator(".p-speaker").first.inner_text()  # the judge's answer in words, not its JSON
+        assert "TRUE — the claim is true. The figure matches the jobs report." in speaker and "{" not in speaker
+        shot(page, "verdicts-present-overruled")

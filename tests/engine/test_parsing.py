@@ -1,0 +1,119 @@
+"""Parsing of model answers: strict formats first, lenient fallbacks, never a label from prose."""
+
+import pytest
+
+from debate.protocols.parsing import (
+    parse_chair,
+    parse_citations,
+    parse_domain,
+    parse_label,
+    parse_stop,
+    parse_verdict,
+    split_think,
+)
+
+YN = ("YES", "NO")
+HT = ("TRUE", "FALSE", "HALF-TRUE")
+HT4 = HT + ("NEI",)
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [
+        ('{"vote": "YES", "explanation": "x"}', "YES"),
+        ('Some analysis.\n```json\n{"vote": "no", "explanation": "x"}\n```\nThanks!', "NO"),
+        ('I think... {"vote": "Yes", "explanation": "has a study"} and that is all', "YES"),
+        ('{"category": 1, "explanation": "x"}', "YES"),
+        ('{"category": 0, "explanation": "x"}', "NO"),
+        ('{"category": "1"}', "YES"),
+        ('{"vote": "YES", "explanation": "cut off mid-sent', "YES"),  # json_repair
+        ("{'vote': 'NO', 'explanation': 'single quotes'}", "NO"),  # json_repair
+        ("Arguments here.\nVOTE: YES", "YES"),
+        ("vote: no", "NO"),
+        ("**VOTE:** [NO]", "NO"),
+        ("VOTE - YES.", "YES"),
+        ("Yes", "YES"),
+        ("NO.", "NO"),
+    ],
+)
+def test_yes_no_formats(text, label):
+    r = parse_label(text, YN)
+    assert r.ok and r.label == label
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The tweet could be yes or no depending on context.",  # labels in prose are not answers
+        "Conclude with your vote: VOTE: [YES/NO].",  # an echoed format line is not a vote
+        "",
+        '{"explanation": "forgot the vote"}',
+        '{"vote": "MAYBE"}',
+    ],
+)
+def test_unreadable_is_not_a_label(text):
+    assert not parse_label(text, YN).ok
+
+
+def test_json_beats_line_and_last_json_wins():
+    assert parse_label('VOTE: YES\n{"vote": "NO"}', YN).label == "NO"
+    assert parse_label('{"vote": "YES"} then revised {"vote": "NO", "explanation": "e"}', YN).label == "NO"
+    r = parse_label('{"vote": "YES", "explanation": "because"}', YN)
+    assert r.method == "json" and r.data["explanation"] == "because"
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [
+        ("[REASON]: omits 2012 [E3].\n[VERDICT]: HALF-TRUE", "HALF-TRUE"),
+        ("[REASON]: ok\n[VERDICT]: half true", "HALF-TRUE"),
+        ("[VERDICT]: Half-True", "HALF-TRUE"),
+        ("**[VERDICT]:** FALSE", "FALSE"),
+        ("VERDICT: TRUE", "TRUE"),
+        ('{"verdict": "HALF_TRUE"}', "HALF-TRUE"),
+        ("[VERDICT]: TRUE / FALSE / HALF-TRUE\n[VERDICT]: FALSE", "FALSE"),  # echoed options skipped
+    ],
+)
+def test_radar_verdicts(text, label):
+    r = parse_verdict(text, HT)
+    assert r.label == label
+
+
+def test_verdict_reason_and_nei():
+    r = parse_verdict("[REASON]: Evidence [E1] is silent.\n[VERDICT]: NEI", HT4)
+    assert r.label == "NEI" and r.data["explanation"] == "Evidence [E1] is silent."
+    assert parse_verdict("[VERDICT]: not enough evidence", HT4).label == "NEI"
+    assert not parse_verdict("[VERDICT]: NEI", HT).ok  # NEI only exists for AVeriTeC
+
+
+def test_think_is_split_off_and_never_parsed():
+    text = '<think>The answer is VOTE: YES, surely.</think>\n{"vote": "NO"}'
+    answer, reasoning = split_think(text)
+    assert answer == '{"vote": "NO"}' and "surely" in reasoning
+    assert parse_label(text, YN).label == "NO"
+    # only reasoning, no answer (cut off while thinking): not a vote
+    assert not parse_label("<think>VOTE: YES maybe", YN).ok
+    # Qwen3 chat templates may drop the opening tag
+    assert split_think("thinking VOTE: YES</think>VOTE: NO") == ("VOTE: NO", "thinking VOTE: YES")
+
+
+def test_stop_domain_chair_citations():
+    assert parse_stop("DECISION: STOP").label == "STOP"
+    assert parse_stop("I would say\nDECISION: continue").label == "CONTINUE"
+    assert not parse_stop("Maybe we should stop or continue.").ok
+    assert parse_domain("DOMAIN: Economy") == "Economy"
+    assert parse_domain("**DOMAIN:** Public health\nbecause...") == "Public health"
+    assert parse_domain("Health") == "Health"
+    assert parse_domain("I am not sure about this one") is None
+    assert parse_chair('{"status": "CONSENSUS NOT REACHED", "summary": "Focus on the URL."}') == {
+        "status": "CONSENSUS NOT REACHED",
+        "summary": "Focus on the URL.",
+    }
+    assert parse_chair("no json here") is None
+    assert parse_citations("As [E3] and [E1, E12] show, and [E3] again; [e2]. <think>[E9]</think>") == [
+        "E3",
+        "E1",
+        "E12",
+        "E2",
+    ]
+    assert parse_citations("<think>[E9]</think> no cites") == []

@@ -1,0 +1,216 @@
+"""A turn's label and its label probabilities come from the same position.
+
+Why: a RADAR judge wrote `[VERDICT]: HALF-TRUE` while its probabilities gave FALSE 0.999, because they
+were read wherever the labels held the most probability in the whole answer (its reason said "the claim
+is false"). The unit tests drive the llama.cpp logits processor (debate.models.local._StepRecorder) with
+a scripted vocabulary and greedy decoding, as llama.cpp calls it; the real-model test runs the embedded
+judge and checks every judge turn's written label against its reported probabilities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from debate.models.base import LABEL_AT, GenOptions
+from debate.models.local import _matches, _StepRecorder, label_probs_from_positions, slot_pattern
+
+LABELS = ("TRUE", "FALSE", "HALF-TRUE")
+VOCAB = [
+    "<eos>",
+    "[REASON]:",
+    " the claim is",
+    " false",
+    " [VERDICT]:",
+    " HALF",
+    "-TRUE",
+    " FALSE",
+    " False",
+    " because",
+    " Verdict",
+    " x",
+]
+EOS = 0
+
+
+class FakeLlama:
+    """What the recorder asks of a llama.cpp model: token text and the end token."""
+
+    def detokenize(self, ids) -> bytes:
+        return "".join(VOCAB[int(i)] for i in ids).encode()
+
+    def token_eos(self) -> int:
+        return EOS
+
+
+def logits(probs: dict[str, float]) -> np.ndarray:
+    """Scores whose softmax is `probs` over the named tokens (the rest ~0)."""
+    out = np.full(len(VOCAB), -30.0)
+    for tok, p in probs.items():
+        out[VOCAB.index(tok)] = np.log(p)
+    return out
+
+
+def run(steps: list, key: str = "verdict", greedy: bool = True) -> tuple[str, _StepRecorder]:
+    """Generate as llama.cpp does: the processor sees the scores, then the best (greedy) token is taken;
+    sampled runs take the scripted most likely token too, so the text is the same either way. A step is
+    the next token's distribution, or a function of the text so far that gives it."""
+    ids = [i for i, t in enumerate(VOCAB) if any(_matches(t, lab) for lab in LABELS)]
+    rec = _StepRecorder(np.array(ids, dtype=np.int64), [VOCAB[i] for i in ids], LABELS, None, key, greedy)
+    rec.llm = FakeLlama()
+    prompt = [EOS, EOS, EOS]
+    out: list[int] = []
+    for step in steps + [{"<eos>": 1.0}]:
+        probs = step("".join(VOCAB[i] for i in out)) if callable(step) else step
+        scores = rec(np.array(prompt + out), logits(probs))
+        tok = int(np.argmax(scores))
+        if tok == EOS:
+            break
+        out.append(tok)
+    return "".join(VOCAB[i] for i in out), rec
+
+
+# the issue's answer: the reason says "false" with certainty, the verdict slot leans HALF by one token but
+# FALSE by its spellings summed (" FALSE" + " False")
+ANSWER = [
+    {"[REASON]:": 0.9, " x": 0.1},
+    {" the claim is": 0.9, " x": 0.1},
+    {" false": 0.999, " x": 0.001},
+    {" [VERDICT]:": 0.9, " x": 0.1},
+    {" HALF": 0.40, " FALSE": 0.30, " False": 0.25, " x": 0.05},
+    lambda text: {"-TRUE": 0.9, " x": 0.1} if text.endswith("HALF") else {"<eos>": 1.0},
+]
+
+
+def test_the_old_rule_read_the_reason_not_the_verdict():
+    text, rec = run(ANSWER, key="")
+    assert text.endswith("[VERDICT]: HALF-TRUE")  # what the judge wrote, greedy
+    old = label_probs_from_positions(rec.positions, LABELS)
+    assert max(old, key=old.get) == "FALSE" and old["FALSE"] > 0.99  # "wrote HALF-TRUE · P 0.00"
+    probs, at = rec.read(LABELS, False)
+    assert at == "" and probs == old  # no label key asked: the older rule, unchanged
+
+
+def test_greedy_the_label_written_is_the_argmax_of_the_probabilities_read_where_it_is_written():
+    text, rec = run(ANSWER)
+    probs, at = rec.read(LABELS, False)
+    assert at == "written"
+    assert probs["FALSE"] == pytest.approx(0.55 / 0.95) and probs["HALF-TRUE"] == pytest.approx(0.40 / 0.95)
+    assert text.endswith("[VERDICT]: FALSE")  # only the most probable label's tokens stayed allowed
+    assert max(probs, key=probs.get) == "FALSE"
+
+
+def test_sampled_probabilities_are_read_at_the_label_but_not_forced():
+    text, rec = run(ANSWER, greedy=False)
+    probs, at = rec.read(LABELS, False)
+    assert at == "sampled" and text.endswith("HALF-TRUE")  # a draw may be any label; the page says so
+    assert probs["HALF-TRUE"] == pytest.approx(0.40 / 0.95)
+
+
+def test_an_answer_with_no_label_after_its_key_falls_back_and_says_so():
+    steps = [
+        {"[REASON]:": 0.9, " x": 0.1},
+        {" the claim is": 0.9, " x": 0.1},
+        {" false": 0.99, " x": 0.01},
+        {" because": 0.9, " x": 0.1},
+    ]
+    _, rec = run(steps)
+    probs, at = rec.read(LABELS, False)
+    assert at == "most-mass" and probs["FALSE"] > 0.99
+    assert "need not be where the written label is" in LABEL_AT[at]
+
+
+def test_the_last_label_written_after_the_key_counts_as_the_parser_reads_the_last():
+    steps = [
+        {" Verdict": 0.9, " x": 0.1},
+        {" [VERDICT]:": 0.9, " x": 0.1},
+        {" FALSE": 0.9, " HALF": 0.1},
+        {" [VERDICT]:": 0.9, " x": 0.1},
+        {" HALF": 0.8, " FALSE": 0.2},
+        {"-TRUE": 0.9, " x": 0.1},
+    ]
+    # (the model writes "Verdict" without a separator first: not a label slot)
+    text, rec = run(steps)
+    probs, at = rec.read(LABELS, False)
+    assert text.endswith("[VERDICT]: HALF-TRUE") and at == "written"
+    assert probs["HALF-TRUE"] == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(
+    "tail,hit",
+    [
+        ("[VERDICT]: ", True),
+        ("**Verdict:** [", True),
+        ('{"verdict": "', True),
+        ("[VERDICT]:", True),
+        ("the verdict is ", False),
+        ("[VERDICT]: HALF-", False),
+        ('"vote": "', False),
+    ],
+)
+def test_the_label_slot_is_what_the_parser_reads(tail, hit):
+    assert bool(slot_pattern("verdict").search(tail)) is hit
+
+
+def test_the_label_key_keys_the_cache_only_when_set():
+    assert "label_key" not in GenOptions().key_dict()
+    assert GenOptions(label_key="verdict").key_dict()["label_key"] == "verdict"
+
+
+def test_a_spec_takes_its_label_key_from_its_schema():
+    from debate.lineups import Agent
+    from debate.protocols.base import TurnSpec, json_answer, label_key_of
+
+    spec = TurnSpec(
+        Agent("j", "judge", "local:x"), "judge", 0, [], "p", labels=LABELS, **json_answer("verdict", LABELS, "reason")
+    )
+    assert label_key_of(spec) == "verdict"
+    assert label_key_of(TurnSpec(Agent("j", "judge", "local:x"), "judge", 0, [], "p")) == ""
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1800)
+def test_real_judge_turns_label_is_the_argmax_of_its_own_probabilities():
+    """The embedded RADAR judge, alone over the claim (radar-single, single_mode=judge), on claims whose
+    reasons name other labels: the written label is the most probable one of the probabilities the turn
+    reports, or the turn says where they were read."""
+    pytest.importorskip("llama_cpp")
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.real_cases import prepared_client
+
+    client = prepared_client(("local:qwen2.5-0.5b",), cache=False)
+    judge = {"name": "judge", "model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}
+    lineup = {"name": "t", "members": [judge], "judge": judge, "chair": judge}
+    seen = 0
+    for claim in ("Crime in New York City fell by half between 1990 and 2000.",):
+        cfg = DebateConfig(
+            claim=claim,
+            protocol="radar-single",
+            task="halftruth",
+            lineup=lineup,
+            params={"single_mode": "judge"},
+            evidence=False,
+            max_tokens=64,
+        )
+        events = list(run_debate(cfg, client))
+        for t in (e for e in events if e.type == "turn_finished" and e.role == "judge" and e.label):
+            seen += 1
+            probs = t.label_probs or {}
+            assert probs, "the local backend reads label probabilities"
+            top = max(probs, key=probs.get)
+            assert top == t.label or t.label_at in ("most-mass", "sampled"), (t.text, probs, t.label_at)
+            if t.label_at == "written":
+                assert top == t.label
+        verdict = next(e for e in events if e.type == "verdict")
+        assert verdict.basis == "probability"
+    assert seen >= 1
+
+
+def test_a_vote_first_answer_is_read_at_its_first_label_not_at_a_later_key():
+    """Label-first answers (`{"vote": "NO", "explanation": "… vote: YES …"}`): the first label position
+    counts, as before; a key named again inside the explanation is no label slot."""
+    ids = [i for i, t in enumerate(VOCAB) if any(_matches(t, lab) for lab in LABELS)]
+    rec = _StepRecorder(
+        np.array(ids, dtype=np.int64), [VOCAB[i] for i in ids], LABELS, None, "verdict", True, first=True
+    )
+    assert rec.slot is None

@@ -1,0 +1,354 @@
+"""What a verdict says, in the engine: one sentence per label in the task's terms, the aid that overruled
+a written label carried in the verdict event and read by every export, the token budget's cut on a turn,
+and the settings a debate ran with. Scripted models for the protocol logic; the embedded models for the
+same fields on real answers (tests marked real_model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate.aids import calibration as cal
+from debate.events import Verdict
+from debate.live.pace import settings_line
+from debate.models.base import Delta, Final
+from debate.models.client import ModelClient
+from debate.models.scripted import ScriptedBackend
+from debate.runner import DebateConfig, run_debate
+from debate.sharing.html import to_html
+from debate.store import to_markdown
+from debate.tasks import CHECKTHAT_CATEGORIES, override_note, verdict_sentence, verdict_sentences
+from debate.teaching.steps import steps
+from debate.transcript import render_text
+from tests.support.engine import DEFAULTS, kind
+from tests.support.fitted import fitted  # noqa: F401 (a fixture)
+
+CLAIM = "Joe Biden said unemployment fell to 3.4 percent, the lowest since 1969."
+JUDGE_TRUE = '{"reason": "The figure matches the jobs report.", "verdict": "TRUE"}'
+
+
+# -- the sentence ------------------------------------------------------------------------------------
+def test_checkthat_verdicts_read_in_the_categorys_own_words_never_as_true_or_false():
+    assert verdict_sentence("checkthat", 1, "YES") == "YES — this tweet contains a scientific claim"
+    assert verdict_sentence("checkthat", 1, "NO") == "NO — this tweet contains no scientific claim"
+    assert verdict_sentence("checkthat", 2, "YES") == "YES — this tweet refers to a scientific study or publication"
+    assert verdict_sentence("checkthat", 3, "NO") == "NO — this tweet mentions no scientific entity"
+    for c in CHECKTHAT_CATEGORIES:
+        for lab in ("YES", "NO"):
+            s = verdict_sentence("checkthat", c, lab).lower()
+            assert "true" not in s and "false" not in s and s.startswith(lab.lower() + " — this tweet")
+
+
+def test_true_false_tasks_and_custom_questions_read_in_their_terms():
+    assert verdict_sentence("halftruth", None, "FALSE") == "FALSE — the claim is false"
+    assert verdict_sentence("halftruth", None, "TRUE") == "TRUE — the claim is true"
+    assert verdict_sentence("halftruth", None, "HALF-TRUE").startswith("HALF-TRUE — the claim is half-true")
+    assert verdict_sentence("averitec", None, "NEI") == "NEI — there is not enough evidence to decide"
+    assert (
+        verdict_sentence("custom", None, "YES", "make a health claim")
+        == "YES — to “does the text make a health claim?” the answer is yes"
+    )
+    assert verdict_sentence("halftruth", None, None) == "No verdict — no readable answer"
+
+
+def test_an_all_categories_verdict_reads_one_sentence_per_category():
+    v = Verdict(label=None, labels={"1": "YES", "2": "NO", "3": "YES"}, source="categories")
+    assert verdict_sentences(v, {"task": "checkthat"}) == [
+        "Category 1: YES — this tweet contains a scientific claim",
+        "Category 2: NO — this tweet refers to no scientific study or publication",
+        "Category 3: YES — this tweet mentions scientific entities",
+    ]
+
+
+# -- an aid overruling the written label ---------------------------------------------------------------
+def _radar_client(probs: dict) -> ModelClient:
+    def reply(messages, options):
+        return JUDGE_TRUE if kind(messages) == "verdict" else DEFAULTS[kind(messages)]
+
+    return ModelClient(
+        {
+            "scripted": ScriptedBackend(
+                dict.fromkeys(("a", "b", "judge"), reply),
+                label_probs=lambda text, o: dict(probs) if o.labels and "TRUE" in o.labels else None,
+            )
+        }
+    )
+
+
+RADAR_LINEUP = {
+    "name": "s",
+    "members": [{"name": "a", "model": "scripted:a"}, {"name": "b", "model": "scripted:b"}],
+    "judge": {"name": "judge", "model": "scripted:judge"},
+}
+
+
+def _radar_events(probs: dict) -> list[dict]:
+    cfg = DebateConfig(
+        claim=CLAIM,
+        protocol="radar",
+        task="halftruth",
+        category=None,
+        lineup=RADAR_LINEUP,
+        params={"rounds": 0, "early_stop": False},
+        max_tokens=64,
+        aids=True,
+    )
+    return [e.to_dict() for e in run_debate(cfg, _radar_client(probs)) if e.type != "token"]
+
+
+def test_fitted_class_weights_that_overrule_the_judge_are_in_the_verdict_event_and_every_export(fitted):
+    fitted(
+        cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
+        {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"},
+    )
+    events = _radar_events({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37})
+    v = next(e for e in events if e["type"] == "verdict")
+    judge = [e for e in events if e["type"] == "turn_finished" and e["role"] == "judge"][-1]
+    assert judge["label"] == "TRUE"  # what the judge wrote
+    assert (v["label"], v["written_label"]) == ("FALSE", "TRUE")
+    assert "class weights fitted on liar-train" in v["aid"] and "FALSE ×12.18" in v["aid"]
+    note = override_note(v)
+    assert note.startswith("The judge said TRUE; its calibrated probabilities give FALSE (class weights")
+    row = {
+        "id": "d1",
+        "protocol": "radar",
+        "task": "halftruth",
+        "status": "completed",
+        "created_at": "",
+        "claim": CLAIM,
+    }
+    md = to_markdown(row, events)
+    assert "FALSE — the claim is false." in md and "The judge said TRUE; its calibrated probabilities give FALSE" in md
+    assert "Ran with: radar · answers of at most 64 tokens" in md and "Ran with: radar" in to_html(events)
+    page = to_html(events)
+    assert (
+        "FALSE — the claim is false" in page and "The judge said TRUE; its calibrated probabilities give FALSE" in page
+    )
+    from debate.events import event_from_dict
+
+    text = render_text([event_from_dict(e) for e in events])
+    assert "FALSE — the claim is false." in text and "The judge said TRUE" in text
+    last = steps(events)[-2] if steps(events)[-1].kind == "finished" else steps(events)[-1]
+    assert "The judge said TRUE; its calibrated probabilities give FALSE" in last.note
+
+
+def test_no_override_is_claimed_when_the_aid_agrees_with_the_judge(fitted):
+    fitted(
+        cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
+        {"weights": {"TRUE": 1.0, "FALSE": 1.5, "HALF-TRUE": 1.0}, "fitted_on": "liar-train"},
+    )
+    v = next(e for e in _radar_events({"TRUE": 0.8, "FALSE": 0.1, "HALF-TRUE": 0.1}) if e["type"] == "verdict")
+    assert v["label"] == "TRUE" and v["written_label"] is None and v["aid"] == "" and override_note(v) == ""
+
+
+def test_a_baseline_threshold_that_overrules_the_written_label_says_so(fitted):
+    fitted(
+        cal.setting_key("scripted:m1", "checkthat", 1, "label-first", "dialogue", 8),
+        {"threshold": 0.2, "fitted_on": "checkthat-train"},
+    )
+    client = ModelClient(
+        {
+            "scripted": ScriptedBackend(
+                default='{"category": "NO"}', label_probs=lambda t, o: {"YES": 0.3, "NO": 0.7} if o.labels else None
+            )
+        }
+    )
+    cfg = DebateConfig(
+        claim="A study in Nature finds sleep loss raises risk by 12%.",
+        protocol="baseline",
+        task="checkthat",
+        category=1,
+        max_tokens=16,
+        aids=True,
+        lineup={
+            "name": "s",
+            "members": [{"name": "m1", "model": "scripted:m1"}],
+            "judge": {"name": "j", "model": "scripted:m1"},
+        },
+        params={"explain": "none"},
+    )
+    v = next(e for e in run_debate(cfg, client) if e.type == "verdict")
+    assert (v.label, v.written_label) == ("YES", "NO")
+    assert override_note(v).startswith(
+        "The model said NO; its calibrated probabilities give YES (P(YES) 0.30 "
+        "against the threshold 0.2 fitted on checkthat-train"
+    )
+    assert verdict_sentences(v, {"task": "checkthat"}) == ["YES — this tweet contains a scientific claim"]
+
+
+def test_council_votes_counted_from_probabilities_against_the_written_majority():
+    client = ModelClient(
+        {
+            "scripted": ScriptedBackend(
+                default='{"vote": "YES", "explanation": "It cites one."}',
+                label_probs=lambda t, o: {"YES": 0.1, "NO": 0.9} if o.labels else None,
+            )
+        }
+    )
+    lineup = {
+        "name": "s",
+        "members": [{"name": n, "model": f"scripted:{n}"} for n in ("a", "b", "c")],
+        "chair": {"name": "chair", "model": "scripted:chair"},
+        "judge": {"name": "j", "model": "scripted:a"},
+    }
+    cfg = DebateConfig(
+        claim="Coffee cures colds.",
+        protocol="council",
+        task="checkthat",
+        category=1,
+        lineup=lineup,
+        params={"vote_from": "probs", "rounds": 1},
+        max_tokens=32,
+    )
+    v = next(e for e in run_debate(cfg, client) if e.type == "verdict")
+    assert (v.label, v.written_label) == ("NO", "YES")
+    assert override_note(v) == (
+        "The members wrote a majority of YES; counted by their label probabilities "
+        "(each member's vote read from its label probabilities), the majority is NO."
+    )
+
+
+# -- the token budget's cut ------------------------------------------------------------------------------
+class _Budgeted(ScriptedBackend):
+    """Honours max_tokens as a server does: past it the answer ends with finish_reason "length"."""
+
+    def stream(self, model, messages, options):
+        words = self._next(model, messages, options).split(" ")
+        for w in words[: options.max_tokens]:
+            yield Delta(" " + w)
+        yield Final(
+            completion_tokens=min(len(words), options.max_tokens),
+            finish_reason="length" if len(words) > options.max_tokens else "stop",
+        )
+
+
+def budget_client() -> ModelClient:
+    """Scripted debaters whose arguments run past any small answer budget."""
+
+    def reply(m, o):
+        return ("An argument that goes on " + "and on " * 30) if kind(m) == "argue" else DEFAULTS[kind(m)]
+
+    return ModelClient({"scripted": _Budgeted(dict.fromkeys(("a", "b", "judge"), reply))})
+
+
+def test_a_turn_cut_by_the_budget_records_where_and_the_exports_say_so():
+    client = budget_client()
+    cfg = DebateConfig(
+        claim=CLAIM,
+        protocol="single",
+        task="halftruth",
+        category=None,
+        lineup=RADAR_LINEUP,
+        params={"rounds": 0},
+        max_tokens=12,
+    )
+    events = [e.to_dict() for e in run_debate(cfg, client) if e.type != "token"]
+    args = [e for e in events if e["type"] == "turn_finished" and e["phase"] == "opening"]
+    assert args and all(e["cut_off_at"] == 12 for e in args)
+    assert all(e["cut_off_at"] is None for e in events if e["type"] == "turn_finished" and e["role"] == "judge")
+    md = to_markdown(
+        {"id": "d", "protocol": "single", "task": "halftruth", "status": "completed", "created_at": "", "claim": CLAIM},
+        events,
+    )
+    assert "cut off at 12 tokens" in md and "cut off at 12 tokens" in to_html(events)
+
+
+# -- the settings a debate ran with -------------------------------------------------------------------------
+def test_settings_line_names_the_pace_the_aids_and_every_changed_parameter():
+    started = {
+        "protocol": "council",
+        "settings": {
+            "params": {
+                **__import__("debate.protocols", fromlist=["PROTOCOLS"]).PROTOCOLS["council"].defaults(),
+                "rounds": 2,
+                "demos": "dialogue",
+                "vote_from": "probs",
+            },
+            "max_tokens": 128,
+            "aids": True,
+            "evidence_on": False,
+        },
+    }
+    line = settings_line(started)
+    assert line.startswith("Ran with: council · live-demo pace · answers of at most 128 tokens (paper: 256)")
+    assert "rounds 2 (paper: 5)" in line
+    assert "small-model aids on: vote_from probs (paper: written), demos dialogue (paper: paper)" in line
+    assert "evidence shown, not given to the agents" in line
+    paper = settings_line({"protocol": "council", "settings": {"params": {}, "max_tokens": 256, "aids": False}})
+    assert "live-demo pace" not in paper and "small-model aids off" in paper
+
+
+# -- the same fields on a real model ----------------------------------------------------------------------
+@pytest.mark.real_model
+@pytest.mark.timeout(1800)  # ~1 min on an idle 2-core machine; the embedded models share the cores
+def test_real_judge_with_the_aids_says_when_its_weights_overrule_it():
+    pytest.importorskip("llama_cpp")
+    from debate.models.registry import default_client
+
+    # the cheapest full RADAR: openings, then the judge (class weights are fitted for RADAR's judge)
+    cfg = DebateConfig(
+        claim=CLAIM,
+        protocol="radar",
+        task="halftruth",
+        category=None,
+        lineup="embedded",
+        params={"rounds": 0, "early_stop": False},
+        max_tokens=48,
+        aids=True,
+        evidence=False,
+    )
+    events = [e for e in run_debate(cfg, default_client()) if e.type != "token"]
+    v = next(e for e in events if e.type == "verdict")
+    judge = [e for e in events if e.type == "turn_finished" and e.role == "judge"][-1]
+    assert v.label in ("TRUE", "FALSE", "HALF-TRUE") and judge.label in ("TRUE", "FALSE", "HALF-TRUE")
+    assert v.probs and "class weights fitted on liar-train" in v.explanation.lower()  # the aid applied
+    if judge.label != v.label:  # the weights overruled the judge: the event and the note say so
+        assert v.written_label == judge.label and override_note(v).startswith(f"The judge said {judge.label}; ")
+    else:
+        assert v.written_label is None and override_note(v) == ""
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1200)
+def test_real_model_answer_cut_by_the_budget_is_marked():
+    pytest.importorskip("llama_cpp")
+    from debate.models.registry import default_client
+
+    cfg = DebateConfig(
+        claim="A study in Nature finds that sleeping less than six hours raises the risk of early death by 12 percent.",
+        protocol="baseline",
+        task="checkthat",
+        category=1,
+        lineup="embedded",
+        params={"examples": False},
+        max_tokens=8,
+    )
+    events = [e for e in run_debate(cfg, default_client()) if e.type != "token"]
+    turn = next(e for e in events if e.type == "turn_finished")
+    assert turn.completion_tokens >= 8 and turn.cut_off_at == 8  # llama.cpp ended it on the budget ("length")
+    assert "cut off at 8 tokens" in render_text(events)
+
+
+def test_the_aids_and_the_pace_say_in_words_what_they_change():
+    from debate.aids import settings as aids
+    from debate.live import pace
+    from debate.protocols import PROTOCOLS
+
+    members = [{"role": "member", "model": "local:qwen2.5-0.5b"}, {"role": "member", "model": "local:smollm2-135m"}]
+    line = aids.describe("council", "checkthat", [1], members, PROTOCOLS["council"].defaults())
+    assert "Each member first reads the 8 most similar CheckThat train tweets" in line
+    assert "votes are counted from the members' label probabilities, not from the label they wrote" in line
+    assert "can turn the label it wrote into the other one (the verdict then says so)" in line
+    assert "vote_from = probs (paper: written)" in line
+    judge = [{"role": "judge", "model": "local:qwen2.5-0.5b"}]
+    radar = aids.describe("radar", "halftruth", [None], judge, PROTOCOLS["radar"].defaults())
+    assert "weighted by class weights fitted on LIAR train, which can turn the verdict it wrote into another" in radar
+    unfitted = aids.describe(
+        "radar", "halftruth", [None], [{"role": "judge", "model": "scripted:x"}], PROTOCOLS["radar"].defaults()
+    )
+    assert "No class weights are fitted for this judge's model, so its verdict counts as written." in unfitted
+    demo = pace.describe("demo", "council", dict(PROTOCOLS["council"].params), aids=True)
+    assert "the small-model aids (below) change how votes and the judge's verdict are read" in demo
+    assert "votes, thresholds and the judge are the papers'" not in demo
+    assert "Prompts, votes, thresholds and the judge are the papers'" in pace.describe(
+        "demo", "council", dict(PROTOCOLS["council"].params), aids=False
+    )

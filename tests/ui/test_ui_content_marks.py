@@ -1,0 +1,71 @@
+"""The bubble of a turn the engine shortened says so with the full text one click away, and a figure no
+source gave is underlined with "not in the claim or the evidence" — escaped, as all model text is."""
+
+from __future__ import annotations
+
+from debate.models.base import Final
+from debate.models.client import ModelClient
+from debate.models.scripted import ScriptedBackend
+from tests.ui.test_ui_app import _app, _html, _run_to_end, _set, _store
+from ui.safe import UNSUPPORTED_TITLE, text_html
+
+CUT = "Crime fell 12 percent, the mayor said. Murders dropped to 292 <b>in</b> 2018, the lowest since records began and"
+
+
+class Budgeted(ScriptedBackend):
+    """The proponent's argument ends as the answer budget ends it (finish "length")."""
+
+    def stream(self, model, messages, options):
+        for chunk in super().stream(model, messages, options):
+            if isinstance(chunk, Final) and model == "cut":
+                chunk.finish_reason = "length"
+            yield chunk
+
+
+def test_text_html_marks_flagged_figures_escaped():
+    html = text_html('Up 40 percent <img src=x onerror="alert(1)"> [E1] in 2018', flagged={"40 percent"}, known=set())
+    assert f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">40 percent</span>' in html
+    assert "<img" not in html and "2018" in html and html.count("unsupported-figure") == 1
+
+
+def test_the_debate_page_marks_shortened_turns_and_unsupported_figures():
+    store = _store()
+    store.save_lineup(
+        "cut-lineup",
+        {
+            "name": "cut-lineup",
+            "members": [{"name": "m", "model": "scripted:judge"}],
+            "judge": {"name": "judge", "model": "scripted:judge"},
+            "roles": {
+                "proponent": {"name": "pro", "model": "scripted:cut"},
+                "opponent": {"name": "opp", "model": "scripted:opp"},
+            },
+        },
+    )
+    backend = Budgeted(
+        {
+            "cut": CUT,
+            "opp": "Only 40 percent of people feel safer.",
+            "judge": '{"category": 1, "explanation": "The proponent was convincing."}',
+        }
+    )
+    at = _app(_client=ModelClient({"scripted": backend}))
+    at.text_area(key="claim").input("Crime fell 12 percent in New York, the mayor said.")
+    at.radio(key="cfg_protocol").set_value("single").run()
+    at.selectbox(key="cfg_preset").set_value("saved:cut-lineup").run()
+    _set(at, "p_single_rounds", 0)
+    at.run()
+    row = _run_to_end(at, timeout=300)
+    assert row["status"] == "completed"
+    pro = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "proponent"]
+    assert pro[0].shortened == "sentence" and pro[0].text == "Crime fell 12 percent, the mayor said."
+    html = _html(at)
+    assert "shortened to its last full sentence" in html
+    assert "Murders dropped to 292 &#60;b&#62;in&#60;/b&#62;" in html  # the full text, escaped, one click away
+    assert "<b>in</b>" not in html
+    # the closing repeats the opening, whose figures then have a source: only the opening's are flagged,
+    # and the figures of the shortened opening are those of its kept text (none: 12 percent is the claim's)
+    assert pro[0].unsupported_figures == []
+    opp = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "opponent"]
+    assert opp[0].unsupported_figures == ["40 percent"] and opp[1].unsupported_figures == []
+    assert f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">40 percent</span>' in html
