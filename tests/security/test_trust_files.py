@@ -637,6 +637,15 @@ def test_the_deviations_table_states_the_readings_and_names_real_parameters():
         assert reading in said, reading
     params = {k for info in PROTOCOLS.values() for k in info.params}
     named = {x.split(" ")[0] for r in rows for x in r[4].split("`")[1::2]}
-    flags = {"--no-cat2-rule", "--evidence", "--category", "apply_cat2_rule", "aids", "top_k"}  # run settings
+    flags = {
+        "--no-cat2-rule",
+        "--evidence",
+        "--category",
+        "apply_cat2_rule",
+        "aids",
+        "top_k",
+        "evidence_guard",
+        "flagged_evidence",
+    }  # run settings
     assert named and named - flags <= params, named - flags - params
     assert PROTOCOLS["council"].defaults()["summaries_in_discussion"] is True  # the paper's reading by default
