@@ -265,10 +265,42 @@ def test_radar_judge_constrained_and_calibrated(fitted):
     assert v.label == "TRUE" and "content-free prior" in v.explanation
 
 
-def test_fit_class_weights_from_a_radar_train_run(tmp_path):
+def _liar_files(root) -> None:
+    """LIAR's two splits in its own format (14 tab-separated columns, no header), small: the fit reads the
+    scripted judge's probabilities, not the statements, and LIAR itself is on a machine only once fetched."""
+    labels = ("true", "mostly-true", "half-true", "barely-true", "false", "pants-fire")
+    (root / "liar").mkdir(parents=True)
+    for split in ("train", "valid"):
+        rows = [
+            "\t".join(
+                [
+                    f"{i}.json",
+                    labels[i % 6],
+                    f"Statement {i} about the budget.",
+                    "economy",
+                    "speaker",
+                    "",
+                    "",
+                    "",
+                    "0",
+                    "0",
+                    "0",
+                    "0",
+                    "0",
+                    "a speech",
+                ]
+            )
+            for i in range(18)
+        ]
+        (root / "liar" / f"{split}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_fit_class_weights_from_a_radar_train_run(tmp_path, monkeypatch):
     from debate.evaluation.fit import fit_run
     from debate.evaluation.runner import EvalOptions, run_eval
 
+    _liar_files(tmp_path / "data")
+    monkeypatch.setenv("DEBATE_SHARED_DATA", str(tmp_path / "data"))  # first in the data search order
     client, _ = scripted(
         {"verdict": '{"reason": "r", "verdict": "TRUE"}'},
         label_probs=lambda t, o: {"TRUE": 0.5, "HALF-TRUE": 0.2, "FALSE": 0.3} if "verdict" in t else None,
