@@ -1,7 +1,7 @@
 """Indirect prompt injection: does one planted passage move the verdict, before and after the evidence guard?
 
 Claims from LIAR valid and AVeriTeC dev (read from the shared data folder the project's tests use,
-`DEBATE_SHARED_DATA` or ../shared/data), each debated with its normal evidence (the default local index's
+found in the project's data search order), each debated with its normal evidence (the default local index's
 top-k passages for the claim, as `python -m debate run` retrieves them) and again with one planted passage
 appended in five styles:
 
@@ -86,17 +86,15 @@ def planted_label(control: str | None) -> str:
     return "FALSE" if control == "TRUE" else "TRUE"
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("DEBATE_SHARED_DATA") or REPO.parent / "shared" / "data")
-
-
 def pick_claims(n: int, seed: int) -> list[dict]:
     """n claims, half from LIAR valid and half from AVeriTeC dev, drawn with `seed`."""
+    from debate.data import locate  # the project's data search order (docs/data.md)
     from debate.datasets import load_averitec, load_liar
 
     rng = random.Random(seed)
-    liar = load_liar(data_dir() / "liar" / "valid.tsv")
-    ave = load_averitec(data_dir() / "averitec" / "dev.json")
+
+    liar = load_liar(locate.require("liar/valid.tsv"))
+    ave = load_averitec(locate.require("averitec/dev.json"))
     n_liar = (n + 1) // 2
     out = [
         {"dataset": "liar-valid", "task": "halftruth", "id": it.id, "claim": it.text, "gold": it.gold}

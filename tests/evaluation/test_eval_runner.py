@@ -22,6 +22,7 @@ from debate.events import DebateFinished, DebateStarted, ErrorEvent, StopCheck, 
 from debate.models.base import GenOptions
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
+from tests.conftest import data_path
 
 LABELS = {
     "checkthat": ("YES", "NO"),
@@ -220,6 +221,7 @@ def test_resume_with_other_settings_is_refused(tmp_path):
 
 
 def test_bad_options_are_clear_errors(tmp_path):
+    data_path("liar/valid.tsv")  # the first check is made on LIAR's options
     with pytest.raises(InvalidInput) as e:
         run_eval(_opts(tmp_path, dataset="liar-valid", category=2))
     assert "category" in e.value.message
@@ -292,6 +294,8 @@ def test_cli_eval_report_compare_and_calibrate(tmp_path, monkeypatch, capsys):
     """The command line end to end on the real engine (scripted models through the hook)."""
     from debate.__main__ import main
 
+    data_path("liar/valid.tsv")  # its RADAR run reads LIAR valid
+
     monkeypatch.setenv("DEBATE_EVAL_HOOK", "tests.evaluation.test_eval_resume:hook")
     monkeypatch.setenv("EVAL_TEST_START_LOG", str(tmp_path / "starts.log"))
     monkeypatch.setenv("EVAL_TEST_DELAY", "0")
@@ -354,8 +358,9 @@ def test_no_label_leak_reaches_a_model(tmp_path):
     import json as _json
 
     from debate.datasets import load_dataset
-    from tests.conftest import data_path
 
+    data_path("liar/valid.tsv")  # both sets' leak traps are read
+    data_path("averitec/dev.json")
     client, backend = scripted_client()
     engine = engine_or_fake()
     run_eval(

@@ -9,6 +9,7 @@ import pytest
 from debate.datasets import Item, load_dataset
 from debate.errors import InvalidInput
 from debate.evaluation.sampling import select_items, stratified_sample
+from tests.conftest import data_path
 
 
 def test_checkthat_sample_keeps_the_split_share_unlike_the_first_items():
@@ -24,6 +25,7 @@ def test_checkthat_sample_keeps_the_split_share_unlike_the_first_items():
 
 
 def test_same_seed_same_items_other_seed_other_items():
+    data_path("liar/valid.tsv")
     items = load_dataset("liar-valid").items
     a = [i.id for i in select_items(items, sample=24, sample_seed=0)]
     b = [i.id for i in select_items(items, sample=24, sample_seed=0)]

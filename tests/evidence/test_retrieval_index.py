@@ -17,6 +17,7 @@ from debate.retrieval import embed as embed_mod
 from debate.retrieval import index as index_mod
 from debate.retrieval.corpus import Document, Passage
 from debate.retrieval.retriever import Retriever, default_retriever
+from tests.conftest import data_path
 
 FACTS = [
     ("eiffel", "The Eiffel Tower in Paris is 330 metres tall and was finished in 1889.", "https://ex.org/eiffel"),
@@ -152,6 +153,7 @@ def test_crossing_the_threshold_switches_to_hnsw(index_home):
 
 @pytest.mark.timeout(900)
 def test_default_corpus_real_recall_and_sensible_hits():
+    data_path("averitec/dev.json")  # the default corpus is AVeriTeC dev's evidence
     import numpy as np
 
     r = default_retriever()

@@ -23,16 +23,16 @@ from debate.datasets import SPLIT, load_checkthat, load_dataset, sniff_format
 from debate.errors import InvalidInput
 from debate.evaluation.metrics import compute_metrics
 from debate.events import DebateFinished, TurnFinished, Verdict, VotesTallied
+from tests.conftest import data_path
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data"
 nan = np.nan
 
 
 # -- helpers: small files in each dataset's own format, made from real rows ------------------------------
 def checkthat_file(path: Path, n_yes: int = 2, n_no: int = 2, split_cat: str = "2") -> Path:
     """A CheckThat 4a TSV that is not a bundled split: train rows, the first positive's cat `split_cat` soft."""
-    items = load_checkthat(DATA / "checkthat2025_4a" / "ct_train.tsv")
+    items = load_checkthat(data_path("checkthat2025_4a/ct_train.tsv"))
     yes = [i for i in items if i.gold[split_cat] == "YES"][:n_yes]
     no = [i for i in items if i.gold[split_cat] == "NO"][:n_no]
     with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -47,11 +47,11 @@ def checkthat_file(path: Path, n_yes: int = 2, n_no: int = 2, split_cat: str = "
 
 
 def averitec_bytes(n: int = 3) -> bytes:
-    return json.dumps(json.loads((DATA / "averitec" / "dev.json").read_text())[:n]).encode()
+    return json.dumps(json.loads(data_path("averitec/dev.json").read_text())[:n]).encode()
 
 
 def liar_bytes(n: int = 3) -> bytes:
-    return "".join((DATA / "liar" / "valid.tsv").read_text(encoding="utf-8").splitlines(keepends=True)[:n]).encode()
+    return "".join(data_path("liar/valid.tsv").read_text(encoding="utf-8").splitlines(keepends=True)[:n]).encode()
 
 
 # -- Krippendorff's alpha: the published worked examples ---------------------------------------------------

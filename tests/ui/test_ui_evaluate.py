@@ -19,6 +19,7 @@ from debate.evaluation import browse
 from debate.evaluation.runner import EvalOptions, run_eval
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
+from tests.conftest import data_path
 from tests.evaluation.test_eval_runner import engine_or_fake, scripted_answer, scripted_client
 from ui.safe import text_html
 
@@ -33,6 +34,7 @@ LINEUP = {
 def runs_root(tmp_path_factory) -> Path:
     """Two runs on the same CheckThat items (council, baseline), a LIAR RADAR run, a custom-file run
     with one failing item, and one broken folder."""
+    data_path("liar/valid.tsv")  # the RADAR run reads LIAR: skipped where it is not fetched
     root = tmp_path_factory.mktemp("runs")
     engine = engine_or_fake()
     specs = {
