@@ -10,6 +10,7 @@ import pytest
 from debate.errors import InvalidInput
 from debate.retrieval.corpus import load_corpus, read_documents, split_words
 from debate.retrieval.retriever import tweet_query
+from tests.conftest import data_path
 
 
 def write(path, text, encoding="utf-8"):
@@ -144,6 +145,7 @@ def test_empty_unknown_or_missing_input(tmp_path, make):
 
 
 def test_averitec_default_corpus_uses_answers_not_justification():
+    data_path("averitec/dev.json")
     from debate.retrieval import averitec
 
     claims = averitec.load_claims()

@@ -20,7 +20,7 @@ import pytest
 from debate.errors import ModelFileError
 from debate.retrieval import embed as embed_mod
 from debate.retrieval.embed_process import ProcessEmbedder
-from tests.conftest import REPO
+from tests.conftest import REPO, data_path
 
 TEXTS = ["The Moon causes ocean tides.", "A kitten sat on a rug.", "Stock markets fell sharply on Monday."]
 
@@ -79,6 +79,7 @@ print(json.dumps({"torch": "torch" in sys.modules, "st": "sentence_transformers"
 
 @pytest.mark.timeout(600)
 def test_app_path_never_imports_torch_in_the_parent():
+    data_path("averitec/dev.json")  # the search runs over the default corpus, AVeriTeC dev's evidence
     env = dict(os.environ, DEBATE_EMBED_PROCESS="1")
     out = subprocess.run([sys.executable, "-c", SEARCH], cwd=REPO, env=env, capture_output=True, text=True, timeout=500)
     assert out.returncode == 0, out.stderr[-2000:]
