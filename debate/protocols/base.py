@@ -263,6 +263,7 @@ class DebateContext:
         budget = self.context_budget(agent, max_tokens)
         if budget is not None:  # room for the lines the engine adds when the turn is sent (`_instructions`)
             budget -= sum(len(line) + 2 for line in self._engine_lines(agent, True))
+            budget -= len(moderator_block(self.moderator_notes)) + 2 if self.moderator_notes else 0
         msgs, report = prompting.fit(build, slots, budget)
         if report is not None:
             yield shortened(agent, phase, round, user_id, report)
@@ -839,7 +840,12 @@ def with_moderator(messages: list[Message], notes: list[str]) -> list[Message]:
     (DebateContext.turns), so steering a debate needs no change in the protocols themselves."""
     if not notes:
         return messages
-    return with_lines(messages, [prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))])
+    return with_lines(messages, [moderator_block(notes)])
+
+
+def moderator_block(notes: list[str]) -> str:
+    """The moderator's notes as they are appended to a prompt (its fit leaves room for them)."""
+    return prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))
 
 
 def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:

@@ -350,7 +350,11 @@ def test_server_error_text_reaches_the_terminal_without_control_sequences(tmp_pa
 
 
 # -- the context window is sent (Ollama num_ctx) and reported, so the transcript rule works ----------------
-LONG = " ".join(["This argument is long and cites the evidence again and again."] * 30)
+# thirty different sentences: a turn that repeats itself is now cut before the repeat (debate/content), so a
+# long answer that must stay long says something new in every sentence
+LONG = " ".join(
+    f"This argument, point {chr(65 + i % 26)}{chr(65 + i // 26)}, is long and cites the evidence." for i in range(30)
+)
 
 
 @pytest.mark.parametrize("kind", ["ollama", "openai"])
@@ -420,7 +424,8 @@ def test_a_repair_on_a_tiny_window_refits_the_debate_and_says_so():
     cut = {e.phase: e for e in events if e.type == "transcript_shortened"}
     fix = cut["judge repair"]
     assert fix.prompt_id == "engine.repair" and fix.final_chars <= fix.budget_chars == budget < fix.original_chars
-    assert fix.condensed > cut["judge"].condensed  # the echoed answer and more of the debate
+    # the echoed answer and more of the debate: more turns condensed or left out than for the judge's own prompt
+    assert fix.condensed + fix.omitted > cut["judge"].condensed + cut["judge"].omitted
     turn = next(e for e in events if e.type == "turn_finished" and e.phase == "judge")
     assert turn.repaired and turn.label == "YES"
 

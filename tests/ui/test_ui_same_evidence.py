@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate import config, live
 from debate.runner import run_debate
+from tests.conftest import data_path
 from tests.ui.test_ui_app import _app, _run_to_end, _scripted_client, _scripted_lineup, _store
 
 # bench/bench_live.py's CLAIM: offline, the bundled index has nothing over the floor for it
@@ -40,6 +41,7 @@ def _evidence(debate_id: str) -> dict:
 
 @pytest.mark.timeout(600)
 def test_compare_and_debate_give_the_coffee_claim_the_same_evidence_verdict():
+    data_path("averitec/dev.json")  # both pages search the default corpus, AVeriTeC dev's evidence
     preset = _scripted_lineup(_store(), "same-evidence", ["steady", "other"])
     _index_loaded()
     # Compare: one council column on the coffee claim, every other setting as the page opens
