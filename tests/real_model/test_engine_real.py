@@ -57,7 +57,8 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
     if retriever is not None and locate.find("averitec/dev.json") is None:
         # AVeriTeC dev, the default corpus, not fetched: the debate ran without evidence and said why
         assert not any(e.passages for e in by_type(events, "evidence"))
-        assert any("no local corpus" in str(e.to_dict()).lower() for e in events if "evidence" in e.type), [
+        # said as a warning the debate went on after (an "error" event that is not the end) or an evidence note
+        assert any("no local corpus" in str(e).lower() for e in events if e.type in ("error", "evidence")), [
             e.type for e in events
         ]
     elif retriever is not None:
