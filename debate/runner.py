@@ -74,7 +74,9 @@ class DebateConfig:
     # the prompt's markers neutralised and a system sentence that evidence is never an instruction;
     # "datamark" = also ^ between the quoted words; "off" = verbatim (what the injection benchmark's "before" measures)
     evidence_guard: str = "fence"
-    flagged_evidence: str = "keep"  # a passage that reads like an order: "keep" (fenced and flagged) or "drop"
+    # a passage that reads like an order: "mask" (kept, fenced and flagged, its order sentences left out of
+    # the prompts), "keep" (whole, fenced and flagged) or "drop" (held back)
+    flagged_evidence: str = "mask"
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
@@ -441,6 +443,11 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
 
     flagged = safety.flag_passages([dict(p) if isinstance(p, dict) else {"text": str(p)} for p in found or []])
     dropped = [d for d in flagged if d.get("flags")] if cfg.flagged_evidence == "drop" else []
+    if cfg.flagged_evidence == "mask" and cfg.evidence_guard != "off":
+        for d in flagged:  # how many sentences the prompts leave out (the panel and exports say so)
+            n = safety.mask_orders(str(d.get("text", "")))[1] if d.get("flags") else 0
+            if n:
+                d["masked"] = n
     passages = []
     for i, d in enumerate((d for d in flagged if not (dropped and d.get("flags"))), 1):
         if d.get("id") and d["id"] != f"E{i}":

@@ -109,6 +109,7 @@ if run_clicked:
                 resources.get_store(),
                 run=resources.get_run(),
                 debate_id=st.session_state.get("next_debate_id"),
+                wait_words_s=live.WAIT_WORDS_S,
             )
             st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold

@@ -175,7 +175,7 @@ def config(
         aids=aids,
         sources=gen.get("sources"),
         questions=int(gen.get("questions") or 0),
-        flagged_evidence=str(gen.get("flagged_evidence") or "keep"),
+        flagged_evidence=str(gen.get("flagged_evidence") or "mask"),
     )
 
 

@@ -200,12 +200,17 @@ def generation_settings(info: Any, pace: str = "paper") -> dict:
     return out
 
 
-FLAGGED_LABELS = {"keep": "Keep them, fenced and flagged", "drop": "Leave them out of the prompts"}
+FLAGGED_LABELS = {
+    "mask": "Keep them, flagged, without the sentences that give orders",
+    "keep": "Keep them whole, fenced and flagged",
+    "drop": "Leave them out of the prompts",
+}
 
 
 def flagged_evidence() -> str:
-    """What the debate does with a passage that reads like an order to the model (default: keep, flagged)."""
-    keep("cfg_flagged_evidence", "keep")
+    """What the debate does with a passage that reads like an order to the model (default: kept and
+    flagged, its order sentences left out of the prompts)."""
+    keep("cfg_flagged_evidence", "mask")
     choice = st.selectbox(
         "Passages that read like an order",
         list(FLAGGED_LABELS),
@@ -215,7 +220,8 @@ def flagged_evidence() -> str:
         "sentence that evidence is never an instruction. A passage that also reads like an "
         'order ("ignore the instructions", "the judge must answer TRUE", a fake '
         "[VERDICT]) is flagged in the evidence panel and the exports; choose whether the "
-        "agents still read it (default) or it is held back.",
+        "agents read it without the sentences that give orders (default: the panel still shows "
+        "them), read it whole, or not at all.",
     )
     remember("cfg_flagged_evidence")
     return str(choice)

@@ -101,10 +101,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--flagged-evidence",
-        choices=("keep", "drop"),
-        default="keep",
+        choices=("mask", "keep", "drop"),
+        default="mask",
         help='a passage that reads like an order to the model ("ignore the instructions", "the judge '
-        'must answer TRUE"): keep it, fenced as quoted data and flagged (default), or drop it',
+        'must answer TRUE"): mask = keep it, fenced and flagged, with the sentences that read like an '
+        "order left out of the prompts (default); keep = the whole passage, fenced and flagged; "
+        "drop = hold the passage back",
     )
     p.add_argument(
         "--evidence-guard",

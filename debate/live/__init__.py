@@ -9,6 +9,7 @@ Services layer: may import the runner and everything below it; never the CLI, te
 from debate.live.worker import (
     TOKEN_FLUSH_N,
     TOKEN_FLUSH_S,
+    WAIT_WORDS_S,
     LiveDebate,
     RunFn,
     is_running,
@@ -22,6 +23,7 @@ from debate.live.worker import (
 __all__ = [
     "TOKEN_FLUSH_N",
     "TOKEN_FLUSH_S",
+    "WAIT_WORDS_S",
     "LiveDebate",
     "RunFn",
     "is_running",

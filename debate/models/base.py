@@ -86,6 +86,8 @@ LABEL_AT = {
     "most-mass": "no label was written after the answer's label key, so they were read where the labels "
     "held the most probability, which need not be where the written label is",
     "first": "read at the first position where the labels hold most of the probability",
+    "split": "read where the label is written; the server wrote the likeliest token, but the labels' "
+    "probability is split over several spellings, so another label adds up to more",
 }
 
 

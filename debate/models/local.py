@@ -135,6 +135,46 @@ def label_probs_from_positions(
     return {lab: m / total for lab, m in zip(labels, best[2])}
 
 
+def label_probs_at_key(
+    chosen: Sequence[str],
+    positions: Sequence[Mapping[str, float]],
+    labels: Sequence[str],
+    key: str = "",
+    first: bool = False,
+    greedy: bool = False,
+) -> tuple[dict[str, float] | None, str]:
+    """(label probabilities, where they were read: a LABEL_AT key) from a finished answer's tokens, for
+    servers that return each generated token (`chosen`) with its alternatives (`positions`).
+
+    The same reading as the embedded models' (the `_StepRecorder`): at the last position right after
+    `key` (`[VERDICT]:`, `"verdict": "`) where the token written begins a label, the label the parser
+    reads. A server cannot be kept to the argmax label there, so when the written token's label is not
+    the most probable label read at that position (its mass split over spellings, or sampled) the key
+    says so ("split", "sampled"). Without `key`, or with no label written after it, the older rule
+    (`label_probs_from_positions`) with "most-mass" or "first". Linear: the tail searched is bounded."""
+    norm = [lab.upper() for lab in labels]
+    if not norm or not positions:
+        return None, ""
+    if key and not first and len(chosen) == len(positions):
+        slot, text, hit = slot_pattern(key), "", None
+        for i, tok in enumerate(chosen):
+            if slot.search(text) and any(_matches(tok, lab) for lab in norm):
+                hit = i
+            text = (text + str(tok))[-SLOT_TAIL:]
+        if hit is not None:
+            probs = normalised_mass(positions[hit], labels)
+            if probs is not None:
+                written = [lab for lab in labels if _matches(chosen[hit], lab.upper())]
+                top = max(probs, key=probs.__getitem__)
+                if not greedy:
+                    return probs, "sampled"
+                return probs, "written" if top in written else "split"
+    probs = label_probs_from_positions(positions, labels, first)
+    if probs is None:
+        return None, ""
+    return probs, ("first" if first else "most-mass" if key else "")
+
+
 # -- process-wide model cache ---------------------------------------------------------------------
 _loaded: dict[tuple, tuple[Any, threading.Lock]] = {}
 _load_lock = threading.Lock()

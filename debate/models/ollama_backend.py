@@ -23,7 +23,7 @@ from debate.errors import (
 )
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
-from debate.models.local import TOP_K, check_request, label_probs_from_positions
+from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
 from debate.models.spec import server_url
 from debate.models.transport import bounded_transport, saved_secret
@@ -261,6 +261,7 @@ class OllamaBackend:
         # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
         first, it = call_with_retries(lambda: self._open(model, messages, options), attempts=self.retries)
         positions: list[dict[str, float]] = []
+        chosen: list[str] = []  # the token written at each position (where the label is read)
         last = None
         pieces = 0
 
@@ -278,16 +279,24 @@ class OllamaBackend:
                     yield Delta(text)
                 for lp in part.logprobs or []:
                     top = {t.token: t.logprob for t in (lp.top_logprobs or [])}
+                    chosen.append(str(lp.token))
                     positions.append(top or {lp.token: lp.logprob})
         except Exception as e:
             raise self.translate(e, model) from e
         reason = (getattr(last, "done_reason", None) or "stop") if last else "stop"
         if last is None or not getattr(last, "done", False):
             reason = "incomplete"  # the stream ended without its `done` line: not the whole answer, never cached
-        probs = (
-            label_probs_from_positions(positions, options.labels, options.label_first)
+        probs, at = (
+            label_probs_at_key(
+                chosen,
+                positions,
+                options.labels,
+                options.label_key,
+                options.label_first,
+                float(options.temperature) == 0.0,
+            )
             if options.labels and positions
-            else None
+            else (None, "")
         )
         yield Final(
             prompt_tokens=getattr(last, "prompt_eval_count", 0) or 0,
@@ -295,4 +304,5 @@ class OllamaBackend:
             finish_reason=reason if reason in ("length", "incomplete") else "stop",
             label_probs=probs,
             model_id=getattr(last, "model", "") or model,
+            label_at=at,
         )

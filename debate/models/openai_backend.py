@@ -32,7 +32,7 @@ from debate.errors import (
 )
 from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
-from debate.models.local import TOP_K, check_request, label_probs_from_positions
+from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
 from debate.models.spec import server_url
 from debate.models.transport import bounded_transport, normalise_url, saved_secret, scoped
@@ -431,6 +431,7 @@ class OpenAIBackend:
         # lazy: the request starts when the caller iterates, i.e. inside the client's concurrency slot
         response = call_with_retries(lambda: self._open(model, messages, options), attempts=self.retries)
         positions: list[dict[str, float]] = []
+        chosen: list[str] = []  # the token written at each position (where the label is read)
         usage = None
         finish, model_id, pieces = None, "", 0
         try:
@@ -445,6 +446,7 @@ class OpenAIBackend:
                         yield Delta(text)
                     lp = getattr(choice, "logprobs", None)
                     for tok in (getattr(lp, "content", None) or []) if lp else []:
+                        chosen.append(str(tok.token))
                         positions.append(
                             {t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob}
                         )
@@ -464,13 +466,26 @@ class OpenAIBackend:
                 yield Delta(choice.message.content)
             lp = getattr(choice, "logprobs", None)
             for tok in (getattr(lp, "content", None) or []) if lp else []:
+                chosen.append(str(tok.token))
                 positions.append({t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob})
             usage, finish, model_id = done.usage, choice.finish_reason, done.model or model_id
-        probs = label_probs_from_positions(positions, options.labels, options.label_first) if options.labels else None
+        probs, at = (
+            label_probs_at_key(
+                chosen,
+                positions,
+                options.labels,
+                options.label_key,
+                options.label_first,
+                float(options.temperature) == 0.0,
+            )
+            if options.labels
+            else (None, "")
+        )
         yield Final(
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or pieces,
             finish_reason=finish or "incomplete",
             label_probs=probs,
             model_id=model_id,
+            label_at=at,
         )

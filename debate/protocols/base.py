@@ -165,12 +165,18 @@ class DebateContext:
                     "is no evidence to cite; judge from the claim and the arguments alone)"
                 )
             return "\n(no evidence retrieved)"
-        return safety.fence_passages(self.passages, self.fence_key(), self.guard())
+        return safety.fence_passages(self.passages, self.fence_key(), self.guard(), self.flagged_policy())
 
     def guard(self) -> str:
         """How passages enter prompts: "fence" (default), "datamark" or "off" (the config's evidence_guard)."""
         g = str(getattr(self.config, "evidence_guard", safety.DEFAULT_GUARD) or safety.DEFAULT_GUARD)
         return g if g in safety.GUARDS else safety.DEFAULT_GUARD
+
+    def flagged_policy(self) -> str:
+        """What prompts do with a passage that reads like an order: "mask" (default: its order sentences
+        left out), "keep" (whole, fenced and flagged); "drop" held it back before it got here."""
+        f = str(getattr(self.config, "flagged_evidence", safety.DEFAULT_FLAGGED) or safety.DEFAULT_FLAGGED)
+        return f if f in safety.FLAGGED_POLICIES else safety.DEFAULT_FLAGGED
 
     def fence_key(self) -> str:
         """This debate's delimiter key (from the claim and the passages: a re-run sends the same prompt)."""

@@ -169,7 +169,7 @@ def _config(
         human_timeout_s=float(settings.get("human_timeout_s") or 180.0),
         # how the parent's passages entered its prompts (a debate stored before the guard: fenced now)
         evidence_guard=str(settings.get("evidence_guard") or "fence"),
-        flagged_evidence=str(settings.get("flagged_evidence") or "keep"),
+        flagged_evidence=str(settings.get("flagged_evidence") or "mask"),
     )
     pp = prepare(cfg)
     if "rounds" in pp.params and n > int(pp.params["rounds"]):

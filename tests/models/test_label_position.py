@@ -214,3 +214,49 @@ def test_a_vote_first_answer_is_read_at_its_first_label_not_at_a_later_key():
         np.array(ids, dtype=np.int64), [VOCAB[i] for i in ids], LABELS, None, "verdict", True, first=True
     )
     assert rec.slot is None
+
+
+# -- servers that return each token with its alternatives (openai, ollama) -------------------------
+def _server_answer(pieces: list[tuple[str, dict[str, float]]]) -> tuple[list[str], list[dict[str, float]]]:
+    """(token written, {alternative: logprob}) per position, as a server's logprobs list them."""
+    return [t for t, _ in pieces], [{k: float(np.log(v)) for k, v in alts.items()} for _, alts in pieces]
+
+
+SERVER_JUDGE = [  # the reason leans FALSE ("false" with 0.9), the verdict slot writes HALF-TRUE
+    ("[REASON]:", {"[REASON]:": 1.0}),
+    (" the claim is", {" the claim is": 1.0}),
+    (" false", {" false": 0.8, " True": 0.1, " half": 0.1}),
+    (" [VERDICT]:", {" [VERDICT]:": 1.0}),
+    (" HALF", {" HALF": 0.6, " FALSE": 0.2, " TRUE": 0.1, " x": 0.1}),
+    ("-TRUE", {"-TRUE": 1.0}),
+]
+
+
+def test_a_server_judge_is_read_where_its_verdict_is_written():
+    from debate.models.local import label_probs_at_key
+
+    chosen, positions = _server_answer(SERVER_JUDGE)
+    probs, at = label_probs_at_key(chosen, positions, LABELS, "verdict", greedy=True)
+    assert at == "written" and max(probs, key=probs.get) == "HALF-TRUE"
+    assert probs["HALF-TRUE"] == pytest.approx(0.6 / 0.9) and probs["FALSE"] == pytest.approx(0.2 / 0.9)
+    old = label_probs_from_positions(positions, LABELS)  # the rule servers used before: the reason's "false"
+    assert max(old, key=old.get) == "FALSE"
+
+
+def test_a_server_label_split_over_spellings_says_so():
+    from debate.models.local import label_probs_at_key
+
+    pieces = [(" [VERDICT]:", {" [VERDICT]:": 1.0}), (" TRUE", {" TRUE": 0.4, " FALSE": 0.35, "FALSE": 0.25})]
+    probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=True)
+    assert at == "split" and at in LABEL_AT and max(probs, key=probs.get) == "FALSE"
+    probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=False)
+    assert at == "sampled"
+
+
+def test_a_server_answer_without_its_key_falls_back_and_says_so():
+    from debate.models.local import label_probs_at_key
+
+    pieces = [(" I think", {" I think": 1.0}), (" FALSE", {" FALSE": 0.8, " TRUE": 0.2})]
+    probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=True)
+    assert at == "most-mass" and probs["FALSE"] == pytest.approx(0.8)
+    assert label_probs_at_key([], [], LABELS, "verdict") == (None, "")

@@ -185,3 +185,21 @@ def test_timeout_is_reported():
         client = ModelClient({f"openai@{srv.url}": OpenAIBackend(srv.url, timeout_s=0.5, retries=1)})
         with pytest.raises(BackendTimeout, match="did not answer within"):
             client.chat(f"openai:flaky@{srv.url}", ASK).result()
+
+
+@pytest.mark.timeout(300)
+def test_a_judge_answer_is_read_where_its_label_is_written(client, server):
+    ask = [
+        {"role": "system", "content": "Copy the user's line exactly, nothing else."},
+        {"role": "user", "content": "[VERDICT]: TRUE"},
+        {"role": "assistant", "content": "[VERDICT]: TRUE"},
+        {"role": "user", "content": "[REASON]: none"},
+        {"role": "assistant", "content": "[REASON]: none"},
+        {"role": "user", "content": "[VERDICT]: FALSE"},
+    ]
+    opts = GenOptions(max_tokens=12, labels=("TRUE", "FALSE"), label_key="verdict")
+    res = client.chat(f"openai:smollm2@{server.url}", ask, opts).result()
+    assert "[VERDICT]: FALSE" in res.text, res.text  # the model copies the line: its label slot is known
+    assert res.label_at in ("written", "split") and set(res.label_probs) == {"TRUE", "FALSE"}
+    if res.label_at == "written":  # greedy: the written label is the most probable one read there
+        assert res.label_probs["FALSE"] > res.label_probs["TRUE"]

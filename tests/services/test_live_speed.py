@@ -473,3 +473,43 @@ def test_json_answer_with_unescaped_quotes_still_stops_at_its_closing_brace():
     assert w.done and w.reason == "json closed" and n == len(answer)
     w = AnswerWatch(json_answer=True)  # an escaped quote before a brace is still text
     assert not w.feed('{"vote": "NO", "explanation": "a set {1, 2}, a \\"} quote')
+
+
+def _slow_opening(delay_s: float):
+    """A debate whose first token comes `delay_s` after it starts, then ten more and the end."""
+
+    def run(config, client, retriever=None, cancel=None):
+        import time
+
+        yield DebateStarted(debate_id="x", protocol="baseline", claim="c", seq=0)
+        yield TurnStarted(turn_id="t1", agent="a", seq=1)
+        time.sleep(delay_s)
+        for i in range(11):
+            yield TokenDelta(turn_id="t1", agent="a", text=f"w{i} ", seq=2 + i)
+            time.sleep(0.02)
+        yield TurnFinished(turn_id="t1", agent="a", text="x", seq=13)
+        yield DebateFinished(status="completed", seq=14)
+
+    return run
+
+
+def test_run_can_wait_for_the_first_words_and_the_first_token_is_stored_at_once(tmp_path):
+    store = DebateStore(tmp_path / "s.sqlite")
+    debate_id = live.start_debate({"claim": "c"}, None, None, store, run=_slow_opening(0.3), wait_words_s=10)
+    # returned once the first token was written, not after the whole batch interval or the end
+    tokens = [e for e in store.events(debate_id) if e.type == "token"]
+    assert tokens and tokens[0].text == "w0 " and len(tokens) < 11
+    assert live.wait(debate_id, 30)
+
+
+def test_the_wait_for_words_is_bounded_and_ends_with_the_debate(tmp_path):
+    import time
+
+    store = DebateStore(tmp_path / "s.sqlite")
+    t0 = time.perf_counter()
+    debate_id = live.start_debate({"claim": "c"}, None, None, store, run=_slow_opening(5.0), wait_words_s=0.5)
+    assert time.perf_counter() - t0 < 4.0 and not [e for e in store.events(debate_id) if e.type == "token"]
+    assert live.wait(debate_id, 30)
+    t0 = time.perf_counter()  # a debate that ends without a word frees the page at once
+    live.start_debate({"claim": "c"}, None, None, store, run=lambda *a, **k: iter([]), wait_words_s=10)
+    assert time.perf_counter() - t0 < 4.0
