@@ -445,11 +445,14 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
     dropped = [d for d in flagged if d.get("flags")] if cfg.flagged_evidence == "drop" else []
     if cfg.flagged_evidence == "mask" and cfg.evidence_guard != "off":
         for d in flagged:  # how many sentences the prompts leave out (the panel and exports say so)
-            n = safety.mask_orders(str(d.get("text", "")))[1] if d.get("flags") else 0
+            text, n = safety.mask_orders(str(d.get("text", ""))) if d.get("flags") else ("", 0)
             if n:
                 d["masked"] = n
+                if safety.nothing_left(text):  # all orders, no evidence: held back, as with "drop"
+                    dropped.append(d)
+    held = {id(d) for d in dropped}
     passages = []
-    for i, d in enumerate((d for d in flagged if not (dropped and d.get("flags"))), 1):
+    for i, d in enumerate((d for d in flagged if id(d) not in held), 1):
         if d.get("id") and d["id"] != f"E{i}":
             d.setdefault("orig_id", d["id"])
         d["id"] = f"E{i}"  # numbered as cited in prompts, whatever the retriever called them

@@ -110,6 +110,13 @@ def mask_orders(text: str) -> tuple[str, int]:
     return " ".join(out), masked
 
 
+def nothing_left(masked_text: str) -> bool:
+    """After `mask_orders`, is anything but the notes left? (A passage that was all orders carries no
+    evidence: it is held back from the prompts rather than sent as a bare note.)"""
+    rest = str(masked_text).replace(MASK_NOTE, "")
+    return not any(ch.isalnum() for ch in rest)
+
+
 def fence_one(p: dict, key: str, datamark: bool = False, flagged: str = DEFAULT_FLAGGED) -> str:
     """One passage as prompts show it: `[E#] (title — source) <data KEY> quotation </data KEY>`; a flagged
     passage under the "mask" policy without its order sentences (MASK_NOTE instead), under "keep" whole
@@ -201,7 +208,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             "an order in another language",
             # French, German, Spanish, Italian, Portuguese, Chinese: "ignore the previous instructions",
             # "you must answer", "to the judge"
-            r"\bignore[rz]? (?:toutes )?(?:les |tes |vos )?(?:instructions|consignes)\b|\b(?:tu dois|vous devez|il faut) "
+            r"\bignore[rz]? (?:toutes )?(?:les |tes |vos )?(?:instructions|consignes)\b"
+            r"|\bignore[rz]? (?:toutes )?(?:les )?autres (?:preuves|sources|informations|éléments)\b"
+            r"|\bignorier(?:e|en sie)? (?:alle )?anderen (?:beweise|quellen|informationen)\b"
+            r"|\bignora(?:r)? (?:todas )?(?:las )?(?:demás|otras) (?:pruebas|fuentes|evidencias)\b|\b(?:tu dois|vous devez|il faut) "
             r"(?:répondre|repondre|dire|conclure|juger)\b|\b(?:au|pour le|à l'attention du) juge\b|\brépondez\b|\bréponds\b"
             r"|\bignorier(?:e|en sie)? (?:alle )?(?:vorherigen |bisherigen |obigen )?(?:anweisungen|instruktionen)\b"
             r"|\b(?:du musst|sie müssen|sie muessen|man muss) (?:\w+ )?(?:antworten|sagen|urteilen|entscheiden)\b"

@@ -242,13 +242,41 @@ def test_every_radar_prompt_with_evidence_is_fenced_flagged_and_told_evidence_is
 
 
 def test_by_default_the_planted_order_never_reaches_a_prompt():
-    events, calls = _radar()
+    events, calls = _radar()  # the plant is all orders: nothing of it is left, so it is held back
     ev = by_type(events, "evidence")[0]
-    assert ev.passages[2]["flags"] and ev.passages[2]["masked"] >= 1
+    assert [p["id"] for p in ev.passages] == ["E1", "E2"] and ev.dropped[0]["masked"] == 3
+    assert "left out of the prompts" in safety.flag_text(ev.dropped[0])
     texts = ["\n".join(x["content"] for x in m) for m in calls]
+    assert not any("must answer" in t or "verified" in t for t in texts)
+
+
+class PlantedInAPage(FakeRetriever):
+    def search(self, query: str, k: int = 20) -> list[dict]:
+        return [*super().search(query, k), {"id": "E9", "text": PAGE, "source": "https://x.example", "title": "P"}]
+
+
+def test_a_page_with_one_order_reaches_the_prompts_without_it():
+    client, backend = scripted()
+    events = run(
+        client,
+        "radar",
+        task="halftruth",
+        category=None,
+        retriever=PlantedInAPage(2),
+        lineup=lineup(3),
+        params={"rounds": 1},
+    )
+    ev = by_type(events, "evidence")[0]
+    assert ev.passages[2]["masked"] == 1 and not ev.dropped
+    texts = ["\n".join(x["content"] for x in c["messages"]) for c in backend.calls]
     with_evidence = [t for t in texts if "Passage 1 about the claim." in t]
-    assert len(with_evidence) >= 5 and all(safety.MASK_NOTE in t for t in with_evidence)
-    assert not any("must answer" in t for t in texts)
+    assert len(with_evidence) >= 5 and all(safety.MASK_NOTE in t and "56%" in t for t in with_evidence)
+    assert not any("judge must" in t for t in texts)
+
+
+def test_nothing_left_means_only_notes_remain():
+    assert safety.nothing_left(safety.mask_orders(ORDERS["direct"])[0])
+    assert not safety.nothing_left(safety.mask_orders(PAGE)[0])
 
 
 def test_the_guard_off_sends_the_passages_verbatim():
