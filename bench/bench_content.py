@@ -9,16 +9,20 @@ protocol decides (RADAR: on, the local index only, so no network changes the fig
 For each protocol and role it prints the share of turns (debate/content/score.py):
 - cut: the answer budget ended the turn and its text stops mid-sentence;
 - repeats: the turn repeats a sentence (>= 24 characters) or a run of 20 words;
+- copied the format: the turn filled its answer with its format's placeholder ("Brief explanation of
+  your decision…") instead of a reason (debate/content/echo.py);
 - off-script: characters outside the Latin script in these English tasks;
 - unsup. fig.: a figure (number, percentage, year, amount) found in none of the claim, the evidence the
   agents read and the earlier turns;
 - label≠argmax: the written label is not the most probable label of the same turn's own probabilities;
+  "of them unexplained": those whose turn does not say why (a sampled label, probabilities read away from
+  the label, a server's split spellings are said on the page; anything else is a contradiction);
 - median words per turn;
 and per protocol the click time, Run -> verdict, from the events' timestamps: the engine alone, in one
 process with the models loaded (no page, no browser, no read-ahead; bench_live.py measures the browser).
 
     nice -n 10 .venv/bin/python bench/bench_content.py [--size 30] [--protocols council,radar,...]
-        [--out bench/results/content-<tag>.json]
+        [--lineup embedded-larger] [--out bench/results/content-<tag>.json]
 
 The size is the number of items per protocol: the first N of the fixed list (interleaved, so any prefix
 mixes the categories and datasets).
@@ -97,7 +101,7 @@ def truth_items(n: int = N_MAX) -> list[dict]:
     return out[:n]
 
 
-def config_for(protocol: str, item: dict):
+def config_for(protocol: str, item: dict, lineup: str = "embedded"):
     """The DebateConfig the app makes for this protocol at its defaults (ui/setup.py config())."""
     from debate.live import pace
     from debate.runner import DebateConfig
@@ -107,7 +111,7 @@ def config_for(protocol: str, item: dict):
         protocol=protocol,
         task=item["task"],
         category=item["category"],
-        lineup="embedded",
+        lineup=lineup,
         params=pace.overrides("demo", protocol),
         evidence=None,
         top_k=pace.top_k("demo"),
@@ -118,11 +122,11 @@ def config_for(protocol: str, item: dict):
     )
 
 
-def run_one(protocol: str, item: dict, client, retriever) -> dict:
+def run_one(protocol: str, item: dict, client, retriever, lineup: str = "embedded") -> dict:
     from debate.runner import run_debate
 
     t0 = time.perf_counter()
-    events = [e.to_dict() for e in run_debate(config_for(protocol, item), client, retriever)]
+    events = [e.to_dict() for e in run_debate(config_for(protocol, item, lineup), client, retriever)]
     verdict_t = next((e["t"] for e in reversed(events) if e["type"] == "verdict"), None)
     fin = events[-1] if events and events[-1]["type"] == "finished" else {}
     turns = [
@@ -135,6 +139,8 @@ def run_one(protocol: str, item: dict, client, retriever) -> dict:
                 "text",
                 "label",
                 "label_probs",
+                "label_at",
+                "confidence",
                 "cut_off_at",
                 "completion_tokens",
                 "parsed",
@@ -148,6 +154,7 @@ def run_one(protocol: str, item: dict, client, retriever) -> dict:
     return {
         "item": item["id"],
         "protocol": protocol,
+        "lineup": lineup,
         "verdict_s": verdict_t,
         "wall_s": round(time.perf_counter() - t0, 2),
         "status": fin.get("status"),
@@ -163,10 +170,14 @@ def rescored(r: dict) -> list[dict]:
     """A result's rows with every measure that needs only the turn itself computed again with the current
     functions (runs made with another version of debate/content are then scored alike); the unsupported
     figures, which need the debate's evidence, are kept as the run scored them."""
-    from debate.content.score import label_not_argmax
+    from debate import prompts
+    from debate.content.echo import echoed_format
+    from debate.content.score import label_not_argmax, unexplained
     from debate.content.script import off_script
     from debate.content.sentences import ends_mid_sentence, find_loop
 
+    # every template's answer formats: a run saved before the engine recorded echoes is read against them all
+    formats = "\n".join(t.text for t in prompts.templates().values())
     rows = []
     for s, t in zip(r["scores"], r["turns"]):
         text = t.get("text") or ""
@@ -176,8 +187,14 @@ def rescored(r: dict) -> list[dict]:
                 "words": len(text.split()),
                 "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
                 "repeats": find_loop(text) is not None,
+                "echoed_format": s["echoed_format"] if "echoed_format" in s else bool(echoed_format(text, formats)),
                 "off_script": bool(off_script(text)),
                 "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs")),
+                # runs saved before label_at was kept cannot say where their probabilities were read
+                # runs saved before the number the page shows was kept are read as they were scored then
+                "unexplained": unexplained(t.get("label"), t.get("label_probs"), t.get("label_at"), t.get("confidence"))
+                if "confidence" in t
+                else s.get("unexplained"),
             }
         )
     return rows
@@ -186,10 +203,10 @@ def rescored(r: dict) -> list[dict]:
 def table(results: list[dict]) -> str:
     """The printed table: one row per protocol (all its turns) and per role within it."""
     head = (
-        "| protocol | role | turns | cut mid-sentence | repeats | off-script | unsupported figure | "
-        "label ≠ argmax | median words | Run→verdict (median, engine) |"
+        "| protocol | role | turns | cut mid-sentence | repeats | copied the format | off-script | unsupported figure | "
+        "label ≠ argmax | of them unexplained | median words | Run→verdict (median, engine) |"
     )
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 12]
     by_proto: dict[str, list[dict]] = defaultdict(list)
     for r in results:
         by_proto[r["protocol"]].append(r)
@@ -198,8 +215,17 @@ def table(results: list[dict]) -> str:
         rows = [s for r in runs for s in rescored(r)]
         times = [r["verdict_s"] for r in runs if r["verdict_s"] is not None]
         click = f"{statistics.median(times):.1f} s (n={len(times)})" if times else "—"
-        for role in ["all", *sorted({s["role"] for s in rows})]:
-            sm = summarise(rows if role == "all" else [s for s in rows if s["role"] == role])
+        # per role, and per role and model where a role is played by several models (which model writes
+        # better in which seat is read from these rows)
+        groups: list[tuple[str, list[dict]]] = [("all", rows)]
+        for role in sorted({s["role"] for s in rows}):
+            mine = [s for s in rows if s["role"] == role]
+            groups.append((role, mine))
+            models = sorted({s.get("model") or "" for s in mine})
+            if len(models) > 1:
+                groups += [(f"{role} · {m}", [s for s in mine if s.get("model") == m]) for m in models]
+        for role, group in groups:
+            sm = summarise(group)
             cells = []
             for m in MEASURES:
                 k, n = sm[m]
@@ -216,6 +242,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=N_MAX, help=f"items per protocol (at most {N_MAX})")
     ap.add_argument("--protocols", default=",".join(ORDER))
+    ap.add_argument("--lineup", default="embedded", help="a preset's name (e.g. embedded-larger); default embedded")
     ap.add_argument("--out", default="", help="write the raw results here as JSON")
     ap.add_argument("--table", default="", help="print the table of earlier --out files (comma-separated) and exit")
     args = ap.parse_args()
@@ -235,7 +262,7 @@ def main() -> None:
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
         for it in items:
-            r = run_one(proto, it, client, retriever if proto in RADAR else None)
+            r = run_one(proto, it, client, retriever if proto in RADAR else None, args.lineup)
             results.append(r)
             loads.append(os.getloadavg()[0])
             print(

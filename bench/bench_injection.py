@@ -367,7 +367,8 @@ def start_server(log_dir: Path):
     from tests.support.servers import start_llama_server
 
     path = packaged.ensure_model("qwen2.5-1.5b")
-    return start_llama_server(path, "qwen2.5-1.5b", log_dir, n_ctx=4096)  # (waits until it answers)
+    threads = int(os.environ.get("DEBATE_N_THREADS", "2"))  # as the embedded backend reads it
+    return start_llama_server(path, "qwen2.5-1.5b", log_dir, n_ctx=4096, n_threads=threads)  # (waits until it answers)
 
 
 def main(argv: list[str] | None = None) -> int:

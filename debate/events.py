@@ -250,6 +250,8 @@ class TurnFinished(TurnEvent):
     shortened: str = ""
     full_text: str = ""  # the answer as generated, when `shortened` (one click away on the page)
     unsupported_figures: list[str] = field(default_factory=list)  # figures no claim, evidence or earlier turn gave
+    # the answer format's placeholder the turn copied instead of answering ("Brief explanation of your decision…")
+    echoed_format: str = ""
     # where label_probs were read (debate.models.base.LABEL_AT: "written" = at the written label, greedy,
     # so the label is their argmax); None: not recorded (older debates, backends that do not say)
     label_at: str | None = None

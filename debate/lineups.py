@@ -12,6 +12,8 @@ With the small-model aids' demonstrations (demos=dialogue) a member entry may al
 nearest CheckThat train tweets it reads: "demo_skip" passes over the nearest ones, "k_demos" sets how many
 follow (0 = the protocol's k_demos), "neighbours": "lexical" finds them by shared words (TF-IDF) instead of
 by meaning. Members that read disjoint slices, or search differently, know different labelled examples.
+"explain": false makes a council member answer with its vote alone under the aids (a model whose votes
+count but whose words do not read well: the embedded SmolLM2-135M).
 """
 
 from __future__ import annotations
@@ -56,18 +58,20 @@ def _embedded_members() -> list[dict]:
     temperature (a fresh list per preset, so editing one preset's copy never changes another's)."""
     return [
         _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
-        _m("smol-a", "local:smollm2-135m", 0.7, 202),
+        # SmolLM2 votes and says nothing more: measured on 30 CheckThat dev tweets (docs/content-benchmark.md),
+        # its explanations held every cut, repeating, copied-format and most invented-figure turns of the
+        # council (digit strings, letter chains, "lelace lelace …"); its vote is decoded first, unchanged
+        {**_m("smol-a", "local:smollm2-135m", 0.7, 202), "explain": False},
         _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
     ]
 
 
-# what a presenter should expect of the larger preset: an estimate from llama.cpp's rates for the 1.5B on
-# these 2 cores (45 prompt / 9 generated tok/s, against 141-151 / 39 for the 0.5B) over the default's
-# measured RADAR turns; docs/numbers-on-screen.md shows the arithmetic (bench_live --lineup measures it)
+# what a presenter should expect of the larger preset, measured with a browser watching on 2 cores
+# (bench/bench_live.py --lineup embedded-larger, docs/benchmarks.md "The larger embedded lineup")
 LARGER_TIME = (
-    "Expect RADAR to take about 2½ minutes to its verdict (the default lineup: about 40 s), and a "
-    "council about 30 s more per discussion round (no change when the members agree at once); "
-    "estimated from the 1.5B model's speed, not yet measured in the app."
+    "Measured on 2 CPU cores: RADAR reaches its verdict about 66 s after Run (the default lineup: about "
+    "28 s); a council about 10 s, as the default's, when its members agree at once. Each discussion round "
+    "the 1.5B chair summarises adds about 20 s (estimated from its measured speed)."
 )
 
 PRESETS: dict[str, dict] = {
@@ -178,6 +182,9 @@ class Agent:
     k_demos: int = 0  # demonstrations this agent reads (0 = the protocol's k_demos)
     demo_skip: int = 0  # nearest train tweets it passes over before its k_demos
     neighbours: str = "semantic"  # how those neighbours are found: "semantic" (MiniLM) or "lexical" (TF-IDF)
+    # False: with the small-model aids, this council member gives its vote alone, no explanation (a model
+    # whose votes count but whose words do not read: the 135M model's explanations are digits and loops)
+    explain: bool = True
 
     def to_dict(self) -> dict:
         """The agent as stored in events; the view fields only when set, so ordinary seats read as before."""
@@ -185,6 +192,8 @@ class Agent:
         for k in VIEW_FIELDS:
             if not d[k] or d[k] == NEIGHBOURS[0]:
                 d.pop(k)
+        if d["explain"]:
+            d.pop("explain")
         return d
 
 
@@ -229,6 +238,11 @@ def _check_entry(e: Any, where: str) -> dict:
             f"Lineup entry {where} has neighbours = {str(e.get('neighbours'))[:40]!r}.",
             'Use "neighbours": "lexical" (train tweets sharing the most words) or "semantic" '
             "(the most similar in meaning, the default), or leave it out.",
+        )
+    if not isinstance(e.get("explain", True), bool):
+        raise InvalidInput(
+            f"Lineup entry {where} has explain = {str(e.get('explain'))[:40]!r}.",
+            'Use "explain": false (a council member that only votes) or leave it out.',
         )
     for k in VIEW_FIELDS[:2]:
         v = e.get(k, 0)
@@ -328,6 +342,7 @@ def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
         int(entry.get("k_demos", 0) or 0),
         int(entry.get("demo_skip", 0) or 0),
         str(entry.get("neighbours") or NEIGHBOURS[0]),
+        entry.get("explain", True) is not False,
     )
 
 

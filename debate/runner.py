@@ -194,7 +194,17 @@ def prepare(config: DebateConfig) -> Prepared:
                 Agent(
                     **{
                         k: a[k]
-                        for k in ("agent", "role", "model", "temperature", "seed", "k_demos", "demo_skip", "neighbours")
+                        for k in (
+                            "agent",
+                            "role",
+                            "model",
+                            "temperature",
+                            "seed",
+                            "k_demos",
+                            "demo_skip",
+                            "neighbours",
+                            "explain",
+                        )
                         if k in a
                     }
                 )

@@ -467,6 +467,12 @@ def shortened_mark(how: str) -> str:
     }.get(how, "")
 
 
+def echoed_mark(placeholder: str) -> str:
+    """The mark under a turn that copied its answer format's placeholder (TurnFinished.echoed_format)."""
+    head = placeholder if len(placeholder) <= 60 else placeholder[:57].rstrip() + "…"
+    return f"⚠ copied the answer format's placeholder (“{head}”) instead of giving a reason"
+
+
 def cut_off_mark(tokens: int | None, shortened: str = "") -> str:
     """The mark at the end of an answer the token budget ended mid-way, or that the engine shortened (every
     sink says it alike)."""

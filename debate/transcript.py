@@ -19,6 +19,7 @@ from debate.errors import InvalidInput
 from debate.events import Event, checked_event
 from debate.tasks import (
     cut_off_mark,
+    echoed_mark,
     override_note,
     stop_confidence_words,
     turn_number,
@@ -211,6 +212,8 @@ class TextRenderer:
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
         if getattr(ev, "cut_off_at", None) or getattr(ev, "shortened", ""):
             bits.append(self._c("1;33", cut_off_mark(ev.cut_off_at, getattr(ev, "shortened", ""))))
+        if getattr(ev, "echoed_format", ""):
+            bits.append(self._c("1;33", echoed_mark(ev.echoed_format)))
         if ev.repaired:
             bits.append("repaired")
         if ev.citations:

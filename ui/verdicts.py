@@ -13,7 +13,15 @@ from typing import Any
 
 from debate.aids.calibration import disagreement
 from debate.models.base import LABEL_AT
-from debate.tasks import TRUTH_TASKS, cut_off_mark, override_note, shortened_mark, verdict_sentence, verdict_sentences
+from debate.tasks import (
+    TRUTH_TASKS,
+    cut_off_mark,
+    echoed_mark,
+    override_note,
+    shortened_mark,
+    verdict_sentence,
+    verdict_sentences,
+)
 from ui.safe import escape, text_html
 
 LABEL_COLORS = {
@@ -100,7 +108,8 @@ def turn_words(turn: Any, started: Any) -> str:
     if not (turn.done and turn.valid and is_json_answer(turn)):
         return ""
     sentence = turn_sentence(turn, started, getattr(turn, "category", None))
-    return " ".join(x for x in (f"{sentence}." if sentence else "", turn.explanation) if x)
+    reason = "(It gave no reason of its own.)" if getattr(turn, "echoed_format", "") else turn.explanation
+    return " ".join(x for x in (f"{sentence}." if sentence else "", reason) if x)
 
 
 def is_json_answer(turn: Any) -> bool:
@@ -112,10 +121,13 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     """The body of a finished bubble: the explanation in words with the raw JSON folded away, or the
     text as written; then the token-budget mark when the answer was cut."""
     parts = []
+    echoed = getattr(turn, "echoed_format", "")
     if is_json_answer(turn) and turn.valid:
         words = explanation or (
             f"Answered {turn.label}, without an explanation." if turn.label else "(no explanation given)"
         )
+        if echoed:  # the instruction is not the model's reason: say so, the raw answer stays one click away
+            words = (f"Answered {turn.label}" if turn.label else "Answered") + ", without a reason of its own."
         parts.append(
             text_html(
                 words, debate_id=debate_id, known=known, flagged=set(getattr(turn, "unsupported_figures", None) or ())
@@ -136,6 +148,8 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
                 flagged=flagged,
             )
         )
+    if echoed:
+        parts.append(f'<div class="cut-off echoed">{escape(echoed_mark(echoed))}</div>')
     how = getattr(turn, "shortened", "")
     if how and getattr(turn, "full_text", ""):
         parts.append(

@@ -156,7 +156,10 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
     if k == "vote_from" and v == "probs":
         return "votes are counted from the members' label probabilities, not from the label they wrote"
     if k == "explain" and v == "after":
-        return "one sentence of explanation follows each label"
+        return (
+            "one sentence of explanation follows each label (a member whose lineup entry says explain: false, "
+            "such as the embedded SmolLM2, gives its vote alone)"
+        )
     if k == "judge_answer" and v == "constrained":
         return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
     if k == "judge_calibration" and v == "fitted":

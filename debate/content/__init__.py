@@ -4,6 +4,8 @@
   a streaming detector for a turn that loops (a repeated sentence or a long repeated word n-gram), in
   linear time over hostile model text;
 - `script`: characters outside the task's script (an English task answered partly in CJK or Cyrillic);
+- `echo`: a turn that fills its answer with the format's placeholder ("Brief explanation of your
+  decision…") instead of an answer;
 - `figures`: the figures a turn states (numbers, percentages, years, amounts) and which of them appear
   in none of the claim, the evidence and the earlier turns.
 

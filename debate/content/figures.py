@@ -73,3 +73,15 @@ def unsupported(text: str, sources: Iterable[str]) -> list[Figure]:
     """The figures of `text` whose value appears in none of `sources` (claim, evidence, earlier turns)."""
     known = values(sources)
     return [f for f in figures(text) if f.value not in known]
+
+
+def tally_figures(counts: dict, threshold: float | None = None) -> str:
+    """The figures a council's own tally puts in front of its agents, as text a figure may come from: each
+    label's share of the votes ("67%", "66.7%") and the consensus threshold ("80%"). A chair that writes
+    "a consensus of 67% of the members" states the tally, not an invented figure."""
+    n = sum(int(c) for c in counts.values()) or 1
+    shares = [100 * int(c) / n for c in counts.values()]
+    out = [f"{round(x)}% {x:.1f}%" for x in shares]
+    if threshold is not None:
+        out.append(f"{float(threshold) * 100:g}%")
+    return " ".join(out)

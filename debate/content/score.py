@@ -10,11 +10,16 @@ import statistics
 from collections.abc import Iterable
 from typing import Any
 
-from debate.content.figures import unsupported
+from debate.content.figures import tally_figures, unsupported
 from debate.content.script import off_script
 from debate.content.sentences import ends_mid_sentence, find_loop
 
-MEASURES = ("cut", "repeats", "off_script", "unsupported_figure", "label_not_argmax")
+MEASURES = ("cut", "repeats", "echoed_format", "off_script", "unsupported_figure", "label_not_argmax", "unexplained")
+
+# where a turn's probabilities were read that itself explains a written label other than their argmax (the
+# bubble says which): a sampled label is one draw from them; "most-mass" read them away from the label;
+# "split" is a server's likeliest token while another label's spellings add up to more
+EXPLAINED_AT = ("sampled", "most-mass", "split")
 
 
 def label_not_argmax(label: Any, probs: Any) -> bool | None:
@@ -27,6 +32,24 @@ def label_not_argmax(label: Any, probs: Any) -> bool | None:
     except (TypeError, ValueError):
         return None
     return str(top).upper() != str(label).upper()
+
+
+def unexplained(label: Any, probs: Any, label_at: Any, confidence: Any = None) -> bool | None:
+    """The written label is not the argmax of its own probabilities and nothing on the page says why: the
+    figure that must be 0. Said on the page: where the probabilities were read (EXPLAINED_AT), and a label an
+    aid's fitted threshold decided (the turn's `confidence`, the number the page shows, is then the
+    threshold-calibrated probability of the written label, and it leads)."""
+    off = label_not_argmax(label, probs)
+    if off is None or not off:
+        return off
+    if str(label_at or "") in EXPLAINED_AT:
+        return False
+    try:
+        raw = float(probs.get(label, 0.0)) / (sum(float(v) for v in probs.values()) or 1.0)
+        shown = None if confidence is None else float(confidence)
+    except (TypeError, ValueError, AttributeError):
+        return True
+    return not (shown is not None and abs(shown - raw) > 1e-6 and shown >= 0.5)
 
 
 def sources_of(events: Iterable[dict]) -> tuple[str, list[str]]:
@@ -50,6 +73,8 @@ def score_debate(events: list[dict]) -> list[dict]:
         kind = e.get("type")
         if kind == "chair_summary":
             said.append(str(e.get("summary") or ""))
+        if kind == "votes_tallied" and isinstance(e.get("counts"), dict):
+            said.append(tally_figures(e["counts"], e.get("threshold")))
         if kind != "turn_finished":
             continue
         text = str(e.get("text") or "")
@@ -62,9 +87,13 @@ def score_debate(events: list[dict]) -> list[dict]:
                     "words": len(text.split()),
                     "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(text),
                     "repeats": find_loop(text) is not None,
+                    "echoed_format": bool(e.get("echoed_format")),  # the engine read it against the turn's format
                     "off_script": bool(off_script(text)),
                     "unsupported_figure": bool(unsupported(text, [claim, *passages, *said])),
                     "label_not_argmax": label_not_argmax(e.get("label"), e.get("label_probs")),
+                    "unexplained": unexplained(
+                        e.get("label"), e.get("label_probs"), e.get("label_at"), e.get("confidence")
+                    ),
                     "budget_ended": bool(e.get("cut_off_at")),
                 }
             )

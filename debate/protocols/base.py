@@ -19,6 +19,7 @@ from typing import Any
 
 from debate import prompts, seats
 from debate.aids import calibration as cal
+from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import ends_mid_sentence, find_loop, last_full_sentence
@@ -115,6 +116,8 @@ class DebateContext:
     first_votes: dict[str, str | None] | None = None
     first_basis: str = "first votes"
     said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
+    # figures the engine itself put in the agents' prompts (a council's threshold and vote shares): sources too
+    given: list[str] = field(default_factory=list)
     unsupported: list[tuple[str, str]] = field(default_factory=list)  # (agent, figure) no source gave, in order
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -434,7 +437,7 @@ class DebateContext:
         """What a turn's figures may come from: the claim, the passages the agents read, earlier turns."""
         passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
         with self._lock:
-            return [self.claim, *passages, *self.said]
+            return [self.claim, *passages, *self.said, *self.given]
 
     def _replayed(self, specs: list[TurnSpec]) -> Iterator[Event]:
         """A fork re-emits its parent's turns up to the fork point instead of calling models: the
@@ -789,9 +792,18 @@ class DebateContext:
             shortened=how,
             full_text=full,
             unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20],
+            echoed_format=echoed_format(answer, format_text(spec)),
         )
         yield finished
         return finished
+
+
+def format_text(spec: TurnSpec) -> str:
+    """What the turn was told to write, without what it was told about: its template, its system text and
+    its answer formats (not the filled prompt, which quotes the other agents' answers)."""
+    tpl = prompts.templates().get(spec.prompt_id)
+    system = [str(m.get("content") or "") for m in spec.messages if m.get("role") == "system"]
+    return "\n".join([tpl.text if tpl else "", *system, spec.answer_format, spec.schema_format])
 
 
 def ends_well(text: str, budget_ended: bool) -> tuple[str, str]:

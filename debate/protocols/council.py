@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from debate import prompts
 from debate.aids.calibration import normalised
+from debate.content.figures import tally_figures
 from debate.errors import InvalidInput
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.protocols import fewshot
@@ -85,6 +86,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         return discussion(said, summaries[:-1] if latest_apart else summaries)
 
     vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
+    ctx.given.append(tally_figures({}, theta))  # the consensus threshold every member and the chair read
 
     small = ctx.p("demos") == "dialogue"
     if small:
@@ -129,8 +131,10 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
+        vote_only = json_answer("vote", t.labels, text_key=None)  # a member whose lineup entry says explain: false
         discussion_now = council_discussion(latest_apart=True)
         for m in members:
+            says = not small or m.explain
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append(
                     (
@@ -140,7 +144,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                             "vote",
                             0,
                             vals,
-                            explain=ctx.p("explain") == "after",
+                            explain=ctx.p("explain") == "after" and says,
                             threshold=thresholds.get(m.agent),
                         )
                     )
@@ -170,7 +174,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
                     constrain=small,
                     threshold=thresholds.get(m.agent),
-                    **fields,
+                    **(fields if says else vote_only),
                 )
             )
         return specs
@@ -181,6 +185,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     def tallied(rnd: int, votes: dict) -> VotesTallied:
         prev = history[-2] if len(history) > 1 else None
         label, _ = majority(votes, t.labels, t.tie_label, prev, str(ctx.p("tie_rule")))
+        ctx.given.append(tally_figures(tally(votes, t.labels)))  # the shares the chair and the members are shown
         return VotesTallied(
             round=rnd,
             votes=dict(votes),

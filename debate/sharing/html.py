@@ -21,6 +21,7 @@ from debate.retrieval.safety import flag_text
 from debate.sanitize import plain_text
 from debate.tasks import (
     cut_off_mark,
+    echoed_mark,
     override_note,
     stop_confidence_words,
     turn_number,
@@ -255,6 +256,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             flags += [cut_off_mark(e.get("cut_off_at"), e.get("shortened") or "")] * bool(
                 e.get("cut_off_at") or e.get("shortened")
             )
+            flags += [echoed_mark(str(e.get("echoed_format")))] * bool(e.get("echoed_format"))
             body.append(
                 f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                 f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '

@@ -295,3 +295,40 @@ def test_every_member_slice_of_the_shipped_councils_has_a_train_threshold_in_eve
     for lu in ["embedded", *[str(f) for f in files if "d-all-disjoint" not in f.name]]:
         agents = resolve_agents(load_lineup(lu), "council")
         assert aids.overrides("council", "checkthat", [1, 2, 3], agents)["calibration"] == "threshold", lu
+
+
+def test_a_member_whose_entry_says_explain_false_votes_without_words_in_every_round(slices, fitted):
+    """explain: false gives that member the label-only schema in the first vote and in the discussion
+    rounds (the other members keep their one-sentence explanation), and is kept in the stored seats."""
+    members = [
+        {"name": "quiet", "model": "scripted:m1", "seed": 1, "explain": False},
+        {"name": "talks", "model": "scripted:m1", "seed": 2},
+    ]
+    lu = {"name": "quiet", "members": members, "chair": {"name": "chair", "model": "scripted:chair"}}
+    fitted(cal.setting_key("scripted:m1", "checkthat", 2, "label-first", "dialogue", 8, 0), {"threshold": 0.5})
+    client, backend = scripted(
+        {"vote": '{"vote": "NO", "explanation": "e"}', "argue": '{"category": "NO"}'},
+        label_probs=lambda t, o: {"YES": 0.5, "NO": 0.5},  # an even split: the discussion round runs
+    )
+    backend.supports_json_schema = True
+    events = run(
+        client,
+        protocol="council",
+        lineup=lu,
+        params={"demos": "dialogue", "k_demos": 8, "rounds": 1, "calibration": "threshold", "explain": "after"},
+    )
+    schemas: dict[int, list[list[str]]] = {}
+    for c in backend.calls:
+        if c["options"].seed in (1, 2) and c["options"].json_schema:
+            schemas.setdefault(c["options"].seed, []).append(list(c["options"].json_schema["properties"]))
+    assert schemas[1] and all(len(props) == 1 for props in schemas[1])  # the vote alone, every round
+    assert schemas[2] and all("explanation" in props for props in schemas[2])
+    started = by_type(events, "debate_started")[0]
+    seats = {a["agent"]: a for a in started.lineup}
+    assert seats["quiet"].get("explain") is False and "explain" not in seats["talks"]
+
+
+def test_explain_in_a_lineup_entry_must_be_true_or_false():
+    lu = {"name": "x", "members": [{"model": "scripted:m1", "explain": "no"}], "chair": {"model": "scripted:c"}}
+    with pytest.raises(InvalidInput, match="explain"):
+        load_lineup(lu)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from debate.content.figures import figures, unsupported
-from debate.content.score import label_not_argmax, score_debate, summarise
+from debate.content.score import label_not_argmax, score_debate, summarise, unexplained
 from debate.content.script import off_script, token_allowed
 from debate.content.sentences import LoopWatch, ends_mid_sentence, find_loop, last_full_sentence
 
@@ -80,6 +80,16 @@ def test_figures_and_their_sources():
 
 def test_label_not_argmax():
     assert label_not_argmax("HALF-TRUE", {"FALSE": 0.999, "HALF-TRUE": 0.000005, "TRUE": 0.0})
+    # the same disagreement is explained when the label was sampled or read away from where it was written
+    contra = ("HALF-TRUE", {"FALSE": 0.999, "HALF-TRUE": 0.000005, "TRUE": 0.0})
+    assert unexplained(*contra, "written") is True and unexplained(*contra, None) is True
+    assert unexplained(*contra, "sampled") is False and unexplained(*contra, "most-mass") is False
+    assert unexplained("FALSE", {"FALSE": 0.9, "TRUE": 0.1}, "written") is False
+    assert unexplained(None, {"FALSE": 1.0}, "written") is None
+    # a vote its fitted threshold decided: P(YES) 0.40 against a threshold of 0.37; the page shows the
+    # threshold-calibrated P(YES) 0.52, which leads, and the aids line names the threshold
+    assert unexplained("YES", {"YES": 0.397, "NO": 0.603}, "first", 0.52) is False
+    assert unexplained("YES", {"YES": 0.397, "NO": 0.603}, "first", 0.397) is True  # the raw number: a contradiction
     assert label_not_argmax("FALSE", {"FALSE": 0.9, "TRUE": 0.1}) is False
     assert label_not_argmax(None, {"FALSE": 1.0}) is None and label_not_argmax("YES", None) is None
 
@@ -114,3 +124,33 @@ def test_score_debate_reads_sources_from_events():
     assert rows[2]["label_not_argmax"] is True and rows[0]["label_not_argmax"] is None
     sm = summarise(rows)
     assert sm["cut"] == (1, 3) and sm["label_not_argmax"] == (1, 1) and sm["turns"] == 3
+
+
+def test_a_chair_stating_the_tally_or_the_threshold_states_no_invented_figure():
+    """The council's own numbers are in front of the chair: the vote shares and the 80% threshold. Chair
+    summaries of the content benchmark wrote "a clear consensus of 67% of the participants"."""
+    from debate.content.figures import tally_figures
+
+    summary = (
+        '{"status": "CONSENSUS REACHED", "summary": "A consensus of 67% of the members, short of 80%; 3.4% of x."}'
+    )
+    events = [
+        {"type": "debate_started", "claim": "Crows remember faces."},
+        {"type": "votes_tallied", "counts": {"YES": 2, "NO": 1}, "threshold": 0.8},
+        {"type": "turn_finished", "role": "chair", "text": summary},
+    ]
+    assert score_debate(events)[0]["unsupported_figure"] is True  # 3.4% is still nobody's
+    events[2]["text"] = summary.replace("; 3.4% of x", "")
+    assert score_debate(events)[0]["unsupported_figure"] is False
+    assert "66.7%" in tally_figures({"YES": 2, "NO": 1}) and "80%" in tally_figures({}, 0.8)
+
+
+def test_the_engine_reads_a_chairs_tally_figures_as_given():
+    from tests.support.engine import by_type, run, scripted
+
+    chair = '{"status": "CONSENSUS NOT REACHED", "summary": "Only 60% agree, short of the 80% needed; 40% disagree."}'
+    votes = iter(['{"vote": "YES", "explanation": "a"}'] * 3 + ['{"vote": "NO", "explanation": "b"}'] * 2)
+    client, _ = scripted({"chair": chair, "vote": lambda m, o: next(votes, '{"vote": "YES", "explanation": "c"}')})
+    events = run(client, "council", params={"rounds": 1})
+    chair_turns = [e for e in by_type(events, "turn_finished") if e.role == "chair"]
+    assert chair_turns and chair_turns[0].unsupported_figures == []

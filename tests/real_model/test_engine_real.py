@@ -140,3 +140,35 @@ def test_real_explanation_after_the_label_leaves_the_vote_and_its_probability_un
         (turn,) = by_type(events, "turn_finished")
         assert turn.label == want and turn.label_probs == pytest.approx(none.label_probs, abs=1e-4)
         assert turn.confidence > 0.5 and by_type(events, "verdict")[-1].label == want
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_the_default_councils_smollm2_member_votes_without_words(client):
+    """The embedded council at the app's defaults: SmolLM2-135M's lineup entry says explain: false, so its
+    answers are its vote alone (decoded under the label-only schema), while the Qwen members still explain."""
+    import json
+
+    from debate.live import pace
+
+    cfg = DebateConfig(
+        claim=CLAIM,
+        protocol="council",
+        task="checkthat",
+        category=1,
+        lineup="embedded",
+        params=pace.overrides("demo", "council"),
+        max_tokens=pace.max_tokens("demo"),
+        aids=True,
+    )
+    events = list(run_debate(cfg, client))
+    assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
+    members = [t for t in by_type(events, "turn_finished") if t.role == "member"]
+    smol = [t for t in members if t.model == "local:smollm2-135m"]
+    qwen = [t for t in members if t.model == "local:qwen2.5-0.5b"]
+    assert smol and qwen
+    for t in smol:
+        assert t.valid and t.label in ("YES", "NO") and t.label_probs
+        assert list(json.loads(t.text)) in (["category"], ["vote"]), t.text  # the vote, nothing more
+        assert not t.unsupported_figures and not t.echoed_format
+    assert all(t.parsed.get("explanation") for t in qwen)

@@ -69,3 +69,37 @@ def test_the_debate_page_marks_shortened_turns_and_unsupported_figures():
     opp = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "opponent"]
     assert opp[0].unsupported_figures == ["40 percent"] and opp[1].unsupported_figures == []
     assert f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">40 percent</span>' in html
+
+
+ECHO = (
+    '{"vote": "YES", "explanation": "Brief explanation of your decision, including which arguments you found '
+    'most compelling <script>x</script>"}'
+)
+
+
+def test_a_member_that_copies_its_format_is_shown_without_a_reason_of_its_own():
+    """The instruction a small member copies into its explanation is not shown as its reason: the bubble
+    says it gave none and names what it copied; the raw answer stays one click away, escaped."""
+    store = _store()
+    store.save_lineup(
+        "echo-lineup",
+        {
+            "name": "echo-lineup",
+            "members": [{"name": "smol", "model": "scripted:echo"}, {"name": "qwen", "model": "scripted:own"}],
+            "judge": {"name": "judge", "model": "scripted:own"},
+            "chair": {"name": "chair", "model": "scripted:own"},
+        },
+    )
+    backend = ScriptedBackend({"echo": ECHO, "own": '{"vote": "YES", "explanation": "It links a study."}'})
+    at = _app(_client=ModelClient({"scripted": backend}))
+    at.text_area(key="claim").input("A new study in Nature shows coffee helps.")
+    at.selectbox(key="cfg_preset").set_value("saved:echo-lineup").run()
+    row = _run_to_end(at, timeout=600)
+    assert row["status"] == "completed", [e.to_dict() for e in store.events(row["id"])][-3:]
+    votes = {e.agent: e for e in store.events(row["id"]) if e.type == "turn_finished"}
+    assert votes["smol"].echoed_format.startswith("Brief explanation of your decision")
+    assert votes["qwen"].echoed_format == ""
+    html = _html(at)
+    assert "copied the answer format's placeholder" in html and "without a reason of its own" in html
+    assert "It links a study." in html  # the other member's own reason is shown as before
+    assert "<script>" not in html and "&#60;script&#62;" in html  # the raw answer, escaped, under its fold
