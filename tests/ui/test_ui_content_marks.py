@@ -90,16 +90,19 @@ def test_a_member_that_copies_its_format_is_shown_without_a_reason_of_its_own():
             "chair": {"name": "chair", "model": "scripted:own"},
         },
     )
-    backend = ScriptedBackend({"echo": ECHO, "own": '{"vote": "YES", "explanation": "It links a study."}'})
+    # the members disagree, so the council discusses: the placeholder is in the discussion's format (the
+    # paper's member prompt), which is where the small model copied it
+    backend = ScriptedBackend({"echo": ECHO, "own": '{"vote": "NO", "explanation": "It links a study."}'})
     at = _app(_client=ModelClient({"scripted": backend}))
     at.text_area(key="claim").input("A new study in Nature shows coffee helps.")
     at.selectbox(key="cfg_preset").set_value("saved:echo-lineup").run()
     row = _run_to_end(at, timeout=600)
     assert row["status"] == "completed", [e.to_dict() for e in store.events(row["id"])][-3:]
-    votes = {e.agent: e for e in store.events(row["id"]) if e.type == "turn_finished"}
-    assert votes["smol"].echoed_format.startswith("Brief explanation of your decision")
-    assert votes["qwen"].echoed_format == ""
+    turns = [e for e in store.events(row["id"]) if e.type == "turn_finished"]
+    smol = [e for e in turns if e.agent == "smol" and e.round >= 1]
+    assert smol and all(e.echoed_format.startswith("Brief explanation of your decision") for e in smol)
+    assert all(e.echoed_format == "" for e in turns if e.agent != "smol")
     html = _html(at)
-    assert "copied the answer format's placeholder" in html and "without a reason of its own" in html
+    assert "copied the answer format&#39;s placeholder" in html and "without a reason of its own" in html
     assert "It links a study." in html  # the other member's own reason is shown as before
     assert "<script>" not in html and "&#60;script&#62;" in html  # the raw answer, escaped, under its fold
