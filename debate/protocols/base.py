@@ -434,7 +434,8 @@ class DebateContext:
             self.unsupported.extend((finished.agent, f) for f in finished.unsupported_figures)
 
     def figure_sources(self) -> list[str]:
-        """What a turn's figures may come from: the claim, the passages the agents read, earlier turns."""
+        """What a turn's figures may come from: the claim, the passages the agents read, earlier turns, and
+        the numbers the engine itself showed the agents (a council's threshold and vote shares)."""
         passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
         with self._lock:
             return [self.claim, *passages, *self.said, *self.given]
