@@ -31,6 +31,7 @@ mixes the categories and datasets).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -166,18 +167,25 @@ def run_one(protocol: str, item: dict, client, retriever, lineup: str = "embedde
     }
 
 
+@functools.cache
+def every_format() -> str:
+    """Every template's text, once per run: what a saved turn's copied placeholder is read against."""
+    from debate import prompts
+
+    return "\n".join(t.text for t in prompts.templates().values())
+
+
 def rescored(r: dict) -> list[dict]:
     """A result's rows with every measure that needs only the turn itself computed again with the current
     functions (runs made with another version of debate/content are then scored alike); the unsupported
     figures, which need the debate's evidence, are kept as the run scored them."""
-    from debate import prompts
     from debate.content.echo import echoed_format
     from debate.content.score import label_not_argmax, unexplained
     from debate.content.script import off_script
     from debate.content.sentences import ends_mid_sentence, find_loop
 
     # every template's answer formats: a run saved before the engine recorded echoes is read against them all
-    formats = "\n".join(t.text for t in prompts.templates().values())
+    formats = every_format()
     rows = []
     for s, t in zip(r["scores"], r["turns"]):
         text = t.get("text") or ""
