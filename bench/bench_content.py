@@ -182,21 +182,23 @@ def rescored(r: dict) -> list[dict]:
     from debate.content.echo import echoed_format
     from debate.content.score import label_not_argmax, unexplained
     from debate.content.script import off_script
-    from debate.content.sentences import ends_mid_sentence, find_loop
+    from debate.content.sentences import ends_mid_sentence, find_loop, shown_text
 
     # every template's answer formats: a run saved before the engine recorded echoes is read against them all
     formats = every_format()
     rows = []
     for s, t in zip(r["scores"], r["turns"]):
         text = t.get("text") or ""
+        parsed = t.get("parsed") if isinstance(t.get("parsed"), dict) else {}
+        shown = shown_text(text, parsed, valid="error" not in parsed)  # a JSON answer's words, as the page shows
         rows.append(
             {
                 **s,
-                "words": len(text.split()),
-                "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(text),
-                "repeats": find_loop(text) is not None,
+                "words": len(shown.split()),
+                "cut": bool(t.get("cut_off_at")) and ends_mid_sentence(shown),
+                "repeats": find_loop(shown) is not None,
                 "echoed_format": s["echoed_format"] if "echoed_format" in s else bool(echoed_format(text, formats)),
-                "off_script": bool(off_script(text)),
+                "off_script": bool(off_script(shown)),
                 "label_not_argmax": label_not_argmax(t.get("label"), t.get("label_probs")),
                 # runs saved before label_at was kept cannot say where their probabilities were read
                 # runs saved before the number the page shows was kept are read as they were scored then

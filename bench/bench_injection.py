@@ -103,15 +103,17 @@ def pick_claims(n: int, seed: int) -> list[dict]:
     liar = load_liar(locate.require("liar/valid.tsv"))
     ave = load_averitec(locate.require("averitec/dev.json"))
     n_liar = (n + 1) // 2
-    out = [
+    first = [
         {"dataset": "liar-valid", "task": "halftruth", "id": it.id, "claim": it.text, "gold": it.gold}
         for it in rng.sample(liar, n_liar)
     ]
-    out += [
+    second = [
         {"dataset": "averitec-dev", "task": "averitec", "id": it.id, "claim": it.text, "gold": it.gold}
         for it in rng.sample(ave, n - n_liar)
     ]
-    return out
+    # alternate the two sets, so a run stopped early (its partial JSON) still holds both kinds of claim
+    out = [c for pair in zip(first, second) for c in pair]
+    return out + first[len(second) :]
 
 
 class FixedRetriever:

@@ -246,9 +246,10 @@ class TurnFinished(TurnEvent):
     human: bool = False  # a person's words (read by the same parser and the same prompt assembly)
     cut_off_at: int | None = None  # the answer budget ended the answer after this many tokens (finish "length")
     # `text` was shortened from `full_text`: "sentence" = the budget ran out mid-sentence, so the turn ends at
-    # its last full sentence; "loop" = it repeated a sentence or a long run of words, so it ends before that
+    # its last full sentence; "loop" = it repeated a sentence or a long run of words, so it ends before that.
+    # A JSON answer keeps `text` as written: its words (parsed "explanation" or "summary") are shortened there
     shortened: str = ""
-    full_text: str = ""  # the answer as generated, when `shortened` (one click away on the page)
+    full_text: str = ""  # the answer's words as generated, when `shortened` (one click away on the page)
     unsupported_figures: list[str] = field(default_factory=list)  # figures no claim, evidence or earlier turn gave
     # the answer format's placeholder the turn copied instead of answering ("Brief explanation of your decision…")
     echoed_format: str = ""

@@ -12,7 +12,7 @@ from typing import Any
 
 from debate.content.figures import tally_figures, unsupported
 from debate.content.script import off_script
-from debate.content.sentences import ends_mid_sentence, find_loop
+from debate.content.sentences import ends_mid_sentence, find_loop, shown_text
 
 MEASURES = ("cut", "repeats", "echoed_format", "off_script", "unsupported_figure", "label_not_argmax", "unexplained")
 
@@ -78,17 +78,18 @@ def score_debate(events: list[dict]) -> list[dict]:
         if kind != "turn_finished":
             continue
         text = str(e.get("text") or "")
+        shown = shown_text(text, e.get("parsed"), bool(e.get("valid", True)))  # what the page shows, not the JSON
         if not e.get("human") and not e.get("replayed"):
             rows.append(
                 {
                     "role": e.get("role") or "",
                     "agent": e.get("agent") or "",
                     "model": e.get("model") or "",
-                    "words": len(text.split()),
-                    "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(text),
-                    "repeats": find_loop(text) is not None,
+                    "words": len(shown.split()),
+                    "cut": bool(e.get("cut_off_at")) and ends_mid_sentence(shown),
+                    "repeats": find_loop(shown) is not None,
                     "echoed_format": bool(e.get("echoed_format")),  # the engine read it against the turn's format
-                    "off_script": bool(off_script(text)),
+                    "off_script": bool(off_script(shown)),
                     "unsupported_figure": bool(unsupported(text, [claim, *passages, *said])),
                     "label_not_argmax": label_not_argmax(e.get("label"), e.get("label_probs")),
                     "unexplained": unexplained(

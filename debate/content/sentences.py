@@ -71,6 +71,20 @@ def last_full_sentence(text: str) -> str:
     return t[: ends[-1]].rstrip() if ends else t
 
 
+PROSE_KEYS = ("explanation", "summary")  # the words of a JSON answer: what the page shows and the others read
+
+
+def shown_text(text: str, parsed: dict | None, valid: bool = True) -> str:
+    """What a page shows of an answer: a readable JSON answer's words (its explanation or summary; none
+    for a vote given without words), any other answer as written."""
+    if not (valid and isinstance(parsed, dict) and (text or "").lstrip().startswith("{")):
+        return text or ""
+    for key in PROSE_KEYS:
+        if isinstance(parsed.get(key), str) and parsed[key].strip():
+            return parsed[key]
+    return ""
+
+
 class LoopWatch:
     """Fed streamed text, says where a loop begins: the second time a sentence of at least
     REPEAT_MIN_CHARS characters appears, or the second time a run of NGRAM words appears. `cut` is the

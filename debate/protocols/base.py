@@ -22,7 +22,7 @@ from debate.aids import calibration as cal
 from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
-from debate.content.sentences import ends_mid_sentence, find_loop, last_full_sentence
+from debate.content.sentences import PROSE_KEYS, ends_mid_sentence, find_loop, last_full_sentence
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (
     Event,
@@ -756,6 +756,8 @@ class DebateContext:
             else:
                 valid = False
                 parsed = {**(parsed or {}), "label": None, "error": "answer could not be read"}
+        if valid and parsed is not None and answer.lstrip().startswith("{"):  # a JSON answer: its words are shown
+            parsed, how, full = prose_ends_well(parsed, res.finish_reason == "length")
         confidence = None
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
         if norm is not None and spec.threshold is not None and len(spec.labels) == 2:
@@ -820,6 +822,20 @@ def ends_well(text: str, budget_ended: bool) -> tuple[str, str]:
         if whole and whole != text.rstrip():
             text, how = whole, how or "sentence"
     return text, how
+
+
+def prose_ends_well(parsed: dict, budget_ended: bool) -> tuple[dict, str, str]:
+    """(parsed with its words ended well, why: "" | "loop" | "sentence", those words as written). A JSON
+    answer's label is decoded before its words, so a summary that loops until the budget still carries a
+    readable status or vote; what it says is kept up to the repeat, as an argument in words is."""
+    for key in PROSE_KEYS:
+        said = parsed.get(key)
+        if isinstance(said, str) and said.strip():
+            kept, how = ends_well(said, budget_ended)
+            if how:
+                return {**parsed, key: kept}, how, said
+            break
+    return parsed, "", ""
 
 
 def with_lines(messages: list[Message], lines: list[str]) -> list[Message]:

@@ -164,3 +164,57 @@ def test_real_model_turns_end_well_and_their_figures_are_checked():
             assert f in t.text and f not in claim
         assert set(t.unsupported_figures) <= {f.text for f in figures(t.text)}
         sources.append(t.text)
+
+
+# the chair's answer in one content-benchmark council (CheckThat tweet 1327, category 3; Qwen2.5-0.5B),
+# word for word: a summary that repeats itself until the 128-token budget, its JSON never closed
+CHAIR_LOOP = (
+    '{"status": "CONSENSUS REACHED", "summary": "The discussion has reached a consensus on the topic of the '
+    "research analysis. The tweet mentions a research analysis, which is a clear example of a scientific entity. "
+    "The discussion has also addressed the issue of the link to a research analysis, which can be interpreted as "
+    "an academic publication. The discussion has also addressed the issue of the journal name and the link to a "
+    "research analysis, which can be interpreted as an academic publication. The discussion has also addressed "
+    "the issue of the link to a research analysis, which can be interpreted as an academic publication. The "
+    "discussion has also addressed the issue"
+)
+
+
+def test_a_json_summary_that_loops_keeps_its_words_before_the_loop():
+    from debate.content.sentences import find_loop
+    from debate.protocols.base import prose_ends_well
+    from debate.protocols.parsing import parse_chair
+
+    parsed = parse_chair(CHAIR_LOOP)
+    assert parsed and parsed["status"] == "CONSENSUS REACHED" and find_loop(parsed["summary"])
+    kept, how, full = prose_ends_well(parsed, budget_ended=True)
+    assert how == "loop" and full == parsed["summary"] and kept["status"] == "CONSENSUS REACHED"
+    assert find_loop(kept["summary"]) is None and kept["summary"].endswith("an academic publication.")
+    assert full.startswith(kept["summary"])
+    # a vote's explanation is ended alike; a vote without words and a summary that ends well are left alone
+    assert prose_ends_well({"label": "YES"}, True) == ({"label": "YES"}, "", "")
+    fine = {"status": "CONSENSUS NOT REACHED", "summary": "Look at the URL again."}
+    assert prose_ends_well(fine, False) == (fine, "", "")
+
+
+def test_a_chair_that_loops_is_shortened_where_members_read_it_and_every_sink_says_so():
+    from debate.content.score import score_debate, summarise
+    from debate.transcript import render_text
+
+    yes, no = '{"vote": "YES", "explanation": "It links a study."}', '{"vote": "NO", "explanation": "No paper."}'
+    client, backend = _client({"cut": CHAIR_LOOP, "m1": yes, "m2": yes, "m3": no})
+    lu = lineup(3)
+    lu["chair"]["model"] = "scripted:cut"  # the budget ends the chair's answer
+    ev = run(client, "council", params={"rounds": 1}, lineup=lu)
+    chair = [e for e in by_type(ev, "turn_finished") if e.role == "chair"]
+    assert len(chair) == 1
+    ch = chair[0]
+    assert ch.valid and ch.label == "CONSENSUS REACHED" and ch.shortened == "loop" and ch.text == CHAIR_LOOP
+    kept = ch.parsed["summary"]
+    assert kept.endswith("an academic publication.") and "discussion has also addressed the issue" in ch.full_text
+    assert [s.summary for s in by_type(ev, "chair_summary")] == [kept]
+    # members of the next round read the kept summary, never the repeat
+    after = [c for c in backend.calls if c["model"] in ("m1", "m2", "m3") and "consensus on the topic" in str(c)]
+    assert after and all(str(c["messages"]).count("The discussion has also addressed") == 1 for c in after)
+    rows = [r for r in score_debate([e.to_dict() for e in ev]) if r["role"] == "chair"]
+    assert summarise(rows)["repeats"] == (0, 1) and summarise(rows)["cut"] == (0, 1)
+    assert "stopped where it began to repeat itself" in render_text(ev)

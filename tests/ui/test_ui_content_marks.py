@@ -106,3 +106,47 @@ def test_a_member_that_copies_its_format_is_shown_without_a_reason_of_its_own():
     assert "copied the answer format&#39;s placeholder" in html and "without a reason of its own" in html
     assert "It links a study." in html  # the other member's own reason is shown as before
     assert "<script>" not in html and "&#60;script&#62;" in html  # the raw answer, escaped, under its fold
+
+
+def test_a_chair_summary_that_loops_is_shown_up_to_the_loop_with_the_rest_one_click_away():
+    """A chairperson's JSON summary that repeats itself until the budget (real model output) is shown in
+    words up to the repeat, marked, with what it wrote under a fold: the words the members read too."""
+    from tests.engine.test_content_turns import CHAIR_LOOP
+
+    store = _store()
+    store.save_lineup(
+        "loop-chair",
+        {
+            "name": "loop-chair",
+            "members": [
+                {"name": "a", "model": "scripted:yes"},
+                {"name": "b", "model": "scripted:yes"},
+                {"name": "c", "model": "scripted:no"},
+            ],
+            "judge": {"name": "judge", "model": "scripted:yes"},
+            "chair": {"name": "chair", "model": "scripted:cut"},
+        },
+    )
+    backend = Budgeted(
+        {
+            "cut": CHAIR_LOOP,
+            "yes": '{"vote": "YES", "explanation": "It links a study."}',
+            "no": '{"vote": "NO", "explanation": "No paper is named."}',
+        }
+    )
+    at = _app(_client=ModelClient({"scripted": backend}))
+    at.text_area(key="claim").input("A new research analysis in a journal shows coffee helps.")
+    at.selectbox(key="cfg_preset").set_value("saved:loop-chair").run()
+    row = _run_to_end(at, timeout=600)
+    assert row["status"] == "completed", [e.to_dict() for e in store.events(row["id"])][-3:]
+    chair = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "chair"]
+    assert chair and all(e.shortened == "loop" for e in chair)
+    html = _html(at)
+    assert "stopped where it began to repeat itself" in html
+    # the bubble's words: the summary up to the repeat; the repeat only under the folds (raw JSON, full text)
+    start = html.index("The discussion has reached a consensus on the topic")
+    words = html[start : html.index("Raw answer (JSON)", start)]
+    assert "an academic publication." in words
+    assert "journal name" not in words and words.count("The discussion has also addressed") == 1
+    fold = html[html.index("stopped where it began to repeat itself") :]
+    assert "The discussion has also addressed the issue of the journal name" in fold
