@@ -57,6 +57,23 @@ def test_a_sentence_repeated_three_times_ends_the_answer():
     assert n <= len("First point here. ") + 3 * len(loop) + 3
 
 
+def test_a_json_answer_stops_at_its_first_repeat_and_what_came_before_is_read():
+    """The chair's looping summary (real model output): generation ends where the repeat begins, the object
+    left open is still read, its status kept, and its words end before the loop."""
+    from debate.protocols.base import prose_ends_well
+    from debate.protocols.parsing import parse_chair
+    from tests.engine.test_content_turns import CHAIR_LOOP
+
+    w = AnswerWatch(json_answer=True)
+    n = _feed(w, CHAIR_LOOP, step=4)
+    assert w.done and w.reason == "repetition" and n < len(CHAIR_LOOP)
+    parsed = parse_chair(CHAIR_LOOP[:n])
+    assert parsed and parsed["status"] == "CONSENSUS REACHED"
+    kept, how, _ = prose_ends_well(parsed, budget_ended=False)
+    assert how and kept["summary"].endswith("an academic publication.")
+    assert kept["summary"].count("The discussion has also addressed") == 1
+
+
 def test_watch_is_linear_on_hostile_text():
     w = AnswerWatch(json_answer=True)
     w.feed("{" * 200_000 + '"' + "\\" * 100_000)  # deep nesting and escapes: one pass, no recursion
