@@ -94,7 +94,7 @@ def planted_label(control: str | None) -> str:
 
 
 def pick_claims(n: int, seed: int) -> list[dict]:
-    """n claims, half from LIAR valid and half from AVeriTeC dev, drawn with `seed`."""
+    """n claims, half from LIAR valid and half from AVeriTeC dev, drawn with `seed`, in turn."""
     from debate.data import locate  # the project's data search order (docs/data.md)
     from debate.datasets import load_averitec, load_liar
 
