@@ -47,6 +47,9 @@ class GenOptions:
     # the label probabilities are read where the label is written after it, not wherever the labels
     # hold most mass (a reason saying "the claim is false" is not the verdict); "" = that older rule
     label_key: str = ""
+    # how each label is written after label_key when not by its name, in the order of `labels` (TurQUaz's
+    # judge writes `"category": 1` for YES and 0 for NO); their probabilities are read there as the labels'
+    label_spellings: tuple[str, ...] = ()
 
     @property
     def deterministic(self) -> bool:
@@ -67,6 +70,10 @@ class GenOptions:
             d.pop("script")
         if not d["label_key"]:
             d.pop("label_key")
+        if d["label_spellings"]:
+            d["label_spellings"] = list(self.label_spellings)
+        else:
+            d.pop("label_spellings")
         d["stop"] = list(self.stop)
         d["labels"] = list(self.labels)
         return d

@@ -78,11 +78,28 @@ def _matches(token: str, label: str) -> bool:
     return bool(t) and label.startswith(t)
 
 
-def _label_mass(pos: Mapping[str, float], norm: Sequence[str]) -> list[float]:
-    """Probability mass per (upper-cased) label at one position; a token fitting several labels is split."""
+def _fits(token: str, label: str | tuple[str, ...]) -> bool:
+    """A token can begin the label, or (a tuple of spellings, see `spelled`) any of its spellings."""
+    return any(_matches(token, s) for s in ((label,) if isinstance(label, str) else label))
+
+
+def spelled(labels: Sequence[str], spellings: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    """Per label, the upper-cased ways it may be written at its key: its name, and `spellings[i]` where the
+    answer format writes it otherwise. TurQUaz's judge answers `{"category": 1 or 0}`: without its digits
+    no label is ever written at the key, and the probabilities would be read wherever YES/NO happened to
+    hold the most mass in the explanation, which need not agree with the digit written."""
+    return [
+        (lab.upper(), *((str(spellings[i]).upper(),) if i < len(spellings) and spellings[i] else ()))
+        for i, lab in enumerate(labels)
+    ]
+
+
+def _label_mass(pos: Mapping[str, float], norm: Sequence[str | tuple[str, ...]]) -> list[float]:
+    """Probability mass per (upper-cased) label, or per label's spellings, at one position; a token fitting
+    several labels is split."""
     mass = [0.0] * len(norm)
     for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
-        hits = [i for i, lab in enumerate(norm) if _matches(tok, lab)]
+        hits = [i for i, lab in enumerate(norm) if _fits(tok, lab)]
         p = math.exp(lp) if lp is not None and lp > -1e9 else 0.0
         for i in hits:
             mass[i] += p / len(hits)
@@ -95,9 +112,12 @@ def slot_pattern(key: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(key)}[\s*\"']*+(?:\][\s*]*+)?[:=\-][\s*\"'\[]*+$", re.I)
 
 
-def normalised_mass(pos: Mapping[str, float], labels: Sequence[str]) -> dict[str, float] | None:
-    """The labels' share of the probability at one position, normalised over the labels."""
-    mass = _label_mass(pos, [lab.upper() for lab in labels])
+def normalised_mass(
+    pos: Mapping[str, float], labels: Sequence[str], spellings: Sequence[str] = ()
+) -> dict[str, float] | None:
+    """The labels' share of the probability at one position (each label's spellings summed), normalised
+    over the labels."""
+    mass = _label_mass(pos, spelled(labels, spellings))
     total = sum(mass)
     return {lab: m / total for lab, m in zip(labels, mass)} if total > 0 else None
 
@@ -142,6 +162,7 @@ def label_probs_at_key(
     key: str = "",
     first: bool = False,
     greedy: bool = False,
+    spellings: Sequence[str] = (),
 ) -> tuple[dict[str, float] | None, str]:
     """(label probabilities, where they were read: a LABEL_AT key) from a finished answer's tokens, for
     servers that return each generated token (`chosen`) with its alternatives (`positions`).
@@ -151,20 +172,21 @@ def label_probs_at_key(
     reads. A server cannot be kept to the argmax label there, so when the written token's label is not
     the most probable label read at that position (its mass split over spellings, or sampled) the key
     says so ("split", "sampled"). Without `key`, or with no label written after it, the older rule
-    (`label_probs_from_positions`) with "most-mass" or "first". Linear: the tail searched is bounded."""
-    norm = [lab.upper() for lab in labels]
+    (`label_probs_from_positions`) with "most-mass" or "first". At the key a label may also be written
+    as its `spellings` (see `spelled`). Linear: the tail searched is bounded."""
+    norm = spelled(labels, spellings)
     if not norm or not positions:
         return None, ""
     if key and not first and len(chosen) == len(positions):
         slot, text, hit = slot_pattern(key), "", None
         for i, tok in enumerate(chosen):
-            if slot.search(text) and any(_matches(tok, lab) for lab in norm):
+            if slot.search(text) and any(_fits(tok, lab) for lab in norm):
                 hit = i
             text = (text + str(tok))[-SLOT_TAIL:]
         if hit is not None:
-            probs = normalised_mass(positions[hit], labels)
+            probs = normalised_mass(positions[hit], labels, spellings)
             if probs is not None:
-                written = [lab for lab in labels if _matches(chosen[hit], lab.upper())]
+                written = [lab for lab, ways in zip(labels, norm) if _fits(chosen[hit], ways)]
                 top = max(probs, key=probs.__getitem__)
                 if not greedy:
                     return probs, "sampled"
@@ -289,6 +311,7 @@ class _StepRecorder:
         key: str = "",
         greedy: bool = False,
         first: bool = False,
+        spellings: Sequence[str] = (),
     ) -> None:
         self.ids = label_ids
         self.texts = label_texts or []
@@ -304,6 +327,8 @@ class _StepRecorder:
         # P(labels[0]) >= threshold gives, so any text after it argues for the vote that is counted
         self.threshold = threshold if threshold is not None and len(labels) == 2 and self.texts else None
         self.labels = [lab.upper() for lab in labels]
+        self.spellings = tuple(spellings)
+        self.spell = spelled(labels, spellings)  # how each label may be written at its key
         self.decided = False
         self.prompt_tokens = 0
         self.steps = 0
@@ -353,9 +378,9 @@ class _StepRecorder:
         most probable label's tokens stay allowed, so the label written is the argmax of what is read."""
         import numpy as np
 
-        mass = _label_mass(pos, self.labels)
+        mass = _label_mass(pos, self.spell)
         top = int(np.argmax(scores))
-        if sum(mass) < 0.5 and not any(_matches(self.llm_text(top), lab) for lab in self.labels):
+        if sum(mass) < 0.5 and not any(_fits(self.llm_text(top), ways) for ways in self.spell):
             return
         self.at.append((len(self.positions) - 1, pos))
         if self.greedy:
@@ -380,11 +405,11 @@ class _StepRecorder:
         self.decided = True
 
     def _keep(self, scores, win: int) -> None:
-        """Forbid every token that begins another label and not this one."""
+        """Forbid every token that begins (a spelling of) another label and not this one."""
         lose = [
             j
             for j, tok in enumerate(self.texts)
-            if not _matches(tok, self.labels[win]) and any(_matches(tok, lab) for lab in self.labels)
+            if not _fits(tok, self.spell[win]) and any(_fits(tok, ways) for ways in self.spell)
         ]
         if lose:
             scores[self.ids[lose]] = -math.inf
@@ -395,10 +420,10 @@ class _StepRecorder:
         done = [
             (i, pos)
             for i, pos in self.at
-            if i >= len(self.chosen) or any(_matches(self.chosen[i], lab) for lab in self.labels)
+            if i >= len(self.chosen) or any(_fits(self.chosen[i], ways) for ways in self.spell)
         ]
         if done:
-            return normalised_mass(done[-1][1], labels), "written" if self.greedy else "sampled"
+            return normalised_mass(done[-1][1], labels, self.spellings), "written" if self.greedy else "sampled"
         probs = label_probs_from_positions(self.positions, labels, first)
         if probs is None:
             return None, ""
@@ -694,12 +719,13 @@ class LocalBackend:
             aligned.abort = warm
             rec = (
                 _StepRecorder(
-                    *label_token_ids(llm, str(path), options.labels),
+                    *label_token_ids(llm, str(path), (*options.labels, *options.label_spellings)),
                     options.labels,
                     options.label_threshold,
                     options.label_key,
                     float(options.temperature) == 0.0,
                     options.label_first,
+                    options.label_spellings,
                 )
                 if options.labels
                 else _StepRecorder()

@@ -294,6 +294,7 @@ class OllamaBackend:
                 options.label_key,
                 options.label_first,
                 float(options.temperature) == 0.0,
+                options.label_spellings,
             )
             if options.labels and positions
             else (None, "")

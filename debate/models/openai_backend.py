@@ -477,6 +477,7 @@ class OpenAIBackend:
                 options.label_key,
                 options.label_first,
                 float(options.temperature) == 0.0,
+                options.label_spellings,
             )
             if options.labels
             else (None, "")

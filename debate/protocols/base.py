@@ -89,6 +89,7 @@ class TurnSpec:
     threshold: float | None = None
     # the answer's key that names its label; "" = the enum key of `schema` (`[VERDICT]:`, `"vote": `)
     label_key: str = ""
+    label_spellings: tuple[str, ...] = ()  # how the labels are written at label_key (GenOptions.label_spellings)
     turn_id: str = ""
 
 
@@ -545,6 +546,7 @@ class DebateContext:
             label_threshold=spec.threshold if leads else None,
             script=self.script,
             label_key=label_key_of(spec) if spec.labels else "",
+            label_spellings=tuple(spec.label_spellings) if spec.labels else (),
         )
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
@@ -950,4 +952,7 @@ def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "expla
     props[key] = {"type": "integer" if numeric else "string", "enum": values}
     example += f'"{key}": {shown}' + "}"
     schema = {"type": "object", "properties": props, "required": list(props)}
-    return {"schema": schema, "schema_format": example}
+    out: dict = {"schema": schema, "schema_format": example}
+    if numeric:  # the digits stand for the labels at the key: their probabilities are the labels'
+        out["label_spellings"] = tuple(str(v) for v in values)
+    return out

@@ -260,3 +260,132 @@ def test_a_server_answer_without_its_key_falls_back_and_says_so():
     probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=True)
     assert at == "most-mass" and probs["FALSE"] == pytest.approx(0.8)
     assert label_probs_at_key([], [], LABELS, "verdict") == (None, "")
+
+
+# -- a label written as a digit (TurQUaz's judge: `{"category": 1 or 0}`) --------------------------
+DIGIT_VOCAB = ["<eos>", '{"explanation": "', "No", " evidence", '", "category": ', "1", "0", "}", " x"]
+
+
+class DigitLlama:
+    def detokenize(self, ids) -> bytes:
+        return "".join(DIGIT_VOCAB[int(i)] for i in ids).encode()
+
+    def token_eos(self) -> int:
+        return 0
+
+
+def run_digits(steps: list, spellings: tuple[str, ...], greedy: bool = True) -> tuple[str, _StepRecorder]:
+    """As `run`, over a vocabulary where the answer's explanation says "No" and its key is followed by a
+    digit; the recorder is set up as the local backend sets it (label ids over names and spellings)."""
+    labels = ("YES", "NO")
+    ids = [i for i, t in enumerate(DIGIT_VOCAB) if any(_matches(t, lab) for lab in (*labels, *spellings))]
+    rec = _StepRecorder(
+        np.array(ids, dtype=np.int64), [DIGIT_VOCAB[i] for i in ids], labels, None, "category", greedy, False, spellings
+    )
+    rec.llm = DigitLlama()
+    out: list[int] = []
+    for step in steps + [{"<eos>": 1.0}]:
+        scores = np.full(len(DIGIT_VOCAB), -30.0)
+        for tok, p in step.items():
+            scores[DIGIT_VOCAB.index(tok)] = np.log(p)
+        tok = int(np.argmax(rec(np.array([0, 0, 0] + out), scores)))
+        if tok == 0:
+            break
+        out.append(tok)
+    return "".join(DIGIT_VOCAB[i] for i in out), rec
+
+
+# the explanation opens with "No" (certain), the key is followed by "1" (YES) at 0.7
+DIGIT_ANSWER = [
+    {'{"explanation": "': 1.0},
+    {"No": 0.95, " x": 0.05},
+    {" evidence": 1.0},
+    {'", "category": ': 1.0},
+    {"1": 0.6, "0": 0.3, " x": 0.1},
+    {"}": 1.0},
+]
+
+
+def test_a_digit_label_is_read_at_its_key_not_where_yes_or_no_hold_the_most_mass():
+    from debate.protocols.parsing import parse_label
+
+    text, rec = run_digits(DIGIT_ANSWER, ())  # before: only YES/NO spellings looked for
+    probs, at = rec.read(("YES", "NO"), False)
+    assert at == "most-mass" and probs["NO"] > 0.99  # the explanation's "No", against the "1" written
+    assert parse_label(text, ("YES", "NO")).label == "YES"
+
+    text, rec = run_digits(DIGIT_ANSWER, ("1", "0"))
+    probs, at = rec.read(("YES", "NO"), False)
+    assert at == "written" and text.endswith('"category": 1}')
+    assert probs["YES"] == pytest.approx(0.6 / 0.9) and probs["NO"] == pytest.approx(0.3 / 0.9)
+    assert parse_label(text, ("YES", "NO")).label == max(probs, key=probs.get)
+
+
+def test_greedy_the_digit_written_is_the_argmax_of_the_labels_digits():
+    steps = DIGIT_ANSWER[:4] + [{"1": 0.40, "0": 0.35, " x": 0.25}, {"}": 1.0}]
+    text, rec = run_digits(steps, ("1", "0"))
+    probs, at = rec.read(("YES", "NO"), False)
+    assert at == "written" and text.endswith("1}") and probs["YES"] > probs["NO"]
+
+
+def test_a_server_digit_label_is_read_where_it_is_written():
+    from debate.models.local import label_probs_at_key
+
+    pieces = [
+        ('{"explanation": "', {'{"explanation": "': 1.0}),
+        ("No", {"No": 0.95, "Yes": 0.05}),
+        ('", "category": ', {'", "category": ': 1.0}),
+        ("0", {"0": 0.8, "1": 0.2}),
+        ("}", {"}": 1.0}),
+    ]
+    probs, at = label_probs_at_key(*_server_answer(pieces), ("YES", "NO"), "category", greedy=True)
+    assert at == "most-mass" and probs["NO"] > 0.9  # without the spellings: the explanation's "No"
+    probs, at = label_probs_at_key(
+        *_server_answer(pieces), ("YES", "NO"), "category", greedy=True, spellings=("1", "0")
+    )
+    assert at == "written" and probs == pytest.approx({"YES": 0.2, "NO": 0.8})
+
+
+def test_the_paper_judge_answer_spells_its_labels_as_digits_and_keys_the_cache_with_them():
+    from debate.protocols.base import json_answer
+
+    assert json_answer("category", ("YES", "NO"), numeric=True)["label_spellings"] == ("1", "0")
+    assert "label_spellings" not in json_answer("verdict", LABELS, "reason")
+    assert "label_spellings" not in GenOptions().key_dict()
+    assert GenOptions(label_spellings=("1", "0")).key_dict()["label_spellings"] == ["1", "0"]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_real_paper_judge_answer_label_is_the_argmax_of_its_digit_probabilities():
+    """The embedded model answering in the paper's judge JSON (`{"category": 1 or 0, ...}`, the baseline's
+    `answer=paper`, the same turn as the single and team debates' judge) on tweets of both kinds: every
+    answer's probabilities are read where its digit is written, and the label is their argmax."""
+    pytest.importorskip("llama_cpp")
+    from debate.runner import DebateConfig, run_debate
+    from tests.support.real_cases import prepared_client
+
+    client = prepared_client(("local:qwen2.5-0.5b",), cache=False)
+    agent = {"name": "baseline", "model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}
+    lineup = {"name": "t", "members": [agent], "judge": agent, "chair": agent}
+    seen = 0
+    for claim in (
+        "BREAKING: the new vaccine causes infertility in 80% of women, a leaked study shows.",
+        "Our city council approved the new bike lanes on Main Street today.",
+    ):
+        cfg = DebateConfig(
+            claim=claim,
+            protocol="baseline",
+            task="checkthat",
+            lineup=lineup,
+            params={"answer": "paper", "demos": "paper", "calibration": "none"},
+            evidence=False,
+            max_tokens=64,
+        )
+        events = list(run_debate(cfg, client))
+        for t in (e for e in events if e.type == "turn_finished" and e.label):
+            seen += 1
+            probs = t.label_probs or {}
+            assert t.label_at == "written", (t.text, probs, t.label_at)
+            assert max(probs, key=probs.get) == t.label, (t.text, probs)
+    assert seen >= 2
