@@ -25,7 +25,8 @@ process with the models loaded (no page, no browser, no read-ahead; bench_live.p
         [--lineup embedded-larger] [--out bench/results/content-<tag>.json]
 
 The size is the number of items per protocol: the first N of the fixed list (interleaved, so any prefix
-mixes the categories and datasets).
+mixes the categories and datasets); `--skip M` leaves out the first M of them, so two processes on one
+core each can share a long run (`--size 15` and `--skip 15 --size 30`, then `--table a.json,b.json`).
 """
 
 from __future__ import annotations
@@ -251,6 +252,13 @@ def table(results: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=N_MAX, help=f"items per protocol (at most {N_MAX})")
+    ap.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N items (two processes, one core each, split a long run: "
+        "--size 15 and --skip 15 --size 30; --table a.json,b.json prints them together)",
+    )
     ap.add_argument("--protocols", default=",".join(ORDER))
     ap.add_argument("--lineup", default="embedded", help="a preset's name (e.g. embedded-larger); default embedded")
     ap.add_argument("--out", default="", help="write the raw results here as JSON")
@@ -268,7 +276,7 @@ def main() -> None:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     loads = [os.getloadavg()[0]]
     for proto in args.protocols.split(","):
-        items = (truth_items if proto in RADAR else checkthat_items)(min(args.size, N_MAX))
+        items = (truth_items if proto in RADAR else checkthat_items)(min(args.size, N_MAX))[args.skip :]
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
         for it in items:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from debate.content.sentences import json_prose
 from debate.events import Event
 
 PALETTE = (
@@ -188,8 +189,7 @@ class DebateView:
             turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
             turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
             turn.replayed = bool(getattr(ev, "replayed", False))
-            said = ev.parsed or {}
-            turn.explanation = str(said.get("explanation") or said.get("summary") or "") if ev.valid else ""
+            turn.explanation = json_prose(ev.parsed) if ev.valid else ""
             turn.cut_off_at = getattr(ev, "cut_off_at", None)
             turn.shortened, turn.full_text = str(ev.shortened or ""), str(ev.full_text or "")
             turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]

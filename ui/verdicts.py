@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from debate.aids.calibration import disagreement
+from debate.content.sentences import is_json_text
 from debate.models.base import LABEL_AT
 from debate.tasks import (
     TRUTH_TASKS,
@@ -114,7 +115,7 @@ def turn_words(turn: Any, started: Any) -> str:
 
 def is_json_answer(turn: Any) -> bool:
     """The model answered in JSON (votes, judges under a schema): shown as words, the JSON on demand."""
-    return (turn.text or "").lstrip().startswith("{")
+    return is_json_text(turn.text)
 
 
 def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[str]) -> str:

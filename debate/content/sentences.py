@@ -74,15 +74,26 @@ def last_full_sentence(text: str) -> str:
 PROSE_KEYS = ("explanation", "summary")  # the words of a JSON answer: what the page shows and the others read
 
 
+def is_json_text(text: str | None) -> bool:
+    """The answer was written as a JSON object (its words are then read from it, not shown as written)."""
+    return (text or "").lstrip().startswith("{")
+
+
+def json_prose(parsed: dict | None) -> str:
+    """A parsed answer's words: its first non-blank PROSE_KEYS value; "" for a vote given without words."""
+    for key in PROSE_KEYS:
+        value = (parsed or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
 def shown_text(text: str, parsed: dict | None, valid: bool = True) -> str:
     """What a page shows of an answer: a readable JSON answer's words (its explanation or summary; none
     for a vote given without words), any other answer as written."""
-    if not (valid and isinstance(parsed, dict) and (text or "").lstrip().startswith("{")):
+    if not (valid and isinstance(parsed, dict) and is_json_text(text)):
         return text or ""
-    for key in PROSE_KEYS:
-        if isinstance(parsed.get(key), str) and parsed[key].strip():
-            return parsed[key]
-    return ""
+    return json_prose(parsed)
 
 
 class LoopWatch:
