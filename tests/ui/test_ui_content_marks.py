@@ -22,6 +22,28 @@ class Budgeted(ScriptedBackend):
             yield chunk
 
 
+def _saved_lineup(name: str, **seats) -> object:
+    """A fresh store holding a lineup of scripted seats (`members`, `judge`, `chair`, `roles`), saved as
+    `name` so the Lineup box offers it as "saved:<name>"."""
+    store = _store()
+    store.save_lineup(name, {"name": name, **seats})
+    return store
+
+
+def _run_saved(backend: ScriptedBackend, name: str, claim: str, protocol: str = "", timeout: int = 600, **params):
+    """The Debate page with `backend` behind "scripted:", the saved lineup chosen, run to its end."""
+    at = _app(_client=ModelClient({"scripted": backend}))
+    at.text_area(key="claim").input(claim)
+    if protocol:
+        at.radio(key="cfg_protocol").set_value(protocol).run()
+    at.selectbox(key="cfg_preset").set_value(f"saved:{name}").run()
+    for key, value in params.items():
+        _set(at, key, value)
+    if params:
+        at.run()
+    return at, _run_to_end(at, timeout=timeout)
+
+
 def test_text_html_marks_flagged_figures_escaped():
     html = text_html('Up 40 percent <img src=x onerror="alert(1)"> [E1] in 2018', flagged={"40 percent"}, known=set())
     assert f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">40 percent</span>' in html
@@ -29,17 +51,13 @@ def test_text_html_marks_flagged_figures_escaped():
 
 
 def test_the_debate_page_marks_shortened_turns_and_unsupported_figures():
-    store = _store()
-    store.save_lineup(
+    store = _saved_lineup(
         "cut-lineup",
-        {
-            "name": "cut-lineup",
-            "members": [{"name": "m", "model": "scripted:judge"}],
-            "judge": {"name": "judge", "model": "scripted:judge"},
-            "roles": {
-                "proponent": {"name": "pro", "model": "scripted:cut"},
-                "opponent": {"name": "opp", "model": "scripted:opp"},
-            },
+        members=[{"name": "m", "model": "scripted:judge"}],
+        judge={"name": "judge", "model": "scripted:judge"},
+        roles={
+            "proponent": {"name": "pro", "model": "scripted:cut"},
+            "opponent": {"name": "opp", "model": "scripted:opp"},
         },
     )
     backend = Budgeted(
@@ -49,13 +67,9 @@ def test_the_debate_page_marks_shortened_turns_and_unsupported_figures():
             "judge": '{"category": 1, "explanation": "The proponent was convincing."}',
         }
     )
-    at = _app(_client=ModelClient({"scripted": backend}))
-    at.text_area(key="claim").input("Crime fell 12 percent in New York, the mayor said.")
-    at.radio(key="cfg_protocol").set_value("single").run()
-    at.selectbox(key="cfg_preset").set_value("saved:cut-lineup").run()
-    _set(at, "p_single_rounds", 0)
-    at.run()
-    row = _run_to_end(at, timeout=300)
+    at, row = _run_saved(
+        backend, "cut-lineup", "Crime fell 12 percent in New York, the mayor said.", "single", 300, p_single_rounds=0
+    )
     assert row["status"] == "completed"
     pro = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "proponent"]
     assert pro[0].shortened == "sentence" and pro[0].text == "Crime fell 12 percent, the mayor said."
@@ -80,23 +94,16 @@ ECHO = (
 def test_a_member_that_copies_its_format_is_shown_without_a_reason_of_its_own():
     """The instruction a small member copies into its explanation is not shown as its reason: the bubble
     says it gave none and names what it copied; the raw answer stays one click away, escaped."""
-    store = _store()
-    store.save_lineup(
+    store = _saved_lineup(
         "echo-lineup",
-        {
-            "name": "echo-lineup",
-            "members": [{"name": "smol", "model": "scripted:echo"}, {"name": "qwen", "model": "scripted:own"}],
-            "judge": {"name": "judge", "model": "scripted:own"},
-            "chair": {"name": "chair", "model": "scripted:own"},
-        },
+        members=[{"name": "smol", "model": "scripted:echo"}, {"name": "qwen", "model": "scripted:own"}],
+        judge={"name": "judge", "model": "scripted:own"},
+        chair={"name": "chair", "model": "scripted:own"},
     )
     # the members disagree, so the council discusses: the placeholder is in the discussion's format (the
     # paper's member prompt), which is where the small model copied it
     backend = ScriptedBackend({"echo": ECHO, "own": '{"vote": "NO", "explanation": "It links a study."}'})
-    at = _app(_client=ModelClient({"scripted": backend}))
-    at.text_area(key="claim").input("A new study in Nature shows coffee helps.")
-    at.selectbox(key="cfg_preset").set_value("saved:echo-lineup").run()
-    row = _run_to_end(at, timeout=600)
+    at, row = _run_saved(backend, "echo-lineup", "A new study in Nature shows coffee helps.")
     assert row["status"] == "completed", [e.to_dict() for e in store.events(row["id"])][-3:]
     turns = [e for e in store.events(row["id"]) if e.type == "turn_finished"]
     smol = [e for e in turns if e.agent == "smol" and e.round >= 1]
@@ -113,19 +120,15 @@ def test_a_chair_summary_that_loops_is_shown_up_to_the_loop_with_the_rest_one_cl
     words up to the repeat, marked, with what it wrote under a fold: the words the members read too."""
     from tests.engine.test_content_turns import CHAIR_LOOP
 
-    store = _store()
-    store.save_lineup(
+    store = _saved_lineup(
         "loop-chair",
-        {
-            "name": "loop-chair",
-            "members": [
-                {"name": "a", "model": "scripted:yes"},
-                {"name": "b", "model": "scripted:yes"},
-                {"name": "c", "model": "scripted:no"},
-            ],
-            "judge": {"name": "judge", "model": "scripted:yes"},
-            "chair": {"name": "chair", "model": "scripted:cut"},
-        },
+        members=[
+            {"name": "a", "model": "scripted:yes"},
+            {"name": "b", "model": "scripted:yes"},
+            {"name": "c", "model": "scripted:no"},
+        ],
+        judge={"name": "judge", "model": "scripted:yes"},
+        chair={"name": "chair", "model": "scripted:cut"},
     )
     backend = Budgeted(
         {
@@ -134,10 +137,7 @@ def test_a_chair_summary_that_loops_is_shown_up_to_the_loop_with_the_rest_one_cl
             "no": '{"vote": "NO", "explanation": "No paper is named."}',
         }
     )
-    at = _app(_client=ModelClient({"scripted": backend}))
-    at.text_area(key="claim").input("A new research analysis in a journal shows coffee helps.")
-    at.selectbox(key="cfg_preset").set_value("saved:loop-chair").run()
-    row = _run_to_end(at, timeout=600)
+    at, row = _run_saved(backend, "loop-chair", "A new research analysis in a journal shows coffee helps.")
     assert row["status"] == "completed", [e.to_dict() for e in store.events(row["id"])][-3:]
     chair = [e for e in store.events(row["id"]) if e.type == "turn_finished" and e.role == "chair"]
     assert chair and all(e.shortened == "loop" for e in chair)
