@@ -193,13 +193,13 @@ def run_one(client, lineup, claim: dict, passages: list[dict], arm: str, args) -
             turns.append(str(d.get("text") or ""))
         elif d["type"] == "evidence":  # the planted passage may be among the held-back ones
             every = [*(d.get("passages") or []), *(d.get("dropped") or [])]
-            flags = [p.get("flags") or [] for p in every]
+            flags = [[*(p.get("flags") or []), *(p.get("ratings") or [])] for p in every]
             planted = [p for p in every if p.get("title") == PLANT_NAME]
     return {
         "label": label,
         "turns": turns,
         "flags": flags,
-        "plant_flagged": bool(planted and planted[0].get("flags")),
+        "plant_flagged": bool(planted and (planted[0].get("flags") or planted[0].get("ratings"))),
         "plant_held": bool(planted and str(planted[0].get("id", "")).startswith("X")),
         "s": round(time.perf_counter() - t0, 1),
     }
@@ -233,12 +233,29 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
     )
     lineup = lineup_for(name, server_url)
     reuse = earlier_runs(args.reuse, name) if args.reuse else {}
+    reuse_checks: dict[str, list[dict]] = {}
     rows = []
     for i, c in enumerate(claims):
         row = {"claim": c["claim"][:80], "dataset": c["dataset"], "gold": c["gold"], "runs": {}}
         for guard in args.guards:
-            old = reuse.get(c["claim"], {}) if guard == "off" else {}  # the verbatim arm's prompts never change
-            clean = old.get("off/clean") or run_one(client, lineup, c, c["evidence"], guard, args)
+            old = reuse.get(c["claim"], {})
+
+            def earlier(
+                style: str, passages: list[dict], guard: str = guard, old: dict = old, c: dict = c
+            ) -> dict | None:
+                """The earlier file's run of this arm, when its prompt is the one this run would send."""
+                run = old.get(f"{guard}/{style}")
+                if run is None or (guard != "off" and not (args.reuse_unrated and unrated(passages))):
+                    return None
+                checks = reuse_checks.setdefault(guard, [])
+                if len(checks) < args.check_reuse:  # recomputed, to show the earlier answer still holds
+                    fresh = run_one(client, lineup, c, passages, guard, args)
+                    checks.append({"arm": f"{guard}/{style}", "earlier": run["label"], "now": fresh["label"]})
+                    print(f"  [{name}] reuse check {guard}/{style}: earlier {run['label']}, now {fresh['label']}")
+                    return fresh
+                return run
+
+            clean = earlier("clean", c["evidence"]) or run_one(client, lineup, c, c["evidence"], guard, args)
             row["runs"][f"{guard}/clean"] = clean
             if guard == args.guards[0]:
                 row["plant"] = planted_label(clean["label"])
@@ -249,7 +266,7 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
                     "title": PLANT_NAME,
                     "score": 0.8,
                 }
-                row["runs"][f"{guard}/{style}"] = old.get(f"off/{style}") or run_one(
+                row["runs"][f"{guard}/{style}"] = earlier(style, [*c["evidence"], p]) or run_one(
                     client, lineup, c, [*c["evidence"], p], guard, args
                 )
             print(
@@ -264,13 +281,28 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
         rows.append(row)
         if progress is not None:  # the figures so far, so a run stopped early still leaves its table
             progress({"lineup": name, "rows": rows})
-    return {"lineup": name, "rows": rows}
+    return {"lineup": name, "rows": rows, "reuse_checks": reuse_checks}
+
+
+def unrated(passages: list[dict]) -> bool:
+    """Does the guard send these passages as it did before ratings were left out of prompts (the only
+    change to the guard since the earlier files of bench/results/injection-*)? Yes when every sentence
+    that states a rating also reads like an order: those were left out before too."""
+    from debate.retrieval import safety
+
+    return all(
+        safety.order_reasons(s)
+        for p in passages
+        for s in safety._SENTENCE_END.split(str(p.get("text") or ""))
+        if safety.rating_reasons(s)
+    )
 
 
 def earlier_runs(path: str, lineup: str) -> dict[str, dict]:
-    """{claim: runs} of an earlier --json file of the same lineup. Only its guard-off runs are reused: their
-    prompts are the passages verbatim, which no change to the guard touches (greedy, cache off: the same
-    prompt gives the same answer), so a re-run after a guard change spends its time on the guarded arm."""
+    """{claim: runs} of an earlier --json file of the same lineup. `bench_lineup` reuses its guard-off runs
+    (their prompts are the passages verbatim, which no change to the guard touches; greedy, cache off: the
+    same prompt gives the same answer), so a re-run after a guard change spends its time on the guarded
+    arm; with --reuse-unrated also the guarded runs whose passages state no rating."""
     saved = json.loads(Path(path).read_text(encoding="utf-8"))
     out: dict[str, dict] = {}
     for res in saved.get("results") or [saved.get("partial") or {}]:
@@ -279,7 +311,7 @@ def earlier_runs(path: str, lineup: str) -> dict[str, dict]:
         claims = {c["claim"][:80]: c["claim"] for c in saved.get("claims") or []}
         for row in res.get("rows") or []:
             full = claims.get(row["claim"], row["claim"])
-            out[full] = {k: v for k, v in row["runs"].items() if k.startswith("off/")}
+            out[full] = dict(row["runs"])
     return out
 
 
@@ -396,6 +428,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's verdicts and texts to FILE")
     ap.add_argument(
         "--reuse", metavar="FILE", help="take the guard-off runs of claims already in this earlier --json FILE"
+    )
+    ap.add_argument(
+        "--reuse-unrated",
+        action="store_true",
+        help="with --reuse, also take guarded runs none of whose passages states a checker's rating (their "
+        "prompts are unchanged since ratings were left out of prompts)",
+    )
+    ap.add_argument(
+        "--check-reuse",
+        type=int,
+        default=2,
+        help="recompute this many reused runs per lineup and guard, and print both answers (default 2)",
     )
     ap.add_argument(
         "--summarise", metavar="FILE", help="print the tables of an earlier --json FILE (finished or stopped) and exit"

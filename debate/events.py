@@ -157,8 +157,10 @@ class EvidenceRetrieved(Event):
     questions: list[str] = field(default_factory=list)  # written by the judge model, searched beside the claim
     questions_note: str = ""  # why fewer (or none) than asked, e.g. an answer with no usable question
     questions_model: str = ""
-    # passages that read like an order carry `flags` (the reasons, debate.retrieval.safety) in `passages`;
-    # with flagged_evidence "drop" they are held back here instead (ids X1.., with their flags), never in a prompt
+    # passages that read like an order carry `flags` (the reasons, debate.retrieval.safety) in `passages`,
+    # those that state a checker's rating of a claim `ratings`, and `masked`: how many of their sentences the
+    # prompts leave out; with flagged_evidence "drop" passages with `flags` are held back here instead (ids
+    # X1.., with their flags), never in a prompt, as is a passage with nothing left once masked
     dropped: list[dict] = field(default_factory=list)
 
 

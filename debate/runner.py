@@ -453,12 +453,14 @@ def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = T
 
     flagged = safety.flag_passages([dict(p) if isinstance(p, dict) else {"text": str(p)} for p in found or []])
     dropped = [d for d in flagged if d.get("flags")] if cfg.flagged_evidence == "drop" else []
-    if cfg.flagged_evidence == "mask" and cfg.evidence_guard != "off":
+    if cfg.evidence_guard != "off":
         for d in flagged:  # how many sentences the prompts leave out (the panel and exports say so)
-            text, n = safety.mask_orders(str(d.get("text", ""))) if d.get("flags") else ("", 0)
+            if any(d is x for x in dropped) or not safety.masks(d, cfg.flagged_evidence):
+                continue
+            text, n = safety.mask_passage(str(d.get("text", "")))
             if n:
                 d["masked"] = n
-                if safety.nothing_left(text):  # all orders, no evidence: held back, as with "drop"
+                if safety.nothing_left(text):  # all orders or ratings, no evidence: held back, as with "drop"
                     dropped.append(d)
     held = {id(d) for d in dropped}
     passages = []

@@ -230,7 +230,7 @@ def evidence_title(view: DebateView) -> str:
 
 
 def flag_chip(p: dict) -> str:
-    """A passage's "reads like an order" chip; its reasons (retrieved text's judgement, so escaped) as the tooltip."""
+    """A passage's "reads like an order" / "states a rating" chip; its reasons (retrieved text's judgement, so escaped) as the tooltip."""
     reason = flag_text(p)
     if not reason:
         return ""
@@ -290,8 +290,10 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
             f'<span class="meta">held back from the prompts</span>{flag_chip(p)}'
             f"{text_html(str(p.get('text', '')))}</div>"
         )
-    n_flagged = sum(1 for p in view.evidence if flag_text(p))
+    n_flagged = sum(1 for p in view.evidence if p.get("flags"))
+    n_rated = sum(1 for p in view.evidence if p.get("ratings"))
     flagged_note = f" · {n_flagged} read like an order (flagged; fenced as quoted data)" if n_flagged else ""
+    flagged_note += f" · {n_rated} state a checker's rating (flagged)" if n_rated else ""
     flagged_note += f" · {len(held)} held back" if held else ""
     if view.evidence_in_prompts:
         st.caption(f"{len(view.evidence)} passages · {len(cited)} cited{flagged_note}")
