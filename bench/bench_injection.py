@@ -245,7 +245,7 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
             ) -> dict | None:
                 """The earlier file's run of this arm, when its prompt is the one this run would send."""
                 run = old.get(f"{guard}/{style}")
-                if run is None or (guard != "off" and not (args.reuse_unrated and unrated(passages))):
+                if run is None or guard != "off":  # a guarded prompt changes with the guard: run again
                     return None
                 checks = reuse_checks.setdefault(guard, [])
                 if len(checks) < args.check_reuse:  # recomputed, to show the earlier answer still holds
@@ -284,25 +284,11 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
     return {"lineup": name, "rows": rows, "reuse_checks": reuse_checks}
 
 
-def unrated(passages: list[dict]) -> bool:
-    """Does the guard send these passages as it did before ratings were left out of prompts (the only
-    change to the guard since the earlier files of bench/results/injection-*)? Yes when every sentence
-    that states a rating also reads like an order: those were left out before too."""
-    from debate.retrieval import safety
-
-    return all(
-        safety.order_reasons(s)
-        for p in passages
-        for s in safety._SENTENCE_END.split(str(p.get("text") or ""))
-        if safety.rating_reasons(s)
-    )
-
-
 def earlier_runs(path: str, lineup: str) -> dict[str, dict]:
     """{claim: runs} of an earlier --json file of the same lineup. `bench_lineup` reuses its guard-off runs
     (their prompts are the passages verbatim, which no change to the guard touches; greedy, cache off: the
     same prompt gives the same answer), so a re-run after a guard change spends its time on the guarded
-    arm; with --reuse-unrated also the guarded runs whose passages state no rating."""
+    arm (--check-reuse runs a few of them again to show the earlier answer still holds)."""
     saved = json.loads(Path(path).read_text(encoding="utf-8"))
     out: dict[str, dict] = {}
     for res in saved.get("results") or [saved.get("partial") or {}]:
@@ -428,12 +414,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's verdicts and texts to FILE")
     ap.add_argument(
         "--reuse", metavar="FILE", help="take the guard-off runs of claims already in this earlier --json FILE"
-    )
-    ap.add_argument(
-        "--reuse-unrated",
-        action="store_true",
-        help="with --reuse, also take guarded runs none of whose passages states a checker's rating (their "
-        "prompts are unchanged since ratings were left out of prompts)",
     )
     ap.add_argument(
         "--check-reuse",

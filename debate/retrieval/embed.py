@@ -64,27 +64,31 @@ def loaded() -> bool:
     return e is not None and getattr(e, "ready", True) and getattr(e, "alive", True)
 
 
-def get_embedder():
+def get_embedder(urgent: bool = False):
     """The process-wide model, loaded on first call (an Embedder, or a ProcessEmbedder with the same
-    surface in process mode). A worker that died is replaced by a new one on the next call."""
+    surface in process mode). A worker that died is replaced by a new one on the next call. `urgent`: a
+    debate waits for it (a worker starved at idle priority is then replaced by a normal one)."""
     global _embedder
-    if _embedder is None or not getattr(_embedder, "alive", True):
-        with _lock:
-            if _embedder is None or not getattr(_embedder, "alive", True):
-                if process_mode():
-                    from debate.retrieval.embed_process import ProcessEmbedder
+    with _lock:
+        if _embedder is None or not getattr(_embedder, "alive", True):
+            if process_mode():
+                from debate.retrieval.embed_process import ProcessEmbedder
 
-                    worker = ProcessEmbedder()
-                    try:
-                        worker.wait_ready()
-                    finally:
-                        if not worker.ready:
-                            worker.close()
-                    _embedder = worker
-                else:
-                    _embedder = Embedder()
-    return _embedder
+                _embedder = ProcessEmbedder()
+            else:
+                _embedder = Embedder()
+        current = _embedder
+    if hasattr(current, "wait_ready"):  # waited for outside the lock: an urgent caller must not queue behind it
+        try:
+            current.wait_ready(urgent=urgent)
+        except BaseException:
+            current.close()
+            with _lock:
+                if _embedder is current:
+                    _embedder = None
+            raise
+    return current
 
 
 def embed(texts: list[str], batch_size: int = BATCH_SIZE, progress: bool = False):
-    return get_embedder().embed(texts, batch_size=batch_size, progress=progress)
+    return get_embedder(urgent=True).embed(texts, batch_size=batch_size, progress=progress)

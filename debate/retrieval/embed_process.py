@@ -10,6 +10,14 @@ imports torch and only waits on a pipe, which releases the GIL.
 
 The child builds the ordinary `minilm.Embedder` (same SHA-256 check, same error messages) and answers
 requests over a Pipe; `ProcessEmbedder` has the Embedder's surface (`model_id`, `dim`, `embed`).
+
+Idle priority has one failure: when other programs keep every core busy, an idle process gets no CPU at
+all, and a debate that waits for it (the council's demonstrations, RADAR's query) waits for ever. An
+unprivileged process cannot raise its priority again, so the worker is replaced instead: while a debate
+waits, its threads' time waiting for a CPU is read from /proc (`schedstat`); once the worker has spent
+most of `STARVED_AFTER_S` seconds runnable but not running, a new worker starts at normal priority and
+takes over (the load, or the pending request, is sent again). A quiet machine never triggers it: there
+the idle worker gets the free core.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from debate.retrieval.minilm import BATCH_SIZE, DIM, MODEL_ID, Embedder
 
 LOAD_TIMEOUT_S = 900.0  # at idle priority on 2 busy cores the load may wait for the models' turns
 POLL_S = 0.25
+STARVED_AFTER_S = 3.0  # a debate waiting this long on a worker that waited for a CPU most of it: restart
+STARVED_SHARE = 0.5  # runnable-but-not-running time over wall time that counts as starved
 FALLBACK_HINT = (
     "Restart the app; if it happens again, set DEBATE_EMBED_PROCESS=0 to embed in the app "
     "process, and check free memory (the worker needs ~300 MB)."
@@ -51,10 +61,10 @@ def _error_reply(e: BaseException) -> tuple:
     return ("error", "ModelFileError", f"The embedding worker failed: {type(e).__name__}: {e}", FALLBACK_HINT)
 
 
-def child_main(conn) -> None:
+def child_main(conn, idle: bool = True) -> None:
     """Entry point of the worker (top level in an importable module, so spawn finds it without
     re-running the parent's main script): load, say so, then embed until told to stop."""
-    priority = _lower_priority()
+    priority = _lower_priority() if idle else "normal"
     for var, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
         os.environ.setdefault(var, value)
     try:
@@ -114,35 +124,67 @@ def _raise_reply(reply: tuple):
     raise cls(message, hint)
 
 
+def run_queue_ns(pid: int) -> int | None:
+    """Nanoseconds the threads of process `pid` have spent runnable but waiting for a CPU (the second field
+    of /proc/PID/task/TID/schedstat, summed); None where the kernel does not say (not Linux)."""
+    total, seen = 0, False
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
+                total += int(f.read().split()[1])
+                seen = True
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total if seen else None
+
+
+class _Starved(Exception):
+    """The idle worker got no CPU while a debate waited for it."""
+
+
 class ProcessEmbedder:
     """The Embedder's surface, answered by a worker process. One request at a time (a lock around
-    send/receive): the worker encodes serially anyway."""
+    send/receive): the worker encodes serially anyway. `idle`: start the worker at idle priority (the
+    app's default); a debate that waits on a starved idle worker replaces it by a normal one."""
 
     model_id = MODEL_ID
     dim = DIM
 
-    def __init__(self) -> None:
+    def __init__(self, idle: bool = True) -> None:
+        self.priority = ""
+        self.ready = False
+        self.restarts = 0  # idle workers replaced because a debate waited on them while they starved
+        self._lock = threading.Lock()
+        self._waiting = 0  # debates blocked on the lock: the holder watches for starvation on their behalf
+        self._start(idle)
+        atexit.register(self.close)
+
+    def _start(self, idle: bool) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
         self._conn, child_conn = ctx.Pipe()
-        self._proc = ctx.Process(target=child_main, args=(child_conn,), name="debate-embedder", daemon=True)
+        self._proc = ctx.Process(target=child_main, args=(child_conn, idle), name="debate-embedder", daemon=True)
         _start_without_main(self._proc)
         child_conn.close()  # so the parent sees EOF when the child dies
         self.pid = self._proc.pid
-        self.priority = ""
+        self.idle = idle
         self.ready = False
-        self._lock = threading.Lock()
-        atexit.register(self.close)
 
     @property
     def alive(self) -> bool:
         return self._proc.is_alive()
 
-    def _receive(self, what: str, timeout: float | None):
+    def _receive(self, what: str, timeout: float | None, urgent: bool = False):
         """Wait for a reply while the child lives: poll() releases the GIL, and a dead child or a
-        timeout becomes a clear error instead of a hang."""
+        timeout becomes a clear error instead of a hang. While a debate waits (`urgent`, or another
+        thread blocked on the lock) on an idle worker, raise _Starved once it has mostly waited for a CPU."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        probe: tuple[float, int] | None = None
         while True:
             try:
                 if self._conn.poll(POLL_S):
@@ -157,6 +199,10 @@ class ProcessEmbedder:
                             f"The embedding worker (pid {self.pid}) did not finish {what} within {timeout:.0f} s.",
                             FALLBACK_HINT,
                         )
+                    if self.idle and (urgent or self._waiting):
+                        probe = self._check_starved(probe)
+                    else:
+                        probe = None
                     continue
             self._proc.join(5)
             code = self._proc.exitcode
@@ -165,37 +211,96 @@ class ProcessEmbedder:
                 f"The embedding worker process (pid {self.pid}) exited (code {code}) while {what}.", FALLBACK_HINT
             )
 
-    def wait_ready(self, timeout: float | None = None) -> ProcessEmbedder:
-        """Block until the child has loaded the model; its load error is raised here, unchanged."""
-        if timeout is None:
-            timeout = float(os.environ.get("DEBATE_EMBED_LOAD_TIMEOUT", LOAD_TIMEOUT_S))
-        with self._lock:
-            if self.ready:
-                return self
-            reply = self._receive("loading the model", timeout)
-            if reply[0] == "error":
-                self.close()
-                _raise_reply(reply)
-            _, self.pid, self.priority = reply
-            self.ready = True
+    def _check_starved(self, probe: tuple[float, int] | None) -> tuple[float, int] | None:
+        waited = run_queue_ns(self.pid)
+        now = time.monotonic()
+        if waited is None:
+            return None  # no schedstat: no judgement (the load timeout still bounds the wait)
+        if probe is None:
+            return (now, waited)
+        span = now - probe[0]
+        if span >= STARVED_AFTER_S:
+            if (waited - probe[1]) / 1e9 >= STARVED_SHARE * span:
+                raise _Starved
+            return (now, waited)  # it ran: watch the next window
+        return probe
+
+    def _call(self, request: tuple | None, what: str, urgent: bool, load_timeout: float | None = None):
+        """(lock held) Load if not loaded, then answer `request` (None: only load); an idle worker that
+        starves while a debate waits is replaced by a normal one and the call goes on with it."""
+        if load_timeout is None:
+            load_timeout = float(os.environ.get("DEBATE_EMBED_LOAD_TIMEOUT", LOAD_TIMEOUT_S))
+        while True:
+            try:
+                if not self.ready:
+                    reply = self._receive("loading the model", load_timeout, urgent)
+                    if reply[0] == "error":
+                        self.close()
+                        _raise_reply(reply)
+                    _, self.pid, self.priority = reply
+                    self.ready = True
+                if request is None:
+                    return None
+                try:
+                    self._conn.send(request)
+                except (OSError, ValueError):
+                    pass  # a dead child: _receive reports it
+                return self._receive(what, None, urgent)
+            except _Starved:
+                self._abandon()
+                self.restarts += 1
+                self._start(idle=False)
+
+    def _acquire(self, urgent: bool) -> None:
+        """Take the lock; an urgent caller that has to wait for it is counted, so that the holder watches
+        for starvation on its behalf."""
+        if not urgent:
+            self._lock.acquire()
+            return
+        if self._lock.acquire(blocking=False):
+            return
+        self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            self._waiting -= 1
+
+    def wait_ready(self, timeout: float | None = None, urgent: bool = False) -> ProcessEmbedder:
+        """Block until the child has loaded the model; its load error is raised here, unchanged.
+        `urgent`: a debate is waiting (a starved idle worker is replaced)."""
+        if self.ready:
+            return self
+        self._acquire(urgent)
+        try:
+            self._call(None, "loading the model", urgent, timeout)
+        finally:
+            self._lock.release()
         return self
 
     def embed(self, texts: list[str], batch_size: int | None = None, progress: bool = False):
-        """float32 array (len(texts), 384), L2-normalised; `progress` is ignored (no bar from a worker)."""
+        """float32 array (len(texts), 384), L2-normalised; `progress` is ignored (no bar from a worker).
+        Always urgent: whoever asks for vectors is waiting for them."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dim), dtype="float32")
-        self.wait_ready()
-        with self._lock:
-            try:
-                self._conn.send((list(texts), batch_size or BATCH_SIZE))
-            except (OSError, ValueError):
-                pass  # a dead child: _receive reports it
-            reply = self._receive("embedding", None)
+        self._acquire(urgent=True)
+        try:
+            reply = self._call((list(texts), batch_size or BATCH_SIZE), "embedding", urgent=True)
+        finally:
+            self._lock.release()
         if reply[0] == "error":
             _raise_reply(reply)
         return reply[1]
+
+    def _abandon(self) -> None:
+        """Kill a starved worker without waiting for it: it gets no CPU to exit politely, and the debate
+        is waiting (multiprocessing reaps it when the next worker starts)."""
+        self._proc.kill()
+        try:
+            self._conn.close()
+        except OSError:
+            pass
 
     def close(self) -> None:
         """Stop the worker (also run at interpreter exit); it is a daemon, so it never outlives us."""

@@ -95,10 +95,11 @@ def fence_key(claim: str, passages: Iterable[dict]) -> str:
     return h.hexdigest()[:6]
 
 
-# where a sentence ends: after . ! ? (or their CJK forms), maybe a closing bracket or quote, and a space;
-# after CJK end punctuation; at a line break. One linear pass; each piece is then read by the bounded
-# patterns of `order_reasons`
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?。！？])|(?<=[.!?][)\]\"'”’»]))\s+|(?<=[。！？])|\n+")
+# where a sentence ends: after . ! ? (or their CJK forms), maybe a closing bracket or quote, and a space,
+# unless a lower-case word follows (a quoted statement inside a sentence: 'the statement "Taxes rose." is
+# rated TRUE' is one sentence, so its rating is found and left out whole); after CJK end punctuation; at a
+# line break. One linear pass; each piece is then read by the bounded patterns of `order_reasons`
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?。！？])|(?<=[.!?][)\]\"'”’»]))\s+(?![a-z])|(?<=[。！？])|\n+")
 
 
 def mask_passage(text: str) -> tuple[str, int]:
@@ -228,7 +229,8 @@ _PATTERNS = _compiled(
             "imitates the prompt's markers",
             r"\[(?:verdict|reason|inst|/inst|sys|/sys|e\d{1,3}|tweet text|category description)\]|<\|[a-z_]{2,20}\|>"
             r"|<</?sys>>|\b(?:verdict|decision|vote) ?: ?(?:true|false|half|yes|no|stop|continue|nei)\b"
-            r"|(?:^|[.!?] )(?:system|assistant|user|human) ?:|={5,}|<data [0-9a-f]{6}>|</data [0-9a-f]{6}>",
+            r"|(?:^|[.!?] )(?:system|assistant|user|human) ?:|={5,}|<data [0-9a-f]{6}>|</data [0-9a-f]{6}>"
+            r"|\banswer format ?:",
         ),
         (
             "an order in another language",

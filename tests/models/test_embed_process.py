@@ -1,4 +1,5 @@
-"""The embedding worker process the app uses: same vectors, idle priority, torch never in the parent,
+"""The embedding worker process the app uses: same vectors, idle priority (a normal-priority worker when a
+debate waits on a starved one), torch never in the parent,
 clear errors instead of hangs, and no re-run of a Streamlit app script in the child.
 
 Real model and real processes throughout; the shared AVeriTeC index comes from DEBATE_INDEX_DIR (see
@@ -114,3 +115,66 @@ def test_streamlit_script_is_not_rerun_in_the_worker(tmp_path, monkeypatch):
     at = AppTest.from_file(str(script), default_timeout=180).run()
     assert "model.safetensors is missing" in at.session_state["error"]
     assert marker.read_text().split() == [str(os.getpid())]
+
+
+def test_run_queue_time_is_read_for_a_live_process_and_none_for_a_gone_one():
+    from debate.retrieval.embed_process import run_queue_ns
+
+    if not Path(f"/proc/{os.getpid()}/task").is_dir():
+        pytest.skip("no /proc: the worker is never judged starved here")
+    assert isinstance(run_queue_ns(os.getpid()), int) and run_queue_ns(os.getpid()) >= 0
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert run_queue_ns(gone.pid) is None
+
+
+def _ends(pid: int, within: float = 60.0) -> bool:
+    """The process is gone or a zombie within `within` s (killed: a starved process dies when it next runs)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.mark.timeout(600)
+def test_a_debate_waiting_on_a_starved_idle_worker_gets_a_normal_one():
+    """Other programs keep every core busy: an idle-priority worker gets no CPU at all, and a debate that
+    waits for its vectors would wait for ever. The wait replaces it by a worker at normal priority."""
+    import numpy as np
+
+    if not Path(f"/proc/{os.getpid()}/task").is_dir() or not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("needs Linux /proc and SCHED_IDLE")
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range((os.cpu_count() or 2) + 1)]
+    worker = None
+    try:
+        time.sleep(1)  # the hogs hold every core before the worker starts
+        worker = ProcessEmbedder()
+        idle_pid = worker.pid
+        t0 = time.monotonic()
+        got = worker.embed(TEXTS)  # a debate's request: urgent
+        took = time.monotonic() - t0
+        assert worker.restarts == 1 and worker.priority == "normal" and not worker.idle, (worker.priority, took)
+        assert worker.pid != idle_pid and got.shape == (3, 384)
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-4)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+        if worker is not None:
+            worker.close()
+    assert _ends(idle_pid), "the starved worker was left behind"
+
+
+@pytest.mark.timeout(600)
+def test_a_quiet_machine_keeps_the_idle_worker():
+    worker = ProcessEmbedder()
+    try:
+        assert worker.embed(TEXTS).shape == (3, 384)
+        assert worker.restarts == 0 and worker.idle and _idle_or_nice19(worker.pid)
+    finally:
+        worker.close()
