@@ -160,6 +160,7 @@ class ProcessEmbedder:
         self.restarts = 0  # idle workers replaced because a debate waited on them while they starved
         self._lock = threading.Lock()
         self._waiting = 0  # debates blocked on the lock: the holder watches for starvation on their behalf
+        self._failed: tuple | None = None  # the load's error reply, for every later caller
         self._start(idle)
         atexit.register(self.close)
 
@@ -231,10 +232,13 @@ class ProcessEmbedder:
         if load_timeout is None:
             load_timeout = float(os.environ.get("DEBATE_EMBED_LOAD_TIMEOUT", LOAD_TIMEOUT_S))
         while True:
+            if self._failed is not None:  # a caller that queued behind a failed load gets its reason too
+                _raise_reply(self._failed)
             try:
                 if not self.ready:
                     reply = self._receive("loading the model", load_timeout, urgent)
                     if reply[0] == "error":
+                        self._failed = reply
                         self.close()
                         _raise_reply(reply)
                     _, self.pid, self.priority = reply

@@ -67,6 +67,8 @@ def test_worker_that_cannot_load_says_why_without_hanging(tmp_path, monkeypatch)
         worker.wait_ready(timeout=120)
     assert "model.safetensors is missing" in e.value.message and "make setup" in e.value.hint
     assert time.monotonic() - t0 < 120 and not worker.alive and not worker.ready
+    with pytest.raises(ModelFileError, match="model.safetensors is missing"):
+        worker.embed(["a caller that queued behind the load gets the same reason"])
 
 
 SEARCH = """
