@@ -78,9 +78,9 @@ def _matches(token: str, label: str) -> bool:
     return bool(t) and label.startswith(t)
 
 
-def _fits(token: str, label: str | tuple[str, ...]) -> bool:
-    """A token can begin the label, or (a tuple of spellings, see `spelled`) any of its spellings."""
-    return any(_matches(token, s) for s in ((label,) if isinstance(label, str) else label))
+def _fits(token: str, ways: tuple[str, ...]) -> bool:
+    """A token can begin any of a label's spellings (see `spelled`)."""
+    return any(_matches(token, s) for s in ways)
 
 
 def spelled(labels: Sequence[str], spellings: Sequence[str] = ()) -> list[tuple[str, ...]]:
@@ -94,9 +94,9 @@ def spelled(labels: Sequence[str], spellings: Sequence[str] = ()) -> list[tuple[
     ]
 
 
-def _label_mass(pos: Mapping[str, float], norm: Sequence[str | tuple[str, ...]]) -> list[float]:
-    """Probability mass per (upper-cased) label, or per label's spellings, at one position; a token fitting
-    several labels is split."""
+def _label_mass(pos: Mapping[str, float], norm: Sequence[tuple[str, ...]]) -> list[float]:
+    """Probability mass per label (its spellings, see `spelled`) at one position; a token fitting several
+    labels is split."""
     mass = [0.0] * len(norm)
     for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
         hits = [i for i, lab in enumerate(norm) if _fits(tok, lab)]
@@ -117,7 +117,10 @@ def normalised_mass(
 ) -> dict[str, float] | None:
     """The labels' share of the probability at one position (each label's spellings summed), normalised
     over the labels."""
-    mass = _label_mass(pos, spelled(labels, spellings))
+    return _shares(_label_mass(pos, spelled(labels, spellings)), labels)
+
+
+def _shares(mass: Sequence[float], labels: Sequence[str]) -> dict[str, float] | None:
     total = sum(mass)
     return {lab: m / total for lab, m in zip(labels, mass)} if total > 0 else None
 
@@ -136,7 +139,7 @@ def label_probs_from_positions(
     position where the labels hold at least half the mass: a later sentence that opens with "No" must
     not stand in for the vote. Returns None when no position offers any label.
     """
-    norm = [lab.upper() for lab in labels]
+    norm = spelled(labels)
     if not norm:
         return None
     best: tuple[float, int, list[float]] | None = None
@@ -327,7 +330,7 @@ class _StepRecorder:
         # P(labels[0]) >= threshold gives, so any text after it argues for the vote that is counted
         self.threshold = threshold if threshold is not None and len(labels) == 2 and self.texts else None
         self.labels = [lab.upper() for lab in labels]
-        self.spellings = tuple(spellings)
+        self.names = spelled(self.labels)  # each label by its name alone (the threshold reads names)
         self.spell = spelled(labels, spellings)  # how each label may be written at its key
         self.decided = False
         self.prompt_tokens = 0
@@ -393,7 +396,7 @@ class _StepRecorder:
         """At the first position where the labels hold at least half the mass (the position, and the
         mass, label_probs_from_positions(first=True) reads), keep only the label the threshold picks
         (two labels, a fitted threshold) or, greedy, the most probable one."""
-        mass = _label_mass(pos, self.labels)
+        mass = _label_mass(pos, self.names)
         total = sum(mass)
         if total < 0.5:
             return
@@ -423,7 +426,7 @@ class _StepRecorder:
             if i >= len(self.chosen) or any(_fits(self.chosen[i], ways) for ways in self.spell)
         ]
         if done:
-            return normalised_mass(done[-1][1], labels, self.spellings), "written" if self.greedy else "sampled"
+            return _shares(_label_mass(done[-1][1], self.spell), labels), "written" if self.greedy else "sampled"
         probs = label_probs_from_positions(self.positions, labels, first)
         if probs is None:
             return None, ""
