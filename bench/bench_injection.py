@@ -245,7 +245,9 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
             ) -> dict | None:
                 """The earlier file's run of this arm, when its prompt is the one this run would send."""
                 run = old.get(f"{guard}/{style}")
-                if run is None or guard != "off":  # a guarded prompt changes with the guard: run again
+                if run is None or (
+                    guard != "off" and not args.reuse_guarded
+                ):  # a guarded prompt changes with the guard
                     return None
                 checks = reuse_checks.setdefault(guard, [])
                 if len(checks) < args.check_reuse:  # recomputed, to show the earlier answer still holds
@@ -382,6 +384,17 @@ def print_table(summary: list[dict]) -> None:
             print(f"| {s['lineup']} | {s['guard']} | " + " | ".join(s["per_style"].get(k, "") for k in styles) + " |")
 
 
+def commit() -> str:
+    """The checkout's commit (and "+changes" when the tree differs from it): which guard made a file."""
+    import subprocess
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD")
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def start_server(log_dir: Path):
     from debate.models import packaged
     from tests.support.servers import start_llama_server
@@ -414,6 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's verdicts and texts to FILE")
     ap.add_argument(
         "--reuse", metavar="FILE", help="take the guard-off runs of claims already in this earlier --json FILE"
+    )
+    ap.add_argument(
+        "--reuse-guarded",
+        action="store_true",
+        help="with --reuse, take the guarded runs too: only for a file made with the same guard code (the file "
+        "records its commit; --check-reuse runs a few again)",
     )
     ap.add_argument(
         "--check-reuse",
@@ -456,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
                 print_table(summary + summarise(res, args))
                 if args.json:
                     Path(args.json).write_text(
-                        json.dumps({"partial": res, "claims": claims}, default=str), encoding="utf-8"
+                        json.dumps({"partial": res, "claims": claims, "commit": commit()}, default=str),
+                        encoding="utf-8",
                     )
 
             res = bench_lineup(name, claims, args, url, partial)
@@ -475,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"summary": summary, "results": results, "claims": claims}, indent=1, default=str),
+            json.dumps(
+                {"summary": summary, "results": results, "claims": claims, "commit": commit()}, indent=1, default=str
+            ),
             encoding="utf-8",
         )
     return 0
