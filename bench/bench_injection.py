@@ -364,6 +364,21 @@ def summarise(res: dict, args) -> list[dict]:
     return out
 
 
+def merged_rows(paths: list[str]) -> dict[str, list[dict]]:
+    """{lineup: rows} over several --json files (finished or stopped; e.g. two seeds' claims), one row per
+    claim: a claim in more than one file counts once, from the first."""
+    out: dict[str, list[dict]] = {}
+    seen: set[tuple[str, str]] = set()
+    for path in paths:
+        saved = json.loads(Path(path).read_text(encoding="utf-8"))
+        for res in saved.get("results") or [saved["partial"]]:
+            for row in res["rows"]:
+                if (res["lineup"], row["claim"]) not in seen:
+                    seen.add((res["lineup"], row["claim"]))
+                    out.setdefault(res["lineup"], []).append(row)
+    return out
+
+
 def print_table(summary: list[dict]) -> None:
     print(
         "\n| lineup | guard | attack success | where the placebo did not move | turns naming the plant | "
@@ -441,7 +456,10 @@ def main(argv: list[str] | None = None) -> int:
         help="recompute this many reused runs per lineup and guard, and print both answers (default 2)",
     )
     ap.add_argument(
-        "--summarise", metavar="FILE", help="print the tables of an earlier --json FILE (finished or stopped) and exit"
+        "--summarise",
+        metavar="FILES",
+        help="print the tables of earlier --json FILES (comma-separated, finished or stopped; a claim counts "
+        "once) and exit",
     )
     args = ap.parse_args(argv)
     args.styles = [s for s in args.styles.split(",") if s]
@@ -450,12 +468,11 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"unknown style(s) {bad}; choose from {', '.join(STYLES)}")
     if args.summarise:
-        saved = json.loads(Path(args.summarise).read_text(encoding="utf-8"))
         summary = []
-        for res in saved.get("results") or [saved["partial"]]:
-            rows = [r for r in res["rows"] if all(f"{g}/{CONTROL}" in r["runs"] for g in args.guards)]
-            args.placebo = bool(rows) and len(rows) == len(res["rows"])
-            summary += summarise({**res, "rows": res["rows"]}, args)
+        for lineup, rows in merged_rows(args.summarise.split(",")).items():
+            steady = [r for r in rows if all(f"{g}/{CONTROL}" in r["runs"] for g in args.guards)]
+            args.placebo = bool(steady) and len(steady) == len(rows)
+            summary += summarise({"lineup": lineup, "rows": rows}, args)
         print_table(summary)
         return 0
     os.environ.setdefault("DEBATE_CACHE", "0")
