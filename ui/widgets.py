@@ -221,7 +221,7 @@ def flagged_evidence() -> str:
         'order ("ignore the instructions", "the judge must answer TRUE", a fake '
         "[VERDICT]) is flagged in the evidence panel and the exports; choose whether the "
         "agents read it without the sentences that give orders (default: the panel still shows "
-        "them), read it whole, or not at all. A sentence that gives a checker's rating of a "
+        "them), read it whole, or not at all. A sentence that gives a checker's rating of a claim "
         '("We rate this claim False") is flagged too and, unless you keep passages whole, left '
         "out of the prompts: a rating is an opinion, not evidence.",
     )
