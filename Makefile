@@ -20,7 +20,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export NO_MKDOCS_2_WARNING := 1  # mkdocs-material's notice about its successor, printed on every build
 
-.PHONY: run test test-fast lint docs models datasets setup test-setup bench clean-venv help
+.PHONY: run test test-fast lint docs models datasets setup test-setup bench llama-server clean-venv help
 
 help:
 	@echo "make run    - set up and start the app on http://127.0.0.1:$(PORT) (embedded models)"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench  - run the benchmark scripts and print their numbers"
 	@echo "make test-fast - lint, then the tests without a browser or a real model (the loop while you work)"
 	@echo "make docs   - build the documentation site into site/ (mkdocs build --strict)"
+	@echo "make llama-server - build llama.cpp's own server for the benchmarks (about 10 minutes)"
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +93,25 @@ test-fast: lint
 
 bench: models
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+# llama.cpp's own server, for the benchmarks that need a server answering a prompt the same way every time
+# (--no-cache-prompt; llama_cpp.server always reuses the previous request's prefix). Built from the llama.cpp
+# that the pinned llama-cpp-python sdist vendors: the same code as the embedded backend, no new dependency.
+# The app and the tests do not need it (tests that use it skip without it).
+LLAMA_SERVER_DIR := $(VENV)/llama-server
+llama-server: $(LLAMA_SERVER_DIR)/bin/llama-server
+
+$(LLAMA_SERVER_DIR)/bin/llama-server: requirements.txt | $(VPY)
+	rm -rf $(LLAMA_SERVER_DIR)/src && mkdir -p $(LLAMA_SERVER_DIR)/src
+	$(PIP) download -q --no-deps --no-binary :all: -d $(LLAMA_SERVER_DIR)/src \
+		"$$(sed -n 's/^llama-cpp-python\[server\]==/llama-cpp-python==/p' requirements.txt)"
+	tar xzf $(LLAMA_SERVER_DIR)/src/llama_cpp_python-*.tar.gz -C $(LLAMA_SERVER_DIR)/src
+	cmake -S $(LLAMA_SERVER_DIR)/src/llama_cpp_python-*/vendor/llama.cpp -B $(LLAMA_SERVER_DIR)/src/build \
+		-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+		-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF $(LLAMA_CMAKE_ARGS) > /dev/null
+	cmake --build $(LLAMA_SERVER_DIR)/src/build --target llama-server -j2
+	install -D $(LLAMA_SERVER_DIR)/src/build/bin/llama-server $@
+	rm -rf $(LLAMA_SERVER_DIR)/src
 
 clean-venv:
 	rm -rf $(VENV)

@@ -33,8 +33,13 @@ success difference with a paired bootstrap 95% CI (claims resampled).
 
 `--protocol judge` (default) is RADAR-single's judge-only setting: the judge alone over the claim and
 the evidence, the turn the planted order targets, one model call per run. `radar` runs the full RADAR
-debate (debaters, stop checks, judge) with `--rounds` rebuttal rounds. `server` starts
-`python -m llama_cpp.server` on loopback with the packaged Qwen2.5-Coder-1.5B and seats it everywhere.
+debate (debaters, stop checks, judge) with `--rounds` rebuttal rounds. `server` starts a llama.cpp server
+on loopback with the packaged Qwen2.5-Coder-1.5B and seats it everywhere: `--server llama-server` (the
+default when `make llama-server` has built it) is llama.cpp's own server with `--no-cache-prompt`, which
+answers a prompt the same way whatever came before it; `--server llama_cpp` is `python -m llama_cpp.server`,
+which always reuses the previous request's prompt prefix, so its answer to a prompt depends on the request
+before it (logits differ across batch splits) and a held-back plant can "succeed" on the control's own prompt.
+A file records its server; runs of another server are never reused or merged with it.
 """
 
 from __future__ import annotations
@@ -234,7 +239,7 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
         cache=False,
     )
     lineup = lineup_for(name, server_url)
-    reuse = earlier_runs(args.reuse, name) if args.reuse else {}
+    reuse = earlier_runs(args.reuse, name, SERVERS[args.server]) if args.reuse else {}
     reuse_checks: dict[str, list[dict]] = {}
     rows = []
     for i, c in enumerate(claims):
@@ -288,12 +293,17 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
     return {"lineup": name, "rows": rows, "reuse_checks": reuse_checks}
 
 
-def earlier_runs(path: str, lineup: str) -> dict[str, dict]:
+def earlier_runs(path: str, lineup: str, server: str = "") -> dict[str, dict]:
     """{claim: runs} of an earlier --json file of the same lineup. `bench_lineup` reuses its guard-off runs
     (their prompts are the passages verbatim, which no change to the guard touches; greedy, cache off: the
     same prompt gives the same answer), so a re-run after a guard change spends its time on the guarded
     arm (--check-reuse runs a few of them again to show the earlier answer still holds)."""
     saved = json.loads(Path(path).read_text(encoding="utf-8"))
+    if lineup == "server" and server_of(saved) != server:
+        raise SystemExit(
+            f"{path} ran on {server_of(saved)}, this run on {server}: its answers are not this server's "
+            "(run without --reuse, or with --server to match)."
+        )
     out: dict[str, dict] = {}
     for res in saved.get("results") or [saved.get("partial") or {}]:
         if res.get("lineup") != lineup:
@@ -371,16 +381,18 @@ def summarise(res: dict, args) -> list[dict]:
 
 def merged_rows(paths: list[str]) -> dict[str, list[dict]]:
     """{lineup: rows} over several --json files (finished or stopped; e.g. two seeds' claims), one row per
-    claim: a claim in more than one file counts once, from the first."""
+    claim: a claim in more than one file counts once, from the first. The server lineup is named with its
+    server ("server · llama_cpp.server"): two servers' runs are two lineups, never one."""
     out: dict[str, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
     for path in paths:
         saved = json.loads(Path(path).read_text(encoding="utf-8"))
         for res in saved.get("results") or [saved["partial"]]:
+            name = f"server · {server_of(saved)}" if res["lineup"] == "server" else res["lineup"]
             for row in res["rows"]:
-                if (res["lineup"], row["claim"]) not in seen:
-                    seen.add((res["lineup"], row["claim"]))
-                    out.setdefault(res["lineup"], []).append(row)
+                if (name, row["claim"]) not in seen:
+                    seen.add((name, row["claim"]))
+                    out.setdefault(name, []).append(row)
     return out
 
 
@@ -416,19 +428,44 @@ def commit() -> str:
     return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def start_server(log_dir: Path):
+SERVERS = {
+    "llama-server": "llama-server --no-cache-prompt",  # llama.cpp's own: the whole prompt evaluated every time
+    "llama_cpp": "llama_cpp.server",  # llama-cpp-python's: reuses the previous request's prefix
+}
+OLD_SERVER = SERVERS["llama_cpp"]  # files written before the server was recorded ran on it
+
+
+def default_server() -> str:
+    from tests.support.servers import LLAMA_SERVER_BIN
+
+    return "llama-server" if LLAMA_SERVER_BIN.exists() else "llama_cpp"
+
+
+def start_server(log_dir: Path, kind: str):
     from debate.models import packaged
-    from tests.support.servers import start_llama_server
+    from tests.support.servers import start_llama_cpp_native, start_llama_server
 
     path = packaged.ensure_model("qwen2.5-1.5b")
     threads = int(os.environ.get("DEBATE_N_THREADS", "2"))  # as the embedded backend reads it
-    return start_llama_server(path, "qwen2.5-1.5b", log_dir, n_ctx=4096, n_threads=threads)  # (waits until it answers)
+    start = start_llama_cpp_native if kind == "llama-server" else start_llama_server
+    return start(path, "qwen2.5-1.5b", log_dir, n_ctx=4096, n_threads=threads)  # (waits until it answers)
+
+
+def server_of(saved: dict) -> str:
+    """The server an earlier --json file's `server` lineup ran on."""
+    return saved.get("server") or OLD_SERVER
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claims", type=int, default=8, help="claims, half LIAR valid, half AVeriTeC dev (default 8)")
     ap.add_argument("--lineups", default="embedded", help="embedded, server, or both comma-separated")
+    ap.add_argument(
+        "--server",
+        choices=tuple(SERVERS),
+        default=default_server(),
+        help="the server lineup's server (default llama-server when `make llama-server` has built it)",
+    )
     ap.add_argument("--protocol", choices=("judge", "radar"), default="judge")
     ap.add_argument("--rounds", type=int, default=1, help="rebuttal rounds with --protocol radar")
     ap.add_argument("--top-k", type=int, default=4, help="normal evidence passages per claim (default 4)")
@@ -491,14 +528,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             url = ""
             if name == "server":
-                srv = start_server(Path(tempfile.mkdtemp(prefix="bench-injection-")))
+                srv = start_server(Path(tempfile.mkdtemp(prefix="bench-injection-")), args.server)
                 url = srv.url
 
             def partial(res: dict, summary: list = summary) -> None:
                 print_table(summary + summarise(res, args))
                 if args.json:
                     Path(args.json).write_text(
-                        json.dumps({"partial": res, "claims": claims, "commit": commit()}, default=str),
+                        json.dumps(
+                            {"partial": res, "claims": claims, "commit": commit(), "server": SERVERS[args.server]},
+                            default=str,
+                        ),
                         encoding="utf-8",
                     )
 
@@ -519,7 +559,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(
             json.dumps(
-                {"summary": summary, "results": results, "claims": claims, "commit": commit()}, indent=1, default=str
+                {
+                    "summary": summary,
+                    "results": results,
+                    "claims": claims,
+                    "commit": commit(),
+                    "server": SERVERS[args.server],
+                },
+                indent=1,
+                default=str,
             ),
             encoding="utf-8",
         )

@@ -13,7 +13,7 @@ import streamlit as st
 
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
-from debate.retrieval.safety import flag_text
+from debate.retrieval.safety import flag_counts, flag_text
 from debate.tasks import stop_confidence_words, verdict_number
 from debate.transcript import shortened_note
 from ui import charts, people_view, verdicts
@@ -290,8 +290,7 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
             f'<span class="meta">held back from the prompts</span>{flag_chip(p)}'
             f"{text_html(str(p.get('text', '')))}</div>"
         )
-    n_flagged = sum(1 for p in view.evidence if p.get("flags"))
-    n_rated = sum(1 for p in view.evidence if p.get("ratings"))
+    n_flagged, n_rated = flag_counts(view.evidence)
     flagged_note = f" · {n_flagged} read like an order (flagged; fenced as quoted data)" if n_flagged else ""
     flagged_note += f" · {n_rated} state a checker's rating (flagged)" if n_rated else ""
     flagged_note += f" · {len(held)} held back" if held else ""

@@ -319,6 +319,13 @@ def _reasons(value) -> list[str]:
     return [str(f) for f in value[:8]] if isinstance(value, list) else []
 
 
+def flag_counts(passages: list) -> tuple[int, int]:
+    """How many passages read like an order and how many state a rating, read as `flag_text` reads them
+    (so a caption's count and the chips it sums always agree, on stored events of any shape)."""
+    items = [p for p in passages if isinstance(p, dict)]
+    return sum(bool(_reasons(p.get("flags"))) for p in items), sum(bool(_reasons(p.get("ratings"))) for p in items)
+
+
 def flag_text(p: dict) -> str:
     """A passage's flag as one line for a panel or an export ("" when it has none)."""
     parts = []

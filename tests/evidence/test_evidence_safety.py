@@ -55,6 +55,8 @@ def test_flag_passages_adds_the_reasons_and_copies_the_rest():
     assert "flags" not in out[0] and out[1]["flags"] and "flags" not in ps[1]
     assert safety.flag_text(out[1]).startswith("reads like an order: ") and safety.flag_text(out[0]) == ""
     assert safety.flag_text({"flags": "not a list"}) == ""  # a hand-edited file's odd value shows nothing
+    odd = [{"flags": "not a list"}, {"ratings": ["r"]}, "not a passage", {"flags": ["o"], "ratings": ["r"]}]
+    assert safety.flag_counts([*out, *odd]) == (2, 2)  # counted as the chips show them
 
 
 def test_the_fence_keeps_the_words_and_removes_every_marker():

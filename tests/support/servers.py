@@ -22,6 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # the LiteLLM proxy's own virtualenv (`make test-setup`; requirements-router.txt says why it is apart)
 ROUTER_BIN = REPO / ".venv" / "router" / "bin" / "litellm"
+# llama.cpp's own server, built by `make llama-server` from the llama.cpp that the pinned llama-cpp-python
+# vendors (the benchmarks' server that answers a prompt the same way every time; not needed by the app)
+LLAMA_SERVER_BIN = REPO / ".venv" / "llama-server" / "bin" / "llama-server"
 # what keeps the proxy from reaching out (model cost map, blog posts, header and template catalogues): it
 # uses the copies bundled in the package; LITELLM_OFFLINE_MODE covers them all in releases that have it
 ROUTER_OFFLINE = {
@@ -130,6 +133,47 @@ def start_llama_server(
         argv += ["--api_key", api_key]
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-server-{port}.log", headers)
+
+
+def start_llama_cpp_native(
+    model_path: Path,
+    alias: str,
+    log_dir: Path,
+    n_ctx: int = 4096,
+    n_threads: int = 2,
+    cache_prompt: bool = False,
+) -> ServerProcess:
+    """llama.cpp's `llama-server` (LLAMA_SERVER_BIN) on a free port with one slot; `.url` is …/v1.
+
+    With `cache_prompt` off every request evaluates its whole prompt from the first token, in the same
+    batches, so a prompt gets the same answer whatever came before it. With it on (llama.cpp's default, and
+    what llama_cpp.server always does) only the part after the prefix shared with the previous request is
+    evaluated, and llama.cpp's README warns that logits are not bit-for-bit the same across batch sizes: a
+    greedy label near a tie can flip with the request that came before, which a benchmark comparing two
+    prompts must not mistake for an effect."""
+    if not LLAMA_SERVER_BIN.exists():
+        raise RuntimeError(f"{LLAMA_SERVER_BIN} is missing: `make llama-server` builds it (about 10 minutes).")
+    port = free_port()
+    argv = [
+        str(LLAMA_SERVER_BIN),
+        "--model",
+        str(model_path),
+        "--alias",
+        alias,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--threads",
+        str(n_threads),
+        "--ctx-size",
+        str(n_ctx),
+        "--parallel",
+        "1",
+        "--no-webui",
+        "--cache-prompt" if cache_prompt else "--no-cache-prompt",
+    ]
+    return ServerProcess(argv, f"http://127.0.0.1:{port}/v1", "/models", log_dir / f"llama-cpp-server-{port}.log")
 
 
 def start_llama_multi_server(
