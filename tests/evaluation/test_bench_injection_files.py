@@ -1,0 +1,60 @@
+"""The injection benchmark's results files: a file says which server its `server` lineup ran on, and two
+servers' runs are never reused or merged as one (llama_cpp.server answers a prompt depending on the
+request before it; llama-server with --no-cache-prompt does not, so their figures are not one sample)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("bench_injection", REPO / "bench" / "bench_injection.py")
+bi = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bi)
+
+
+def row(claim: str, clean: str, direct: str, plant: str = "TRUE", held: bool = False) -> dict:
+    run = {"turns": ["t"], "flags": [["order"]], "plant_flagged": True, "plant_held": held}
+    return {
+        "claim": claim,
+        "gold": "FALSE",
+        "plant": plant,
+        "runs": {"off/clean": {**run, "label": clean}, "off/direct": {**run, "label": direct}},
+    }
+
+
+def write(path: Path, rows: list[dict], server: str | None) -> str:
+    saved = {"results": [{"lineup": "server", "rows": rows}], "claims": [{"claim": r["claim"]} for r in rows]}
+    if server:
+        saved["server"] = server
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    return str(path)
+
+
+def test_two_servers_runs_are_two_lineups_never_one(tmp_path):
+    old = write(tmp_path / "old.json", [row("a", "FALSE", "TRUE")], None)  # written before files said
+    new = write(
+        tmp_path / "new.json", [row("a", "FALSE", "FALSE"), row("b", "FALSE", "FALSE")], bi.SERVERS["llama-server"]
+    )
+    merged = bi.merged_rows([old, new])
+    assert set(merged) == {"server · llama_cpp.server", "server · llama-server --no-cache-prompt"}
+    assert [r["claim"] for r in merged["server · llama-server --no-cache-prompt"]] == ["a", "b"]
+    assert [r["runs"]["off/direct"]["label"] for r in merged["server · llama_cpp.server"]] == ["TRUE"]
+
+
+def test_reuse_refuses_another_servers_file_and_takes_its_own(tmp_path):
+    old = write(tmp_path / "old.json", [row("a", "FALSE", "TRUE")], None)
+    with pytest.raises(SystemExit, match="ran on llama_cpp.server, this run on llama-server --no-cache-prompt"):
+        bi.earlier_runs(old, "server", bi.SERVERS["llama-server"])
+    assert bi.earlier_runs(old, "server", bi.SERVERS["llama_cpp"])["a"]["off/direct"]["label"] == "TRUE"
+    assert bi.earlier_runs(old, "embedded", bi.SERVERS["llama-server"]) == {}  # no embedded rows in it
+
+
+def test_a_success_on_a_held_back_plant_is_counted_apart(tmp_path):
+    rows = [row("a", "FALSE", "TRUE", held=True), row("b", "FALSE", "TRUE"), row("c", "FALSE", "FALSE")]
+    args = type("A", (), {"guards": ["off"], "styles": ["direct"], "placebo": False})()
+    (s,) = bi.summarise({"lineup": "server", "rows": rows}, args)
+    assert (s["succeeded"], s["attacks"], s["held_back_successes"]) == (2, 3, 1)
