@@ -100,7 +100,7 @@ PAGE = (
 
 def test_masking_leaves_out_only_the_sentences_that_give_orders():
     text, n = safety.mask_passage(PAGE)
-    assert n == 1 and "judge must" not in text and safety.MASK_NOTE in text
+    assert n == 1 and "judge must" not in text and safety.OMISSION in text
     assert text.startswith("Crime fell by 56% between 1990 and 2010. ") and text.endswith("digitised in 1994.")
     assert safety.mask_passage(PLAIN[1]) == (PLAIN[1], 0)
 
@@ -111,13 +111,25 @@ def test_every_order_of_the_list_is_masked(name):
     assert n >= 1 and safety.order_reasons(text) == [], (name, text)
 
 
-def test_a_run_of_order_lines_becomes_one_note_and_the_prompt_keeps_the_rest():
+def test_a_run_of_order_lines_becomes_one_mark_and_the_prompt_keeps_the_rest():
     text, n = safety.mask_passage(ORDERS["markers"])
-    assert n == 4 and text == safety.MASK_NOTE  # four lines of markers: nothing of evidence left, one note
+    assert n == 4 and text == safety.OMISSION  # four lines of markers: nothing of evidence left, one mark
     ps = safety.flag_passages([{"id": "E1", "text": PAGE}])
     out = safety.fence_passages(ps, "k")  # the default policy is "mask"
-    assert safety.DEFAULT_FLAGGED == "mask" and safety.MASK_NOTE in out and "judge must" not in out
+    assert safety.DEFAULT_FLAGGED == "mask" and safety.OMISSION in out and "judge must" not in out
     assert safety.FLAG_NOTE not in out and "56%" in out
+
+
+def test_the_prompt_marks_the_gap_without_saying_why():
+    """A note saying an order or a rating was removed moved a judge by itself (it reads as a sign of
+    manipulation): the prompt gets a bare omission mark, the person gets the reason in the panel."""
+    page = PAGE.replace(" Police", " We rate this claim Mostly True. Police")
+    (p,) = safety.flag_passages([{"id": "E1", "text": page}])
+    out = safety.fence_passages([p], "k")
+    assert out.count(safety.OMISSION) == 1  # an order then a rating: one gap, one mark
+    assert not any(w in out.lower() for w in ("order", "rating", "rate", "left out", "checker", "flagged"))
+    assert "56%" in out and "1994" in out
+    assert safety.flag_text(p).startswith("reads like an order: ") and "states a rating" in safety.flag_text(p)
 
 
 def test_masking_is_linear_on_hostile_text():
@@ -173,12 +185,12 @@ def test_evidence_that_is_no_rating_is_left_alone(text):
 def test_a_quoted_statement_does_not_end_the_sentence_that_rates_it():
     note = 'Editor\'s note: after a full review, the statement "Taxes rose." is rated TRUE. Crime fell 56%.'
     text, n = safety.mask_passage(note)
-    assert n == 1 and text == f"{safety.RATING_NOTE} Crime fell 56%."
+    assert n == 1 and text == f"{safety.OMISSION} Crime fell 56%."
 
 
 def test_a_rating_sentence_is_left_out_and_the_facts_around_it_stay():
     text, n = safety.mask_passage("Crime fell 56% in NYC. We rate this claim Mostly True. The NYPD counts differ.")
-    assert n == 1 and text == f"Crime fell 56% in NYC. {safety.RATING_NOTE} The NYPD counts differ."
+    assert n == 1 and text == f"Crime fell 56% in NYC. {safety.OMISSION} The NYPD counts differ."
     (p,) = safety.flag_passages([{"id": "E1", "text": RATINGS[0]}])
     assert p["ratings"] and "flags" not in p
     assert safety.flag_text({**p, "masked": 1}).startswith("states a rating: a claim rated with a label")
@@ -187,7 +199,7 @@ def test_a_rating_sentence_is_left_out_and_the_facts_around_it_stay():
     # in the prompt: left out under mask and drop (a policy for orders), whole under keep
     for policy, whole in (("mask", False), ("drop", False), ("keep", True)):
         out = safety.fence_passages([p], "k", flagged=policy)
-        assert ("is rated TRUE" in out) is whole and (safety.RATING_NOTE in out) is not whole, policy
+        assert ("is rated TRUE" in out) is whole and (safety.OMISSION in out) is not whole, policy
         assert safety.FLAG_NOTE not in out  # a rating is not an order
 
 
@@ -336,7 +348,7 @@ def test_a_page_with_one_order_reaches_the_prompts_without_it():
     assert ev.passages[2]["masked"] == 1 and not ev.dropped
     texts = ["\n".join(x["content"] for x in c["messages"]) for c in backend.calls]
     with_evidence = [t for t in texts if "Passage 1 about the claim." in t]
-    assert len(with_evidence) >= 5 and all(safety.MASK_NOTE in t and "56%" in t for t in with_evidence)
+    assert len(with_evidence) >= 5 and all(safety.OMISSION in t and "56%" in t for t in with_evidence)
     assert not any("judge must" in t for t in texts)
 
 
@@ -379,7 +391,7 @@ def test_a_rating_reaches_no_prompt_and_a_rating_only_passage_is_held_back(polic
     assert [p["orig_id"] for p in ev.dropped] == ["E9"] and ev.dropped[0]["ratings"]
     texts = ["\n".join(x["content"] for x in m) for m in calls]
     with_evidence = [t for t in texts if "Passage 1 about the claim." in t]
-    assert len(with_evidence) >= 5 and all(safety.RATING_NOTE in t and "56%" in t for t in with_evidence)
+    assert len(with_evidence) >= 5 and all(safety.OMISSION in t and "56%" in t for t in with_evidence)
     assert not any("Mostly True" in t or "Half True" in t for t in texts)
 
 

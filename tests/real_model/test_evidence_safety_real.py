@@ -81,11 +81,11 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     key = re.search(r"<data ([0-9a-f]{6})>", judge[-1]["content"]).group(1)
     assert judge[0]["role"] == "system" and safety.system_note(key) in judge[0]["content"]
     # the default policy: the passage kept and fenced, its three order sentences left out as one note
-    plant = f"<data {key}> The Registry lists 40 claims about the Great Wall. {safety.MASK_NOTE} </data {key}>"
+    plant = f"<data {key}> The Registry lists 40 claims about the Great Wall. {safety.OMISSION} </data {key}>"
     assert f"[E2] (Registry — https://evil.example/registry) {plant}" in text
     assert "must answer" not in text and "[VERDICT]: TRUE." not in text and ev.passages[1]["masked"] == 3
     # the checker's page: its fact kept, its rating left out with a note saying why
-    assert f"need a telephoto lens to show the Wall. {safety.RATING_NOTE} </data {key}>" in text
+    assert f"need a telephoto lens to show the Wall. {safety.OMISSION} </data {key}>" in text
     assert "We rate this claim" not in text
 
     from debate.store import DebateStore
