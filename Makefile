@@ -28,7 +28,7 @@ help:
 	@echo "make bench  - run the benchmark scripts and print their numbers"
 	@echo "make test-fast - lint, then the tests without a browser or a real model (the loop while you work)"
 	@echo "make docs   - build the documentation site into site/ (mkdocs build --strict)"
-	@echo "make llama-server - build llama.cpp's own server for the benchmarks (about 10 minutes)"
+	@echo "make llama-server - build llama.cpp's own server for the benchmarks (about 5 minutes on two cores)"
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -104,7 +104,8 @@ llama-server: $(LLAMA_SERVER_DIR)/bin/llama-server
 $(LLAMA_SERVER_DIR)/bin/llama-server: requirements.txt | $(VPY)
 	rm -rf $(LLAMA_SERVER_DIR)/src && mkdir -p $(LLAMA_SERVER_DIR)/src
 	$(PIP) download -q --no-deps --no-binary :all: -d $(LLAMA_SERVER_DIR)/src \
-		"$$(sed -n 's/^llama-cpp-python\[server\]==/llama-cpp-python==/p' requirements.txt)"
+		"$$(sed -n 's/^llama-cpp-python\[server\]==/llama-cpp-python==/p' requirements.txt)" \
+		2> >(grep -v "is ignored: it is neither" >&2)
 	tar xzf $(LLAMA_SERVER_DIR)/src/llama_cpp_python-*.tar.gz -C $(LLAMA_SERVER_DIR)/src
 	cmake -S $(LLAMA_SERVER_DIR)/src/llama_cpp_python-*/vendor/llama.cpp -B $(LLAMA_SERVER_DIR)/src/build \
 		-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

@@ -519,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         print_table(summary)
         return 0
     os.environ.setdefault("DEBATE_CACHE", "0")
+    code = commit()  # the code the runs use (read now: a commit made while they run is not theirs)
     claims = pick_claims(args.claims, args.seed)
     normal_evidence(claims, args.top_k)
     results, summary = [], []
@@ -536,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.json:
                     Path(args.json).write_text(
                         json.dumps(
-                            {"partial": res, "claims": claims, "commit": commit(), "server": SERVERS[args.server]},
+                            {"partial": res, "claims": claims, "commit": code, "server": SERVERS[args.server]},
                             default=str,
                         ),
                         encoding="utf-8",
@@ -563,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
                     "summary": summary,
                     "results": results,
                     "claims": claims,
-                    "commit": commit(),
+                    "commit": code,
                     "server": SERVERS[args.server],
                 },
                 indent=1,

@@ -152,7 +152,9 @@ def start_llama_cpp_native(
     greedy label near a tie can flip with the request that came before, which a benchmark comparing two
     prompts must not mistake for an effect."""
     if not LLAMA_SERVER_BIN.exists():
-        raise RuntimeError(f"{LLAMA_SERVER_BIN} is missing: `make llama-server` builds it (about 10 minutes).")
+        raise RuntimeError(
+            f"{LLAMA_SERVER_BIN} is missing: `make llama-server` builds it (about 5 minutes on two cores)."
+        )
     port = free_port()
     argv = [
         str(LLAMA_SERVER_BIN),
