@@ -7,6 +7,7 @@ real engine in between.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -252,10 +253,23 @@ def test_stop_keeps_partial_transcript():
     row = store.get(debate_id)
     assert row["status"] == "stopped"
     assert any(e.type == "token" for e in store.events(debate_id))
-    assert "Stopped" in " ".join(str(b.proto) for b in at.get("badge")) or at.chat_message
+    # the page says so (st.badge is a markdown element: ":orange-badge[:material/stop_circle: Stopped]")
+    assert any("-badge[" in m.value and "Stopped" in m.value for m in at.markdown)
+    assert at.chat_message  # and keeps what was said
 
 
-def test_library_lists_filters_opens_and_deletes():
+def test_library_lists_filters_opens_and_deletes(monkeypatch):
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}  # what each download button would hand the browser, by its file id
+    load = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, data, mimetype, kind, filename=None):
+        file_id = load(self, data, mimetype, kind, filename)
+        files[file_id] = data.encode() if isinstance(data, str) else data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
     store = _store()
     preset = _scripted_lineup(store, "lib-lineup", ["steady", "other"])
     at = _app(_client=_scripted_client())
@@ -267,7 +281,21 @@ def test_library_lists_filters_opens_and_deletes():
     at.text_input(key="lib_search").input("vaccines").run()
     assert at.selectbox(key="lib_open").value == row["id"]
     assert "verdict-card" in _html(at)
-    assert {b.label for b in at.get("download_button")} >= {"JSON", "Markdown", "CSV"} or True
+    buttons = {b.key: b for b in at.get("download_button")}
+    assert {buttons[k].label for k in ("lib_json", "lib_md", "lib_csv", "lib_html")} == {
+        "JSON",
+        "Markdown",
+        "CSV",
+        "HTML",
+    }
+
+    def sent(key: str) -> str:
+        return files[buttons[key].url.rsplit("/", 1)[-1].split(".")[0]].decode()
+
+    assert json.loads(sent("lib_json"))["debate"]["id"] == row["id"]
+    assert "Library test claim about vaccines" in sent("lib_md")
+    assert sent("lib_csv").startswith("round,phase,agent") and "steady" in sent("lib_csv")
+    assert "Library test claim about vaccines" in sent("lib_html") and "verdict" in sent("lib_html")
     at.segmented_control(key="lib_pace").set_value("recorded pace").run()
     assert not at.exception and at.get("progress")
     at.button(key="lib_delete").click().run()
