@@ -6,7 +6,8 @@ A lineup is plain JSON so people can save and share one:
      "judge": {...}, "chair": {...},                       # default: the first member at temperature 0
      "roles": {"proponent": {...}, "politician": {...}, ...},   # optional per-role overrides
      "teams": {"proponent": [...], "opponent": [...]}}          # optional, team debate "different" config
-Every protocol draws its agents from it (`resolve_agents`), so one lineup serves all six protocols.
+Every protocol draws its agents from it (`debate.protocols.resolve_agents`: the seats of its declared roles), so
+one lineup serves every protocol.
 Temperatures and seeds are per agent: with a fixed seed even a sampled answer is reproducible (and cached).
 With the small-model aids' demonstrations (demos=dialogue) a member entry may also say which of the tweet's
 nearest CheckThat train tweets it reads: "demo_skip" passes over the nearest ones, "k_demos" sets how many
@@ -346,92 +347,55 @@ def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
     )
 
 
-def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:
-    """The agents a protocol uses, in speaking order, each with a unique name.
+class Seating:
+    """What a protocol's seats are drawn from: the lineup's entries, and names kept unique.
 
-    Roles: single -> proponent, opponent, judge; team -> pro-i, opp-i, judge; council -> members, chair;
-    baseline -> one member (param `member`, 1-based); radar -> the debaters of the role set, judge, stop
-    agent; radar-single -> one debater, judge."""
-    p = params or {}
-    lu = lineup
-    members: list[dict] = lu["members"]
-    roles: dict = lu.get("roles") or {}
-    name = _Namer()
+    `role(r, default)` is the lineup's `roles[r]` entry when it has one, else `default`; `member(i)` the
+    i-th member (wrapping round); `judge` and `chair` the lineup's; `seat(entry, role, name)` the Agent,
+    its name made unique in the debate ("pro-1", "judge", a second "judge" becomes "judge#2")."""
 
-    def pick(role: str, default: dict) -> dict:
-        return roles.get(role) or default
+    def __init__(self, lineup: dict) -> None:
+        self.lineup = lineup
+        self.members: list[dict] = lineup["members"]
+        self.roles: dict = lineup.get("roles") or {}
+        self.judge: dict = lineup["judge"]
+        self.chair: dict = lineup["chair"]
+        self._name = _Namer()
 
-    def mem(i: int) -> dict:
-        return members[i % len(members)]
+    def role(self, role: str, default: dict) -> dict:
+        return self.roles.get(role) or default
 
-    if protocol == "council":
-        n = int(p.get("members") or len(members))
-        out = [
-            _agent(
-                mem(i),
-                "member",
-                name(mem(i).get("name") or _short(mem(i)["model"])),
-                seed_offset=(i // len(members)) * 1000,
-            )
-            for i in range(n)
-        ]
-        return out + [_agent(pick("chair", lu["chair"]), "chair", name("chair"))]
-    if protocol == "single":
-        return [
-            _agent(pick("proponent", mem(0)), "proponent", name("proponent")),
-            _agent(pick("opponent", mem(1)), "opponent", name("opponent")),
-            _agent(pick("judge", lu["judge"]), "judge", name("judge")),
-        ]
-    if protocol == "team":
-        config = str(p.get("config", "different"))
-        teams = lu.get("teams") or {}
-        if config == "same":
-            size = int(p.get("team_size") or len(members))
-            pro = [mem(i) for i in range(size)]
-            opp = pro
-        else:
-            size = int(p.get("team_size") or max(1, (len(members) + 1) // 2))
-            pro = (teams.get("proponent") or [mem(i) for i in range(size)])[:size]
-            opp = (teams.get("opponent") or [mem(size + i) for i in range(size)])[:size]
-        out = [_agent(e, "proponent", name(f"pro-{i + 1}")) for i, e in enumerate(pro)]
-        out += [
-            _agent(e, "opponent", name(f"opp-{i + 1}"), seed_offset=(1000 if config == "same" else 0))
-            for i, e in enumerate(opp)
-        ]
-        return out + [_agent(pick("judge", lu["judge"]), "judge", name("judge"))]
-    if protocol == "baseline":
-        idx = int(p.get("member", 1)) - 1
-        if not 0 <= idx < len(members):
-            raise InvalidInput(f"The lineup has no member {idx + 1}.", f"Choose 1..{len(members)}.")
-        entry = roles.get("baseline") if "member" not in p and roles.get("baseline") else members[idx]
-        return [_agent(entry, "baseline", name(entry.get("name") or _short(entry["model"])))]
-    if protocol in ("radar", "radar-single"):
-        judge = _agent(pick("judge", lu["judge"]), "judge", "judge")
-        mode = str(p.get("single_mode", "one-debater"))
-        if protocol == "radar-single" and mode == "judge":
-            return [judge]
-        if protocol == "radar-single" and mode != "independent":
-            return [_agent(pick("single", mem(0)), str(p.get("role", "scientist")), "agent"), judge]
-        position = str(p.get("roles", "expertise")) == "position"
-        n = 2 if position or protocol == "radar-single" else int(p.get("debaters", 2))
-        order = ["advocate", "critic"] if position else ["politician", "scientist", "journalist", "expert"][:n]
-        out = [_agent(pick(r, mem(i)), r, r) for i, r in enumerate(order)]
-        if protocol == "radar-single":  # independent: the pair of debaters, no stop agent
-            return out + [judge]
-        stop = _agent(pick("stop", lu["judge"]), "stop-agent", "stop-agent")
-        return out + [judge, stop]
-    raise InvalidInput(
-        f"Unknown protocol {protocol!r}.", "Use one of: single, team, council, baseline, radar, radar-single."
-    )
+    def member(self, i: int) -> dict:
+        return self.members[i % len(self.members)]
+
+    def member_name(self, entry: dict) -> str:
+        return entry.get("name") or _short(entry["model"])
+
+    def seat(self, entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
+        return _agent(entry, role, self._name(name), seed_offset)
 
 
-def validate_lineup(lineup: str | dict, client, protocol: str | None = None, params: dict | None = None) -> list[dict]:
-    """One row per distinct model: {model, ok, status, detail, agents}. Never raises for a down backend:
-    the point is to tell a person, before a run, which models are not there and why."""
+def seats_from_roles(lineup: dict, roles: tuple[str, ...], params: dict | None = None) -> list[Agent]:
+    """One seat per declared role, in the order declared, each named for its role: the lineup's entry for
+    that role (`roles`) when it has one, else its judge for "judge" and its chair for "chair", else the
+    member in the role's place among the others (the first the first member, the second the second, …). A protocol whose seats depend on its parameters (a council of N members, teams)
+    declares its own `seating` instead (ProtocolInfo in debate/protocols/base.py)."""
+    s = Seating(lineup)
+    out: list[Agent] = []
+    for role in roles:
+        fallback = {"judge": s.judge, "chair": s.chair}.get(role)
+        if fallback is None:
+            fallback = s.member(sum(a.role not in ("judge", "chair") for a in out))
+        out.append(s.seat(s.role(role, fallback), role, role))
+    return out
+
+
+def check_models(lineup: str | dict, client, agents: list[Agent] | None = None) -> list[dict]:
+    """One row per distinct model of `agents` (default: every entry of the lineup): {model, ok, status,
+    detail, agents}. Never raises for a down backend: the point is to tell a person, before a run, which
+    models are not there and why. `debate.protocols.validate_lineup` gives it a protocol's seats."""
     lu = load_lineup(lineup)
-    if protocol:
-        agents = resolve_agents(lu, protocol, params)
-    else:
+    if agents is None:
         entries = list(lu["members"]) + [lu["judge"], lu["chair"]] + list((lu.get("roles") or {}).values())
         agents = [_agent(e, "", e.get("name") or _short(e["model"])) for e in entries]
     by_model: dict[str, list[str]] = {}

@@ -38,8 +38,8 @@ from debate.events import (
     TurnFinished,
     Verdict,
 )
-from debate.lineups import Agent, load_lineup, resolve_agents
-from debate.protocols import PROTOCOLS
+from debate.lineups import Agent, load_lineup
+from debate.protocols import PROTOCOLS, resolve_agents
 from debate.protocols.base import DebateContext, ProtocolInfo
 from debate.protocols.decisions import apply_cat2_rule
 from debate.tasks import resolve_task, task_categories

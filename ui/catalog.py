@@ -7,19 +7,10 @@ protocol's ProtocolInfo, so the paper defaults shown are the ones the engine use
 from __future__ import annotations
 
 import copy
-import importlib
 import re
 from typing import Any
 
-PROTOCOL_ORDER = ("council", "single", "team", "baseline", "radar", "radar-single")
-_MODULES = {
-    "council": "council",
-    "single": "single",
-    "team": "team",
-    "baseline": "baseline",
-    "radar": "radar",
-    "radar-single": "radar",
-}
+PROTOCOL_ORDER = ("council", "single", "team", "baseline", "radar", "radar-single")  # the picker's first
 TASKS = {
     "checkthat": "CheckThat 2025 4a (tweets)",
     "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
@@ -42,28 +33,12 @@ PRESET_TITLES = {
 
 
 def protocols() -> dict[str, Any]:
-    """name -> ProtocolInfo, in the order the picker shows them."""
-    try:
-        from debate.protocols import PROTOCOLS  # the engine's registry
+    """name -> ProtocolInfo, from the engine's registry (other packages' protocols too), the papers' first
+    in the order the picker shows them."""
+    from debate.protocols import PROTOCOLS
 
-        reg = dict(PROTOCOLS)
-    except ImportError:
-        reg = {}
-        for name, mod in _MODULES.items():
-            try:
-                m = importlib.import_module(f"debate.protocols.{mod}")
-            except ImportError:
-                continue
-            info = getattr(m, "INFOS", {}).get(name) if hasattr(m, "INFOS") else None
-            info = info or (
-                getattr(m, "INFO", None)
-                if getattr(getattr(m, "INFO", None), "name", "") == name
-                else getattr(m, f"INFO_{name.replace('-', '_').upper()}", None)
-            )
-            if info is not None:
-                reg[name] = info
-    order = [n for n in PROTOCOL_ORDER if n in reg] + [n for n in reg if n not in PROTOCOL_ORDER]
-    return {n: reg[n] for n in order}
+    order = [n for n in PROTOCOL_ORDER if n in PROTOCOLS] + [n for n in PROTOCOLS if n not in PROTOCOL_ORDER]
+    return {n: PROTOCOLS[n] for n in order}
 
 
 def param_kind(name: str, default: Any, choices: dict | None = None) -> str:
@@ -90,7 +65,8 @@ def preset_title(name: str) -> str:
 
 def resolve(lineup: dict | str, protocol: str, params: dict) -> list[dict]:
     """The agents `protocol` would use with this lineup: [{agent, role, model, temperature, seed}]."""
-    from debate.lineups import load_lineup, resolve_agents
+    from debate.lineups import load_lineup
+    from debate.protocols import resolve_agents
 
     return [a.to_dict() for a in resolve_agents(load_lineup(lineup), protocol, params)]
 

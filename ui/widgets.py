@@ -361,7 +361,7 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
 
 # -- lineup -----------------------------------------------------------------------------------------
 def _validate(lineup: dict, client: Any, protocol: str, params: dict) -> list[dict]:
-    from debate.lineups import validate_lineup
+    from debate.protocols import validate_lineup
 
     return validate_lineup(lineup, client, protocol, params)
 

@@ -215,8 +215,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from debate.cli.server import on_server
-    from debate.lineups import validate_lineup
     from debate.models.registry import default_client
+    from debate.protocols import validate_lineup
     from debate.retrieval.sources import parse_names
     from debate.runner import DebateConfig, prepare
 
@@ -316,7 +316,7 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str, a
 
 
 def cmd_protocols(args: argparse.Namespace) -> int:
-    from debate.protocols import PROTOCOLS
+    from debate.protocols import FAILED, PROTOCOLS
 
     if args.json:
         print(
@@ -343,6 +343,8 @@ def cmd_protocols(args: argparse.Namespace) -> int:
         for k, (default, desc) in info.params.items():
             print(f"    {k} = {default!r}\n        {desc}")
         print()
+    for name, why in FAILED.items():  # another package's protocol that could not be loaded, and why
+        print(f"{name}: not loaded ({why})\n")
     return 0
 
 

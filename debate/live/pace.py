@@ -19,7 +19,8 @@ PAPER_MAX_TOKENS = 256
 DEMO_MAX_TOKENS = 128
 PAPER_TOP_K = 20  # RADAR: the top-20 retrieved passages per claim
 DEMO_TOP_K = 6  # every RADAR prompt carries the whole pool: 6 ranked, floor-checked passages instead of 20
-DEMO_PARAMS: dict[str, dict[str, Any]] = {  # protocol -> parameter overrides
+# protocol -> parameter overrides; a protocol not named here runs its own parameters with the shorter answers
+DEMO_PARAMS: dict[str, dict[str, Any]] = {
     "council": {"rounds": 2},
     # protocols whose debaters argue in free text: asked for three sentences, which the packaged models
     # finish inside DEMO_MAX_TOKENS (a turn the budget still ends mid-sentence ends at its last full one)
@@ -46,6 +47,13 @@ def overrides(pace: str, protocol: str) -> dict[str, Any]:
 
     known = dict(PROTOCOLS[protocol].params) if protocol in PROTOCOLS else {}
     return {k: v for k, v in DEMO_PARAMS.get(protocol, {}).items() if k in known}
+
+
+def _uses_evidence(protocol: str) -> bool:
+    """Whether the protocol argues over evidence by default (its ProtocolInfo): the pace's top-k applies."""
+    from debate.protocols import PROTOCOLS
+
+    return protocol in PROTOCOLS and PROTOCOLS[protocol].uses_evidence
 
 
 def max_tokens(pace: str) -> int:
@@ -75,7 +83,7 @@ def describe(pace: str, protocol: str, paper_params: dict[str, tuple], aids: boo
     if LENGTH in paced:
         bits.append(f"arguments asked for at most {paced[LENGTH]} sentences (paper: no length asked)")
     bits.append(f"answers of at most {DEMO_MAX_TOKENS} tokens (paper setting here: {PAPER_MAX_TOKENS})")
-    if protocol in ("radar", "radar-single"):
+    if _uses_evidence(protocol):
         bits.append(f"{DEMO_TOP_K} evidence passages (paper: {PAPER_TOP_K})")
     return "Live-demo pace: " + ", ".join(bits) + ". " + rest
 

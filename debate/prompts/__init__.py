@@ -1,7 +1,9 @@
 """Prompt templates as data: the papers' appendices verbatim, each with an id and its source.
 
-The texts live in the .toml files beside this module (turquaz.toml, radar.toml, engine.toml) so they can
-be reviewed against the papers without reading code. A variable is `{lower_snake_name}`; anything else in
+The texts live in the .toml files beside this module (turquaz.toml, radar.toml, engine.toml, small.toml,
+and NAME.toml for any protocol of this package: every .toml here is read) so they can be reviewed against
+the papers without reading code. A protocol of another package names its own file (ProtocolInfo.prompt_file),
+added here by the protocol registry (`add_file`). A variable is `{lower_snake_name}`; anything else in
 braces (JSON examples, RADAR's `{specific domain}`) is literal. `render(id, **vars)` fills by name and
 raises InvalidInput naming the missing variable, so a typo never sends "{tweet}" to a model.
 """
@@ -17,7 +19,8 @@ from pathlib import Path
 from debate.errors import InvalidInput
 
 _VAR = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-_FILES = ("turquaz.toml", "radar.toml", "engine.toml", "small.toml")
+_HERE = Path(__file__).parent
+_EXTRA: list[Path] = []  # other packages' prompt files (add_file), read after this package's
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,27 @@ class Template:
         return _VAR.sub(lambda m: str(values[m.group(1)]), self.text)
 
 
+def files() -> list[Path]:
+    """Every prompt file: the .toml files beside this module, by name, then those added."""
+    return sorted(_HERE.glob("*.toml")) + [p for p in _EXTRA if p.parent != _HERE]
+
+
+def add_file(path: Path | str) -> None:
+    """Reads `path`'s templates too (a protocol of another package: its ProtocolInfo.prompt_file)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidInput(f"No prompt file {p}.", "Name an existing .toml file (see debate/prompts/engine.toml).")
+    if p not in _EXTRA:
+        _EXTRA.append(p)
+        templates.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def templates() -> dict[str, Template]:
     out: dict[str, Template] = {}
-    here = Path(__file__).parent
-    for name in _FILES:
-        with open(here / name, "rb") as fh:
+    for path in files():
+        name = path.name
+        with open(path, "rb") as fh:
             data = tomllib.load(fh)
         for t in data.get("template", []):
             tpl = Template(t["id"], t["source"], t.get("role", "user"), t["text"])
@@ -66,7 +84,8 @@ def get(template_id: str) -> Template:
     except KeyError:
         raise InvalidInput(
             f"No prompt template {template_id!r}.",
-            f"Known ids start with: turquaz., radar., engine. ({len(templates())} in all).",
+            f"Known ids start with: {', '.join(sorted({i.split('.')[0] + '.' for i in templates()}))} "
+            f"({len(templates())} in all; a protocol's templates go in debate/prompts/NAME.toml).",
         ) from None
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 from debate import prompts, seats
@@ -36,7 +37,7 @@ from debate.events import (
     Verdict,
     VoteComparison,
 )
-from debate.lineups import Agent
+from debate.lineups import Agent, seats_from_roles
 from debate.models.base import ChatStream, GenOptions, Message
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
@@ -54,17 +55,35 @@ SHARED_EVIDENCE_REF = " (given at the start of this conversation, before your in
 
 @dataclass(frozen=True)
 class ProtocolInfo:
+    """A protocol as the registry (debate/protocols/__init__.py) knows it: everything the command line, the
+    pages and the runner read about it comes from here."""
+
     name: str
     title: str
     one_line: str
+    # the seats, in speaking order: without `seating`, one agent per role, drawn from the lineup by
+    # debate.lineups.seats_from_roles (the lineup's entry for the role, its judge or chair, else a member)
     roles: tuple[str, ...]
     params: dict[str, Param]
     run: Callable[[DebateContext], Iterator[Event]] | None = None
     uses_evidence: bool = False  # evidence on by default (RADAR)
     choices: dict[str, tuple] = field(default_factory=dict)  # allowed values of string/int params
+    # seats that depend on the parameters (a council of N members, two teams): (lineup, params) -> agents
+    seating: Callable[[dict, dict], list[Agent]] | None = None
+    # its prompt templates: debate/prompts/NAME.toml for a protocol of this package (found by name), or
+    # this file for one of another package (registered with it)
+    prompt_file: Path | None = None
+    # pairs of roles that argue opposite sides: the robustness check swaps their models (position bias)
+    sides: tuple[tuple[str, str], ...] = ()
 
     def defaults(self) -> dict[str, Any]:
         return {k: v[0] for k, v in self.params.items()}
+
+    def seat(self, lineup: dict, params: dict | None = None) -> list[Agent]:
+        """The agents this protocol uses with `lineup`, in speaking order, each with a unique name."""
+        if self.seating is not None:
+            return self.seating(lineup, params or {})
+        return seats_from_roles(lineup, self.roles, params)
 
 
 @dataclass
@@ -255,7 +274,7 @@ class DebateContext:
         history: list[Message] | None = None,
         addendum: str = "",
         max_tokens: int | None = None,
-    ) -> Iterator[Event]:
+    ) -> Generator[Event, None, list[Message]]:
         """`messages = yield from ctx.prompt(...)`: the template filled with the whole debate (`slots`),
         shortened only when the model's context cannot hold it — then a TranscriptShortened event says so."""
         slots = slots or {}
@@ -370,12 +389,12 @@ class DebateContext:
         return task_categories(self.config.task, self.config.category)
 
     # -- turns --------------------------------------------------------------------------------
-    def turn(self, spec: TurnSpec) -> Iterator[Event]:
+    def turn(self, spec: TurnSpec) -> Generator[Event, None, TurnFinished]:
         """`finished = yield from ctx.turn(spec)`."""
         results = yield from self.turns([spec])
         return results[0]
 
-    def turns(self, specs: list[TurnSpec]) -> Iterator[Event]:
+    def turns(self, specs: list[TurnSpec]) -> Generator[Event, None, list[TurnFinished]]:
         """Run specs concurrently; `finished_list = yield from ctx.turns(specs)` (in spec order)."""
         if not specs:
             return []

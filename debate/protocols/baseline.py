@@ -28,6 +28,7 @@ from debate.aids import calibration as cal
 from debate.aids.demos import format_demos, similar_demos
 from debate.errors import InvalidInput
 from debate.events import Event
+from debate.lineups import Agent, Seating
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
 from debate.protocols.fewshot import label_first_spec
@@ -161,6 +162,16 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     )
 
 
+def seating(lineup: dict, params: dict) -> list[Agent]:
+    """One member (the parameter `member`, 1-based), or the lineup's `baseline` role when none is asked for."""
+    s = Seating(lineup)
+    idx = int(params.get("member", 1)) - 1
+    if not 0 <= idx < len(s.members):
+        raise InvalidInput(f"The lineup has no member {idx + 1}.", f"Choose 1..{len(s.members)}.")
+    entry = s.roles.get("baseline") if "member" not in params and s.roles.get("baseline") else s.members[idx]
+    return [s.seat(entry, "baseline", s.member_name(entry))]
+
+
 INFO = ProtocolInfo(
     name="baseline",
     title="Few-shot baseline (TurQUaz Sec. 4.1)",
@@ -206,4 +217,5 @@ INFO = ProtocolInfo(
     ),
     choices={"answer": ANSWERS, "demos": DEMOS, "calibration": cal.CALIBRATIONS, "explain": ("none", "after")},
     run=run,
+    seating=seating,
 )

@@ -27,6 +27,7 @@ from debate.aids.calibration import normalised
 from debate.content.figures import tally_figures
 from debate.errors import InvalidInput
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
+from debate.lineups import Agent, Seating
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 from debate.protocols.decisions import (
@@ -294,6 +295,18 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     )
 
 
+def seating(lineup: dict, params: dict) -> list[Agent]:
+    """N members (the parameter `members`; 0 = every lineup member; past the lineup's end its members
+    again, with other seeds), then the chair."""
+    s = Seating(lineup)
+    n = int(params.get("members") or len(s.members))
+    out = [
+        s.seat(s.member(i), "member", s.member_name(s.member(i)), seed_offset=(i // len(s.members)) * 1000)
+        for i in range(n)
+    ]
+    return out + [s.seat(s.role("chair", s.chair), "chair", "chair")]
+
+
 INFO = ProtocolInfo(
     name="council",
     title="Council debate (TurQUaz Alg. 3)",
@@ -369,6 +382,7 @@ INFO = ProtocolInfo(
         }
     ),
     run=run,
+    seating=seating,
     choices={
         "tie_rule": ("previous", "default"),
         "vote_from": ("written", "probs"),

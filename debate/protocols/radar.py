@@ -33,7 +33,7 @@ from dataclasses import replace
 from debate import prompts
 from debate.aids import calibration as cal
 from debate.events import Event, StopCheck, TurnFinished
-from debate.lineups import Agent
+from debate.lineups import Agent, Seating
 from debate.models.spec import ModelSpec
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
 from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
@@ -546,11 +546,37 @@ _SHARED = {
 }
 _SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}
 
+
+def seating(lineup: dict, params: dict, single: bool = False) -> list[Agent]:
+    """The debaters of the role set (2-4 expertise roles, or advocate and critic), the judge, the stop
+    agent; RADAR-single: one debater (or the pair, or none) and the judge."""
+    s = Seating(lineup)
+    mode = str(params.get("single_mode", "one-debater"))
+    if single and mode == "judge":
+        return [s.seat(s.role("judge", s.judge), "judge", "judge")]
+    if single and mode != "independent":
+        agent = s.seat(s.role("single", s.member(0)), str(params.get("role", "scientist")), "agent")
+        return [agent, s.seat(s.role("judge", s.judge), "judge", "judge")]
+    position = str(params.get("roles", "expertise")) == "position"
+    n = 2 if position or single else int(params.get("debaters", 2))
+    order = ["advocate", "critic"] if position else ["politician", "scientist", "journalist", "expert"][:n]
+    out = [s.seat(s.role(r, s.member(i)), r, r) for i, r in enumerate(order)]
+    out.append(s.seat(s.role("judge", s.judge), "judge", "judge"))
+    if single:  # independent: the pair of debaters, no stop agent
+        return out
+    return out + [s.seat(s.role("stop", s.judge), "stop-agent", "stop-agent")]
+
+
+def _single_seating(lineup: dict, params: dict) -> list[Agent]:
+    return seating(lineup, params, single=True)
+
+
 INFO = ProtocolInfo(
     name="radar",
     title="RADAR (role-anchored debate over evidence)",
     one_line="Role-anchored debaters argue over retrieved evidence; a judge gives [VERDICT]; adaptive early stop.",
     roles=("politician", "scientist", "journalist", "expert", "advocate", "critic", "judge", "stop-agent"),
+    sides=(("politician", "scientist"), ("advocate", "critic")),
     params=params(
         {
             **_SHARED,
@@ -578,6 +604,7 @@ INFO = ProtocolInfo(
     ),
     run=run,
     uses_evidence=True,
+    seating=seating,
     choices={
         "roles": ("expertise", "position"),
         "debaters": (2, 3, 4),
@@ -610,6 +637,7 @@ SINGLE_INFO = ProtocolInfo(
     ),
     run=run_single,
     uses_evidence=True,
+    seating=_single_seating,
     choices={
         "roles": ("expertise", "position"),
         "role": ("politician", "scientist", "advocate", "critic"),

@@ -126,6 +126,7 @@ INFO = ProtocolInfo(
     title="Single debate (TurQUaz Alg. 1)",
     one_line="A proponent and an opponent argue over R rebuttal rounds and close; a judge decides in JSON.",
     roles=("proponent", "opponent", "judge"),
+    sides=(("proponent", "opponent"),),
     params=params(
         {
             "rounds": (3, "Rebuttal rounds R (TurQUaz Sec. 4.1: 3 for single debates)."),

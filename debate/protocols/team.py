@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from debate.events import Event, TurnFinished
+from debate.lineups import Agent, Seating
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, params
 from debate.protocols.single import judge_spec
 
@@ -179,11 +180,32 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     )
 
 
+def seating(lineup: dict, params: dict) -> list[Agent]:
+    """Team A (pro-1..S), Team B (opp-1..S), the judge: the lineup's `teams`, else its members split in
+    two; `config=same` puts the same members on both sides (the opponents with other seeds)."""
+    s = Seating(lineup)
+    config = str(params.get("config", "different"))
+    teams = lineup.get("teams") or {}
+    if config == "same":
+        size = int(params.get("team_size") or len(s.members))
+        pro = opp = [s.member(i) for i in range(size)]
+    else:
+        size = int(params.get("team_size") or max(1, (len(s.members) + 1) // 2))
+        pro = (teams.get("proponent") or [s.member(i) for i in range(size)])[:size]
+        opp = (teams.get("opponent") or [s.member(size + i) for i in range(size)])[:size]
+    out = [s.seat(e, "proponent", f"pro-{i + 1}") for i, e in enumerate(pro)]
+    out += [
+        s.seat(e, "opponent", f"opp-{i + 1}", seed_offset=(1000 if config == "same" else 0)) for i, e in enumerate(opp)
+    ]
+    return out + [s.seat(s.role("judge", s.judge), "judge", "judge")]
+
+
 INFO = ProtocolInfo(
     name="team",
     title="Team debate (TurQUaz Alg. 2)",
     one_line="Two teams discuss privately, then argue, each round; a judge decides from the team arguments.",
     roles=("proponent", "opponent", "judge"),
+    sides=(("proponent", "opponent"),),
     params=params(
         {
             "rounds": (5, "Rebuttal rounds R (Sec. 4.1: at most 5 rounds for the collaborative methods)."),
@@ -217,6 +239,7 @@ INFO = ProtocolInfo(
         }
     ),
     run=run,
+    seating=seating,
     choices={
         "config": ("different", "same"),
         "team_turns": ("sequential", "parallel"),

@@ -15,13 +15,6 @@ from typing import Any
 from debate.errors import InvalidInput
 from debate.events import Event
 
-SWAP_PAIRS = {
-    "single": [("proponent", "opponent")],
-    "radar": [("politician", "scientist"), ("advocate", "critic")],
-    "radar-single": [],
-    "council": [],
-    "baseline": [],
-}
 SEAT_KEYS = ("model", "temperature", "seed")
 
 
@@ -38,30 +31,28 @@ def _swap(seats: list[dict], a: dict, b: dict) -> None:
 
 
 def swapped(protocol: str, seats: list[dict]) -> list[dict] | None:
-    """Proponent and opponent models exchanged (team: pro-i with opp-i); None when there are no sides."""
+    """The models of opposite sides exchanged (the protocol's declared `sides`, ProtocolInfo: proponent and
+    opponent, team: pro-i with opp-i); None when the protocol has no sides or this debate has no pair."""
+    from debate.protocols import PROTOCOLS
+
     out = [dict(s) for s in seats]
-    if protocol == "team":
-        pro = [s for s in out if s["role"] == "proponent"]
-        opp = [s for s in out if s["role"] == "opponent"]
-        if not pro or not opp:
-            return None
-        for a, b in zip(pro, opp):
-            _swap(out, a, b)
-        return out
+    info = PROTOCOLS.get(protocol)
     done = False
-    for ra, rb in SWAP_PAIRS.get(protocol, []):
-        a = next((s for s in out if s["role"] == ra), None)
-        b = next((s for s in out if s["role"] == rb), None)
-        if a and b:
+    for ra, rb in info.sides if info else ():
+        a_side = [s for s in out if s["role"] == ra]
+        b_side = [s for s in out if s["role"] == rb]
+        for a, b in zip(a_side, b_side):
             _swap(out, a, b)
             done = True
     return out if done else None
 
 
 def shuffled(protocol: str, seats: list[dict], seed: int) -> list[dict] | None:
-    """Council members (or each team's members) in another order; None when order cannot change."""
+    """The seats of each role that several agents share (a council's members, each team) in another order;
+    None when order cannot change."""
     out = [dict(s) for s in seats]
-    groups = {"council": ["member"], "team": ["proponent", "opponent"]}.get(protocol, [])
+    roles = [s["role"] for s in out]
+    groups = [r for r in dict.fromkeys(roles) if roles.count(r) > 1]
     changed = False
     for role in groups:
         idx = [i for i, s in enumerate(out) if s["role"] == role]

@@ -20,7 +20,8 @@ from debate.aids import demos
 from debate.aids.demos import Demo
 from debate.errors import InvalidInput
 from debate.evaluation import targets
-from debate.lineups import Agent, load_lineup, resolve_agents
+from debate.lineups import Agent, load_lineup
+from debate.protocols import resolve_agents
 from tests.support.engine import by_type, lineup, run, scripted
 from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 

@@ -12,7 +12,8 @@ from debate.aids import calibration as cal
 from debate.aids import demos, lexical
 from debate.aids.lexical import LexicalIndex
 from debate.errors import InvalidInput
-from debate.lineups import load_lineup, resolve_agents
+from debate.lineups import load_lineup
+from debate.protocols import resolve_agents
 from tests.support.engine import by_type, run, scripted
 from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 

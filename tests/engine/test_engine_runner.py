@@ -10,10 +10,11 @@ import time
 import pytest
 
 from debate.errors import BackendUnavailable, InvalidInput
-from debate.lineups import PRESETS, load_lineup, resolve_agents, validate_lineup
+from debate.lineups import PRESETS, load_lineup
 from debate.models.cache import ResponseCache
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
+from debate.protocols import resolve_agents, validate_lineup
 from debate.runner import DebateConfig, run_debate
 from debate.transcript import build_transcript, read_events, render_text, write_event
 from tests.conftest import REPO

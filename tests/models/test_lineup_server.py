@@ -22,9 +22,10 @@ import pytest
 
 from debate.errors import InvalidInput
 from debate.lineup_server import Server, matches, on_server, parse_model_map, parse_server, point_at_server
-from debate.lineups import ALIASES, PRESETS, load_lineup, resolve_agents
+from debate.lineups import ALIASES, PRESETS, load_lineup
 from debate.models import packaged
 from debate.models.registry import default_client
+from debate.protocols import resolve_agents
 from tests.support.hostile_servers import recorder
 from tests.support.paper_server import CLAIM, MAP, MEMBERS, OLLAMA_MAP, PAPER, council_ran, map_text, start_paper_ollama
 from tests.support.servers import REPO, closed_port, start_llama_multi_server

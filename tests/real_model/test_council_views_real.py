@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from debate.aids.demos import similar_demos
-from debate.lineups import load_lineup, resolve_agents
+from debate.lineups import load_lineup
+from debate.protocols import resolve_agents
 from debate.runner import DebateConfig, run_debate
 from tests.support.engine import by_type
 

@@ -12,9 +12,9 @@ import stat
 import pytest
 
 from debate import config
-from debate.lineups import validate_lineup
 from debate.models.openai_backend import key_for
 from debate.models.registry import default_client
+from debate.protocols import validate_lineup
 from debate.runner import DebateConfig, run_debate
 from tests.support.hostile_servers import recorder
 

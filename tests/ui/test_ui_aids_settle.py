@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 import streamlit
 
-from debate.lineups import load_lineup, resolve_agents
+from debate.lineups import load_lineup
+from debate.protocols import resolve_agents
 from ui import catalog, setup
 
 TASK = {"task": "checkthat", "category": 1, "custom_title": "", "custom_description": ""}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 import streamlit
 
-from debate.lineups import load_lineup, resolve_agents
+from debate.lineups import load_lineup
 from debate.live import pace as pace_mod
-from debate.protocols import PROTOCOLS
+from debate.protocols import PROTOCOLS, resolve_agents
 from ui import catalog, landing, setup, widgets
 
 ROUNDS = "p_council_rounds"
