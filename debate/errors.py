@@ -74,10 +74,6 @@ class ContextTooLong(DebateError):
     """Prompt plus completion exceed the model's context window."""
 
 
-class ParseError(DebateError):
-    """A model's answer could not be read as the label/JSON the prompt asked for."""
-
-
 class Cancelled(DebateError):
     """The user stopped the debate."""
 

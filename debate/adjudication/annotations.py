@@ -308,9 +308,6 @@ class AnnotationStore(SqliteStore):
             raise InvalidInput(f"No annotation queue {queue_id!r}.", "Pick a queue from the list or build a new one.")
         return self._queue_row(rows[0])
 
-    def delete_queue(self, queue_id: str) -> None:
-        self._tx(lambda db: db.execute("DELETE FROM annotation_queues WHERE id=?", (queue_id,)))
-
     def cases(self, queue_id: str) -> list[HardCase]:
         rows = self._q("SELECT data FROM annotation_items WHERE queue_id=? ORDER BY pos", (queue_id,))
         return [HardCase.from_dict(json.loads(r[0])) for r in rows]

@@ -158,12 +158,6 @@ def source_files(model: PackagedModel) -> list[Path]:
     return out
 
 
-def target_path(model: PackagedModel) -> Path:
-    if model.single_file:
-        return source_files(model)[0]
-    return config.models_dir() / model.filename
-
-
 # -- verification ------------------------------------------------------------------------------
 def _marker_path(model: PackagedModel) -> Path:
     return config.models_dir() / f".{model.name}.verified"

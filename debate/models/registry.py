@@ -19,7 +19,6 @@ that is down becomes a row saying why.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from debate import config
 from debate.errors import DebateError, InvalidInput
@@ -150,15 +149,3 @@ def readiness(row: ModelInfo) -> str:
     if row.status == "ready" and (row.extra or {}).get("on_first_use"):
         return "assembled on first use"
     return row.status
-
-
-def backends_status(source: ModelClient | dict | None = None) -> dict[str, Any]:
-    """Per backend: ready model count and the first problem, for a compact status line."""
-    out: dict[str, Any] = {}
-    for row in known_models(source):
-        b = out.setdefault(row.backend, {"ready": 0, "problem": ""})
-        if readiness(row) == "ready":
-            b["ready"] += 1
-        elif not b["problem"] and not row.name:
-            b["problem"] = row.detail
-    return out

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
-from debate.errors import DebateError, RateLimited, ServerError
+from debate.errors import RateLimited, ServerError
 
 T = TypeVar("T")
 
@@ -41,7 +41,3 @@ def call_with_retries(
     except RETRYABLE as e:
         e.message = f"{e.message} (gave up after {n} attempts)"
         raise
-
-
-def is_retryable(err: DebateError) -> bool:
-    return isinstance(err, RETRYABLE)

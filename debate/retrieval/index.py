@@ -279,15 +279,6 @@ def read_meta(name: str) -> dict | None:
         return None
 
 
-def list_indexes() -> list[dict]:
-    out = []
-    root = config.index_dir()
-    for d in sorted(root.iterdir()):
-        if d.is_dir() and not d.name.startswith(".") and (meta := read_meta(d.name)):
-            out.append(meta)
-    return out
-
-
 def build(
     name: str,
     passages: list[Passage],

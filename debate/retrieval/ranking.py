@@ -39,13 +39,6 @@ def default_floor() -> float | None:
         return None
 
 
-def floor_info() -> dict:
-    try:
-        return dict(json.loads(FLOOR_FILE.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return {}
-
-
 _QUERY_CACHE: OrderedDict[str, object] = OrderedDict()
 _QUERY_LOCK = threading.Lock()
 
