@@ -79,7 +79,9 @@ def checkthat_items(n: int = N_MAX) -> list[dict]:
             }
             for it in mixed
         ]
-    out = [per_cat[c][i] for i in range(n) for c in ("1", "2", "3")]
+    # n items take n/3 rounds of the three categories (the same first n for any n; at most 3 x 52 here)
+    rounds = min(-(-n // 3), *(len(v) for v in per_cat.values()))
+    out = [per_cat[c][i] for i in range(rounds) for c in ("1", "2", "3")]
     return out[:n]
 
 

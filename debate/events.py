@@ -253,6 +253,9 @@ class TurnFinished(TurnEvent):
     shortened: str = ""
     full_text: str = ""  # the answer's words as generated, when `shortened` (one click away on the page)
     unsupported_figures: list[str] = field(default_factory=list)  # figures no claim, evidence or earlier turn gave
+    # named sources (an institution, a journal, a titled person: debate.content.substance) no claim, evidence
+    # or earlier turn names: marked and named to the judge like the figures
+    unsourced_names: list[str] = field(default_factory=list)
     # the answer format's placeholder the turn copied instead of answering ("Brief explanation of your decision…")
     echoed_format: str = ""
     # where label_probs were read (debate.models.base.LABEL_AT: "written" = at the written label, greedy,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from debate.content.figures import figures
+from debate.content.substance import named_sources
 
 _CITE = re.compile(r"\[(E\d{1,3})\]")
 UNSUPPORTED_TITLE = "not in the claim or the evidence"
@@ -32,15 +33,19 @@ def escape(text: str) -> str:
 
 
 def _marked(text: str, flagged: set[str]) -> str:
-    """Escaped text with each flagged figure (one that no source gave) under a dotted line that says so."""
+    """Escaped text with each flagged figure or named source (one that no source gave) under a dotted line
+    that says so. Both are found by the same scans that flagged them, so a mark sits on exactly those words."""
     if not flagged:
         return escape(text)
+    spans = [(f.start, f.end, f.text, "unsupported-figure") for f in figures(text) if f.text in flagged]
+    spans += [(n.start, n.end, n.text, "unsupported-source") for n in named_sources(text) if n.text in flagged]
     out, pos = [], 0
-    for f in figures(text):
-        if f.text in flagged:
-            out.append(escape(text[pos : f.start]))
-            out.append(f'<span class="unsupported-figure" title="{UNSUPPORTED_TITLE}">{escape(f.text)}</span>')
-            pos = f.end
+    for start, end, said, css in sorted(spans):
+        if start < pos:  # a figure inside a name already marked
+            continue
+        out.append(escape(text[pos:start]))
+        out.append(f'<span class="{css}" title="{UNSUPPORTED_TITLE}">{escape(said)}</span>')
+        pos = end
     out.append(escape(text[pos:]))
     return "".join(out)
 
@@ -49,8 +54,8 @@ def text_html(
     text: str, *, debate_id: str = "", known: set[str] | None = None, css: str = "txt", flagged: set[str] | None = None
 ) -> str:
     """Escaped text as one raw-HTML line; citations of known passages link to their anchors; `flagged`
-    figures (debate.content.figures: stated, and in none of the claim, the evidence, the earlier turns)
-    are underlined with a title that says so."""
+    figures (debate.content.figures) and named sources (debate.content.substance) — stated, and in none of
+    the claim, the evidence, the earlier turns — are underlined with a title that says so."""
     parts: list[str] = []
     pos = 0
     flagged = flagged or set()

@@ -77,6 +77,7 @@ class TurnView:
     shortened: str = ""  # "sentence" | "loop": the text was shortened from full_text (TurnFinished.shortened)
     full_text: str = ""
     unsupported_figures: list[str] = field(default_factory=list)  # figures no source gave: marked in the text
+    unsourced_names: list[str] = field(default_factory=list)  # named sources no source gave: marked likewise
     echoed_format: str = ""  # the answer format's placeholder it copied instead of a reason
     category: int | None = None  # the CheckThat category being decided when it spoke (all-categories runs)
 
@@ -193,6 +194,7 @@ class DebateView:
             turn.cut_off_at = getattr(ev, "cut_off_at", None)
             turn.shortened, turn.full_text = str(ev.shortened or ""), str(ev.full_text or "")
             turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]
+            turn.unsourced_names = [str(n) for n in getattr(ev, "unsourced_names", None) or []]
             turn.echoed_format = str(getattr(ev, "echoed_format", "") or "")
             turn.human = bool(getattr(ev, "human", False)) or turn.human
             turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False

@@ -118,6 +118,11 @@ def is_json_answer(turn: Any) -> bool:
     return is_json_text(turn.text)
 
 
+def flagged_in(turn: Any) -> set[str]:
+    """What the bubble underlines: the figures and the named sources no claim, evidence or earlier turn gave."""
+    return set(getattr(turn, "unsupported_figures", None) or ()) | set(getattr(turn, "unsourced_names", None) or ())
+
+
 def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[str]) -> str:
     """The body of a finished bubble: the explanation in words with the raw JSON folded away, or the
     text as written; then the token-budget mark when the answer was cut."""
@@ -129,17 +134,13 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
         )
         if echoed:  # the instruction is not the model's reason: say so, the raw answer stays one click away
             words = (f"Answered {turn.label}" if turn.label else "Answered") + ", without a reason of its own."
-        parts.append(
-            text_html(
-                words, debate_id=debate_id, known=known, flagged=set(getattr(turn, "unsupported_figures", None) or ())
-            )
-        )
+        parts.append(text_html(words, debate_id=debate_id, known=known, flagged=flagged_in(turn)))
         parts.append(
             f'<details class="raw"><summary>Raw answer (JSON)</summary>'
             f"{text_html(turn.text, debate_id=debate_id, known=known, css='txt raw-json')}</details>"
         )
     else:
-        flagged = set(getattr(turn, "unsupported_figures", None) or ())
+        flagged = flagged_in(turn)
         parts.append(
             text_html(
                 turn.text if turn.text.strip() else "(empty answer)",

@@ -7,7 +7,10 @@
 - `echo`: a turn that fills its answer with the format's placeholder ("Brief explanation of your
   decision…") instead of an answer;
 - `figures`: the figures a turn states (numbers, percentages, years, amounts) and which of them appear
-  in none of the claim, the evidence and the earlier turns.
+  in none of the claim, the evidence and the earlier turns;
+- `substance`: what a turn argues — a copy of another speaker, both sides or the other side, a refusal,
+  off the claim, a named source no claim or evidence names (marked like a figure), a rebuttal that
+  answers, a judge's reason that ends and label that is the verdict shown.
 
 The benchmark (bench/bench_content.py) scores turns with these, the decoder uses `sentences` and
 `script` while generating, and the viewer marks what `figures` finds. Imports nothing else of `debate`.

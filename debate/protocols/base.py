@@ -24,6 +24,7 @@ from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import PROSE_KEYS, ends_mid_sentence, find_loop, last_full_sentence
+from debate.content.substance import unsourced_names
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (
     Event,
@@ -138,7 +139,8 @@ class DebateContext:
     said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
     # figures the engine itself put in the agents' prompts (a council's threshold and vote shares): sources too
     given: list[str] = field(default_factory=list)
-    unsupported: list[tuple[str, str]] = field(default_factory=list)  # (agent, figure) no source gave, in order
+    # (agent, figure or named source) no source gave, in order: named to the judge
+    unsupported: list[tuple[str, str]] = field(default_factory=list)
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -430,7 +432,7 @@ class DebateContext:
         """The lines the engine adds after a turn's template: the moderator's notes; for a free-text
         argument, the length it should keep (`answer_sentences`, set by the live-demo pace: a small model
         asked for three sentences finishes them inside a 128-token budget); for a judge, the figures the
-        debaters stated that no source gave."""
+        debaters stated and the sources they named that no claim, evidence or earlier turn gave."""
         msgs = with_moderator(spec.messages, self.moderator_notes)
         return with_lines(msgs, self._engine_lines(spec.agent, spec.parse is None))
 
@@ -447,11 +449,12 @@ class DebateContext:
         return lines
 
     def _remember(self, finished: TurnFinished) -> None:
-        """A finished turn's text is a source for later turns' figures; its own unsupported ones are noted
-        for the judge."""
+        """A finished turn's text is a source for later turns' figures and names; its own unsupported ones
+        are noted for the judge."""
         with self._lock:
             self.said.append(finished.text)
             self.unsupported.extend((finished.agent, f) for f in finished.unsupported_figures)
+            self.unsupported.extend((finished.agent, n) for n in finished.unsourced_names)
 
     def figure_sources(self) -> list[str]:
         """What a turn's figures may come from: the claim, the passages the agents read, earlier turns, and
@@ -780,6 +783,7 @@ class DebateContext:
         if valid and parsed is not None and answer.lstrip().startswith("{"):  # a JSON answer: its words are shown
             parsed, how, full = prose_ends_well(parsed, res.finish_reason == "length")
         confidence = None
+        sources = self.figure_sources()  # what a figure or a named source may come from
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
         if norm is not None and spec.threshold is not None and len(spec.labels) == 2:
             # the threshold becomes 0.5 (prior (t, 1 - t)): the counted label never shows the lower confidence
@@ -815,7 +819,8 @@ class DebateContext:
             cut_off_at=res.completion_tokens if res.finish_reason == "length" else None,
             shortened=how,
             full_text=full,
-            unsupported_figures=[f.text for f in unsupported(answer, self.figure_sources())][:20],
+            unsupported_figures=[f.text for f in unsupported(answer, sources)][:20],
+            unsourced_names=list(dict.fromkeys(n.text for n in unsourced_names(answer, sources)))[:20],
             echoed_format=echoed_format(answer, format_text(spec)),
         )
         yield finished

@@ -1,0 +1,247 @@
+"""Substance benchmark: what the debates argue, per protocol, over stored debates of every protocol.
+
+bench_content.py measures the form of a turn (it ends, it does not loop, one script, figures from the
+sources). This one measures what a room reads (debate/content/substance.py):
+- per speaking turn (an argument or a vote's words; not the judges, not the engine's checks):
+  copied (a run of 12 words, or half its 5-word runs, from another speaker's earlier turn; quoting the
+  claim or the evidence is allowed), both sides or the other side (both positions in one turn, or a
+  sided speaker calling the claim what the other side says), refusal, off-topic (not one content word of
+  the claim), a named source (institution, journal, titled person, a name after "according to") that
+  neither the claim nor the evidence names, such a name the page did not mark, hit the token budget;
+- per rebuttal (a sided speaker's rebuttal after the other side spoke): answers a point the other side
+  made (shares its own words beyond the claim's, without copying);
+- per deciding judge: its reason ends with a full sentence; its written label is the verdict shown.
+
+Read stored debates:
+
+    python bench/bench_substance.py --home ~/.cache/debate-viewer          # a DEBATE_HOME's SQLite store
+    python bench/bench_substance.py --events a.jsonl,b.jsonl                # JSONL files (see below)
+
+or first generate N debates per protocol at the app's defaults (the engine as the app runs it: embedded
+lineup, live-demo pace, aids on, RADAR's local evidence), on claims used for no tuning, then score them:
+
+    nice -n 10 python bench/bench_substance.py --run 10 --protocol radar,council --tag before
+
+Claims for --run: the content benchmark's fixed lists (bench_content.py) after their first 30 items, which
+that benchmark (and the tuning done against it) uses, minus the app's example claims (what people try
+first); LIAR valid and AVeriTeC dev in turn for RADAR, CheckThat 2025 4a dev tweets for the TurQUaz
+protocols. Gold labels, LIAR's credit counts and AVeriTeC's justifications never reach a model (only the
+claim text is debated; gold is kept for the record).
+
+A JSONL file holds one debate per line ({"protocol", "item", "events": [...]}, as --run writes them to
+bench/results/substance-<tag>-events.jsonl after every debate), or one event per line (a debate's export;
+each debate_started begins a new debate). Results: bench/results/substance-<tag>.json (per protocol every
+measure's count, total and share, per role too, plus every turn's row) and the table printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from debate.content.substance import JUDGE_MEASURES, REBUTTAL_MEASURES, TURN_MEASURES, score_substance  # noqa: E402
+
+RESULTS = REPO / "bench" / "results"
+TUNING = 30  # the content benchmark's items: claims others tune against, never used here
+
+
+# -- reading debates ------------------------------------------------------------------------------------------
+
+
+def debates_from_jsonl(path: Path) -> list[dict]:
+    """Debates ({"protocol", "item", "events"}) from a JSONL file of debates or of events."""
+    out: list[dict] = []
+    loose: list[dict] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        if isinstance(obj, dict) and isinstance(obj.get("events"), list):
+            out.append(obj)
+            continue
+        if obj.get("type") == "debate_started" and loose:
+            out.append(_loose(loose))
+            loose = []
+        loose.append(obj)
+    if loose:
+        out.append(_loose(loose))
+    return out
+
+
+def _loose(events: list[dict]) -> dict:
+    start = next((e for e in events if e.get("type") == "debate_started"), {})
+    return {"protocol": start.get("protocol") or "?", "item": start.get("claim", "")[:80], "events": events}
+
+
+def debates_from_home(home: str) -> list[dict]:
+    """Every debate of a DEBATE_HOME's store that is not still running, with its events."""
+    os.environ["DEBATE_HOME"] = str(Path(home).expanduser())
+    from debate.store.debates import DebateStore
+
+    store = DebateStore()
+    rows = store.list(limit=100_000)
+    return [
+        {"protocol": r.get("protocol") or "?", "item": r["id"], "events": store.event_dicts(r["id"])}
+        for r in rows
+        if r.get("status") != "running"
+    ]
+
+
+# -- generating debates ---------------------------------------------------------------------------------------
+
+
+def held_out(protocol: str, n: int) -> list[dict]:
+    """n claims for `protocol` that neither the content benchmark nor the app's examples use."""
+    from bench_content import RADAR, checkthat_items, truth_items
+
+    from ui.examples import load_examples
+
+    task = "halftruth" if protocol in RADAR else "checkthat"
+    make = truth_items if protocol in RADAR else checkthat_items
+    # a tweet is debated once per category: one the content benchmark debates on another category is out too
+    seen = {e["text"].strip() for e in load_examples(task, 60)} | {it["claim"].strip() for it in make(TUNING)}
+    most = TUNING + 4 * n + 20 if protocol in RADAR else 156  # CheckThat dev: 3 categories x 52 at most
+    items = [it for it in make(most)[TUNING:] if it["claim"].strip() not in seen]
+    return items[:n]
+
+
+def generate(protocols: list[str], n: int, lineup: str, out: Path) -> list[dict]:
+    """Run n debates per protocol with the engine at the app's defaults; each written to `out` (JSONL) as
+    soon as it ends, so an interrupted run keeps what it made."""
+    from bench_content import RADAR, config_for
+
+    from debate.cli.run import _retriever
+    from debate.models.registry import default_client
+    from debate.runner import run_debate
+
+    client = default_client(cache=False)
+    retriever = None
+    made = []
+    for proto in protocols:
+        if proto in RADAR and retriever is None:
+            retriever = _retriever(None, "local")
+        for it in held_out(proto, n):
+            t0 = time.perf_counter()
+            cfg = config_for(proto, it, lineup)
+            events = [e.to_dict() for e in run_debate(cfg, client, retriever if proto in RADAR else None)]
+            d = {
+                "protocol": proto,
+                "item": it["id"],
+                "lineup": lineup,
+                "gold": it["gold"],
+                "wall_s": round(time.perf_counter() - t0, 2),
+                "load_1min": round(os.getloadavg()[0], 2),
+                "events": events,
+            }
+            made.append(d)
+            with out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(d, ensure_ascii=False) + "\n")
+            v = next((e for e in reversed(events) if e["type"] == "verdict"), {})
+            print(f"{proto} {it['id']}: {v.get('label')} at {v.get('t')} s", file=sys.stderr, flush=True)
+    return made
+
+
+# -- scoring ---------------------------------------------------------------------------------------------------
+
+
+def _rate(rows: list[dict], m: str) -> dict:
+    k = sum(bool(r[m]) for r in rows)
+    return {"count": k, "of": len(rows), "share": round(k / len(rows), 4) if rows else None}
+
+
+def score(debates: list[dict]) -> dict:
+    """Per protocol (and per role within it): every measure's count, total and share."""
+    by_proto: dict[str, dict[str, list]] = defaultdict(lambda: {"turns": [], "rebuttals": [], "judges": []})
+    times: dict[str, list[float]] = defaultdict(list)
+    n_debates: dict[str, int] = defaultdict(int)
+    for d in debates:
+        p = d.get("protocol") or "?"
+        n_debates[p] += 1
+        s = score_substance(d["events"])
+        for k in s:
+            by_proto[p][k] += [{**r, "item": d.get("item")} for r in s[k]]
+        v = next((e for e in reversed(d["events"]) if e.get("type") == "verdict"), None)
+        if v and v.get("t") is not None:
+            times[p].append(float(v["t"]))
+    out = {}
+    for p, s in by_proto.items():
+        roles = sorted({r["role"] for r in s["turns"]})
+        out[p] = {
+            "debates": n_debates[p],
+            "run_to_verdict_median_s": round(statistics.median(times[p]), 1) if times[p] else None,
+            "turns": {m: _rate(s["turns"], m) for m in TURN_MEASURES},
+            "rebuttals": {m: _rate(s["rebuttals"], m) for m in REBUTTAL_MEASURES},
+            "judges": {m: _rate(s["judges"], m) for m in JUDGE_MEASURES},
+            "by_role": {
+                role: {m: _rate([r for r in s["turns"] if r["role"] == role], m) for m in TURN_MEASURES}
+                for role in roles
+            },
+            "rows": s,
+        }
+    return out
+
+
+def _cell(r: dict) -> str:
+    return f"{r['count']}/{r['of']} ({r['share']:.0%})" if r["of"] else "—"
+
+
+def table(scores: dict) -> str:
+    heads = [*TURN_MEASURES, *REBUTTAL_MEASURES, *JUDGE_MEASURES]
+    lines = [
+        "| protocol | debates | " + " | ".join(h.replace("_", " ") for h in heads) + " | Run→verdict (median) |",
+        "|" + "---|" * (len(heads) + 3),
+    ]
+    for p in sorted(scores):
+        s = scores[p]
+        cells = [_cell(s["turns"][m]) for m in TURN_MEASURES]
+        cells += [_cell(s["rebuttals"][m]) for m in REBUTTAL_MEASURES]
+        cells += [_cell(s["judges"][m]) for m in JUDGE_MEASURES]
+        t = s["run_to_verdict_median_s"]
+        lines.append(f"| {p} | {s['debates']} | " + " | ".join(cells) + f" | {'—' if t is None else f'{t} s'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--home", default="", help="a DEBATE_HOME whose stored debates to score")
+    ap.add_argument("--events", default="", help="JSONL files of debates or events (comma-separated)")
+    ap.add_argument("--run", type=int, default=0, help="first generate N debates per protocol (engine, app defaults)")
+    ap.add_argument("--protocol", default="radar,council", help="protocols for --run (comma-separated)")
+    ap.add_argument("--lineup", default="embedded", help="lineup for --run (default: the embedded one)")
+    ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
+    args = ap.parse_args(argv)
+    tag = args.tag or time.strftime("%Y%m%d-%H%M", time.gmtime())
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    debates: list[dict] = []
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.run:
+        debates += generate(args.protocol.split(","), args.run, args.lineup, RESULTS / f"substance-{tag}-events.jsonl")
+    for f in filter(None, args.events.split(",")):
+        debates += debates_from_jsonl(Path(f))
+    if args.home:
+        debates += debates_from_home(args.home)
+    if not debates:
+        ap.error("no debates: give --home, --events or --run N")
+    scores = score(debates)
+    out = RESULTS / f"substance-{tag}.json"
+    out.write_text(
+        json.dumps({"command": " ".join(sys.argv), "started": started, "scores": scores}, ensure_ascii=False, indent=1)
+    )
+    print(table(scores))
+    print(f"\nwritten: {out.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()

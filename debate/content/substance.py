@@ -1,0 +1,418 @@
+"""What a turn argues, measured on the text alone: copying, sides, refusals, topic, named sources, rebuttals.
+
+Why: a debate can pass every test of form (sentences end, nothing loops, one script) and still not be an
+argument a room can follow: a debater repeats the other side's turn word for word, writes both sides'
+positions in one turn, refuses, drifts off the claim, or cites a "Texas State Statistical Association"
+that no source names. These measures say how often; the benchmark (bench/bench_substance.py) reports them
+per protocol, and `unsourced_names` is what the engine marks on the page and names to the judge, the
+same way as an unsupported figure.
+
+Every function is pure, one pass over its inputs (word n-grams compared by hash in sets, word scans, no
+backtracking patterns), and each text is cut at MAX_CHARS first, so hostile or huge input stays bounded.
+Imports nothing of `debate` beyond this package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from debate.content.score import sources_of
+from debate.content.sentences import ends_mid_sentence, shown_text
+
+MAX_CHARS = 20_000  # per text: far beyond any turn's answer budget, a bound on hostile input
+COPY_RUN = 12  # a run of this many words from another speaker's earlier turn is a copy
+SHARE_N = 5  # ... or this large a share of the turn's 5-grams
+COPY_SHARE = 0.5
+MIN_SHARE_GRAMS = 4  # a turn with fewer 5-grams is too short to judge by share
+OFF_TOPIC_MIN_WORDS = 8  # shorter turns (a bare vote's words) are not judged off-topic
+ANSWER_MIN_SHARED = 3  # a rebuttal answers a point: at least this many of the opponent's own words ...
+ANSWER_MIN_SHARE = 0.15  # ... and this share of them (words of the claim and stop words left out)
+
+# sides of the debaters' roles: "for" argues the claim, "against" questions it; other roles take no side
+SIDE = {
+    "proponent": "for",
+    "politician": "for",
+    "advocate": "for",
+    "opponent": "against",
+    "scientist": "against",
+    "critic": "against",
+}
+# turns that are not a speaker's argument: the engine's checks, the judges (measured apart)
+NOT_SPEAKING = ("judge", "round-judge", "stop-check", "calibrate", "domain")
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+STOP = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers him his how i if in into is it its itself just me more most my no nor not now of
+    off on once only or other our out over own same she should so some such than that the their them then
+    there these they this those through to too under until up very was we were what when where which while
+    who whom why will with would you your yours claim claims statement evidence argument arguments debate
+    true false opponent opponents point points however therefore furthermore moreover additionally say says
+    said""".split()  # noqa: SIM905
+)
+
+
+def _cap(text: str | None) -> str:
+    return (text or "")[:MAX_CHARS]
+
+
+def words(text: str | None) -> list[str]:
+    """Lower-case word tokens (letters, digits, an apostrophe suffix), punctuation dropped."""
+    return _WORD.findall(_cap(text).lower())
+
+
+def _grams(ws: list[str], n: int) -> set[int]:
+    return {hash(tuple(ws[i : i + n])) for i in range(len(ws) - n + 1)}
+
+
+def stems(text: str | None) -> set[str]:
+    """Content words, cut to their first 5 letters ("economy"/"economic" meet): what a text is about."""
+    return {w[:5] for w in words(text) if w not in STOP and len(w) > 2 and not w.isdigit()}
+
+
+# -- copying ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Copy:
+    longest_run: bool  # a run of COPY_RUN words stands in another speaker's earlier turn
+    share: float  # share of the turn's 5-grams found there
+    copied: bool
+
+
+def copied(text: str, others: Iterable[str], quotable: Iterable[str] = ()) -> Copy:
+    """Whether `text` copies `others` (other speakers' earlier turns): a run of COPY_RUN words, or at least
+    COPY_SHARE of its 5-grams. Runs that stand in `quotable` (the claim, the evidence) are quoting, not
+    copying, and never count."""
+    ws = words(text)
+    allowed_long, allowed_short = set(), set()
+    for q in quotable:
+        qw = words(q)
+        allowed_long |= _grams(qw, COPY_RUN)
+        allowed_short |= _grams(qw, SHARE_N)
+    long_, short = set(), set()
+    for o in others:
+        ow = words(o)
+        long_ |= _grams(ow, COPY_RUN)
+        short |= _grams(ow, SHARE_N)
+    long_ -= allowed_long
+    short -= allowed_short
+    run = any(g in long_ for g in _grams(ws, COPY_RUN))
+    mine = [hash(tuple(ws[i : i + SHARE_N])) for i in range(len(ws) - SHARE_N + 1)]
+    mine = [g for g in mine if g not in allowed_short]
+    share = (sum(g in short for g in mine) / len(mine)) if mine else 0.0
+    return Copy(run, round(share, 3), run or (len(mine) >= MIN_SHARE_GRAMS and share >= COPY_SHARE))
+
+
+# -- sides ----------------------------------------------------------------------------------------------
+
+# "Support position: ... Oppose position: ...", "Arguments for: ... Arguments against: ..." (headings)
+_FOR_HEAD = re.compile(
+    r"(?:^|\n|\*\*|#)\s*(?:support(?:ing)?|pro|for|in favou?r|arguments? for|proponent)(?: position| side)?\s*\**\s*:",
+    re.I,
+)
+_AGAINST_HEAD = re.compile(
+    r"(?:^|\n|\*\*|#)\s*(?:oppos(?:e|ing|ition)|con|against|arguments? against|opponent)(?: position| side)?\s*\**\s*:",
+    re.I,
+)
+_SUBJ = r"(?:the|this|that|his|her|their|your|my opponent's) (?:claim|statement|assertion)"
+_SAYS_TRUE = re.compile(
+    rf"\b{_SUBJ} (?:is|was|remains) (?:indeed |therefore |clearly |entirely |completely )?"
+    r"(?:true|accurate|correct|valid|supported|well[- ]supported|factual|right)\b",
+    re.I,
+)
+_SAYS_FALSE = re.compile(
+    rf"\b(?:{_SUBJ} (?:is|was|remains) (?:indeed |therefore |clearly |entirely |completely |also )?"
+    r"(?:false|inaccurate|incorrect|untrue|misleading|wrong|debunked|unsupported|not (?:true|accurate|correct|supported))"
+    rf"|{_SUBJ} (?:has been|is also|was also) debunked)\b",
+    re.I,
+)
+
+
+def side_trouble(text: str, role: str) -> str:
+    """ "both" when one turn argues both sides (both positions as headings, or the claim called both true and
+    false); "other" when a speaker with a side (SIDE[role]) calls the claim only what the other side says;
+    "" otherwise (and always for a role with no side, e.g. a journalist or a voter)."""
+    t = _cap(text)
+    if _FOR_HEAD.search(t) and _AGAINST_HEAD.search(t):
+        return "both"
+    says_true, says_false = bool(_SAYS_TRUE.search(t)), bool(_SAYS_FALSE.search(t))
+    if says_true and says_false:
+        return "both"
+    side = SIDE.get(role)
+    if side == "for" and says_false or side == "against" and says_true:
+        return "other"
+    return ""
+
+
+# -- refusal, topic ---------------------------------------------------------------------------------------
+
+_REFUSAL = re.compile(
+    r"\b(?:I(?:'m| am) (?:sorry|afraid),? but I (?:can(?:no|')t|am unable|won't)"
+    r"|I (?:can(?:no|')t|am unable to|won't|will not|must decline to) "
+    r"(?:provide|give|answer|help|assist|comply|fulfil|fulfill|engage|take part|participate|discuss|offer)"
+    r"|as an AI(?: language model)?,? I)",
+    re.I,
+)
+
+
+def refuses(text: str) -> bool:
+    """The turn declines to answer ("I cannot provide an answer to this question…", "As an AI, I…")."""
+    return bool(_REFUSAL.search(_cap(text)))
+
+
+def off_topic(text: str, claim: str) -> bool:
+    """A turn of at least OFF_TOPIC_MIN_WORDS words that shares not one content word with the claim."""
+    if len(words(text)) < OFF_TOPIC_MIN_WORDS:
+        return False
+    mine = stems(claim)
+    return bool(mine) and not (stems(text) & mine)
+
+
+# -- rebuttals --------------------------------------------------------------------------------------------
+
+
+def answers_point(text: str, opponent: str, claim: str) -> bool:
+    """A rebuttal answers a point the other side made: it shares at least ANSWER_MIN_SHARED content words
+    of the opponent's previous turn that are not the claim's, and at least ANSWER_MIN_SHARE of them.
+    (A copy shares them all: the caller counts a copied rebuttal as not answering.)"""
+    theirs = stems(opponent) - stems(claim)
+    if not theirs:
+        return False
+    shared = len(theirs & stems(text))
+    return shared >= ANSWER_MIN_SHARED and shared / len(theirs) >= ANSWER_MIN_SHARE
+
+
+# -- judges -------------------------------------------------------------------------------------------------
+
+
+def reason_ends(reason: str) -> bool:
+    """The judge's written reason is there and ends with a full sentence."""
+    r = _cap(reason).strip()
+    return bool(r) and not ends_mid_sentence(r)
+
+
+def same_label(written: str | None, shown: str | None) -> bool:
+    """The label the judge wrote is the verdict the card shows (case and spacing aside)."""
+    return bool(written) and _label(written) == _label(shown)
+
+
+def _label(s: str | None) -> str:
+    return re.sub(r"[\s_]+", "-", str(s or "").strip().upper())
+
+
+# -- named sources --------------------------------------------------------------------------------------------
+
+# the last word of an institution's or a publication's name
+INSTITUTION = frozenset(
+    """Association Associations Institute Institutes Institution University College Bureau Department Agency
+    Organization Organisation Council Center Centre Centers Centres Foundation Society Commission
+    Administration Survey Journal Office Ministry Board Laboratory Laboratories Committee Federation
+    Corporation Academy Authority Observatory Coalition Alliance League Fund Bank Reserve Institut Gazette
+    Tribune Times Post Herald Monitor Census Poll""".split()  # noqa: SIM905
+)
+TITLES = frozenset("Dr Dr. Prof Prof. Professor Doctor Sir Dame".split())  # noqa: SIM905
+_CUE = re.compile(
+    r"(?:according to|(?:study|survey|report|poll|analysis|research|data|paper|article|review) "
+    r"(?:by|from|of|conducted by|published by)|published (?:in|by)|conducted by|reported by|cited by|"
+    r"(?:researchers?|scientists?|economists?|experts?|analysts?) (?:at|from))\s+(?:the\s+)?$",
+    re.I,
+)
+CONNECT = frozenset("of for and on the de & in at".split())  # noqa: SIM905
+NOT_NAMES = frozenset(
+    """The A An This That These Those However Moreover Furthermore Additionally Therefore Thus Also In On At
+    For According While Although Because Since As If When Our Their Its My Your His Her We They It I Yes No
+    Support Oppose Position Agent Claim Evidence Sender Round Opening Closing Rebuttal Reason Verdict TRUE
+    FALSE HALF-TRUE YES NO Politician Scientist Journalist Judge Critic Advocate Proponent Opponent First
+    Second Third Finally Overall Firstly Secondly Lastly Both Neither Many Some Most Former Recent Current
+    Local Several Other Previous""".split()  # noqa: SIM905
+)
+_TOKEN = re.compile(r"\S+")
+_OPEN = "\"'([{“‘*"
+_CLOSE = "\"')]}”’*,;:!?"
+
+
+@dataclass(frozen=True)
+class Name:
+    start: int
+    end: int
+    text: str
+
+
+def _is_cap(w: str) -> bool:
+    return bool(w) and w[0].isupper() and w not in NOT_NAMES
+
+
+def named_sources(text: str) -> list[Name]:
+    """The named sources `text` cites, in order: an institution or publication (a run of capitalised
+    words ending in a word such as Association, Institute, University, Bureau, Journal, Survey: "The Texas
+    State Statistical Association"), a titled person ("Dr. Jane Smith"), or any capitalised name right
+    after a source cue ("according to Gallup", "a study by John Smith", "published in Nature").
+    A word scan: each token is looked at once."""
+    t = _cap(text)
+    toks = []  # (start, end, word without surrounding punctuation or 's, ends a phrase, opens a bracket or quote)
+    for m in _TOKEN.finditer(t):
+        raw = m.group(0)
+        core = raw.lstrip(_OPEN).rstrip(_CLOSE)  # str methods: linear, whatever the punctuation
+        core = core[:-2] if core[-2:] in ("'s", "’s") else core
+        if not core:
+            continue
+        lead = raw.find(core)
+        s = m.start() + max(lead, 0)
+        stop = bool(re.search(r"[,;:!?\")\]}”’]$|['’]s$", raw)) or (
+            raw.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.)+|[A-Z][a-z]{0,3}\.", core)
+        )
+        core = core.rstrip(".") if stop else core
+        toks.append((s, s + len(core), core, stop, raw[0] in _OPEN))
+    out: list[Name] = []
+    i, n = 0, len(toks)
+    while i < n:
+        s, w = toks[i][0], toks[i][2]
+        if not _is_cap(w) and w not in TITLES:
+            i += 1
+            continue
+        # a run of capitalised words, connectors allowed inside; a phrase end closes it
+        j, last = i, i
+        while j < n:
+            wj = toks[j][2]
+            if j > i and toks[j][4]:
+                break  # "Association (APA)": a bracket or a quote begins something else
+            if _is_cap(wj) or wj in TITLES:
+                last = j
+            elif wj.lower() not in CONNECT or j == i:
+                break
+            elif wj.lower() in ("and", "&") and toks[last][2] in INSTITUTION:
+                break  # "the Census Bureau and the CDC": two names
+            elif wj.lower() == "the" and toks[j - 1][2].lower() not in ("of", "for", "on", "in", "at"):
+                break  # "the" only inside a name's "of the"
+            if toks[j][3]:
+                break
+            j += 1
+        run = toks[i : last + 1]
+        caps = [x for x in run if _is_cap(x[2]) or x[2] in TITLES]
+        before = t[max(0, s - 60) : s]
+        titled = run[0][2] in TITLES and len(caps) >= 2
+        institution = len(caps) >= 2 and any(x[2] in INSTITUTION for x in caps)
+        cued = bool(_CUE.search(before)) and not (len(caps) == 1 and caps[0][2].lower() in STOP)
+        if titled or institution or cued:
+            out.append(Name(run[0][0], run[-1][1], t[run[0][0] : run[-1][1]]))
+        i = last + 1
+    return out
+
+
+def _norm(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9]+", _cap(text).lower())) + " "
+
+
+def _initials(name: str) -> str:
+    return "".join(w[0] for w in re.findall(r"[A-Za-z]+", name) if w[0].isupper())
+
+
+def unsourced_names(text: str, sources: Iterable[str]) -> list[Name]:
+    """The named sources of `text` that none of `sources` (the claim, the evidence) names: the whole name
+    appears in none of them (without a leading "the"), nor its initials as a word ("CDC"), nor, for a name
+    written as initials, a name in the sources with those initials."""
+    found = named_sources(text)
+    if not found:
+        return []
+    src = [_cap(s) for s in sources]
+    hay = "".join(_norm(s) for s in src)
+    acronyms: set[str] = set(re.findall(r"\b[A-Z]{2,8}\b", " ".join(src)))
+    for s in src:
+        acronyms |= {_initials(x.text) for x in named_sources(s)}
+    out = []
+    for f in found:
+        key = re.sub(r"^ (?:the )?(?:u s |us |uk |u k )?", " ", _norm(f.text))
+        if key.strip() and key in hay:
+            continue
+        ini = f.text if f.text.isupper() and " " not in f.text else _initials(f.text)
+        if len(ini) >= 2 and ini in acronyms:
+            continue
+        out.append(f)
+    return out
+
+
+# -- a debate's turns, from its events ----------------------------------------------------------------------
+
+TURN_MEASURES = ("copied", "side_trouble", "refusal", "off_topic", "unsourced_name", "unmarked_name", "hit_budget")
+REBUTTAL_MEASURES = ("answers_point",)
+JUDGE_MEASURES = ("reason_ends", "label_is_verdict")
+
+
+def score_substance(events: list[dict]) -> dict[str, list[dict]]:
+    """A debate's substance, from its events: {"turns": one row per speaking turn (a model's argument or
+    vote, not a judge's or the engine's checks), "rebuttals": one row per rebuttal (a sided speaker's turn
+    in the rebuttal phase, after the other side spoke), "judges": one row per deciding judge's turn}.
+    People's turns and a fork's replayed turns are not the models' writing and are left out."""
+    claim, passages = sources_of(events)
+    quotable = [claim, *passages]
+    spoken: list[tuple[str, str, str]] = []  # (agent, role, shown text) of every earlier speaking turn
+    out: dict[str, list[dict]] = {"turns": [], "rebuttals": [], "judges": []}
+    last_judge: dict | None = None
+    marked: set[str] = set()  # the names the engine marked on the page so far (a debate recorded before: none)
+    for e in events:
+        kind = e.get("type")
+        if kind == "verdict" and last_judge is not None:
+            written = e.get("written_label") or last_judge.get("label")
+            reason = shown_text(
+                str(last_judge.get("text") or ""), last_judge.get("parsed"), bool(last_judge.get("valid", True))
+            )
+            parsed = last_judge.get("parsed") if isinstance(last_judge.get("parsed"), dict) else {}
+            reason = str(parsed.get("explanation") or "") or reason
+            out["judges"].append(
+                {
+                    "agent": last_judge.get("agent") or "",
+                    "model": last_judge.get("model") or "",
+                    "reason_ends": reason_ends(reason),
+                    "label_is_verdict": same_label(written, e.get("label")),
+                    "written": written,
+                    "shown": e.get("label"),
+                }
+            )
+            last_judge = None
+        if kind != "turn_finished" or e.get("human") or e.get("replayed"):
+            continue
+        role, phase, agent = str(e.get("role") or ""), str(e.get("phase") or ""), str(e.get("agent") or "")
+        if role == "judge" and phase == "judge":
+            last_judge = e
+        if role == "judge" or phase in NOT_SPEAKING:
+            continue
+        text = shown_text(str(e.get("text") or ""), e.get("parsed"), bool(e.get("valid", True)))
+        cp = copied(text, [t for a, _, t in spoken if a != agent], quotable)
+        names = unsourced_names(text, quotable)
+        marked |= {str(n) for n in e.get("unsourced_names") or []}
+        out["turns"].append(
+            {
+                "role": role,
+                "agent": agent,
+                "model": e.get("model") or "",
+                "phase": phase,
+                "copied": cp.copied,
+                "copy_share": cp.share,
+                "side_trouble": bool(side_trouble(text, role)),
+                "refusal": refuses(text),
+                "off_topic": off_topic(text, claim),
+                "unsourced_name": bool(names),
+                "names": [n.text for n in names][:10],
+                # a name no claim or evidence gives, never marked (on this turn, or on an earlier one that said it)
+                "unmarked_name": any(n.text not in marked for n in names),
+                "hit_budget": e.get("cut_off_at") is not None,
+            }
+        )
+        side = SIDE.get(role)
+        if side and phase == "rebuttal":
+            opp = [t for _, r, t in spoken if SIDE.get(r) not in (None, side)]
+            if opp:
+                out["rebuttals"].append(
+                    {
+                        "role": role,
+                        "agent": agent,
+                        "model": e.get("model") or "",
+                        "answers_point": answers_point(text, opp[-1], claim) and not cp.copied,
+                    }
+                )
+        spoken.append((agent, role, text))
+    return out

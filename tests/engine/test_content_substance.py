@@ -1,0 +1,181 @@
+"""What a turn argues (debate.content.substance): copying, sides, refusals, topic, named sources, rebuttals and
+judges, on the bad and good sentences the packaged models wrote; and a named source no claim or evidence gave,
+recorded on its turn, named to the judge and underlined on the page like an unsupported figure."""
+
+from __future__ import annotations
+
+import time
+
+from debate.content.substance import (
+    answers_point,
+    copied,
+    named_sources,
+    off_topic,
+    reason_ends,
+    refuses,
+    same_label,
+    score_substance,
+    side_trouble,
+    unsourced_names,
+)
+from tests.engine.test_content_turns import JUDGE, _client, _single_lineup
+from tests.support.engine import FakeRetriever, by_type, run
+
+TEXAS = "Says Texas has created more jobs than all the other states combined over the past decade."
+AMAZON = "The Amazon rainforest produces 20 percent of the oxygen in the world's atmosphere."
+INVENTED = "The Texas State Statistical Association has recently published a study that proves the claim is true."
+OPENING = (
+    "Texas has seen remarkable job growth thanks to low taxes and a friendly business climate, and "
+    "families across the state have felt the benefits in their paychecks every single year."
+)
+
+
+def test_a_run_of_twelve_words_from_the_other_speaker_is_a_copy_quoting_the_claim_is_not():
+    assert copied("As my opponent said, " + OPENING, [OPENING]).copied  # the issue's word-for-word rebuttal
+    assert not copied(OPENING, [], [TEXAS]).copied  # nobody spoke before
+    quote = "The claim says Texas has created more jobs than all the other states combined over the past decade."
+    assert not copied(quote, [TEXAS + " I agree."], [TEXAS]).copied  # both quote the claim: allowed
+    own = "Job numbers from the evidence show growth, but population growth explains much of it."
+    assert not copied(own, [OPENING]).copied
+
+
+def test_a_high_share_of_five_word_runs_is_a_copy_too():
+    other = "low taxes bring jobs to the state and the state keeps growing fast every year"
+    mixed = "low taxes bring jobs to the state and yes the state keeps growing fast every year"
+    c = copied(mixed, [other])
+    assert not c.longest_run and c.share >= 0.5 and c.copied
+
+
+def test_both_sides_in_one_turn_and_a_side_argued_by_the_wrong_speaker():
+    both = "**Support position:** Texas led the nation in jobs. **Oppose position:** other states grew too."
+    assert side_trouble(both, "politician") == "both"
+    assert side_trouble("The claim is true. The claim is false.", "journalist") == "both"
+    assert side_trouble("The claim is misleading: population grew as fast.", "politician") == "other"
+    assert side_trouble("The claim is accurate, the data agree.", "scientist") == "other"
+    assert side_trouble("The claim is also debunked by scientific evidence.", "scientist") == ""  # its own side
+    assert side_trouble("Texas added jobs, the claim is true.", "politician") == ""
+    assert side_trouble("The claim is false.", "member") == ""  # a voter takes no side
+
+
+def test_a_refusal_and_a_turn_off_the_claim():
+    assert refuses("I cannot provide an answer to this question as it involves a sensitive political issue.")
+    assert refuses("I'm sorry, but I can't help with that.")
+    assert not refuses("I cannot agree: the evidence shows growth was shared with other states.")
+    assert off_topic("The weather in Paris is lovely this time of year for tourists and long walks.", TEXAS)
+    assert not off_topic("Oxygen from the rainforest is mostly consumed by its own plants and microbes.", AMAZON)
+    assert not off_topic("I disagree.", TEXAS)  # too short to judge
+
+
+def test_named_sources_the_issue_found_and_the_ones_the_sources_give():
+    assert [n.text for n in named_sources(INVENTED)] == ["Texas State Statistical Association"]
+    text = "According to Dr. Jane Smith and a survey by Gallup, the U.S. Census Bureau and data from the CDC agree."
+    assert [n.text for n in named_sources(text)] == ["Dr. Jane Smith", "Gallup", "U.S. Census Bureau", "CDC"]
+    evidence = "The Census Bureau counted jobs. The Centers for Disease Control (CDC) reported."
+    assert [n.text for n in unsourced_names(text, [TEXAS, evidence])] == ["Dr. Jane Smith", "Gallup"]
+    assert [n.text for n in unsourced_names(INVENTED, [TEXAS, evidence])] == ["Texas State Statistical Association"]
+    # names that are not sources: the claim's subject, sentence openers, the protocol's own words
+    assert named_sources("Moreover, Texas has jobs. Support position: yes. The Politician argued well.") == []
+    assert named_sources("The Amazon rainforest produces oxygen, as the scientist said.") == []
+
+
+def test_a_rebuttal_answers_the_other_sides_point_a_copy_does_not():
+    opp = "Population growth in Texas, not policy, explains the job numbers; California added more jobs."
+    answer = "California's job numbers ignore that Texas population growth came because of the policy."
+    assert answers_point(answer, opp, TEXAS)
+    assert not answers_point("Texas created more jobs, as the claim says.", opp, TEXAS)
+
+
+def test_a_judges_reason_ends_and_its_label_is_the_verdict_shown():
+    assert not reason_ends("The evidence is a mix")  # the issue's judges stopped there
+    assert reason_ends("The evidence is a mix of support and doubt.")
+    assert not reason_ends("")
+    assert same_label("half-true", "HALF-TRUE") and not same_label("HALF-TRUE", "FALSE")
+    assert not same_label(None, "FALSE")
+
+
+def test_the_measures_stay_linear_on_hostile_input():
+    huge = "The Aa Bb Cc Association of " * 20_000 + "a" * 100_000 + " " + "," * 30_000 + "a"
+    t0 = time.perf_counter()
+    copied(huge, [huge], [huge])
+    named_sources(huge)
+    unsourced_names(huge, [huge])
+    side_trouble(huge, "politician")
+    refuses(huge)
+    assert time.perf_counter() - t0 < 2.0
+
+
+def _events(turns: list[dict], verdict: dict | None = None) -> list[dict]:
+    ev = [{"type": "debate_started", "claim": TEXAS}]
+    ev += [{"type": "turn_finished", "valid": True, **t} for t in turns]
+    return ev + ([{"type": "verdict", **verdict}] if verdict else [])
+
+
+def test_a_debate_scored_from_its_events():
+    reb = "As my opponent said, " + OPENING
+    ev = _events(
+        [
+            {"agent": "pol", "role": "politician", "phase": "opening", "text": OPENING},
+            {"agent": "sci", "role": "scientist", "phase": "opening", "text": INVENTED, "cut_off_at": 128},
+            {"agent": "sci", "role": "scientist", "phase": "rebuttal", "text": reb},
+            {"agent": "pol", "role": "politician", "phase": "rebuttal", "text": "Jobs matter to voters everywhere."},
+            {"agent": "j", "role": "judge", "phase": "round-judge", "text": "[VERDICT]: TRUE"},
+            {
+                "agent": "j",
+                "role": "judge",
+                "phase": "judge",
+                "text": "[REASON]: The evidence is a mix [VERDICT]: HALF-TRUE",
+                "label": "HALF-TRUE",
+                "parsed": {"explanation": "The evidence is a mix"},
+            },
+        ],
+        {"label": "FALSE", "written_label": "HALF-TRUE"},
+    )
+    s = score_substance(ev)
+    assert [t["role"] for t in s["turns"]] == ["politician", "scientist", "scientist", "politician"]
+    assert [t["copied"] for t in s["turns"]] == [False, False, True, False]
+    assert [t["hit_budget"] for t in s["turns"]] == [False, True, False, False]
+    assert s["turns"][1]["names"] == ["Texas State Statistical Association"] and s["turns"][1]["unmarked_name"]
+    assert [r["answers_point"] for r in s["rebuttals"]] == [False, False]  # a copy; no shared point
+    assert s["judges"] == [
+        {
+            "agent": "j",
+            "model": "",
+            "reason_ends": False,
+            "label_is_verdict": False,
+            "written": "HALF-TRUE",
+            "shown": "FALSE",
+        }
+    ]
+
+
+def test_an_invented_source_is_recorded_named_to_the_judge_and_marked_on_the_page():
+    """Through the engine's own path (the one unsupported figures take): the turn records the name, the
+    judge's prompt names it with who said it, and the bubble underlines it, escaped."""
+    from ui.transcript import DebateView
+    from ui.verdicts import answer_body_html
+
+    class Census(FakeRetriever):
+        def search(self, query: str, k: int = 20) -> list[dict]:
+            passage = "The Census Bureau counts jobs in every state."
+            return [{"id": "E1", "text": passage, "score": 0.9, "source": "src", "title": "Jobs"}]
+
+    pro = INVENTED + " <b>Jobs</b> grew."
+    opp = "The Census Bureau shows other states grew too."
+    client, backend = _client({"p": pro, "o": opp, "judge": JUDGE})
+    lu = _single_lineup("p", "o")
+    ev = run(client, "single", params={"rounds": 0}, lineup=lu, claim=TEXAS, evidence=True, retriever=Census())
+    said: dict = {}
+    for e in by_type(ev, "turn_finished"):
+        said.setdefault(e.role, e)
+    assert said["proponent"].unsourced_names == ["Texas State Statistical Association"]
+    assert said["opponent"].unsourced_names == []  # the evidence names the Census Bureau
+    note = backend.calls[-1]["messages"][-1]["content"]
+    assert "named sources" in note and "Texas State Statistical Association (proponent)" in note
+    view = DebateView().extend(ev)
+    turn = next(t for t in view.turns.values() if t.role == "proponent")
+    html = answer_body_html(turn, "", debate_id="d", known=set())
+    assert (
+        'class="unsupported-source" title="not in the claim or the evidence">Texas State Statistical Association'
+        in html
+    )
+    assert "<b>" not in html
