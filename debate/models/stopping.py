@@ -108,7 +108,7 @@ class KindEnd:
       break (the end of a paragraph or a list item), at most `grace` tokens later (then the hard cap,
       and the turn is shortened to its last full sentence as before);
     - a JSON answer under a grammar: its text value (a reason, one of `text_keys`) is closed at its first sentence end once
-      it has used half of `text_chars` (the schema's maxLength, which would otherwise cut it mid-sentence)
+      it has used a quarter of `text_chars` (the schema's maxLength, which would otherwise cut it mid-word)
       or the budget less JSON_RESERVE; and closed whatever it says JSON_RESERVE tokens before the hard cap,
       so the grammar always has room to write the label after it.
     `step(steps, next_breaks)` says "" (go on), "end" (the end token next) or "close" (a closing quote next).
@@ -142,7 +142,7 @@ class KindEnd:
             return ""
         if steps >= self.hard - JSON_RESERVE:
             return "close"
-        long = self.text_chars and self.json.string_chars >= self.text_chars // 2
+        long = self.text_chars and self.json.string_chars >= self.text_chars // 4
         if (long or steps >= self.budget - JSON_RESERVE) and at_sentence_end(self.json.string):
             return "close"
         return ""

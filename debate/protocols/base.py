@@ -781,7 +781,9 @@ class DebateContext:
                 valid = False
                 parsed = {**(parsed or {}), "label": None, "error": "answer could not be read"}
         if valid and parsed is not None and answer.lstrip().startswith("{"):  # a JSON answer: its words are shown
-            parsed, how, full = prose_ends_well(parsed, res.finish_reason == "length")
+            # under a grammar a text value that stops mid-sentence was cut (its maxLength), as by a budget
+            cut = res.finish_reason == "length" or self._first_schema(spec) is not None
+            parsed, how, full = prose_ends_well(parsed, cut)
         confidence = None
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
         if norm is not None and spec.threshold is not None and len(spec.labels) == 2:
@@ -951,6 +953,9 @@ COMMON_PARAMS: dict[str, Param] = {
 CUT_OFF = "the answer was cut off: the server closed the stream before the model finished (asked twice)"
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
 REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
+# a judge's constrained reason: room for a sentence or two (~60 tokens, its label still inside a 128-token
+# budget); the local backend closes it at a sentence end (KindEnd), the grammar's cap would cut it mid-word
+JUDGE_REASON_CHARS = 240
 
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
@@ -975,7 +980,13 @@ def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> boo
     return len(props) > 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 
 
-def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation", numeric: bool = False) -> dict:
+def json_answer(
+    key: str,
+    labels: tuple[str, ...],
+    text_key: str | None = "explanation",
+    numeric: bool = False,
+    text_chars: int = REPAIR_TEXT_CHARS,
+) -> dict:
     """TurnSpec fields for a constrained repair: a schema with a short free-text field first and then
     `key` in `labels` (0/1 for the paper's yes/no judge JSON), plus the format line shown to the model.
 
@@ -989,7 +1000,7 @@ def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "expla
     shown = "<1 for yes, 0 for no>" if numeric else "<one of " + ", ".join(f'"{v}"' for v in values) + ">"
     example = "{"
     if text_key:
-        props[text_key] = {"type": "string", "maxLength": REPAIR_TEXT_CHARS}
+        props[text_key] = {"type": "string", "maxLength": int(text_chars)}
         example += f'"{text_key}": "<your reason in one short sentence>", '
     props[key] = {"type": "integer" if numeric else "string", "enum": values}
     example += f'"{key}": {shown}' + "}"

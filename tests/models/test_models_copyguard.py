@@ -60,10 +60,10 @@ def test_the_claim_and_the_evidence_may_be_quoted_at_any_length():
 
 def test_greedy_output_is_unchanged_where_nothing_would_be_copied():
     guard = CopyGuard([OTHER], n=10)
-    own = lambda answer: [len(answer) % 7, 50]  # noqa: E731 - a model with words of its own
+    own = lambda answer: [len(answer) % 7, 50]
     assert greedy(own, guard, 200) == greedy(own, None, 200)
     # shares of up to 9 tokens with the other turn, again and again, are left alone
-    near = lambda answer: [OTHER[len(answer) % 9]]  # noqa: E731
+    near = lambda answer: [OTHER[len(answer) % 9]]
     assert greedy(near, guard, 40) == greedy(near, None, 40)
 
 
@@ -96,10 +96,12 @@ def test_a_json_reason_closes_at_a_sentence_and_leaves_room_for_the_label():
     kind = KindEnd(budget=128, grace=40, json_answer=True, text_chars=160, text_keys=("reason",))
     kind.feed('{"reason": "The evidence is mixed')
     assert kind.step(10, lambda: True) == ""
-    kind.feed(" on this point, as the passages show.")
-    assert kind.step(20, lambda: True) == ""  # a sentence end, but short of half the reason's room
-    kind.feed(" The politician cites no source, and the scientist cites two.")
-    assert kind.step(30, lambda: True) == "close"  # past half: the reason closes at its sentence end
+    kind.feed(".")
+    assert kind.step(20, lambda: True) == ""  # a sentence end, but short of a quarter of the reason's room
+    kind.feed(" The politician cites no source, and the scientist cites two")
+    assert kind.step(30, lambda: True) == ""  # mid-sentence
+    kind.feed(".")
+    assert kind.step(31, lambda: True) == "close"  # the reason closes at its sentence end
     late = KindEnd(budget=128, grace=40, json_answer=True, text_keys=("reason",))
     late.feed('{"reason": "On and on without an end')
     assert late.step(100, lambda: True) == ""
@@ -167,8 +169,9 @@ def test_the_embedded_model_is_refused_a_copy_and_otherwise_unchanged():
     def say(msgs, **kw) -> str:
         return "".join(c.text for c in be.stream(model, msgs, GenOptions(max_tokens=40, **kw)) if hasattr(c, "text"))
 
-    llm, _ = load_llama(*be.resolve(model))
-    toks = lambda s: [int(t) for t in llm.tokenize(s.encode(), add_bos=False, special=False)]  # noqa: E731
+    path, chat_format = be.resolve(model)
+    llm, _ = load_llama(path, be.n_ctx, be.n_threads, chat_format)  # the instance the backend generates with
+    toks = lambda s: [int(t) for t in llm.tokenize(s.encode(), add_bos=False, special=False)]
     free = say(ask)
     guarded = say(ask, no_copy=(other,))
     assert copied_run(toks(free), [toks(other)], 10), free  # the model copies when let
