@@ -50,6 +50,17 @@ class GenOptions:
     # how each label is written after label_key when not by its name, in the order of `labels` (TurQUaz's
     # judge writes `"category": 1` for YES and 0 for NO); their probabilities are read there as the labels'
     label_spellings: tuple[str, ...] = ()
+    # no copying (debate.models.copyguard): the earlier turns of the other speakers, whose runs of
+    # `no_copy_n` tokens the answer may not repeat, and the texts it may quote at any length (the claim, the
+    # evidence). The embedded backend bans such a run's next token at decode time; the server backends
+    # (Ollama, OpenAI-compatible) cannot see or bias tokens that way and ignore both. () = off
+    no_copy: tuple[str, ...] = ()
+    quotable: tuple[str, ...] = ()
+    no_copy_n: int = 0  # 0 = copyguard.DEFAULT_N
+    # a kind budget: past `max_tokens` the embedded backend lets a free-text answer go on for at most this
+    # many tokens to finish its sentence or paragraph, and a JSON answer to end its text at a sentence and
+    # close (its label never lost to the budget); servers stop at max_tokens. 0 = a hard cap, as before
+    grace_tokens: int = 0
 
     @property
     def deterministic(self) -> bool:
@@ -70,6 +81,14 @@ class GenOptions:
             d.pop("script")
         if not d["label_key"]:
             d.pop("label_key")
+        for k in ("no_copy", "quotable"):
+            if d[k]:
+                d[k] = list(d[k])
+            else:
+                d.pop(k)
+        for k in ("no_copy_n", "grace_tokens"):
+            if not d[k]:
+                d.pop(k)  # keys of requests without them stay as they were
         if d["label_spellings"]:
             d["label_spellings"] = list(self.label_spellings)
         else:

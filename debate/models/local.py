@@ -14,6 +14,15 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
 - **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
   closes; a free-text answer ends at its first repeated sentence or long run of words (a JSON one when
   one sentence repeats three times).
+- **No copying another speaker** (`GenOptions.no_copy`, `debate.models.copyguard`): a token that would
+  make the answer repeat a run of n tokens of another speaker's earlier turn is banned at decode time
+  (with the shorter tokens that spell its beginning, so the copy cannot go on spelled otherwise); runs of
+  the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
+  here: both act on every token of the context (the claim and the evidence included, which a debater must
+  be able to quote), and llama-cpp-python 0.3.36 exposes DRY only as a raw sampler, not in its chat API.
+- **A budget kept kindly** (`GenOptions.grace_tokens`, `debate.models.stopping.KindEnd`): past
+  `max_tokens` an argument may finish its sentence or paragraph within a bounded grace, and a
+  grammar-constrained JSON answer closes its reason at a sentence end, with room kept for its label.
 - **Keep an English task in English** (`GenOptions.script`): tokens with letters of another script are
   banned at decode time (a logits bias of -inf, ids computed once per model), not deleted afterwards.
 - **One model at a time on the CPU.** llama.cpp's threads spin while they wait for each other, so two
@@ -44,7 +53,8 @@ from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
 from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.stopping import AnswerWatch
+from debate.models.copyguard import DEFAULT_N, CopyGuard
+from debate.models.stopping import AnswerWatch, KindEnd
 
 TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
 LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
@@ -269,16 +279,77 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
     import numpy as np
 
     labs = tuple(lab.upper() for lab in labels)
+    texts = vocab_texts(llm, key)
     with _load_lock:
         if (key, labs) not in _label_ids:
-            if key not in _vocab_texts:  # ~1 s once per model for a 150k vocabulary
-                _vocab_texts[key] = [llm.detokenize([i]).decode("utf-8", errors="ignore") for i in range(llm.n_vocab())]
-            ids = [i for i, t in enumerate(_vocab_texts[key]) if any(_matches(t, lab) for lab in labs)]
-            _label_ids[(key, labs)] = (np.array(ids, dtype=np.int64), [_vocab_texts[key][i] for i in ids])
+            ids = [i for i, t in enumerate(texts) if any(_matches(t, lab) for lab in labs)]
+            _label_ids[(key, labs)] = (np.array(ids, dtype=np.int64), [texts[i] for i in ids])
         return _label_ids[(key, labs)]
 
 
 _script_bans: dict[tuple[str, str], Any] = {}
+_by_text: dict[str, dict[str, list[int]]] = {}
+_quote_ids: dict[str, Any] = {}
+
+
+def vocab_texts(llm: Any, key: str) -> list[str]:
+    """Every vocabulary token's text (cached per model; ~1 s once for a 150k vocabulary)."""
+    with _load_lock:
+        if key not in _vocab_texts:
+            _vocab_texts[key] = [llm.detokenize([i]).decode("utf-8", errors="ignore") for i in range(llm.n_vocab())]
+        return _vocab_texts[key]
+
+
+def spelled_by_prefix(llm: Any, key: str, ids: set[int]) -> list[int]:
+    """`ids` and every token whose text is a shorter beginning of one of theirs (" econ" for " economy"):
+    banning a copied word's token alone would let the copy go on spelled in two tokens."""
+    texts = vocab_texts(llm, key)
+    with _load_lock:
+        if key not in _by_text:
+            index: dict[str, list[int]] = {}
+            for i, t in enumerate(texts):
+                if t:
+                    index.setdefault(t, []).append(i)
+            _by_text[key] = index
+        index = _by_text[key]
+    out = set(ids)
+    for i in ids:
+        t = texts[i] if 0 <= i < len(texts) else ""
+        for k in range(1, len(t)):
+            out.update(index.get(t[:k], ()))
+    return sorted(out)
+
+
+def quote_token_ids(llm: Any, key: str) -> Any:
+    """Ids of the tokens that begin with a double quote (what may close a JSON string), cached per model."""
+    import numpy as np
+
+    texts = vocab_texts(llm, key)
+    with _load_lock:
+        if key not in _quote_ids:
+            _quote_ids[key] = np.array([i for i, t in enumerate(texts) if t.startswith('"')], dtype=np.int64)
+        return _quote_ids[key]
+
+
+def copy_guard(llm: Any, options: GenOptions) -> CopyGuard | None:
+    """The request's CopyGuard over this model's tokens of its protected and quotable texts."""
+
+    def ids(text: str) -> list[int]:
+        return [int(t) for t in llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)] if text else []
+
+    guard = CopyGuard(
+        [ids(t) for t in options.no_copy], [ids(t) for t in options.quotable], int(options.no_copy_n or DEFAULT_N)
+    )
+    return guard or None
+
+
+def text_fields(schema: dict | None) -> tuple[tuple[str, ...], int]:
+    """The keys of `schema`'s free-text values (strings without an enum) and the least maxLength among them
+    (0 when none sets one)."""
+    props = ((schema or {}).get("properties") or {}).items()
+    text = {k: v for k, v in props if isinstance(v, dict) and v.get("type") == "string" and "enum" not in v}
+    lengths = [int(v["maxLength"]) for v in text.values() if v.get("maxLength")]
+    return tuple(text), (min(lengths) if lengths else 0)
 
 
 def script_banned_ids(llm: Any, key: str, script: str) -> Any:
@@ -339,14 +410,21 @@ class _StepRecorder:
         self.watch: AnswerWatch | None = None
         self.llm: Any = None
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
+        self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
+        self.widen: Callable[[set[int]], list[int]] = sorted  # a banned copy token -> the ids to ban
+        self.refused = 0  # steps where the guard banned a copy's next token
+        self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
+        self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
 
     def __call__(self, input_ids, scores):
-        if (self.watch is not None or self.slot is not None) and self.steps > 0:
+        if (self.watch is not None or self.slot is not None or self.kind is not None) and self.steps > 0:
             new = input_ids[self.prompt_tokens + self.steps - 1 :]  # the token accepted since the last step
             piece = self.llm.detokenize(list(new)).decode("utf-8", errors="ignore") if len(new) else ""
             if self.slot is not None:
                 self.chosen.append(piece)
                 self.text = (self.text + piece)[-SLOT_TAIL:]
+            if self.kind is not None and piece:
+                self.kind.feed(piece)
             if piece and self.watch is not None and self.watch.feed(piece):
                 scores[:] = -math.inf
                 scores[self.llm.token_eos()] = 0.0
@@ -357,6 +435,11 @@ class _StepRecorder:
         self.steps += 1
         if self.banned is not None and len(self.banned):
             scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
+        if self.guard is not None:
+            copy = self.guard.banned(input_ids[self.prompt_tokens :])
+            if copy:
+                scores[self.widen(copy)] = -math.inf
+                self.refused += 1
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
 
@@ -373,7 +456,30 @@ class _StepRecorder:
                 self._decide(scores, pos)
             elif self.slot is not None and self.slot.search(self.text):
                 self._at_slot(scores, pos)
+        if self.kind is not None:
+            self._kindly(scores)
         return scores
+
+    def _kindly(self, scores) -> None:
+        """Past the budget: the end token where the answer may end, a closing quote where a JSON answer's
+        text must close (KindEnd)."""
+        import numpy as np
+
+        eos = int(self.llm.token_eos())
+
+        def breaks() -> bool:
+            top = int(np.argmax(scores))
+            text = self.llm_text(top)
+            return top == eos or not text or text[:1].isspace()
+
+        what = self.kind.step(self.steps - 1, breaks) if self.kind is not None else ""
+        if what == "end":
+            scores[:] = -math.inf
+            scores[eos] = 0.0
+        elif what == "close" and self.quotes is not None and len(self.quotes):
+            keep = scores[self.quotes].copy()
+            scores[:] = -math.inf
+            scores[self.quotes] = keep
 
     def _at_slot(self, scores, pos: dict[str, float]) -> None:
         """Right after the label key: when the label is about to be written here (the most probable token
@@ -683,7 +789,7 @@ class LocalBackend:
         if stop():
             return False
         try:
-            for _ in self._generate(model, messages, replace(options, max_tokens=1), warm=stop):
+            for _ in self._generate(model, messages, replace(options, max_tokens=1, grace_tokens=0), warm=stop):
                 pass
         except WarmAborted:
             return False
@@ -738,10 +844,23 @@ class LocalBackend:
                 rec.banned = script_banned_ids(llm, str(path), options.script)
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch = AnswerWatch(json_answer=options.stop_after_json)
+            if options.no_copy:
+                rec.guard = copy_guard(llm, options)
+                rec.widen = lambda ids: spelled_by_prefix(llm, str(path), ids)
+            max_tokens = int(options.max_tokens)
+            grace = max(0, int(options.grace_tokens or 0))
+            # free text, or JSON under a grammar (which writes the label once its text is closed); a JSON
+            # answer without one keeps the hard cap: closing its text would not make it close the object
+            if grace and (options.json_schema or not options.stop_after_json):
+                keys, chars = text_fields(options.json_schema)
+                rec.kind = KindEnd(max_tokens, grace, bool(options.json_schema), chars, keys)
+                if options.json_schema:
+                    rec.quotes = quote_token_ids(llm, str(path))
+                max_tokens += grace
             kwargs: dict[str, Any] = dict(
                 messages=messages,
                 temperature=options.temperature,
-                max_tokens=options.max_tokens,
+                max_tokens=max_tokens,
                 stop=list(options.stop) or None,
                 stream=True,
                 logits_processor=LogitsProcessorList([rec]),

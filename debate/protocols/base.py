@@ -137,6 +137,7 @@ class DebateContext:
     first_votes: dict[str, str | None] | None = None
     first_basis: str = "first votes"
     said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
+    said_by: list[tuple[str, str]] = field(default_factory=list)  # (agent, text) of the same turns: whose words
     # figures the engine itself put in the agents' prompts (a council's threshold and vote shares): sources too
     given: list[str] = field(default_factory=list)
     # (agent, figure or named source) no source gave, in order: named to the judge
@@ -441,7 +442,8 @@ class DebateContext:
         lines = []
         n = int(self.params.get("answer_sentences", 0) or 0)
         if n > 0 and free_text and not self.is_person(agent):
-            lines.append(prompts.render("engine.length", n=str(n), s="" if n == 1 else "s"))
+            words = told_words(int(self.config.max_tokens))
+            lines.append(prompts.render("engine.length", n=str(n), s="" if n == 1 else "s", words=str(words)))
         if agent.role == "judge" and self.unsupported:
             with self._lock:
                 figs = "; ".join(f"{fig} ({who})" for who, fig in dict.fromkeys(self.unsupported))
@@ -453,6 +455,7 @@ class DebateContext:
         are noted for the judge."""
         with self._lock:
             self.said.append(finished.text)
+            self.said_by.append((finished.agent, finished.text))
             self.unsupported.extend((finished.agent, f) for f in finished.unsupported_figures)
             self.unsupported.extend((finished.agent, n) for n in finished.unsourced_names)
 
@@ -569,6 +572,7 @@ class DebateContext:
             script=self.script,
             label_key=label_key_of(spec) if spec.labels else "",
             label_spellings=tuple(spec.label_spellings) if spec.labels else (),
+            **self._own_words(spec, json_schema),
         )
         # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
         person = self.is_person(a)
@@ -581,6 +585,24 @@ class DebateContext:
             self.model_calls += not person  # a person's turn is not a model call
             self.cache_hits += int(stream.cached)
         return stream
+
+    def _own_words(self, spec: TurnSpec, json_schema: dict | None) -> dict[str, Any]:
+        """GenOptions fields that keep an answer its own and its length kind: an argument in words may not
+        copy a run of another speaker's earlier turn (the claim, the evidence and the moderator's notes it
+        may quote: `no_copy`), and an argument or a JSON answer under a grammar may finish its sentence past
+        the budget (`budget_grace`). Backends that cannot do either ignore them (GenOptions)."""
+        out: dict[str, Any] = {}
+        if spec.parse is None and self.params.get("no_copy", True):
+            with self._lock:
+                others = tuple(dict.fromkeys(t for who, t in self.said_by if who != spec.agent.agent and t.strip()))
+            if others:
+                passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
+                quotable = (self.claim, *passages, *self.moderator_notes)
+                out.update(no_copy=others, quotable=tuple(q for q in quotable if q.strip()))
+        grace = int(self.params.get("budget_grace", GRACE_TOKENS) or 0)
+        if grace > 0 and (spec.parse is None or json_schema is not None):
+            out["grace_tokens"] = grace
+        return out
 
     def _first_schema(self, spec: TurnSpec) -> dict | None:
         """A TurnSpec with constrain=True is decoded under its JSON schema from the first token (small
@@ -781,7 +803,9 @@ class DebateContext:
                 valid = False
                 parsed = {**(parsed or {}), "label": None, "error": "answer could not be read"}
         if valid and parsed is not None and answer.lstrip().startswith("{"):  # a JSON answer: its words are shown
-            parsed, how, full = prose_ends_well(parsed, res.finish_reason == "length")
+            # under a grammar a text value that stops mid-sentence was cut (its maxLength), as by a budget
+            cut = res.finish_reason == "length" or self._first_schema(spec) is not None
+            parsed, how, full = prose_ends_well(parsed, cut)
         confidence = None
         sources = self.figure_sources()  # what a figure or a named source may come from
         norm = normalise_probs(probs, spec.labels) if spec.labels else None
@@ -914,6 +938,16 @@ def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:
     return tuple(Said(t.text, prefix(t), order_of(t.turn_id, i)) for i, t in enumerate(turns))
 
 
+GRACE_TOKENS = 40  # past the budget, tokens an answer may use to finish its sentence (a few dozen: one sentence)
+WORDS_PER_TOKEN = 0.55  # words asked per token of budget: English runs ~0.75 words a token for these tokenizers,
+# and small models asked for N words write up to ~30 % more
+
+
+def told_words(max_tokens: int) -> int:
+    """The length in words an argument is asked to keep for its token budget (128 tokens: about 70 words)."""
+    return max(10, int(max_tokens * WORDS_PER_TOKEN) // 10 * 10)
+
+
 COMMON_PARAMS: dict[str, Param] = {
     "repair": (True, "Retry an unreadable answer once with a repair prompt before marking it invalid."),
     "max_context_chars": (
@@ -922,6 +956,16 @@ COMMON_PARAMS: dict[str, Param] = {
         "condensed, an event says so) only when the model's context window cannot hold it.",
     ),
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
+    "no_copy": (
+        True,
+        "An argument may not repeat a run of 10 tokens (about 8 words) of another speaker's earlier turn; the "
+        "claim, the evidence and the moderator's notes may be quoted (embedded models only).",
+    ),
+    "budget_grace": (
+        GRACE_TOKENS,
+        "Tokens past the answer budget an argument may use to finish its sentence, and a judge to end its "
+        "reason and write its label (embedded models only). 0 = cut at the budget.",
+    ),
     "answer_sentences": (
         0,
         "Ask each argument (free-text turn) for at most this many sentences. 0 = the papers' "
@@ -933,6 +977,9 @@ COMMON_PARAMS: dict[str, Param] = {
 CUT_OFF = "the answer was cut off: the server closed the stream before the model finished (asked twice)"
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
 REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
+# a judge's constrained reason: room for a sentence or two (~60 tokens, its label still inside a 128-token
+# budget); the local backend closes it at a sentence end (KindEnd), the grammar's cap would cut it mid-word
+JUDGE_REASON_CHARS = 240
 
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
@@ -957,7 +1004,13 @@ def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> boo
     return len(props) > 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 
 
-def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "explanation", numeric: bool = False) -> dict:
+def json_answer(
+    key: str,
+    labels: tuple[str, ...],
+    text_key: str | None = "explanation",
+    numeric: bool = False,
+    text_chars: int = REPAIR_TEXT_CHARS,
+) -> dict:
     """TurnSpec fields for a constrained repair: a schema with a short free-text field first and then
     `key` in `labels` (0/1 for the paper's yes/no judge JSON), plus the format line shown to the model.
 
@@ -971,7 +1024,7 @@ def json_answer(key: str, labels: tuple[str, ...], text_key: str | None = "expla
     shown = "<1 for yes, 0 for no>" if numeric else "<one of " + ", ".join(f'"{v}"' for v in values) + ">"
     example = "{"
     if text_key:
-        props[text_key] = {"type": "string", "maxLength": REPAIR_TEXT_CHARS}
+        props[text_key] = {"type": "string", "maxLength": int(text_chars)}
         example += f'"{text_key}": "<your reason in one short sentence>", '
     props[key] = {"type": "integer" if numeric else "string", "enum": values}
     example += f'"{key}": {shown}' + "}"

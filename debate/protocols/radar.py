@@ -35,7 +35,16 @@ from debate.aids import calibration as cal
 from debate.events import Event, StopCheck, TurnFinished
 from debate.lineups import Agent, Seating
 from debate.models.spec import ModelSpec
-from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.base import (
+    JUDGE_REASON_CHARS,
+    DebateContext,
+    ProtocolInfo,
+    Slot,
+    TurnSpec,
+    entries,
+    json_answer,
+    params,
+)
 from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
 from debate.protocols.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
 
@@ -201,7 +210,7 @@ class Debate:
             labels=t.labels,
             answer_format=f"[REASON]: your justification\n[VERDICT]: {t.verdict_options}",
             constrain=self.ctx.p("judge_answer") == "constrained",
-            **json_answer("verdict", t.labels, "reason"),
+            **json_answer("verdict", t.labels, "reason", text_chars=JUDGE_REASON_CHARS),
         )
 
     def final_verdict(self, judge: Agent, rnd: int, lone: str | None = None) -> Iterator[Event]:

@@ -12,7 +12,7 @@ from debate.content.script import off_script, script_of, token_bytes_allowed
 from debate.models.base import Final, GenOptions
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
-from debate.protocols.base import ends_well
+from debate.protocols.base import ends_well, told_words
 from tests.support.engine import by_type, kind, lineup, run
 
 CUT = (
@@ -71,7 +71,9 @@ def test_a_debate_records_shortened_turns_and_later_turns_read_the_kept_text():
     assert later and not any("lowest on record" in str(c["messages"]) for c in backend.calls)  # never the cut part
     # the demo pace's length line reaches the arguments, never the judge's formatted answer
     argue = [c for c in backend.calls if kind(c["messages"]) == "argue"]
-    assert argue and all("Answer in at most 3 complete sentences." in c["messages"][-1]["content"] for c in argue)
+    words = told_words(64)  # the length the token budget (the test runs at 64 tokens) holds, told in words
+    line = f"Answer in at most 3 complete sentences (about {words} words)."
+    assert argue and all(line in c["messages"][-1]["content"] for c in argue)
     judge = [c for c in backend.calls if c["model"] == "judge"]
     assert judge and "complete sentences" not in judge[-1]["messages"][-1]["content"]
 
