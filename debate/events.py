@@ -334,6 +334,13 @@ class Verdict(Event):
     # fields (debate.tasks.override_note), so no screen shows the aid's label without saying it overruled.
     written_label: str | None = None
     aid: str = ""
+    # Which label `label` is (debate.outcome.reading): "written" = the label the deciding model wrote, the
+    # default, with an aid's label kept beside it as a second opinion in `calibrated_label`; "calibrated" =
+    # the person chose the calibrated reading (`calibrated_reading`), `written_label` then holding what the
+    # model wrote. "" = recorded before the choice existed (a `written_label` then means calibrated).
+    reading: str = ""
+    calibrated_label: str | None = None
+    calibrated_confidence: float | None = None
     # What `confidence` is (debate.tasks.verdict_number says it in words): "votes" = votes_for of voters
     # members gave the label (a share, not a probability); "samples" = the share of sampled answers;
     # "probability" = the deciding model's own probability of the label; "calibrated" = that probability

@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "debate.events",
             "debate.layers",
             "debate.records",
+            "debate.outcome",
             "debate.content",
         ),
     ),

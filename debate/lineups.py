@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from debate.errors import DebateError, InvalidInput
+from debate.models import packaged
 from debate.models.spec import ModelSpec, several_servers
 
 # The paper's Ollama models (TurQUaz Sec. 4.1: Q4_K_M quantisations except Mistral Q4_0, which are the
@@ -55,15 +56,15 @@ ALIASES = {"paper-council": "paper-council-ollama", "paper-debate": "paper-debat
 
 
 def _embedded_members() -> list[dict]:
-    """The offline council: Qwen2.5-0.5B and SmolLM2-135M, mixed, each member with its own seed and
+    """The offline council: Qwen2.5-Coder-0.5B-Instruct and SmolLM2-135M-Instruct, mixed, each member with its own seed and
     temperature (a fresh list per preset, so editing one preset's copy never changes another's)."""
     return [
-        _m("qwen-a", "local:qwen2.5-0.5b", 0.7, 101),
+        _m("qwen-a", "local:qwen2.5-coder-0.5b", 0.7, 101),
         # SmolLM2 votes and says nothing more: measured on 30 CheckThat dev tweets (docs/content-benchmark.md),
         # its explanations held every cut, repeating, copied-format and most invented-figure turns of the
         # council (digit strings, letter chains, "lelace lelace …"); its vote is decoded first, unchanged
         {**_m("smol-a", "local:smollm2-135m", 0.7, 202), "explain": False},
-        _m("qwen-b", "local:qwen2.5-0.5b", 1.0, 303),
+        _m("qwen-b", "local:qwen2.5-coder-0.5b", 1.0, 303),
     ]
 
 
@@ -78,14 +79,15 @@ LARGER_TIME = (
 PRESETS: dict[str, dict] = {
     "embedded": {
         "name": "embedded",
-        "description": "Offline: the packaged Qwen2.5-0.5B and SmolLM2-135M models, mixed, each member with "
-        "its own seed and temperature; Qwen2.5-0.5B judges and chairs at temperature 0.",
+        "description": "Offline: the packaged Qwen2.5-Coder-0.5B-Instruct (a code model, the only Qwen the "
+        "packages carry) and SmolLM2-135M-Instruct, mixed, each member with its own seed and temperature; "
+        "Qwen2.5-Coder-0.5B judges and chairs at temperature 0.",
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
         "members": _embedded_members(),
-        "judge": _m("judge", "local:qwen2.5-0.5b", 0.0, 0),
-        "chair": _m("chair", "local:qwen2.5-0.5b", 0.0, 0),
+        "judge": _m("judge", "local:qwen2.5-coder-0.5b", 0.0, 0),
+        "chair": _m("chair", "local:qwen2.5-coder-0.5b", 0.0, 0),
     },
     # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
     # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
@@ -94,18 +96,19 @@ PRESETS: dict[str, dict] = {
     # measured content and time beside the default's.
     "embedded-larger": {
         "name": "embedded-larger",
-        "description": "Offline, slower: the packaged Qwen2.5-1.5B argues RADAR's two sides, judges, and chairs "
-        "the council; members stay Qwen2.5-0.5B and SmolLM2-135M. " + LARGER_TIME,
+        "description": "Offline, slower: the packaged Qwen2.5-Coder-1.5B-Instruct argues RADAR's two sides, "
+        "judges, and chairs the council; members stay Qwen2.5-Coder-0.5B-Instruct and SmolLM2-135M-Instruct. "
+        + LARGER_TIME,
         "members": _embedded_members(),
-        "judge": _m("judge", "local:qwen2.5-1.5b", 0.0, 0),
-        "chair": _m("chair", "local:qwen2.5-1.5b", 0.0, 0),
+        "judge": _m("judge", "local:qwen2.5-coder-1.5b", 0.0, 0),
+        "chair": _m("chair", "local:qwen2.5-coder-1.5b", 0.0, 0),
         "roles": {
-            "politician": _m("politician", "local:qwen2.5-1.5b", 0.7, 101),
-            "scientist": _m("scientist", "local:qwen2.5-1.5b", 0.7, 202),
-            "advocate": _m("advocate", "local:qwen2.5-1.5b", 0.7, 101),
-            "critic": _m("critic", "local:qwen2.5-1.5b", 0.7, 202),
-            "single": _m("agent", "local:qwen2.5-1.5b", 0.7, 101),
-            "stop": _m("stop-agent", "local:qwen2.5-0.5b", 0.0, 0),
+            "politician": _m("politician", "local:qwen2.5-coder-1.5b", 0.7, 101),
+            "scientist": _m("scientist", "local:qwen2.5-coder-1.5b", 0.7, 202),
+            "advocate": _m("advocate", "local:qwen2.5-coder-1.5b", 0.7, 101),
+            "critic": _m("critic", "local:qwen2.5-coder-1.5b", 0.7, 202),
+            "single": _m("agent", "local:qwen2.5-coder-1.5b", 0.7, 101),
+            "stop": _m("stop-agent", "local:qwen2.5-coder-0.5b", 0.0, 0),
         },
     },
     "paper-council-ollama": {
@@ -211,7 +214,7 @@ def _check_entry(e: Any, where: str) -> dict:
     if not isinstance(e, dict) or not str(e.get("model", "")).strip():
         raise InvalidInput(
             f"Lineup entry {where} has no model.",
-            'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-0.5b".',
+            'Each entry needs at least {"model": "backend:model"}, e.g. "local:qwen2.5-coder-0.5b".',
         )
     if isinstance(e["model"], list):
         raise several_servers(f"Lineup entry {where}")
@@ -278,7 +281,7 @@ def load_lineup(ref: str | dict) -> dict:
             if not isinstance(data, dict):
                 raise InvalidInput(
                     f"Lineup file {name} holds a JSON {type(data).__name__}, not an object.",
-                    'Write it as {"name": ..., "members": [{"model": "local:qwen2.5-0.5b"}, ...]}.',
+                    'Write it as {"name": ..., "members": [{"model": "local:qwen2.5-coder-0.5b"}, ...]}.',
                 )
             data.setdefault("name", path.stem)
         else:
@@ -289,7 +292,7 @@ def load_lineup(ref: str | dict) -> dict:
         raise InvalidInput("A lineup must be a JSON object.", "See debate/lineups.py for the format.")
     members = data.get("members")
     if not isinstance(members, list) or not members:
-        raise InvalidInput("The lineup has no members.", 'Add "members": [{"model": "local:qwen2.5-0.5b"}, ...].')
+        raise InvalidInput("The lineup has no members.", 'Add "members": [{"model": "local:qwen2.5-coder-0.5b"}, ...].')
     for i, m in enumerate(members):
         _check_entry(m, f"members[{i}]")
     for key in ("judge", "chair"):
@@ -302,7 +305,7 @@ def load_lineup(ref: str | dict) -> dict:
             raise InvalidInput(
                 f"The lineup's {key!r} is not a JSON object.",
                 'Write it as in debate/lineups.py, e.g. "roles": {"judge": {"model": '
-                '"local:qwen2.5-0.5b"}}, or leave it out.',
+                '"local:qwen2.5-coder-0.5b"}}, or leave it out.',
             )
     for side, lst in (data.get("teams") or {}).items():
         if not isinstance(lst or [], list):
@@ -337,7 +340,7 @@ def _agent(entry: dict, role: str, name: str, seed_offset: int = 0) -> Agent:
     return Agent(
         name,
         role,
-        str(entry["model"]).strip(),
+        packaged.canonical_spec(str(entry["model"]).strip()),  # an old packaged name runs under its own
         float(entry.get("temperature", 0.0)),
         None if seed is None else int(seed) + seed_offset,
         int(entry.get("k_demos", 0) or 0),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from debate import outcome
 from debate.errors import InvalidInput
 
 TASK_NAMES = ("checkthat", "halftruth", "averitec", "custom")
@@ -319,13 +320,6 @@ _TRUTH_WORDS = {
     "HALF-TRUE": "the claim is half-true: correct in itself, but misleading because it leaves out context",
     "NEI": "there is not enough evidence to decide",
 }
-_WHO = {
-    "judge": "the judge",
-    "baseline": "the model",
-    "majority": "the members",
-    "round-judge": "the round judge",
-    "single-agent": "the model",
-}
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -372,25 +366,11 @@ def verdict_sentences(verdict: Any, started: Any = None) -> list[str]:
 
 
 def override_note(verdict: Any) -> str:
-    """When an aid changed the label (fitted class weights, a fitted threshold, calibration), one sentence
-    that says so where the label is shown: "The judge said TRUE; its calibrated probabilities give FALSE
-    (class weights fitted on LIAR train)." Empty when nothing was overruled."""
-    written, label = _get(verdict, "written_label"), _get(verdict, "label")
-    if not written or not label or written == label:
-        return ""
-    who = _WHO.get(str(_get(verdict, "source") or ""), "the model")
-    aid = str(_get(verdict, "aid") or "").strip()
-    if _get(verdict, "source") == "majority":
-        return (
-            f"The members wrote a majority of {written}; counted by their label probabilities"
-            + (f" ({aid})" if aid else "")
-            + f", the majority is {label}."
-        )
-    return (
-        f"{who[0].upper() + who[1:]} said {written}; its calibrated probabilities give {label}"
-        + (f" ({aid})" if aid else "")
-        + "."
-    )
+    """The one sentence beside a verdict's label when its readings disagree (debate.outcome.reading):
+    the calibration's label as a second opinion ("Calibrated reading: FALSE (class weights fitted on LIAR
+    train) — a second opinion; …"), that the calibrated reading was chosen and what the model wrote, or a
+    council's counted majority against its written one. Empty when nothing disagrees."""
+    return outcome.reading(verdict).note()
 
 
 _OWN = {

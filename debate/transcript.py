@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from debate import outcome
 from debate.errors import InvalidInput
 from debate.events import Event, checked_event
 from debate.tasks import (
@@ -181,6 +182,10 @@ class TextRenderer:
         self.current: str | None = None
         self.had_tokens: dict[str, bool] = {}
         self.debate_started: Event | None = None  # the task it says words the verdict (tasks.verdict_sentences)
+        self.last_tally: Event | None = None  # what a chair's status is read against (debate.outcome.chair_tag)
+        self.chairs: dict[str, outcome.ChairTag] = {}
+        self.since_tally: list[Event] = []  # finished turns since the last tally: the votes behind the next one
+        self.rounds: list[outcome.RoundVotes] = []
 
     # -- styling --------------------------------------------------------------------------------
     def _c(self, code: str, text: str) -> str:
@@ -207,6 +212,8 @@ class TextRenderer:
                 bits.append(self._c("1;31", "NO ANSWER (the person's countdown ended)"))
             elif not ev.valid:
                 bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
+            elif ev.turn_id in self.chairs:  # the tally's state, not the chair's own status field
+                bits.append(self._c("1", f"→ {outcome.chair_words(self.chairs[ev.turn_id])}"))
             elif ev.label is not None:
                 conf = f" ({turn_number(ev)})" if turn_number(ev) else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
@@ -263,6 +270,11 @@ class TextRenderer:
             self.buffer.setdefault(ev.turn_id, []).append(text)
             return ""
         if kind == "turn_finished":
+            self.since_tally.append(ev)
+            if str(ev.role).lower() in outcome.CHAIR_ROLES and ev.valid:
+                tag = outcome.chair_tag(ev.label, self.last_tally)
+                if tag is not None:
+                    self.chairs[ev.turn_id] = tag
             if ev.turn_id not in self.started:  # a stream cut before TurnStarted: show it plainly
                 self.started[ev.turn_id] = ev
                 self.open.append(ev.turn_id)
@@ -307,7 +319,13 @@ class TextRenderer:
             out = "\n" + self._rule(ev.title or ev.phase, "═" if ev.phase == "category" else "─")
             return out + (self._c("2", f"  {ev.note}") + "\n" if ev.note else "")
         if kind == "votes_tallied":
+            self.last_tally = ev
+            rv = outcome.round_votes(ev, self.since_tally)
+            self.rounds.append(rv)
+            self.since_tally = []
             counts = ", ".join(f"{k} {n}" for k, n in ev.counts.items())
+            if rv.differs:  # written and counted both, as the verdict card's headline says them
+                counts = rv.headline()
             invalid = sum(1 for v in ev.votes.values() if v is None)
             state = "reached" if ev.reached else "not reached"
             extra = " · votes stabilised" if ev.stabilised else ""
@@ -359,7 +377,8 @@ class TextRenderer:
         if kind == "verdict":
             label = ev.label if ev.labels is None else ", ".join(f"{k}: {v}" for k, v in ev.labels.items())
             label = label if label is not None else "NO VALID ANSWER"
-            conf = f" ({verdict_number(ev)})" if verdict_number(ev) else ""
+            number = outcome.verdict_headline(ev, self.rounds) or verdict_number(ev)
+            conf = f" ({number})" if number else ""
             gold = ""
             if ev.gold is not None and ev.correct is not None:
                 gold = f" · gold {ev.gold}: {'right' if ev.correct else 'wrong'}"

@@ -483,6 +483,10 @@ with tab_run:
                 for r in pap["rows"]
             ]
         st.dataframe([ours] + rows, hide_index=True, key="ev_papers")
+    if m.get("readings"):  # the written label and the calibrated reading, scored apart (debate/outcome.py)
+        from debate.evaluation.report import reading_lines
+
+        st.caption(" ".join(reading_lines(m["readings"])).capitalize() + ".")
     chosen = (m.get("calibration") or {}).get("chosen")
     if chosen:
         st.caption(

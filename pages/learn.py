@@ -142,7 +142,17 @@ if view == "Vote dynamics":
             "step through it instead, or pick a council debate."
         )
         st.stop()
-    st.plotly_chart(teaching.sankey_figure(d["sankey"], "Who voted what, round by round"), key="learn_sankey")
+    st.plotly_chart(
+        teaching.sankey_figure(d["sankey"], "Who voted what, round by round (as the tally counted)"), key="learn_sankey"
+    )
+    if d["counted_otherwise"]:  # the same statement as the verdict card's headline and the bubbles' tags
+        st.markdown("#### Votes counted otherwise than written")
+        st.caption(
+            "Under the small-model aids a member's vote is the label its own probabilities favour against a "
+            "threshold fitted on train, which can differ from the label it wrote. The chart and the tables "
+            "count what the tally counted."
+        )
+        st.dataframe(d["counted_otherwise"], hide_index=True, width="stretch")
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("#### Agreement over rounds")
@@ -154,7 +164,11 @@ if view == "Vote dynamics":
         )
         st.markdown("#### Who persuaded whom")
         st.dataframe(d["persuasion"] or [{"persuader": "nobody changed their vote"}], hide_index=True, width="stretch")
-        st.caption("A switch to label b is credited, in equal parts, to the agents who already voted b.")
+        st.caption(
+            "A switch to label b is credited, in equal parts, to the members who already voted b and gave a "
+            "reason for it; a bare vote argued nothing, so a switch no such member explains is credited to "
+            f"“{teaching.NO_REASON}”."
+        )
     st.stop()
 
 # -- step through ------------------------------------------------------------------------------------

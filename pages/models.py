@@ -116,6 +116,7 @@ st.dataframe(
         {
             "status": f"{DOT.get(readiness(r), '⚪')} {readiness(r)}",
             "spec": r.spec,
+            "model": str((r.extra or {}).get("title") or ""),  # what it is, e.g. Qwen2.5-Coder-0.5B-Instruct Q4_K_M
             "backend": r.backend,
             "size": f"{r.size_bytes / 1e6:,.0f} MB" if r.size_bytes else "",
             "license": r.license,
@@ -133,7 +134,7 @@ ready = [r.spec for r in rows if r.name and r.status == "ready"]
 c1, c2 = st.columns([3, 1])
 spec = c1.selectbox(
     "Model",
-    ready or ["local:qwen2.5-0.5b"],
+    ready or ["local:qwen2.5-coder-0.5b"],
     key="try_model",
     accept_new_options=True,
     help="Pick one, or type any spec such as ollama:qwen3:8b or openai:NAME@http://HOST:PORT/v1",

@@ -34,17 +34,17 @@ from debate.evaluation.targets import macro_f1
 CANDIDATES = Path(__file__).resolve().parents[1] / "assets" / "lineups" / "council-candidates"
 # view name -> (model, k, skip, neighbours): what the run of that suffix answered with
 VIEWS = {
-    "v1": ("local:qwen2.5-0.5b", 8, 0, "semantic"),
+    "v1": ("local:qwen2.5-coder-0.5b", 8, 0, "semantic"),
     "v2": ("local:smollm2-135m", 8, 0, "semantic"),
-    "d1": ("local:qwen2.5-0.5b", 4, 0, "semantic"),
-    "d2": ("local:qwen2.5-0.5b", 4, 4, "semantic"),
+    "d1": ("local:qwen2.5-coder-0.5b", 4, 0, "semantic"),
+    "d2": ("local:qwen2.5-coder-0.5b", 4, 4, "semantic"),
     "d3": ("local:smollm2-135m", 8, 8, "semantic"),
-    "l1": ("local:qwen2.5-0.5b", 8, 0, "lexical"),
+    "l1": ("local:qwen2.5-coder-0.5b", 8, 0, "lexical"),
     "l2": ("local:smollm2-135m", 8, 0, "lexical"),
     "g3": ("local:gemma3-270m", 8, 0, "semantic"),
 }
-# relative prompt cost of one demonstration (SmolLM2 reads prompts ~2x faster than Qwen2.5-0.5B)
-COST = {"local:qwen2.5-0.5b": 1.0, "local:smollm2-135m": 0.5, "local:gemma3-270m": 0.3}
+# relative prompt cost of one demonstration (SmolLM2 reads prompts ~2x faster than Qwen2.5-Coder-0.5B)
+COST = {"local:qwen2.5-coder-0.5b": 1.0, "local:smollm2-135m": 0.5, "local:gemma3-270m": 0.3}
 
 
 def p_yes(run: Path) -> dict[str, tuple[float, str]]:

@@ -1,8 +1,8 @@
 """Which RADAR judge is worth fitting? Cross-validated class weights on LIAR **train** runs only.
 
 Why: `eval-fit-threshold` reports the in-sample macro-F1 of the class weights it fits, which flatters a
-judge (three weights fitted on 90 claims). Choosing between judges (e.g. the packaged Qwen2.5-1.5B against
-Qwen2.5-0.5B, the aids' RADAR judge) on that number, or on valid, would tune on the wrong data. This refits the weights
+judge (three weights fitted on 90 claims). Choosing between judges (e.g. the packaged Qwen2.5-Coder-1.5B against
+Qwen2.5-Coder-0.5B, the aids' RADAR judge) on that number, or on valid, would tune on the wrong data. This refits the weights
 on 4/5 of the train claims and scores the held-out fifth, 5 folds x 10 repeats, for each run given and for
 the geometric mean of their probabilities (an ensemble of judges), on the claims all runs finished:
 

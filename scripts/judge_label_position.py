@@ -12,7 +12,7 @@ off) on a few claims, captures the judge's messages, and asks the same model the
 with the old rule (no label key) and with the engine's options now. It prints, per claim, the written
 label, the argmax of each rule's probabilities, and where the new rule read them:
 
-    nice -n 10 .venv/bin/python scripts/judge_label_position.py [--model local:qwen2.5-0.5b] [--tokens 128]
+    nice -n 10 .venv/bin/python scripts/judge_label_position.py [--model local:qwen2.5-coder-0.5b] [--tokens 128]
 """
 
 from __future__ import annotations
@@ -69,7 +69,9 @@ def ask(backend: LocalBackend, spec, messages, options) -> tuple[str, dict | Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default="local:qwen2.5-0.5b", help="the judge's model (default: the embedded judge)")
+    ap.add_argument(
+        "--model", default="local:qwen2.5-coder-0.5b", help="the judge's model (default: the embedded judge)"
+    )
     ap.add_argument("--tokens", type=int, default=128, help="answer budget (the app's RADAR default: 128)")
     ap.add_argument("--claims", type=int, default=len(CLAIMS))
     ap.add_argument(

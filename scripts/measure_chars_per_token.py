@@ -15,7 +15,7 @@ from debate.models import packaged
 from debate.tasks import resolve_task
 
 paths = {
-    "qwen2.5-0.5b": str(packaged.ensure_model("qwen2.5-0.5b")),
+    "qwen2.5-coder-0.5b": str(packaged.ensure_model("qwen2.5-coder-0.5b")),
     "smollm2-135m": str(packaged.ensure_model("smollm2-135m")),
 }
 t = resolve_task("checkthat", 2, None, None)

@@ -53,17 +53,16 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
         bits.append(f'<span class="model">{escape(turn.model)}</span>')
     tail = []
     if turn.done:
-        tail.append(
-            '<span class="chip invalid" title="the countdown ended before the person answered">no answer</span>'
-            if turn.timed_out
-            else verdicts.chip(turn.label, turn.confidence, turn.valid, labels, turn.label_at)
-        )
-        if turn.counted:
+        if turn.timed_out:
             tail.append(
-                f'<span class="chip gray" title="what was counted is the label this model\'s own probabilities '
-                f"give under the small-model aids (a threshold or class weights fitted on train), not the one "
-                f'it wrote">counted as {escape(turn.counted)}</span>'
+                '<span class="chip invalid" title="the countdown ended before the person answered">no answer</span>'
             )
+        elif turn.chair is not None and turn.valid:
+            tail.append(verdicts.chair_chip(turn.chair))
+        elif turn.counted:
+            tail.append(verdicts.counted_chip(turn.label, turn.counted, turn.confidence))
+        else:
+            tail.append(verdicts.chip(turn.label, turn.confidence, turn.valid, labels, turn.label_at))
         if turn.shortened:
             tail.append(
                 '<span class="chip orange" title="the engine ended this turn at a whole sentence; the full '
@@ -106,13 +105,16 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
         st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>', unsafe_allow_html=True)
 
 
-def render_tally_line(ev: Any) -> None:
+def render_tally_line(ev: Any, rv: Any = None) -> None:
+    """A tally; `rv` (debate.outcome.RoundVotes): when the aids counted a vote otherwise than it was
+    written, the line says both before the counted chips."""
     counts = " ".join(f"{label_chip(k)} ×{v}" for k, v in (ev.counts or {}).items() if v)
     invalid = sum(1 for v in (ev.votes or {}).values() if v is None)
     inv = f' <span class="chip invalid">invalid ×{invalid}</span>' if invalid else ""
     state = "reached" if ev.reached else ("votes stabilised" if ev.stabilised else "not reached")
+    both = f"<b>{escape(rv.headline())}</b> — " if rv is not None and rv.differs else ""
     st.markdown(
-        f'<div class="tally">Votes, round {ev.round}: {counts}{inv} — consensus '
+        f'<div class="tally">Votes, round {ev.round}: {both}{counts}{inv} — consensus '
         f"<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}</div>",
         unsafe_allow_html=True,
     )
@@ -135,7 +137,7 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
     if kind == "turn":
         render_turn(view, view.turns[item], debate_id)
     elif kind == "votes_tallied":
-        render_tally_line(item)
+        render_tally_line(item, next((r for r, t in zip(view.rounds, view.tallies) if t is item), None))
     elif kind == "stop_check":
         render_stop_line(item)
     elif kind == "chair_summary":
@@ -311,7 +313,8 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     label = v.label
     labels = v.labels or {}
     gold = v.gold or gold
-    conf = escape(verdict_number(v))
+    headline = view.headline()  # a council: its votes as written and as counted, from the tally
+    conf = escape(headline or verdict_number(v))
     chips = label_chip(label) if label else " ".join(f"cat {k}: {label_chip(x)}" for k, x in labels.items())
     if label is None and not labels:
         chips = '<span class="chip invalid">no verdict</span>'
@@ -336,7 +339,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(
         f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
-        f'<span class="meta">{conf}</span> {src}</div>{words}{right}'
+        f'<span class="{"v-headline" if headline else "meta"}">{conf}</span> {src}</div>{words}{right}'
         f"{text_html(v.explanation or '(no explanation given)')}</div>",
         unsafe_allow_html=True,
     )
@@ -354,6 +357,8 @@ def vote_comparison_html(view: DebateView) -> str:
             if c.basis == "assigned sides"
             else ""
         )
+        if c.basis == "first votes" and view.rounds and any(r.round == 0 and r.differs for r in view.rounds):
+            basis = " (the first votes as counted from the members' probabilities)"
         out.append(f'<div class="gold vote-vs">Debate vs. vote: {escape(where + line + basis)}</div>')
     return "".join(out)
 

@@ -375,14 +375,17 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
     if v is not None:
         label = v.label or ", ".join(f"{k}: {x}" for k, x in (v.labels or {}).items()) or "no verdict"
         words = verdicts.verdict_words_html(v, view.started, sentence_css="p-sentence")
+        head = f'<div class="p-sentence"><b>{escape(view.headline())}</b></div>' if view.headline() else ""
         st.markdown(
             f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-            f"{words}{text_html(v.explanation or '', css='p-expl')}</div>",
+            f"{head}{words}{text_html(v.explanation or '', css='p-expl')}</div>",
             unsafe_allow_html=True,
         )
     lines = []
-    for t in view.tallies[-3:]:
+    for t, rv in list(zip(view.tallies, view.rounds))[-3:]:
         chips = " ".join(f"<b>{escape(k)}</b> {n}" for k, n in (t.counts or {}).items())
+        if rv.differs:  # written and counted both, as the card's headline
+            chips = f"<b>{escape(rv.headline())}</b>"
         state = "reached" if t.reached else ("votes stabilised" if t.stabilised else "not reached")
         lines.append(
             f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} (θ {t.threshold:.0%}) · {state}"
@@ -404,7 +407,8 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         answer = verdicts.turn_words(current, view.started) or answer  # a finished JSON answer, in words
         shown = answer[: int(len(answer) * reveal)] if reveal < 1.0 else answer
         sec = next((x.title for x in reversed(view.sections) if ("turn", current.turn_id) in x.items), "")
-        label = f" · {escape(current.label)}" if current.done and current.label and reveal >= 1.0 else ""
+        shown_label = current.shown_label() if current.done else None
+        label = f" · {escape(shown_label)}" if shown_label and reveal >= 1.0 else ""
         st.markdown(
             f'<div class="present p-speaker" style="border-color:{color}"><div class="meta">'
             f'{escape(sec)}</div><div class="p-who" style="color:{color}">{escape(current.agent)} '
@@ -419,7 +423,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
             said = verdicts.turn_words(p, view.started) or said
             st.markdown(
                 f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
-                f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.label) if p.label else ""}'
+                f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.shown_label() or "") if p.label else ""}'
                 f"</span>{text_html(said[:400] + ('…' if len(said) > 400 else ''), css='txt')}</div>",
                 unsafe_allow_html=True,
             )

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from debate import outcome
 from debate.content.sentences import json_prose
 from debate.events import Event
 
@@ -80,6 +81,16 @@ class TurnView:
     unsourced_names: list[str] = field(default_factory=list)  # named sources no source gave: marked likewise
     echoed_format: str = ""  # the answer format's placeholder it copied instead of a reason
     category: int | None = None  # the CheckThat category being decided when it spoke (all-categories runs)
+    chair: outcome.ChairTag | None = None  # a chair's status as the tally it read gives it (debate.outcome)
+
+    def shown_label(self) -> str | None:
+        """The label as every screen names it (debate.outcome): a chair's status read from the tally, a
+        vote counted otherwise than written as "wrote NO, counted as YES", else the label written."""
+        if self.chair is not None:
+            return self.chair.label
+        if self.counted and self.label and self.counted != self.label:
+            return f"wrote {self.label}, counted as {self.counted}"
+        return self.label
 
     def display(self) -> tuple[str, str, bool]:
         """(reasoning, answer, thinking) to show now."""
@@ -111,6 +122,7 @@ class DebateView:
     stop_checks: list[Any] = field(default_factory=list)
     verdicts: list[Any] = field(default_factory=list)
     vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
+    rounds: list[outcome.RoundVotes] = field(default_factory=list)  # each tally with the votes behind it
     errors: list[Any] = field(default_factory=list)
     finished: Any = None
     colors: dict[str, str] = field(default_factory=dict)
@@ -198,6 +210,10 @@ class DebateView:
             turn.echoed_format = str(getattr(ev, "echoed_format", "") or "")
             turn.human = bool(getattr(ev, "human", False)) or turn.human
             turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
+            if str(turn.role).lower() in outcome.CHAIR_ROLES:
+                turn.chair = outcome.chair_tag(
+                    ev.label if ev.valid else None, self.tallies[-1] if self.tallies else None
+                )
         elif t in (
             "votes_tallied",
             "stop_check",
@@ -209,18 +225,23 @@ class DebateView:
             "human_timeout",
         ):
             if t == "votes_tallied":  # votes read from probabilities may differ from the written label
-                for turn in self.turns.values():
-                    vote = (ev.votes or {}).get(turn.agent)
-                    if turn.phase == "vote" and turn.round == ev.round and vote and turn.label and vote != turn.label:
-                        turn.counted = vote
+                cat = self._category()
+                mine = [x for x in self.turns.values() if x.done and x.category == cat]
+                rv = outcome.round_votes(ev, mine, cat)
+                self.rounds.append(rv)
+                for v in rv.votes:
+                    turn = self.turns.get(v.turn_id)
+                    if turn is not None and v.differs:
+                        turn.counted = v.counted
             self._section().items.append((t, ev))
             {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}.get(t, []).append(ev)
             if t == "chair_summary":
                 self.color(ev.agent)
         elif t == "verdict":
             self.verdicts.append(ev)
-            written = getattr(ev, "written_label", None)
-            if written and ev.label and written != ev.label:  # an aid overruled the deciding turn's label
+            r = outcome.reading(ev)
+            written = r.written
+            if r.reading == "calibrated" and r.disagree:  # the chosen calibrated reading outvoted the written label
                 judge = next(
                     (
                         x
@@ -256,6 +277,11 @@ class DebateView:
     @property
     def verdict(self) -> Any:
         return self.verdicts[-1] if self.verdicts else None
+
+    def headline(self) -> str:
+        """A council verdict's votes in words, from the tally (debate.outcome.verdict_headline): written and
+        counted both, when the aids counted a vote otherwise than it was written."""
+        return outcome.verdict_headline(self.verdict, self.rounds) if self.verdict is not None else ""
 
     def cited(self) -> set[str]:
         out: set[str] = set()

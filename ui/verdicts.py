@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate import outcome
 from debate.aids.calibration import disagreement
 from debate.content.sentences import is_json_text
 from debate.models.base import LABEL_AT
@@ -80,12 +81,41 @@ def chip(
 
 
 def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-sentence") -> str:
-    """Under the verdict's label: its sentence(s) in the task's terms and, when an aid overruled the label
-    the model wrote, that sentence in the card's own warning style (not small print)."""
+    """Under the verdict's label: its sentence(s) in the task's terms and, when the readings disagree
+    (debate.outcome.reading), the calibration's label as a second opinion named as such, or (the
+    calibrated reading chosen, a council counted by probabilities) what the model wrote, in the card's
+    own warning style (not small print)."""
     said = "".join(f'<div class="{sentence_css}">{escape(s)}</div>' for s in verdict_sentences(verdict, started))
+    r = outcome.reading(verdict)
+    if r.second_opinion():
+        return said + f'<div class="v-second" role="note">{escape(r.second_opinion())}</div>'
     note = override_note(verdict)
     over = f'<div class="v-overruled" role="note">⚠ {escape(note)}</div>' if note else ""
     return said + over
+
+
+def counted_chip(written: str | None, counted: str, confidence: float | None = None) -> str:
+    """A vote the aids counted otherwise than it was written: both (with the written label's own
+    probability), in one outlined tag; the card's headline gives the counts."""
+    p = f" · P {confidence:.2f}" if confidence is not None else ""
+    return (
+        f'<span class="chip invalid" title="the tally counted the label this model\'s own probabilities give '
+        f"under the small-model aids (vote_from=probs or a threshold fitted on train), not the one it wrote; the verdict card "
+        f'says so in its headline">wrote {escape(str(written))}{p} · counted as {escape(counted)}</span>'
+    )
+
+
+def chair_chip(tag: outcome.ChairTag) -> str:
+    """A chair's status read from the tally it was shown (debate.outcome.chair_tag); when the chair's own
+    status field said otherwise, a second outlined tag says the tally decides."""
+    cls = "green" if tag.label == "CONSENSUS REACHED" else "gray"
+    out = f'<span class="chip {cls}" title="{escape(tag.why)}">{escape(tag.label)}</span>'
+    if tag.wrote:
+        out += (
+            f' <span class="chip invalid" title="its own status field said {escape(tag.wrote)}; {escape(tag.why)}; '
+            f'the tally decides">its own status field disagrees</span>'
+        )
+    return out
 
 
 def turn_sentence(turn: Any, started: Any, category: int | None = None) -> str:

@@ -137,9 +137,11 @@ def aids_toggle() -> bool:
         key="cfg_aids",
         help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
         "label probabilities held against thresholds fitted on train, a RADAR judge that always "
-        "gives a readable verdict, weighted by class weights fitted on train. The thresholds and "
-        "weights can overrule the label a model wrote (a judge's TRUE can become FALSE): the "
-        "verdict then says so. Applied only to parameters left at the papers' defaults; the "
+        "gives a readable verdict, weighted by class weights fitted on train. The verdict stays the "
+        "label the judge (or the model) wrote; where the weights or a threshold would give another, it "
+        "is shown beside it as a second opinion (the parameter calibrated_reading makes it the "
+        "verdict). A council counts its members' votes by the thresholds, and its verdict's headline "
+        "gives the votes as written and as counted. Applied only to parameters left at the papers' defaults; the "
         "line under the lineup says what they change. Off: the papers' settings.",
     )
     remember("cfg_aids")

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from debate.models.packaged import canonical_spec
+
 FITTED_PATH = Path(__file__).with_name("fitted_thresholds.json")
 CALIBRATIONS = ("none", "contextual", "threshold")
 CONTENT_FREE = "N/A"  # Zhao et al.'s first content-free input
@@ -154,7 +156,7 @@ def fit_class_weights(
 
 def judge_key(model: str, task: str, protocol: str, judge_answer: str) -> str:
     """Which fitted class weights apply to a RADAR judge: its model, task, protocol and answer format."""
-    return f"{model}|{task}|{protocol}-judge|judge_answer={judge_answer}"
+    return f"{canonical_spec(model)}|{task}|{protocol}-judge|judge_answer={judge_answer}"
 
 
 def setting_key(
@@ -174,15 +176,23 @@ def setting_key(
     shown = ""
     if demos in ("similar", "dialogue"):
         shown = f"-{k}" + (f"-skip{skip}" if skip > 0 else "") + (f"-{neighbours}" if neighbours != "semantic" else "")
-    return f"{model}|{cat}|answer={answer}|demos={demos}{shown}"
+    return f"{canonical_spec(model)}|{cat}|answer={answer}|demos={demos}{shown}"
+
+
+def _own_key(key: str) -> str:
+    """A fitted entry's key with its model under the packaged model's own name (an entry fitted under an
+    old name, such as local:qwen2.5-0.5b, applies to local:qwen2.5-coder-0.5b)."""
+    model, sep, rest = str(key).partition("|")
+    return canonical_spec(model) + sep + rest
 
 
 @lru_cache(maxsize=1)
 def _fitted() -> dict:
     try:
-        return json.loads(FITTED_PATH.read_text())
+        data = json.loads(FITTED_PATH.read_text())
     except (OSError, ValueError):
         return {}
+    return {_own_key(k): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 def fitted_threshold(key: str) -> dict | None:

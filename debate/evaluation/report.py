@@ -14,7 +14,7 @@ from pathlib import Path
 
 from debate.evaluation.calibrate import calibrate, jsonable
 from debate.evaluation.checkpoint import read_meta, read_rows
-from debate.evaluation.extract import debate_stats, vote_prediction
+from debate.evaluation.extract import debate_stats, extract_prediction, vote_prediction
 from debate.evaluation.metrics import compute_metrics
 from debate.evaluation.papers import comparable
 from debate.sanitize import csv_cell
@@ -24,6 +24,8 @@ def _rows(run_dir: str | Path) -> list[dict]:
     """The run's items, their statistics recomputed from the stored events: metrics follow the current
     definitions (e.g. what counts as an early exit), also for runs recorded before a definition changed."""
     rows = read_rows(run_dir, with_events=True)
+    cats = tuple((read_meta(run_dir, "dataset") or {}).get("categories") or ())
+    cat = (read_meta(run_dir, "options") or {}).get("category")
     for r in rows:
         events = r.pop("events", None)
         if r["status"] == "done" and events:
@@ -31,8 +33,35 @@ def _rows(run_dir: str | Path) -> list[dict]:
                 **(r.get("stats") or {}),
                 **debate_stats(events),
                 "vote_prediction": vote_prediction(events, r.get("prediction")),
+                # both readings of the verdict (debate.outcome), scored apart in metrics["readings"]
+                **{f"{w}_prediction": extract_prediction(events, cats, cat, w) for w in READINGS},
             }
     return rows
+
+
+READINGS = ("written", "calibrated")
+
+
+def reading_metrics(rows: list[dict], dataset: dict) -> dict | None:
+    """The scores of each reading of the verdicts, on the items a calibration gave a label for: "written"
+    (the label the judge or the model wrote) and "calibrated" (the class weights' or threshold's label).
+    The run's own scores are of the answer each debate gave (`prediction`: the written label unless the
+    calibrated reading was chosen; debates recorded before that choice gave the calibrated one). None
+    when no item carries a calibrated label (no calibration ran)."""
+    scored = [
+        r for r in rows if r.get("status") == "done" and (r.get("stats") or {}).get("calibrated_prediction") is not None
+    ]
+    if not scored:
+        return None
+    out: dict = {"items": len(scored)}
+    for w in READINGS:
+        as_read = [{**r, "prediction": r["stats"].get(f"{w}_prediction")} for r in scored]
+        m = compute_metrics(as_read, dataset, with_vote=False)
+        out[w] = {"macro_f1": m.get("macro_f1"), "accuracy": m.get("accuracy")}
+    out["differ"] = sum(
+        1 for r in scored if r["stats"].get("written_prediction") != r["stats"].get("calibrated_prediction")
+    )
+    return out
 
 
 def run_metrics(run_dir: str | Path, rows: list[dict] | None = None) -> dict:
@@ -41,6 +70,9 @@ def run_metrics(run_dir: str | Path, rows: list[dict] | None = None) -> dict:
     dataset = read_meta(run_dir, "dataset") or {}
     opts = read_meta(run_dir, "options") or {}
     m = compute_metrics(rows, dataset)
+    readings = reading_metrics(rows, dataset)
+    if readings is not None:
+        m["readings"] = readings
     m["run"] = {
         "name": Path(run_dir).name,
         "protocol": opts.get("protocol"),
@@ -259,6 +291,11 @@ def render_html(m: dict, rows: list[dict]) -> str:
         parts.append("<h2>Debate statistics</h2>" + _table(["measure", "value"], [[k, d.get(k)] for k in keys]))
     if m.get("vote"):
         parts.append("<h2>Debate vs. vote</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in vote_lines(m["vote"])))
+    if m.get("readings"):
+        parts.append(
+            "<h2>Written label vs. calibrated reading</h2>"
+            + "".join(f"<p>{html.escape(x)}</p>" for x in reading_lines(m["readings"]))
+        )
     parts.append(_papers_html(m))
     cal = m.get("calibration") or {}
     if cal.get("chosen"):
@@ -325,6 +362,18 @@ def vote_lines(v: dict | None) -> list[str]:
         f"(McNemar exact p = {v['mcnemar_p']:.3g})",
         f"macro-F1 debate {_num(v['macro_f1_debate'])} vs vote only {_num(v['macro_f1_vote'])} "
         f"(difference {v['macro_f1_diff']:+.4f}, 95% CI {v['ci'][0]:+.4f} to {v['ci'][1]:+.4f})",
+    ]
+
+
+def reading_lines(r: dict | None) -> list[str]:
+    """Both readings of the verdicts (metrics["readings"]), as plain lines for the CLI summary and report.html."""
+    if not r:
+        return []
+    w, c = r.get("written") or {}, r.get("calibrated") or {}
+    return [
+        f"written label vs. calibrated reading, {r['items']} items with a calibrated label ({r['differ']} differ): "
+        f"macro-F1 written {_num(w.get('macro_f1'))}, calibrated {_num(c.get('macro_f1'))}; "
+        f"accuracy written {_num(w.get('accuracy'))}, calibrated {_num(c.get('accuracy'))}",
     ]
 
 

@@ -143,11 +143,22 @@ def settings_line(started: Event | dict) -> str:
         parts.append("live-demo pace")
     if max_tokens is not None:
         parts.append(f"answers of at most {max_tokens} tokens (paper: {PAPER_MAX_TOKENS})")
-    aided = {k: v for k, v in changed.items() if k in AIDS.get(protocol, {})} if settings.get("aids") else {}
+    aid_values = {k: v for k, v in changed.items() if AIDS.get(protocol, {}).get(k) == v}
+    aided = {k: v for k, v in changed.items() if k in AIDS.get(protocol, {})} if settings.get("aids") else aid_values
     own = {k: v for k, v in changed.items() if k not in aided}
     if own:
         parts.append(", ".join(f"{k} {v} (paper: {paper[k]})" for k, v in own.items()))
-    if settings.get("aids"):
+    if not settings.get("aids") and aided:
+        # the switch was off, yet the aids' values ran (a fork keeps the parameters of the debate it
+        # continues, aids and all): never "aids off" beside a recalibrated judge
+        whence = " (kept from the debate it continues)" if get("forked_from") else " (set by hand)"
+        parts.append(
+            "small-model aids' values in effect"
+            + whence
+            + ": "
+            + ", ".join(f"{k} {v} (paper: {paper[k]})" for k, v in aided.items())
+        )
+    elif settings.get("aids"):
         parts.append(
             "small-model aids on"
             + (

@@ -60,7 +60,7 @@ def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[M
 
 
 def _spec_of(model: str, specs: set[str]) -> str:
-    """The lineup's spec for a bare model name the scripted backend saw ("qwen2.5-0.5b" → "local:…")."""
+    """The lineup's spec for a bare model name the scripted backend saw ("qwen2.5-coder-0.5b" → "local:…")."""
     for s in sorted(specs):
         try:
             if ModelSpec.parse(s).model == model:

@@ -1,4 +1,4 @@
-"""Model backends behind one interface: a spec ("local:qwen2.5-0.5b", "ollama:...", "openai:...@URL")
+"""Model backends behind one interface: a spec ("local:qwen2.5-coder-0.5b", "ollama:...", "openai:...@URL")
 goes to the client (per-model lock, cache, retries), which streams from llama.cpp, Ollama or an
 OpenAI-compatible server; packaged.py assembles and checks the embedded models.
 

@@ -144,7 +144,7 @@ class ModelResult(Record):
     """A finished model call. `text` is never empty-as-an-answer: empty output is reported as such."""
 
     text: str
-    model: str  # the spec, e.g. "local:qwen2.5-0.5b"
+    model: str  # the spec, e.g. "local:qwen2.5-coder-0.5b"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ttft_s: float | None = None

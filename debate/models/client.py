@@ -1,6 +1,6 @@
 """ModelClient: the one entry point protocols use to talk to any model.
 
-`client.chat("local:qwen2.5-0.5b", messages, GenOptions(...))` returns a `ChatStream`. The client owns
+`client.chat("local:qwen2.5-coder-0.5b", messages, GenOptions(...))` returns a `ChatStream`. The client owns
 what no backend should re-implement: resolving a spec to a backend, the concurrency limit per
 (backend, model) held for the whole streamed generation, the response cache and bounded retries.
 Protocols never know which backend they talk to.

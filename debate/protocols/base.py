@@ -342,10 +342,15 @@ class DebateContext:
         basis_note: str = "",
         votes_for: int | None = None,
         voters: int | None = None,
+        reading: str = "",
+        calibrated: str | None = None,
+        calibrated_confidence: float | None = None,
     ) -> Verdict:
         """The verdict event; `written`/`aid`: the label the model wrote and the aid that gave `label`
         instead (kept only when they differ, so a sink that sees them knows a label was overruled);
-        `basis` (+ `basis_note`, `votes_for` of `voters`): what `confidence` is (events.Verdict)."""
+        `basis` (+ `basis_note`, `votes_for` of `voters`): what `confidence` is (events.Verdict);
+        `reading` ("written" | "calibrated") with `calibrated` (+ its probability): which label is the
+        answer and, under the written reading, the aid's label kept as a second opinion (debate.outcome)."""
         overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
         gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
@@ -358,7 +363,10 @@ class DebateContext:
             gold=gold,
             probs=probs,
             written_label=written if overruled else None,
-            aid=aid if overruled else "",
+            aid=aid if overruled or calibrated is not None else "",
+            reading=reading,
+            calibrated_label=calibrated,
+            calibrated_confidence=calibrated_confidence,
             basis=basis if confidence is not None else "",
             basis_note=basis_note,
             votes_for=votes_for,
@@ -1016,7 +1024,7 @@ def json_answer(
 
     Why this shape: measured on CheckThat dev with 64-token answers, a repair shown as
     `{"category": 1 or 0, "explanation": "..."}` was answered with the first option almost every time
-    (118 of 122 repaired Qwen2.5-0.5B verdicts were YES, every direct one NO). The reason now comes first,
+    (118 of 122 repaired Qwen2.5-Coder-0.5B verdicts were YES, every direct one NO). The reason now comes first,
     so the label is decoded after the model has restated its argument; it is short so the label still
     fits in the token budget; and the options are shown as a placeholder, not as an answer to copy."""
     values: list = [1, 0] if numeric else list(labels)

@@ -144,21 +144,31 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             probs = cal.contextual(raw, {t.labels[0]: thr, t.labels[1]: 1 - thr}, t.labels)
             notes.append(f"P({t.labels[0]}) = {raw[t.labels[0]]:.2f} against a {where}.")
             aid = f"P({t.labels[0]}) {raw[t.labels[0]]:.2f} against the {where.split(' (')[0]}"
-    if how != "none" and probs is not None:
-        label = max(probs, key=lambda k: probs[k])
+    # the answer is the label the model wrote unless the person chose the calibrated reading; the
+    # calibration's label is kept beside it as a second opinion (debate.outcome.reading)
+    chosen = bool(ctx.p("calibrated_reading"))
+    cal_label = max(probs, key=lambda k: probs[k]) if how != "none" and probs is not None and aid else None
+    if cal_label is not None and chosen:
+        label = cal_label
         if turn.label is not None and label != turn.label:
             notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
-    confidence = round(probs[label], 6) if probs is not None and label in probs else turn.confidence
+    elif cal_label is not None:
+        notes = [n for n in notes if not n.startswith(("Contextually calibrated", "P("))]  # the second opinion says it
+    use = chosen and cal_label is not None
+    confidence = round(probs[label], 6) if use and label in probs else turn.confidence
     yield ctx.verdict(
         label,
         " ".join(x for x in [written, *notes] if x),
         "baseline",
         confidence,
-        probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-        written=turn.label if how != "none" and probs is not None else None,
+        probs={k: round(v, 6) for k, v in probs.items()} if probs and use else (raw if raw and not use else None),
+        written=turn.label if use else None,
         aid=aid,
-        basis="calibrated" if how != "none" and probs is not None else "probability",
-        basis_note=(aid.split(":")[0] if aid else "") if how != "none" and probs is not None else "",
+        basis="calibrated" if use else "probability",
+        basis_note=(aid.split(":")[0] if aid else "") if use else "",
+        reading="calibrated" if use else "written",
+        calibrated=cal_label,
+        calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None else None,
     )
 
 
@@ -212,6 +222,12 @@ INFO = ProtocolInfo(
                 0.0,
                 "Threshold on P(YES) for calibration=threshold; 0 = the one fitted on "
                 "CheckThat train for this model and setting.",
+            ),
+            "calibrated_reading": (
+                False,
+                "Off: the answer is the label the model wrote, and a calibration's label is shown "
+                "beside it as a second opinion. On: the calibrated label is the answer (the card says "
+                "what the model wrote).",
             ),
         }
     ),

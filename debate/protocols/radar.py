@@ -269,10 +269,12 @@ class Debate:
             basis_note = "contextual calibration (divided by the content-free prompt's probabilities)"
         if how != "none" and probs is None and not notes:
             notes.append("No label probabilities could be read, so the written verdict stands uncalibrated.")
-        elif probs is not None:
-            label = max(probs, key=lambda k: probs[k])
-            conf = probs[label]
-            basis = "calibrated"
+        # the verdict is the label the judge wrote unless the person chose the calibrated reading; the
+        # calibration's label is kept beside it as a second opinion (debate.outcome.reading)
+        chosen = bool(self.ctx.p("calibrated_reading"))
+        cal_label = max(probs, key=lambda k: probs[k]) if probs else None
+        if cal_label is not None and chosen:
+            label, conf, basis = cal_label, probs[cal_label], "calibrated"
             notes.append(how_note)
             if j.label is not None and label != j.label:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
@@ -283,11 +285,14 @@ class Debate:
             " ".join(x for x in [written, *notes] if x),
             "judge",
             round(conf, 6) if conf is not None else None,
-            probs={k: round(v, 6) for k, v in probs.items()} if probs else None,
-            written=j.label if probs is not None else None,
+            probs={k: round(v, 6) for k, v in probs.items()} if probs and chosen else None,
+            written=j.label if probs is not None and chosen else None,
             aid=aid,
             basis=basis,
             basis_note=basis_note if basis == "calibrated" else "",
+            reading="calibrated" if chosen and cal_label is not None else "written",
+            calibrated=cal_label,
+            calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None else None,
         )
 
     def summary(self) -> Slot:
@@ -549,8 +554,14 @@ _SHARED = {
         "none: the judge's verdict; contextual: its label probabilities divided by "
         "those of the same prompt with everything replaced by 'N/A' (Zhao et al. "
         "2021), one more judge call (the same for every claim, so cached); fitted: "
-        "multiplied by class weights fitted on LIAR train (eval-fit-threshold). Either can "
-        "turn the verdict the judge wrote into another: the verdict then says so.",
+        "multiplied by class weights fitted on LIAR train (eval-fit-threshold). Either gives a "
+        "calibrated reading, shown beside the verdict as a second opinion where it differs.",
+    ),
+    "calibrated_reading": (
+        False,
+        "Off: the verdict is the label the judge wrote, and a calibration's label is shown beside it "
+        "as a second opinion. On: the calibrated label is the verdict (the card says what the judge "
+        "wrote).",
     ),
 }
 _SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}

@@ -14,6 +14,7 @@ import html
 import re
 from collections.abc import Iterable
 
+from debate import outcome
 from debate.events import Event
 from debate.live.pace import settings_line
 from debate.retrieval import provenance as prov
@@ -190,6 +191,8 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
     known = {str(p.get("id")) for p in passages}
     tallies = [e for e in ds if e.get("type") == "votes_tallied"]
     verdicts = [e for e in ds if e.get("type") == "verdict"]
+    rounds = outcome.council_rounds(ds)  # votes, the chair's status and the verdict as the card states them
+    votes, chairs, tallied = outcome.counted_votes(ds), outcome.chair_tags(ds), iter(rounds)
     finished = next((e for e in reversed(ds) if e.get("type") == "finished"), None)
     did = started.get("debate_id", "")
     meta = " · ".join(
@@ -224,12 +227,14 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             if v.get("labels") is None
             else ", ".join(f"category {k}: {x}" for k, x in v["labels"].items())
         )
-        conf = f" · {_e(verdict_number(v))}" if verdict_number(v) else ""
+        number = outcome.verdict_headline(v, rounds) or verdict_number(v)
+        conf = f" · {_e(number)}" if number else ""
         gold = ""
         if v.get("gold"):
             gold = f"<div>Gold label: {_chip(v['gold'])} {'right' if v.get('correct') else 'wrong' if v.get('correct') is False else ''}</div>"
         said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in verdict_sentences(v, started))
-        over = f'<div class="err">{_e(override_note(v))}</div>' if override_note(v) else ""
+        second = outcome.reading(v).second_opinion()  # a second opinion, named as such; not a warning
+        over = f'<div class="{"meta" if second else "err"}">{_e(override_note(v))}</div>' if override_note(v) else ""
         body.append(
             f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
             f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
@@ -250,6 +255,12 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
                 body.append(f'<a id="round-{_e(e.get("round"))}"></a>')
         elif kind == "turn_finished":
             conf = f" · {_e(turn_number(e))}" if turn_number(e) else ""
+            tid = str(e.get("turn_id") or "")
+            label_html = _chip(e.get("label"))
+            if tid in chairs and e.get("valid", True):  # the tally's state, not the chair's own status field
+                label_html, conf = _chip(chairs[tid].label), f" · {_e(outcome.chair_words(chairs[tid]))}"
+            elif tid in votes and votes[tid].differs:
+                label_html = f"{_chip(votes[tid].counted)} <b>{_e(outcome.vote_words(votes[tid]))}</b>"
             flags = [] if e.get("valid", True) else ["invalid answer"]
             flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
             flags += ["written by a person"] * bool(e.get("human"))
@@ -260,7 +271,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             body.append(
                 f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
                 f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
-                f"{_e(e.get('phase'))} {_e(e.get('round'))}</span> {_chip(e.get('label'))}"
+                f"{_e(e.get('phase'))} {_e(e.get('round'))}</span> {label_html}"
                 f'<span class="meta">{conf} {_e(", ".join(flags))}</span>'
                 f'<div class="txt">{_text(e.get("text", ""), known)}</div></div>'
             )
@@ -273,6 +284,8 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             )
         elif kind == "votes_tallied":
             counts = ", ".join(f"{_e(k)} {_e(n)}" for k, n in (e.get("counts") or {}).items())
+            rv = next(tallied, None)
+            counts = f"<b>{_e(rv.headline())}</b>" if rv is not None and rv.differs else counts
             body.append(
                 f'<div class="tally">Votes, round {_e(e.get("round"))}: {counts} · consensus '
                 f"{float(e.get('consensus_share') or 0):.0%} vs θ {float(e.get('threshold') or 0):.0%} · "

@@ -22,6 +22,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from debate import outcome
 from debate.errors import InvalidInput, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
@@ -473,7 +474,10 @@ class DebateStore(SqliteStore):
             "category",
             "label",
             "confidence",
+            "counted",
             "written_label",
+            "calibrated_label",
+            "reading",
             "aid",
             "overrule",
             "valid",
@@ -488,31 +492,39 @@ class DebateStore(SqliteStore):
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
-        for e in self.event_dicts(debate_id):
+        events = self.event_dicts(debate_id)
+        votes, chairs = outcome.counted_votes(events), outcome.chair_tags(events)  # as the card states them
+        for e in events:
             if e.get("type") == "evidence":  # one row per passage (phase "evidence"), with its flag if it has one
                 for p in [*(e.get("passages") or []), *(e.get("dropped") or [])]:
                     if isinstance(p, dict):
                         w.writerow(csv_row(_evidence_row(p, bool(e.get("in_prompts", True)))))
             elif e.get("type") == "turn_finished":
-                w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or [])}))
+                tid = str(e.get("turn_id") or "")
+                counted = votes[tid].counted if tid in votes else (chairs[tid].label if tid in chairs else None)
+                w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or []), "counted": counted}))
             elif e.get("type") == "verdict":
                 w.writerow(csv_row(_verdict_row(e)))
         return buf.getvalue()
 
     def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
-        """debate id -> its verdict events in which an aid changed the written label (seq order)."""
+        """debate id -> its verdict events whose readings disagree (an aid changed the written label, or
+        under the written reading gave another as a second opinion; debate.outcome), in seq order."""
         out: dict[str, list[dict]] = {}
         ids = list(dict.fromkeys(debate_ids))
         for i in range(0, len(ids), 500):  # well under SQLite's bound on query parameters
             chunk = ids[i : i + 500]
             rows = self._q(
                 "SELECT debate_id, json FROM events WHERE type='verdict' AND debate_id IN "
-                f"({','.join('?' * len(chunk))}) AND json_extract(json, '$.written_label') IS NOT NULL "
+                f"({','.join('?' * len(chunk))}) AND (json_extract(json, '$.written_label') IS NOT NULL "
+                "OR json_extract(json, '$.calibrated_label') IS NOT NULL) "
                 "ORDER BY debate_id, seq",
                 chunk,
             )
             for r in rows:
-                out.setdefault(r[0], []).append(json.loads(r[1]))
+                v = json.loads(r[1])
+                if outcome.reading(v).note():
+                    out.setdefault(r[0], []).append(v)
         return out
 
     def list_csv(self, rows: list[dict]) -> str:
@@ -558,7 +570,9 @@ def _verdict_row(e: dict) -> dict:
         "category": e.get("category"),
         "label": label,
         "confidence": e.get("confidence"),
-        "written_label": e.get("written_label"),
+        "written_label": outcome.reading(e).written if override_note(e) else None,
+        "calibrated_label": outcome.reading(e).calibrated,
+        "reading": outcome.reading(e).reading,
         "aid": e.get("aid", ""),
         "overrule": override_note(e),
         "text": e.get("explanation", ""),
@@ -578,6 +592,7 @@ def list_csv(rows: list[dict], overrules: dict[str, list[dict]]) -> str:
         "claim",
         "verdict",
         "written_label",
+        "calibrated_label",
         "aid",
         "overrule",
         "gold",
@@ -602,7 +617,8 @@ def _overrule_cells(verdicts: list[dict]) -> dict:
     many = len(verdicts) > 1
     tag = (lambda v: f"category {v.get('category')}: ") if many else (lambda v: "")
     return {
-        "written_label": " · ".join(f"{tag(v)}{v.get('written_label')}" for v in verdicts),
+        "written_label": " · ".join(f"{tag(v)}{outcome.reading(v).written}" for v in verdicts),
+        "calibrated_label": " · ".join(f"{tag(v)}{outcome.reading(v).calibrated or ''}" for v in verdicts),
         "aid": " · ".join(dict.fromkeys(str(v.get("aid") or "") for v in verdicts if v.get("aid"))),
         "overrule": " ".join(f"{tag(v)}{override_note(v)}" for v in verdicts),
     }
@@ -637,6 +653,9 @@ def to_markdown(row: dict, events: list[dict]) -> str:
     from debate.live.pace import settings_line
 
     started = next((e for e in events if e.get("type") == "debate_started"), None)
+    votes, chairs = outcome.counted_votes(events), outcome.chair_tags(events)  # as the card states them
+    rounds = outcome.council_rounds(events)
+    tallied = iter(rounds)
     out = [
         f"# Debate {row['id']}",
         "",
@@ -668,7 +687,13 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                 )
             )
             who = " — written by a person" if e.get("human") else ""
-            if e.get("label"):
+            mine = votes.get(str(e.get("turn_id") or ""))
+            chair = chairs.get(str(e.get("turn_id") or ""))
+            if chair is not None and e.get("valid", True):
+                vote = f" — **{md_text(outcome.chair_words(chair))}**"
+            elif mine is not None and mine.differs:
+                vote = f" — **{md_text(outcome.vote_words(mine))}**"
+            elif e.get("label"):
                 vote = f" — **{e['label']}**" + (f" ({md_text(turn_number(e))})" if turn_number(e) else "")
             cut = (
                 [f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
@@ -690,6 +715,8 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
         elif t == "votes_tallied":
             counts = ", ".join(f"{md_text(k)}: {v}" for k, v in (e.get("counts") or {}).items())
+            rv = next(tallied, None)
+            counts = md_text(rv.headline()) if rv is not None and rv.differs else counts
             out += [
                 f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
                 f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})",
@@ -710,10 +737,11 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
         elif t == "verdict":
             label = e.get("label") or md_text(json.dumps(e.get("labels")))
+            number = outcome.verdict_headline(e, rounds) or verdict_number(e)
             out += [
                 "## Verdict",
                 "",
-                f"**{label}**" + (f" ({md_text(verdict_number(e))})" if verdict_number(e) else ""),
+                f"**{label}**" + (f" ({md_text(number)})" if number else ""),
             ]
             out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
             if override_note(e):

@@ -8,9 +8,10 @@ outcome (a new round or the verdict), the note reads it from the events that fol
 what actually happened rather than what might.
 
 Vote dynamics take the per-round votes of `votes_tallied` events (council), or failing those the
-labelled turns of each round. "Who persuaded whom" is a stated heuristic, not a causal claim: when an
-agent switches from a to b between two rounds, every other agent that voted b in the earlier round
-shares one unit of credit for it.
+labelled turns of each round; the votes are the ones the tally counted (debate.outcome, which the card
+and the bubbles read too). "Who persuaded whom" is a stated heuristic, not a causal claim: when an
+agent switches from a to b between two rounds, every other agent that voted b in the earlier round and
+gave a reason for it shares one unit of credit (a bare vote argued nothing).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from debate import outcome
 from debate.protocols.decisions import consensus_share
 from debate.tasks import override_note, stop_confidence_words, turn_number, verdict_number, verdict_sentences
 
@@ -56,8 +58,12 @@ def _next_kinds(events: list[dict], i: int) -> list[str]:
     return [e.get("type", "") for e in events[i + 1 :] if e.get("type") not in ("token", "turn_started")]
 
 
-def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None]) -> tuple[str, str]:
-    """(title, note) of one event."""
+def _note(
+    e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None], said: _Said | None = None
+) -> tuple[str, str]:
+    """(title, note) of one event; `said` (debate.outcome, read once per debate): each vote as written and
+    as counted, each chair's status as the tally gives it, each tally with its votes."""
+    said = said or _Said.of(events)
     t = e.get("type")
     if t == "debate_started":
         roles = ", ".join(sorted({str(m.get("role", "")) for m in e.get("lineup") or [] if m.get("role")}))
@@ -110,17 +116,31 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
                 f", citing {', '.join(cites)})." if cites else ")."
             )
         conf = f" ({turn_number(e)}, its own probability of that label)" if turn_number(e) else ""
+        chair = said.chairs.get(str(e.get("turn_id") or ""))
+        if chair is not None:
+            return f"{who}: {chair.label.lower()}", f"{who}: {outcome.chair_words(chair)}."
         if str(e.get("role", "")).lower() in NON_VOTERS:
             return f"{who} decides {label}", f"{who} answers {label}{conf}."
         agent = str(e.get("agent"))
+        vote = said.votes.get(str(e.get("turn_id") or ""))
+        counted = vote.counted if vote is not None else label
         before = prev_vote.get(agent, "?")
-        prev_vote[agent] = label
-        change = "" if before in ("?", label) else f" — changed from {before}"
+        prev_vote[agent] = counted
+        change = "" if before in ("?", counted) else f" — changed from {before}"
+        if vote is not None and vote.differs:  # the tally counted another label: say both, as the card does
+            return (
+                f"{who} votes {counted} (wrote {label})",
+                f"{who} wrote {label}{conf}; the tally counts {counted}, read from its own label "
+                f"probabilities (the small-model aids count votes so), not from the label it wrote{change}.",
+            )
         return f"{who} votes {label}", f"{who} votes {label}{conf}{change}."
     if t == "votes_tallied":
         share, th = float(e.get("consensus_share") or 0.0), float(e.get("threshold") or 0.0)
         counts = ", ".join(f"{k} {v}" for k, v in (e.get("counts") or {}).items())
         head = f"Votes, round {e.get('round')}: {counts}"
+        rv = said.tallies.get(int(e.get("seq", i)))
+        if rv is not None and rv.differs:
+            head = f"Votes, round {e.get('round')}: {rv.headline()}"
         nxt = _next_kinds(events, i)
         goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
         if e.get("reached") and goes_on:  # min_rounds: discussion rounds held even after agreement
@@ -175,9 +195,11 @@ def _note(e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None])
             gold = f" Gold label: {e['gold']} — " + ("right." if e.get("correct") else "wrong.")
         cat = f" (category {e['category']})" if e.get("category") else ""
         started = next((x for x in events if x.get("type") == "debate_started"), None)
-        said = " ".join(f"{x}." for x in verdict_sentences(e, started))
+        words = " ".join(f"{x}." for x in verdict_sentences(e, started))
         over = f" {override_note(e)}" if override_note(e) else ""
-        return f"Verdict{cat}: {label}", f"{said}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
+        head = outcome.verdict_headline(e, said.rounds)
+        conf = f", {head}" if head else conf
+        return f"Verdict{cat}: {label}", f"{words}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "vote_comparison":
         return "Debate vs. vote", vote_note(e)
     if t == "error":
@@ -216,9 +238,26 @@ def vote_note(e: dict) -> str:
     )
 
 
+@dataclass
+class _Said:
+    """What debate.outcome states about one debate, read once: votes by turn, chairs by turn, tallies by seq."""
+
+    votes: dict[str, outcome.MemberVote]
+    chairs: dict[str, outcome.ChairTag]
+    tallies: dict[int, outcome.RoundVotes]
+    rounds: list[outcome.RoundVotes]
+
+    @classmethod
+    def of(cls, events: list[dict]) -> _Said:
+        rounds = outcome.council_rounds(events)
+        seqs = [int(e.get("seq", i)) for i, e in enumerate(events) if e.get("type") == "votes_tallied"]
+        return cls(outcome.counted_votes(events), outcome.chair_tags(events), dict(zip(seqs, rounds)), rounds)
+
+
 def steps(events: list[dict]) -> list[Step]:
     """The debate as steps, in order. Token deltas and turn starts are folded into their turns."""
     finished = {e.get("turn_id") for e in events if e.get("type") == "turn_finished"}
+    said = _Said.of(events)
     out: list[Step] = []
     prev_vote: dict[str, str | None] = {}
     category = None
@@ -230,7 +269,7 @@ def steps(events: list[dict]) -> list[Step]:
             if e["category"] != category:
                 prev_vote = {}
             category = e["category"]
-        title, note = _note(e, events, i, prev_vote)
+        title, note = _note(e, events, i, prev_vote, said)
         out.append(
             Step(
                 len(out),
@@ -318,6 +357,8 @@ class VoteSeries:
     threshold: float | None = None
     source: str = "tallies"
     decided: str | None = None  # the verdict this decision ended in (None while undecided)
+    explained: list[dict[str, bool]] = field(default_factory=list)  # per round: who gave a reason with its vote
+    written: list[dict[str, str | None]] = field(default_factory=list)  # per round: the labels as written
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -329,14 +370,18 @@ def vote_series(events: list[dict]) -> list[VoteSeries]:
     turns: dict[Any, dict[int, dict[str, str | None]]] = defaultdict(lambda: defaultdict(dict))
     verdicts: dict[Any, str] = {}
     category = None
+    said = iter(outcome.council_rounds(events))  # the same tallies, with each vote as written (debate.outcome)
     for e in events:
         t = e.get("type")
         if t in ("debate_started", "phase_started") and e.get("category") is not None:
             category = e["category"]
         elif t == "votes_tallied":
             s = series.setdefault(category, VoteSeries(category=category))
+            rv = next(said, None)
             s.rounds.append(int(e.get("round") or 0))
             s.votes.append(dict(e.get("votes") or {}))
+            s.explained.append({v.agent: v.explained for v in rv.votes} if rv else {})
+            s.written.append({v.agent: v.written for v in rv.votes} if rv else {})
             s.shares.append(float(e.get("consensus_share") or 0.0))
             s.threshold = e.get("threshold", s.threshold)
         elif t == "turn_finished" and str(e.get("role", "")).lower() not in NON_VOTERS:
@@ -380,16 +425,25 @@ def agreement_over_rounds(s: VoteSeries) -> list[dict]:
     return out
 
 
+NO_REASON = "nobody (no one who held that vote gave a reason)"
+
+
 def persuasion(s: VoteSeries) -> dict[tuple[str, str], float]:
-    """{(persuader, persuaded): credit}: a switch to b is credited, in equal parts, to those who held b."""
+    """{(persuader, persuaded): credit}: a switch to b is credited, in equal parts, to those who held b
+    in the round before *and gave a reason for it*: a member that voted without a word argued nothing, so
+    it persuaded nobody. A switch no such member can explain is credited to NO_REASON (the chair's summary,
+    the member's own second thoughts, sampling: the events cannot tell which)."""
     credit: dict[tuple[str, str], float] = defaultdict(float)
-    for v0, v1 in zip(s.votes, s.votes[1:]):
+    explained = s.explained + [{}] * (len(s.votes) - len(s.explained))
+    for v0, v1, why0 in zip(s.votes, s.votes[1:], explained):
         for agent, label in v1.items():
             if agent not in v0 or v0[agent] == label or label is None:
                 continue
-            holders = [a for a, lab in v0.items() if lab == label and a != agent]
+            holders = [a for a, lab in v0.items() if lab == label and a != agent and why0.get(a, True)]
             for h in holders:
                 credit[(h, agent)] += 1.0 / len(holders)
+            if not holders:
+                credit[(NO_REASON, agent)] += 1.0
     return dict(credit)
 
 
@@ -433,9 +487,17 @@ def debate_dynamics(events: list[dict]) -> dict:
     pers: Counter = Counter()
     for s in series:
         pers.update(persuasion(s))
+    counted_otherwise = [
+        {"agent": a, "round": r, "wrote": w, "counted": v[a], "category": s.category}
+        for s in series
+        for r, v, wr in zip(s.rounds, s.votes, s.written)
+        for a, w in wr.items()
+        if w is not None and v.get(a) is not None and v[a] != w
+    ]
     return {
         "series": [s.to_dict() for s in series],
         "changes": changes,
+        "counted_otherwise": counted_otherwise,
         "agreement": [dict(a, category=s.category) for s in series for a in agreement_over_rounds(s)],
         "persuasion": [{"persuader": a, "persuaded": b, "credit": round(c, 4)} for (a, b), c in pers.most_common()],
         "sankey": sankey_data(series),

@@ -67,8 +67,8 @@ def test_fitted_entries_round_trip(tmp_path, monkeypatch):
     path = tmp_path / "fitted.json"
     monkeypatch.setattr(cal, "FITTED_PATH", path)
     cal._fitted.cache_clear()
-    key = cal.setting_key("local:qwen2.5-0.5b", "checkthat", 2, "label-first", "similar", 4)
-    assert key == "local:qwen2.5-0.5b|checkthat2|answer=label-first|demos=similar-4"
+    key = cal.setting_key("local:qwen2.5-coder-0.5b", "checkthat", 2, "label-first", "similar", 4)
+    assert key == "local:qwen2.5-coder-0.5b|checkthat2|answer=label-first|demos=similar-4"
     assert cal.fitted_threshold(key) is None
     cal.save_fitted(key, {"threshold": 0.81, "train_macro_f1": 0.6}, path)
     assert cal.fitted_threshold(key)["threshold"] == 0.81
@@ -131,7 +131,11 @@ def test_contextual_calibration_turns_the_written_yes_into_no():
         },
         label_probs=_probs,
     )
-    events = run(client, protocol="baseline", params={"answer": "label-first", "calibration": "contextual"})
+    events = run(
+        client,
+        protocol="baseline",
+        params={"answer": "label-first", "calibration": "contextual", "calibrated_reading": True},
+    )
     assert [c["messages"][-1]["content"].count("Tweet: N/A") for c in backend.calls] == [0, 1]
     assert all('"category": <one of "YES", "NO">' in c["messages"][-1]["content"] for c in backend.calls)
     v = by_type(events, "verdict")[-1]
@@ -139,20 +143,29 @@ def test_contextual_calibration_turns_the_written_yes_into_no():
     assert v.label == "NO" and v.confidence == pytest.approx(0.891, abs=1e-3)
     assert v.probs["NO"] == v.confidence and cal.disagreement(v.label, v.confidence, v.probs) is None
     assert "The model wrote YES" in v.explanation
+    # without the calibrated reading chosen, the answer is the label written and NO a named second opinion
+    v = by_type(
+        run(client, protocol="baseline", params={"answer": "label-first", "calibration": "contextual"}), "verdict"
+    )[-1]
+    assert (v.label, v.calibrated_label, v.reading) == ("YES", "NO", "written")
 
 
 def test_threshold_calibration_uses_the_given_or_fitted_threshold():
     client, _ = scripted({"judge": '{"category": "YES"}'}, label_probs=lambda t, o: {"YES": 0.7, "NO": 0.3})
     v = by_type(
         run(
-            client, protocol="baseline", params={"answer": "label-first", "calibration": "threshold", "threshold": 0.8}
+            client,
+            protocol="baseline",
+            params={"answer": "label-first", "calibration": "threshold", "threshold": 0.8, "calibrated_reading": True},
         ),
         "verdict",
     )[-1]
     assert v.label == "NO" and "threshold 0.8" in v.explanation
     v = by_type(
         run(
-            client, protocol="baseline", params={"answer": "label-first", "calibration": "threshold", "threshold": 0.6}
+            client,
+            protocol="baseline",
+            params={"answer": "label-first", "calibration": "threshold", "threshold": 0.6, "calibrated_reading": True},
         ),
         "verdict",
     )[-1]
@@ -243,7 +256,7 @@ def test_the_1_5b_judge_lineup_file_changes_only_the_judge():
     from debate.lineups import PRESETS, load_lineup
 
     mine = load_lineup("assets/lineups/embedded-judge-1.5b.json")
-    assert mine["judge"]["model"] == "local:qwen2.5-1.5b" and mine["judge"]["temperature"] == 0
+    assert mine["judge"]["model"] == "local:qwen2.5-coder-1.5b" and mine["judge"]["temperature"] == 0
     assert {k: v for k, v in mine.items() if k not in ("name", "description", "judge")} == {
         k: v for k, v in PRESETS["embedded"].items() if k not in ("name", "description", "judge")
     }
@@ -269,7 +282,13 @@ def test_real_model_calibrated_baseline_with_similar_demos():
         category=2,
         lineup="embedded",
         max_tokens=12,
-        params={"answer": "label-first", "demos": "similar", "k_demos": 2, "calibration": "contextual"},
+        params={
+            "answer": "label-first",
+            "demos": "similar",
+            "k_demos": 2,
+            "calibration": "contextual",
+            "calibrated_reading": True,
+        },
     )
     events = list(run_debate(cfg, client))
     assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]

@@ -46,9 +46,9 @@ def test_select_skips_the_nearest_and_keeps_the_most_similar_last():
 
 
 def test_threshold_keys_name_the_slice_and_keep_the_old_keys():
-    old = cal.setting_key("local:qwen2.5-0.5b", "checkthat", 2, "label-first", "dialogue", 8)
-    assert old == "local:qwen2.5-0.5b|checkthat2|answer=label-first|demos=dialogue-8"
-    assert cal.setting_key("local:qwen2.5-0.5b", "checkthat", 2, "label-first", "dialogue", 8, 0) == old
+    old = cal.setting_key("local:qwen2.5-coder-0.5b", "checkthat", 2, "label-first", "dialogue", 8)
+    assert old == "local:qwen2.5-coder-0.5b|checkthat2|answer=label-first|demos=dialogue-8"
+    assert cal.setting_key("local:qwen2.5-coder-0.5b", "checkthat", 2, "label-first", "dialogue", 8, 0) == old
     assert cal.setting_key("m", "checkthat", 1, "label-first", "dialogue", 4, 4).endswith("demos=dialogue-4-skip4")
 
 

@@ -225,7 +225,7 @@ def test_real_model_lexical_member_prompt_holds_its_lexical_neighbours(monkeypat
     from tests.support.real_cases import prepared_client
 
     lineup = "assets/lineups/council-candidates/f-qwen-lexical.json"
-    client = prepared_client(["local:qwen2.5-0.5b"], cache=False)
+    client = prepared_client(["local:qwen2.5-coder-0.5b"], cache=False)
     asked = []
     chat = client.chat
 

@@ -232,13 +232,23 @@ def test_radar_judge_constrained_and_calibrated(fitted):
     # class weights fitted on train turn the judge's lean on TRUE into FALSE
     key = cal.judge_key("scripted:judge", "halftruth", "radar", "constrained")
     fitted(key, {"weights": {"TRUE": 1.0, "HALF-TRUE": 1.0, "FALSE": 8.0}, "fitted_on": "liar-train (test)"})
+    fitted_params = {**params, "judge_calibration": "fitted"}
+    v = by_type(run(client, protocol="radar", task="halftruth", category=None, params=fitted_params), "verdict")[-1]
+    # by default the verdict stays the label the judge wrote; the weights' label is a second opinion beside it
+    assert (v.label, v.reading, v.calibrated_label, v.written_label) == ("TRUE", "written", "FALSE", None)
+    assert v.basis == "probability" and v.calibrated_confidence == pytest.approx(0.8 / 1.7, abs=1e-4)
     v = by_type(
         run(
-            client, protocol="radar", task="halftruth", category=None, params={**params, "judge_calibration": "fitted"}
+            client,
+            protocol="radar",
+            task="halftruth",
+            category=None,
+            params={**fitted_params, "calibrated_reading": True},
         ),
         "verdict",
     )[-1]
     assert v.label == "FALSE" and v.confidence == pytest.approx(v.probs["FALSE"]) and v.confidence > v.probs["TRUE"]
+    assert (v.reading, v.written_label) == ("calibrated", "TRUE")
     assert "The judge wrote TRUE" in v.explanation and "liar-train (test)" in v.explanation
     assert cal.disagreement(v.label, v.confidence, v.probs) is None
     # contextual: one more judge call whose prompt holds nothing of the claim, the evidence or the debate
@@ -255,7 +265,7 @@ def test_radar_judge_constrained_and_calibrated(fitted):
         protocol="radar-single",
         task="halftruth",
         category=None,
-        params={"judge_answer": "constrained", "judge_calibration": "contextual"},
+        params={"judge_answer": "constrained", "judge_calibration": "contextual", "calibrated_reading": True},
     )
     cf = backend.calls[-1]["messages"]
     assert "coffee" not in json.dumps(cf) and "My argument" not in json.dumps(cf)

@@ -2,7 +2,7 @@
 from the Debate page, its votes and verdict streaming in; a server nobody listens on, said on the page.
 
 Real parts: the app as a subprocess, the Ollama stand-in (Ollama's REST API over the packaged
-Qwen2.5-0.5B and SmolLM2-135M under Ollama's tags) on loopback, the real `ollama` client, the store. The
+Qwen2.5-Coder-0.5B and SmolLM2-135M under Ollama's tags) on loopback, the real `ollama` client, the store. The
 settings hold a key saved for the stand-in's URL: it may go to that server, never into the page.
 """
 

@@ -3,7 +3,7 @@ interjection seen by the next round's prompts, and the HTML export opened from d
 
 Real parts throughout: the parent is a real single debate on the embedded models (the short case of
 tests/support/real_cases.py, written by `python -m debate run`), the fork's models are served by the
-Ollama stand-in over the real Qwen2.5-0.5B weights, which logs every prompt it receives, so the test can
+Ollama stand-in over the real Qwen2.5-Coder-0.5B weights, which logs every prompt it receives, so the test can
 read what the debaters were actually sent after the interjection.
 """
 
@@ -86,7 +86,7 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
     parent = _parent_events(tmp_path)
     log = tmp_path / "prompts.jsonl"
     monkeypatch.setenv("OLLAMA_STANDIN_LOG", str(log))
-    srv = start_ollama_standin({"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b")}, tmp_path)
+    srv = start_ollama_standin({"qwen2.5:0.5b": packaged.ensure_model("qwen2.5-coder-0.5b")}, tmp_path)
     try:
         model = f"ollama:qwen2.5:0.5b@{srv.url}"
         lineup = {

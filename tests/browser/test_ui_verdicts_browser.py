@@ -1,7 +1,8 @@
 """In Debian's chromium: a stored RADAR debate whose judge wrote TRUE and whose fitted class weights gave
-FALSE reads the same on the Library and Present pages — the label, its sentence, and that the weights
-overruled the judge — and its bubbles read as words, with the judge's raw JSON only on demand; the Library's two
-CSV downloads carry the written label, the aid and the same sentence."""
+FALSE reads the same on the Library and Present pages — the verdict TRUE (what the judge wrote), its
+sentence, and the weights' FALSE as a second opinion named as such — and its bubbles read as words, with the
+judge's raw JSON only on demand; the Library's two CSV downloads carry the written label, the calibrated
+one, the aid and the same sentence."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason
 
 
 @pytest.mark.timeout(600)
-def test_an_overruled_judge_reads_the_same_in_the_library_and_on_present(tmp_path, monkeypatch, fitted_judge):
+def test_a_second_opinion_reads_the_same_in_the_library_and_on_present(tmp_path, monkeypatch, fitted_judge):
     monkeypatch.setenv("DEBATE_HOME", str(tmp_path))
     store = DebateStore(config.store_db())
     cfg = DebateConfig(
@@ -43,19 +44,19 @@ def test_an_overruled_judge_reads_the_same_in_the_library_and_on_present(tmp_pat
         browser_page(1500, 2600) as page,
     ):
         page.goto(f"{url}/library?debate={did}")
-        page.get_by_text("The judge said TRUE").first.wait_for(timeout=120_000)
+        page.get_by_text("Calibrated reading: FALSE").first.wait_for(timeout=120_000)
         wait_settled(page)
         card = page.locator(".verdict-card").first.inner_text()
-        assert "FALSE" in card and "FALSE — the claim is false" in card
-        assert "The judge said TRUE; its calibrated probabilities give FALSE (class weights fitted on" in card
-        judge = page.locator(".turn").filter(has_text="counted as FALSE").first
-        assert "TRUE — the claim is true" in judge.inner_text()
+        assert "TRUE — the claim is true" in card and "FALSE — the claim is false" not in card
+        assert "Calibrated reading: FALSE (class weights fitted on liar-train, 90) — a second opinion" in card
+        judge = page.locator(".turn").filter(has_text="The figure matches the jobs report.").first
+        assert "TRUE — the claim is true" in judge.inner_text() and "counted as" not in judge.inner_text()
         raw = judge.locator("details.raw")
         assert not raw.locator(".raw-json").is_visible()  # the JSON is there on demand only
         raw.locator("summary").click()
         assert '"verdict": "TRUE"' in raw.locator(".raw-json").inner_text()
         assert "Ran with: radar" in page.locator("body").inner_text()
-        shot(page, "verdicts-library-overruled")
+        shot(page, "verdicts-library-second-opinion")
         # both CSV downloads say it too: the list (made on the click) and the debate's turns
         for key, name in (("lib_export_list", "list.csv"), ("lib_csv", "turns.csv")):
             with page.expect_download() as dl:
@@ -64,14 +65,14 @@ def test_an_overruled_judge_reads_the_same_in_the_library_and_on_present(tmp_pat
         listed = next(r for r in csv.DictReader((tmp_path / "list.csv").open(newline="")) if r["id"] == did)
         verdict = next(r for r in csv.DictReader((tmp_path / "turns.csv").open(newline="")) if r["phase"] == "verdict")
         for row in (listed, verdict):
-            assert row["written_label"] == "TRUE" and "class weights fitted on" in row["aid"]
-            assert row["overrule"].startswith("The judge said TRUE; its calibrated probabilities give FALSE")
+            assert row["written_label"] == "TRUE" and row["calibrated_label"] == "FALSE"
+            assert "class weights fitted on" in row["aid"] and row["overrule"].startswith("Calibrated reading: FALSE")
 
         page.goto(f"{url}/present?debate={did}")
         page.locator(".p-verdict").first.wait_for(timeout=120_000)
         wait_settled(page)
         present = page.locator(".p-verdict").first.inner_text()
-        assert "FALSE — the claim is false" in present and "The judge said TRUE" in present
+        assert "TRUE — the claim is true" in present and "Calibrated reading: FALSE" in present
         speaker = page.locator(".p-speaker").first.inner_text()  # the judge's answer in words, not its JSON
         assert "TRUE — the claim is true. The figure matches the jobs report." in speaker and "{" not in speaker
-        shot(page, "verdicts-present-overruled")
+        shot(page, "verdicts-present-second-opinion")

@@ -129,9 +129,13 @@ def test_the_embedded_model_answers_an_english_task_in_latin_script():
 
     be = LocalBackend()
     msgs = [{"role": "user", "content": "Translate into Chinese characters: 'The economy is growing fast.'"}]
-    free = "".join(c.text for c in be.stream("qwen2.5-0.5b", msgs, GenOptions(max_tokens=24)) if hasattr(c, "text"))
+    free = "".join(
+        c.text for c in be.stream("qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=24)) if hasattr(c, "text")
+    )
     kept = "".join(
-        c.text for c in be.stream("qwen2.5-0.5b", msgs, GenOptions(max_tokens=24, script="LATIN")) if hasattr(c, "text")
+        c.text
+        for c in be.stream("qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=24, script="LATIN"))
+        if hasattr(c, "text")
     )
     assert off_script(free), free  # the model does write another script when let
     assert kept.strip() and not off_script(kept), kept
@@ -148,10 +152,10 @@ def test_real_model_turns_end_well_and_their_figures_are_checked():
     claim = "Unemployment in the United States fell to 3.5 percent in 2019, the lowest in 50 years."
     lu = {
         "name": "real",
-        "members": [{"name": "m", "model": "local:qwen2.5-0.5b"}],
-        "judge": {"name": "judge", "model": "local:qwen2.5-0.5b"},
+        "members": [{"name": "m", "model": "local:qwen2.5-coder-0.5b"}],
+        "judge": {"name": "judge", "model": "local:qwen2.5-coder-0.5b"},
         "roles": {
-            "proponent": {"name": "pro", "model": "local:qwen2.5-0.5b", "temperature": 0.7, "seed": 3},
+            "proponent": {"name": "pro", "model": "local:qwen2.5-coder-0.5b", "temperature": 0.7, "seed": 3},
             "opponent": {"name": "opp", "model": "local:smollm2-135m", "temperature": 0.7, "seed": 4},
         },
     }
@@ -168,7 +172,7 @@ def test_real_model_turns_end_well_and_their_figures_are_checked():
         sources.append(t.text)
 
 
-# the chair's answer in one content-benchmark council (CheckThat tweet 1327, category 3; Qwen2.5-0.5B),
+# the chair's answer in one content-benchmark council (CheckThat tweet 1327, category 3; Qwen2.5-Coder-0.5B),
 # word for word: a summary that repeats itself until the 128-token budget, its JSON never closed
 CHAIR_LOOP = (
     '{"status": "CONSENSUS REACHED", "summary": "The discussion has reached a consensus on the topic of the '

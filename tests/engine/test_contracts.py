@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     "text",
     [
-        "local:qwen2.5-0.5b",
+        "local:qwen2.5-coder-0.5b",
         "local:/tmp/x model.gguf",
         "ollama:qwen3:8b",
         "ollama:llama3.1:8b@http://127.0.0.1:11434",

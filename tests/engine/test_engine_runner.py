@@ -188,7 +188,7 @@ def test_cached_rerun_gives_the_identical_event_stream(tmp_path):
 def test_lineups_presets_resolution_and_validation():
     emb = load_lineup("embedded")
     models = {m["model"] for m in emb["members"]}
-    assert models == {"local:qwen2.5-0.5b", "local:smollm2-135m"}
+    assert models == {"local:qwen2.5-coder-0.5b", "local:smollm2-135m"}
     assert len({(m["temperature"], m["seed"]) for m in emb["members"]}) == len(emb["members"])
     paper = load_lineup("paper-council-ollama")
     assert [m["model"] for m in paper["members"]] == [
@@ -228,12 +228,12 @@ def test_the_larger_embedded_preset_puts_the_1_5b_where_one_model_carries_the_de
     from ui.catalog import preset_title
 
     lu = load_lineup("embedded-larger")
-    big = "local:qwen2.5-1.5b"
+    big = "local:qwen2.5-coder-1.5b"
     assert {a.role: a.model for a in resolve_agents(lu, "radar", {})} == {
         "politician": big,
         "scientist": big,
         "judge": big,
-        "stop-agent": "local:qwen2.5-0.5b",
+        "stop-agent": "local:qwen2.5-coder-0.5b",
     }
     council = resolve_agents(lu, "council", {})
     assert [a.model for a in council if a.role == "chair"] == [big]

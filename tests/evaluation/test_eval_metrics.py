@@ -225,3 +225,36 @@ def test_council_early_exit_is_consensus_before_the_round_limit():
     no_limit = _council(0, True)
     no_limit[0] = {"type": "debate_started"}
     assert not debate_stats(no_limit)["early_stopped"]
+
+
+def test_both_readings_of_a_verdict_are_scored_apart_and_named():
+    """The answer a debate gave is its `prediction`; where a calibration ran, the written label and the
+    calibrated one are scored apart (metrics["readings"]), the older stored form (calibrated label shown,
+    `written_label` beside it) read as the calibrated reading it was."""
+    from debate.evaluation.report import reading_lines, reading_metrics
+
+    new = [  # the written label is the answer; the class weights' label a second opinion
+        {"type": "verdict", "label": "TRUE", "reading": "written", "calibrated_label": "FALSE", "source": "judge"}
+    ]
+    old = [{"type": "verdict", "label": "FALSE", "written_label": "TRUE", "aid": "w", "source": "judge"}]
+    plain = [{"type": "verdict", "label": "TRUE", "source": "judge"}]
+    assert extract_prediction(new) == "TRUE" and extract_prediction(new, which="calibrated") == "FALSE"
+    assert extract_prediction(old) == "FALSE" and extract_prediction(old, which="written") == "TRUE"
+    assert extract_prediction(plain, which="written") == "TRUE"
+    assert extract_prediction(plain, which="calibrated") is None  # no calibration ran: nothing to score
+    gold = ["FALSE", "FALSE", "TRUE"]
+    rows = [
+        {
+            "item_id": str(i),
+            "status": "done",
+            "gold": g,
+            "prediction": extract_prediction(ev),
+            "stats": {f"{w}_prediction": extract_prediction(ev, which=w) for w in ("written", "calibrated")},
+        }
+        for i, (g, ev) in enumerate(zip(gold, (new, old, plain)))
+    ]
+    r = reading_metrics(rows, HT)
+    assert r["items"] == 2 and r["differ"] == 2  # the plain verdict had no calibrated label
+    assert r["written"]["accuracy"] == 0.0 and r["calibrated"]["accuracy"] == 1.0
+    assert reading_lines(r)[0].startswith("written label vs. calibrated reading, 2 items with a calibrated label")
+    assert reading_metrics(rows[2:], HT) is None

@@ -207,7 +207,7 @@ def test_the_embedded_judge_writes_questions_that_are_searched(local):
         if ev.type == "evidence":
             break  # the debate after the search is not what this test is about
     e = by_type(events, "evidence")[0]
-    assert e.questions_model == "local:qwen2.5-0.5b"
+    assert e.questions_model == "local:qwen2.5-coder-0.5b"
     assert 1 <= len(e.questions) <= 2, e.questions_note
     assert all(x.endswith("?") and len(x) <= q.MAX_QUESTION_CHARS for x in e.questions)
     assert e.sources[0]["queries"] == [e.query, *e.questions]
@@ -225,7 +225,7 @@ def test_the_export_shows_the_queries_escaped():
             passages=[],
             floor=0.49,
             questions=["Who ran <b>it</b>?"],
-            questions_model="local:qwen2.5-0.5b",
+            questions_model="local:qwen2.5-coder-0.5b",
             sources=[
                 {
                     "name": "local",
@@ -242,7 +242,7 @@ def test_the_export_shows_the_queries_escaped():
     ]
     html = to_html(events)
     assert "queries: “coffee claim” · “Who ran &lt;b&gt;it&lt;/b&gt;?”" in html and "<b>it</b>" not in html
-    assert "questions by local:qwen2.5-0.5b" in html
+    assert "questions by local:qwen2.5-coder-0.5b" in html
 
 
 @pytest.mark.parametrize(

@@ -178,8 +178,8 @@ def test_real_judge_turns_label_is_the_argmax_of_its_own_probabilities():
     from debate.runner import DebateConfig, run_debate
     from tests.support.real_cases import prepared_client
 
-    client = prepared_client(("local:qwen2.5-0.5b",), cache=False)
-    judge = {"name": "judge", "model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}
+    client = prepared_client(("local:qwen2.5-coder-0.5b",), cache=False)
+    judge = {"name": "judge", "model": "local:qwen2.5-coder-0.5b", "temperature": 0.0, "seed": 0}
     lineup = {"name": "t", "members": [judge], "judge": judge, "chair": judge}
     seen = 0
     for claim in ("Crime in New York City fell by half between 1990 and 2000.",):
@@ -365,8 +365,8 @@ def test_real_paper_judge_answer_label_is_the_argmax_of_its_digit_probabilities(
     from debate.runner import DebateConfig, run_debate
     from tests.support.real_cases import prepared_client
 
-    client = prepared_client(("local:qwen2.5-0.5b",), cache=False)
-    agent = {"name": "baseline", "model": "local:qwen2.5-0.5b", "temperature": 0.0, "seed": 0}
+    client = prepared_client(("local:qwen2.5-coder-0.5b",), cache=False)
+    agent = {"name": "baseline", "model": "local:qwen2.5-coder-0.5b", "temperature": 0.0, "seed": 0}
     lineup = {"name": "t", "members": [agent], "judge": agent, "chair": agent}
     seen = 0
     for claim in (

@@ -121,7 +121,7 @@ def test_on_server_moves_every_seat_and_leaves_a_persons_seat():
     lineup = {
         "name": "mix",
         "members": [
-            {"name": "a", "model": "local:qwen2.5-0.5b"},
+            {"name": "a", "model": "local:qwen2.5-coder-0.5b"},
             {"name": "b", "model": "ollama:qwen3:8b@http://old:11434"},
         ],
         "judge": {"name": "j", "model": "openai:gpt-4o-mini"},
@@ -197,7 +197,7 @@ def test_a_key_goes_only_to_the_url_it_was_saved_for(monkeypatch):
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory):
     srv = start_llama_multi_server(
-        {"qwen": packaged.ensure_model("qwen2.5-0.5b"), "smol": packaged.ensure_model("smollm2-135m")},
+        {"qwen": packaged.ensure_model("qwen2.5-coder-0.5b"), "smol": packaged.ensure_model("smollm2-135m")},
         tmp_path_factory.mktemp("llama-multi"),
         n_ctx=2048,
         n_threads=1,

@@ -49,7 +49,7 @@ def test_options_and_messages_change_the_key(cached_client):
     c = cached_client.chat(SPEC, MSGS + [{"role": "user", "content": "Another."}], GenOptions(max_tokens=6)).result()
     assert not (a.cached or b.cached or c.cached)
     assert cached_client.cache.stats()["entries"] == 3
-    assert cache_key(SPEC, MSGS, GenOptions()) != cache_key("local:qwen2.5-0.5b", MSGS, GenOptions())
+    assert cache_key(SPEC, MSGS, GenOptions()) != cache_key("local:qwen2.5-coder-0.5b", MSGS, GenOptions())
     assert cache_key(SPEC, MSGS, GenOptions(cache=False)) == cache_key(SPEC, MSGS, GenOptions())
 
 

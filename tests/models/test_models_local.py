@@ -44,7 +44,7 @@ def test_embedded_model_streams_and_completes(client):
 
 @pytest.mark.timeout(300)
 def test_labels_get_probabilities_from_logprobs(client):
-    res = client.chat("local:qwen2.5-0.5b", ASK, GenOptions(max_tokens=4, labels=("YES", "NO"))).result()
+    res = client.chat("local:qwen2.5-coder-0.5b", ASK, GenOptions(max_tokens=4, labels=("YES", "NO"))).result()
     assert set(res.label_probs) == {"YES", "NO"}
     assert sum(res.label_probs.values()) == pytest.approx(1.0, abs=1e-6)
     voted = "YES" if "YES" in res.text.upper() else "NO"
@@ -54,7 +54,7 @@ def test_labels_get_probabilities_from_logprobs(client):
 @pytest.mark.timeout(300)
 def test_json_schema_output_and_label_inside_json(client):
     res = client.chat(
-        "local:qwen2.5-0.5b",
+        "local:qwen2.5-coder-0.5b",
         ASK + [{"role": "user", "content": "Reply as JSON."}],
         GenOptions(max_tokens=24, json_schema=VOTE_SCHEMA, labels=("YES", "NO")),
     ).result()
@@ -103,7 +103,7 @@ def test_context_too_long_says_what_to_do():
 def test_unknown_model_and_missing_file_are_clear(client, tmp_path):
     with pytest.raises(ModelNotFound) as err:
         client.chat("local:gpt-17", ASK).result()
-    assert "qwen2.5-0.5b" in err.value.hint and ".gguf" in err.value.hint
+    assert "qwen2.5-coder-0.5b" in err.value.hint and ".gguf" in err.value.hint
     with pytest.raises(ModelFileError, match="does not exist"):
         client.chat(f"local:{tmp_path / 'nope.gguf'}", ASK).result()
     bad = tmp_path / "garbage.gguf"
@@ -114,7 +114,7 @@ def test_unknown_model_and_missing_file_are_clear(client, tmp_path):
 
 def test_list_models_reports_packaged_and_user_files(tmp_path):
     rows = {r.name: r for r in LocalBackend(models={"mine": str(tmp_path / "x.gguf")}).list_models()}
-    assert rows["qwen2.5-0.5b"].status == "ready" and rows["qwen2.5-0.5b"].license == "Apache-2.0"
+    assert rows["qwen2.5-coder-0.5b"].status == "ready" and rows["qwen2.5-coder-0.5b"].license == "Apache-2.0"
     assert rows["mine"].status == "missing" and "does not exist" in rows["mine"].detail
 
 

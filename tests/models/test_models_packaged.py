@@ -115,7 +115,7 @@ def test_missing_chunk_package_names_it_and_how_to_install(fake, tmp_path):
 
 def test_real_catalogue_status_and_smollm2_in_place():
     rows = {m.name: packaged.status(m) for m in packaged.CATALOGUE.values()}
-    assert rows["smollm2-135m"][0] == "ready" and rows["qwen2.5-0.5b"][0] == "ready"
+    assert rows["smollm2-135m"][0] == "ready" and rows["qwen2.5-coder-0.5b"][0] == "ready"
     path = packaged.ensure_model("smollm2-135m")
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size == 98_362_432
     if rows["gemma3-270m"][0] == "missing":
@@ -125,4 +125,76 @@ def test_real_catalogue_status_and_smollm2_in_place():
 def test_unknown_packaged_name_lists_the_catalogue():
     with pytest.raises(Exception) as err:
         packaged.ensure_model("llama-9000")
-    assert "qwen2.5-0.5b" in str(err.value)
+    assert "qwen2.5-coder-0.5b" in str(err.value)
+
+
+# -- honest names: the Qwen packages are Qwen2.5-Coder instruct models; their old names stay accepted -----
+def test_the_qwen_packages_are_named_what_they_are_and_answer_to_their_old_names():
+    from debate.models.spec import ModelSpec
+
+    for old, new, title in (
+        ("qwen2.5-0.5b", "qwen2.5-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct"),
+        ("qwen2.5-1.5b", "qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct"),
+    ):
+        model = packaged.get(old)
+        assert model.name == new and model.title.startswith(title) and "coder" in model.filename
+        assert old in packaged.CATALOGUE and packaged.CATALOGUE[old] is packaged.CATALOGUE[new]
+        assert str(ModelSpec.parse(f"local:{old}")) == f"local:{new}"
+        assert str(ModelSpec.parse(f"local:{old}@http://127.0.0.1:8080")) == f"local:{new}@http://127.0.0.1:8080"
+        assert packaged.canonical_spec(f"ollama:{old}") == f"ollama:{old}"  # another server's model is its own
+    assert list(packaged.CATALOGUE) == ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "gemma3-270m"]
+    assert not any("qwen2.5-0.5b" in n or "qwen2.5-1.5b" in n for n in packaged.CATALOGUE)  # listed once, by its name
+
+
+def test_lineups_fitted_values_and_stored_debates_with_the_old_names_still_work():
+    """A lineup file, a fitted-values entry and a stored debate written before the rename (the stored format
+    as the store and the exports hold it) still resolve, calibrate and load."""
+    from debate.aids import calibration as cal
+    from debate.events import event_from_dict
+    from debate.lineups import load_lineup, resolve_agents
+    from debate.sharing.html import to_html
+    from ui.transcript import build_view
+
+    old_lineup = {
+        "name": "mine",
+        "members": [{"name": "qwen-a", "model": "local:qwen2.5-0.5b"}, {"name": "s", "model": "local:smollm2-135m"}],
+        "judge": {"name": "judge", "model": "local:qwen2.5-1.5b"},
+    }
+    agents = {a.role: a.model for a in resolve_agents(load_lineup(old_lineup), "radar")}
+    assert agents["judge"] == "local:qwen2.5-coder-1.5b" and "local:qwen2.5-0.5b" not in agents.values()
+    # the shipped class weights were fitted under the old name: found under either
+    key_old = cal.judge_key("local:qwen2.5-0.5b", "halftruth", "radar", "constrained")
+    key_new = cal.judge_key("local:qwen2.5-coder-0.5b", "halftruth", "radar", "constrained")
+    assert key_old == key_new and cal.fitted_weights(key_new) is not None
+    stored = [
+        {
+            "type": "debate_started",
+            "seq": 0,
+            "t": 0.0,
+            "debate_id": "old01",
+            "protocol": "baseline",
+            "task": "checkthat",
+            "category": 1,
+            "claim": "A study says so.",
+            "lineup": [{"agent": "baseline", "role": "baseline", "model": "local:qwen2.5-0.5b"}],
+            "settings": {"params": {}, "max_tokens": 64},
+        },
+        {
+            "type": "turn_finished",
+            "seq": 1,
+            "t": 1.0,
+            "turn_id": "t0",
+            "agent": "baseline",
+            "role": "baseline",
+            "model": "local:qwen2.5-0.5b",
+            "phase": "answer",
+            "text": '{"category": "YES"}',
+            "parsed": {"label": "YES"},
+            "label": "YES",
+        },
+        {"type": "verdict", "seq": 2, "t": 1.1, "label": "YES", "source": "baseline"},
+        {"type": "finished", "seq": 3, "t": 1.2, "status": "completed"},
+    ]
+    view = build_view([event_from_dict(e) for e in stored])
+    assert view.verdict.label == "YES" and view.turns["t0"].model == "local:qwen2.5-0.5b"  # loads as recorded
+    assert "local:qwen2.5-0.5b" in to_html(stored)

@@ -21,7 +21,7 @@ from tests.support.servers import REPO, closed_port
 @pytest.mark.parametrize(
     "text, backend, model, url",
     [
-        ("local:qwen2.5-0.5b", "local", "qwen2.5-0.5b", None),
+        ("local:qwen2.5-coder-0.5b", "local", "qwen2.5-coder-0.5b", None),
         ("local:/models/my model.gguf", "local", "/models/my model.gguf", None),
         ("ollama:qwen3:8b", "ollama", "qwen3:8b", None),
         ("ollama:llama3.1:8b@http://10.0.0.5:11434", "ollama", "llama3.1:8b", "http://10.0.0.5:11434"),
@@ -52,7 +52,7 @@ def test_client_creates_the_right_backend_per_spec(monkeypatch, tmp_path):
     }
     client = default_client(settings)
     assert client.cache is not None
-    local = client.backend_for(ModelSpec.parse("local:qwen2.5-0.5b"))
+    local = client.backend_for(ModelSpec.parse("local:qwen2.5-coder-0.5b"))
     assert isinstance(local, LocalBackend) and local.n_ctx == 2048 and local.max_parallel == 1
     oa = client.backend_for(ModelSpec.parse("openai:x@http://127.0.0.1:9/v1"))
     assert isinstance(oa, OpenAIBackend) and oa.base_url == "http://127.0.0.1:9/v1" and oa.max_parallel == 7
@@ -67,7 +67,7 @@ def test_known_models_never_raises_with_everything_down(monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
     rows = known_models({"local": {"models": {"mine": str(tmp_path / "gone.gguf")}}})
     by = {(r.backend, r.name): r for r in rows}
-    assert by[("local", "qwen2.5-0.5b")].status == "ready"
+    assert by[("local", "qwen2.5-coder-0.5b")].status == "ready"
     assert by[("local", "mine")].status == "missing"
     assert by[("ollama", "")].status == "unreachable" and "ollama serve" in by[("ollama", "")].detail
     assert by[("openai", "")].status == "unreachable"
@@ -93,7 +93,7 @@ def _cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProce
 def test_cli_lists_every_backend_and_exits_0_when_down():
     out = _cli()
     assert out.returncode == 0, out.stderr
-    for line in ("[local]", "local:qwen2.5-0.5b", "[ollama]", "unreachable", "[openai]", "not configured"):
+    for line in ("[local]", "local:qwen2.5-coder-0.5b", "[ollama]", "unreachable", "[openai]", "not configured"):
         assert line in out.stdout
     rows = json.loads(_cli("--json").stdout)
     assert {"spec", "backend", "status", "detail"} <= set(rows[0])

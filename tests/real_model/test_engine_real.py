@@ -20,7 +20,7 @@ llama_cpp = pytest.importorskip("llama_cpp")
 def client():
     from tests.support.real_cases import prepared_client
 
-    return prepared_client(("local:qwen2.5-0.5b", "local:smollm2-135m"), cache=True)
+    return prepared_client(("local:qwen2.5-coder-0.5b", "local:smollm2-135m"), cache=True)
 
 
 @pytest.mark.real_model
@@ -53,7 +53,7 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
     done = by_type(events, "turn_finished")
     assert done and all(t.completion_tokens > 0 for t in done)
     assert fin.model_calls >= len(done) and fin.completion_tokens > 0
-    assert any(t.model == "local:qwen2.5-0.5b" for t in done)
+    assert any(t.model == "local:qwen2.5-coder-0.5b" for t in done)
     if retriever is not None and locate.find("averitec/dev.json") is None:
         # AVeriTeC dev, the default corpus, not fetched: the debate ran without evidence and said why
         assert not any(e.passages for e in by_type(events, "evidence"))
@@ -102,7 +102,7 @@ def test_real_debate_longer_than_the_context_window_is_condensed_and_still_judge
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_real_explanation_after_the_label_leaves_the_vote_and_its_probability_unchanged(client):
-    """The aids' explain=after on the real Qwen2.5-0.5B: the same prompt and the label decoded first give
+    """The aids' explain=after on the real Qwen2.5-Coder-0.5B: the same prompt and the label decoded first give
     the label-only answer's own P(YES) (so the threshold fitted for it holds), then one whole sentence."""
     params = {"answer": "label-first", "demos": "dialogue", "k_demos": 8, "calibration": "threshold"}
     turns = {}
@@ -165,7 +165,7 @@ def test_the_default_councils_smollm2_member_votes_without_words(client):
     assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
     members = [t for t in by_type(events, "turn_finished") if t.role == "member"]
     smol = [t for t in members if t.model == "local:smollm2-135m"]
-    qwen = [t for t in members if t.model == "local:qwen2.5-0.5b"]
+    qwen = [t for t in members if t.model == "local:qwen2.5-coder-0.5b"]
     assert smol and qwen
     for t in smol:
         assert t.valid and t.label in ("YES", "NO") and t.label_probs

@@ -48,8 +48,8 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     from debate.models.spec import ModelSpec
     from tests.support.real_cases import prepared_client
 
-    client = prepared_client(("local:qwen2.5-0.5b",), cache=False)
-    backend = client.backend_for(ModelSpec.parse("local:qwen2.5-0.5b"))
+    client = prepared_client(("local:qwen2.5-coder-0.5b",), cache=False)
+    backend = client.backend_for(ModelSpec.parse("local:qwen2.5-coder-0.5b"))
     seen: list[list[dict]] = []
     real_stream = backend.stream
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from debate.runner import DebateConfig, run_debate
+from debate.runner import run_debate
 from debate.store import DebateStore
 from tests.support.engine import by_type
-from tests.support.real_cases import AIDS, CASES, CLAIM, MAX_TOKENS
+from tests.support.real_cases import CLAIM, council_config
 
 pytest.importorskip("llama_cpp")
 
@@ -15,20 +15,9 @@ pytest.importorskip("llama_cpp")
 def test_real_council_stores_and_replays_its_vote_comparison(tmp_path):
     from tests.support.real_cases import prepared_client
 
-    client = prepared_client(("local:qwen2.5-0.5b",), cache=True)
-    case = CASES["council"]  # 2 members, 1 round, 24 tokens: the same requests the other real tests make
-    cfg = DebateConfig(
-        claim=CLAIM,
-        protocol="council",
-        task=case["task"],
-        category=case["category"],
-        lineup="embedded",
-        params=dict(case["params"]),
-        max_tokens=MAX_TOKENS,
-        aids=AIDS,
-        gold="YES",
-        debate_id="vote-real",
-    )
+    client = prepared_client(("local:qwen2.5-coder-0.5b",), cache=True)
+    # 2 members, 1 round, 24 tokens: the same requests the other real tests make
+    cfg = council_config(gold="YES", debate_id="vote-real")
     store = DebateStore(tmp_path / "debates.sqlite")
     store.create_debate({"claim": CLAIM, "protocol": "council", "task": "checkthat", "gold": "YES"}, "vote-real")
     for ev in run_debate(cfg, client):

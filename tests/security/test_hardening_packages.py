@@ -74,5 +74,5 @@ def test_no_code_of_the_model_packages_can_run_in_this_environment():
     )
     assert not problems, "\n".join(problems) + "\n(an older set-up: run `make setup` to reinstall them)"
     # and the app still finds their data there, without importing them
-    for model in (packaged.get("smollm2-135m"), packaged.get("qwen2.5-0.5b")):
+    for model in (packaged.get("smollm2-135m"), packaged.get("qwen2.5-coder-0.5b")):
         assert all(config.model_packages_dir() in p.parents for p in packaged.source_files(model))

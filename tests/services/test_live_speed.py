@@ -249,7 +249,7 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
 
     def run_all(reuse: str) -> list:
         monkeypatch.setenv("DEBATE_PREFIX_REUSE", reuse)
-        return [client.chat("local:qwen2.5-0.5b", m, o).result() for m, o in calls]
+        return [client.chat("local:qwen2.5-coder-0.5b", m, o).result() for m, o in calls]
 
     fresh = run_all("0")
     reused = run_all("1")
@@ -271,7 +271,7 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
 @pytest.mark.timeout(900)
 @pytest.mark.xfail(
     strict=False,
-    reason="model-dependent: on this prompt Qwen2.5-0.5B's explanation often runs "
+    reason="model-dependent: on this prompt Qwen2.5-Coder-0.5B's explanation often runs "
     "past the 96-token budget without closing its JSON (the stop itself, including unescaped quotes, "
     "is tested on streamed text above)",
 )
@@ -289,8 +289,8 @@ def test_json_answer_stops_when_its_object_closes():
         }
     ]
     # room enough for the JSON to close (in CI a 40-token budget was cut inside the explanation)
-    free = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=96)).result()
-    stopped = client.chat("local:qwen2.5-0.5b", msgs, GenOptions(max_tokens=96, stop_after_json=True)).result()
+    free = client.chat("local:qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=96)).result()
+    stopped = client.chat("local:qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=96, stop_after_json=True)).result()
     start = stopped.text.index("{")
     assert stopped.text.rstrip().endswith("}") and stopped.finish_reason == "stop"
     assert free.text.startswith(stopped.text.rstrip())  # the same answer, cut where its JSON closed
@@ -324,7 +324,7 @@ def test_first_requests_come_from_the_protocol_itself():
 
     cfg = DebateConfig(claim=COFFEE, protocol="council")
     got = first_requests(cfg)
-    assert [s for s, _, _ in got] == ["local:qwen2.5-0.5b", "local:smollm2-135m"]
+    assert [s for s, _, _ in got] == ["local:qwen2.5-coder-0.5b", "local:smollm2-135m"]
     scripted = ScriptedBackend(default='{"vote": "NO", "explanation": "."}')
     for _ in run_debate(cfg, ModelClient(backend_factory=lambda spec: scripted)):
         pass
@@ -412,7 +412,7 @@ def test_radars_openings_reuse_the_prompts_read_ahead_with_their_passages(tmp_pa
             openings.append(ev)
             if len(openings) == 2:
                 break
-    assert {t.model for t in openings} == {"local:qwen2.5-0.5b", "local:smollm2-135m"}
+    assert {t.model for t in openings} == {"local:qwen2.5-coder-0.5b", "local:smollm2-135m"}
     for t in openings:
         assert t.prompt_tokens > 250 and t.prompt_reused_tokens == t.prompt_tokens - 1, (t.model, t.prompt_tokens)
 
@@ -435,7 +435,7 @@ def test_warm_ahead_makes_the_first_request_reuse_its_prompt_and_changes_no_answ
     cold = turns()
     monkeypatch.setenv("DEBATE_PREFIX_REUSE", "1")
     unload_all()  # as after a start: nothing loaded, nothing read
-    assert warm(cfg, client) == [{"model": "local:qwen2.5-0.5b", "done": True}]
+    assert warm(cfg, client) == [{"model": "local:qwen2.5-coder-0.5b", "done": True}]
     hot = turns()
     assert [t.text for t in hot] == [t.text for t in cold] and hot[0].text.strip()
     assert hot[0].prompt_tokens > 400
@@ -462,12 +462,12 @@ def test_a_warm_up_gives_way_to_a_real_request():
     ]
     short = [{"role": "user", "content": "Is coffee a drink? Answer YES or NO."}]
     opts = GenOptions(max_tokens=4)
-    fresh = client.chat("local:qwen2.5-0.5b", short, opts).result().text
+    fresh = client.chat("local:qwen2.5-coder-0.5b", short, opts).result().text
     local.unload_all()
     result: dict = {}
-    t = threading.Thread(target=lambda: result.setdefault("done", backend.warm("qwen2.5-0.5b", long_msgs, opts)))
+    t = threading.Thread(target=lambda: result.setdefault("done", backend.warm("qwen2.5-coder-0.5b", long_msgs, opts)))
     t.start()
-    path, fmt = backend.resolve("qwen2.5-0.5b")
+    path, fmt = backend.resolve("qwen2.5-coder-0.5b")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until the warm-up is reading its prompt
         entry = local._loaded.get((str(path.resolve()), backend.n_ctx, backend.n_threads, fmt))
@@ -475,14 +475,14 @@ def test_a_warm_up_gives_way_to_a_real_request():
         if isinstance(ev, local.AlignedEval) and not ev.pending and entry[0].n_tokens > 0:
             break
         time.sleep(0.05)
-    real = client.chat("local:qwen2.5-0.5b", short, opts).result()
+    real = client.chat("local:qwen2.5-coder-0.5b", short, opts).result()
     t.join(60)
     assert result == {"done": False}
     assert real.text == fresh
 
 
 def test_json_answer_with_unescaped_quotes_still_stops_at_its_closing_brace():
-    """Qwen2.5-0.5B writes quotes inside its explanation without escaping them; with an odd number the
+    """Qwen2.5-Coder-0.5B writes quotes inside its explanation without escaping them; with an odd number the
     strict string state is inverted when the object closes, and the answer used to run to the cap."""
     answer = '{"vote": "NO", "explanation": "It\'s a "study. No data."}'
     w = AnswerWatch(json_answer=True)

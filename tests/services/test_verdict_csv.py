@@ -1,8 +1,9 @@
-"""The CSV exports say when an aid changed the verdict's label, as every other view of the verdict does.
+"""The CSV exports say when an aid's label differs from the verdict's, as every other view of the verdict
+does: the verdict is the label the judge wrote, the aid's label a second opinion named as such.
 
 Debates run through the live worker into a real SQLite store; the CSV files are written as the Library's
 download buttons would write them and read back with the csv module. The judge is scripted where the test
-needs a given overrule (both outcomes every time), and the embedded Qwen2.5-0.5B where it is real.
+needs a given overrule (both outcomes every time), and the embedded Qwen2.5-Coder-0.5B where it is real.
 """
 
 from __future__ import annotations
@@ -61,21 +62,23 @@ def _exports(tmp_path: Path, store: DebateStore, did: str) -> tuple[dict, dict, 
     return verdict, judge, next(r for r in listing if r["id"] == did)
 
 
-def _says_overruled(verdict: dict, judge: dict, listed: dict, written: str, given: str) -> None:
-    sentence = f"The judge said {written}; its calibrated probabilities give {given} (class weights fitted on"
-    assert judge["label"] == written and verdict["label"] == given == listed["verdict"]
-    assert verdict["written_label"] == written == listed["written_label"]
+def _says_second_opinion(verdict: dict, judge: dict, listed: dict, written: str, given: str) -> None:
+    sentence = f"Calibrated reading: {given} (class weights fitted on"
+    assert judge["label"] == written == verdict["label"] == listed["verdict"]  # the verdict is what the judge wrote
+    assert verdict["written_label"] == written == listed["written_label"] and verdict["reading"] == "written"
+    assert verdict["calibrated_label"] == given == listed["calibrated_label"]
     assert verdict["overrule"].startswith(sentence) and listed["overrule"].startswith(sentence)
+    assert "a second opinion" in verdict["overrule"]
     assert "class weights fitted on" in verdict["aid"] and verdict["aid"] == listed["aid"]
 
 
 def _says_nothing_overruled(verdict: dict, judge: dict, listed: dict) -> None:
-    assert verdict["label"] == judge["label"] == listed["verdict"]
-    assert verdict["written_label"] == verdict["aid"] == verdict["overrule"] == ""
-    assert listed["written_label"] == listed["aid"] == listed["overrule"] == ""
+    assert verdict["label"] == judge["label"] == listed["verdict"] == verdict["calibrated_label"]
+    assert verdict["written_label"] == verdict["overrule"] == ""
+    assert listed["written_label"] == listed["aid"] == listed["overrule"] == listed["calibrated_label"] == ""
 
 
-def test_both_csv_exports_say_when_the_fitted_weights_overruled_the_judge(tmp_path, fitted):
+def test_both_csv_exports_say_when_the_fitted_weights_disagree_with_the_judge(tmp_path, fitted):
     store = DebateStore(tmp_path / "debates.sqlite")
     probs = {"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}  # the scripted judge writes TRUE
     fitted(WEIGHTS_KEY, {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"})
@@ -84,7 +87,7 @@ def test_both_csv_exports_say_when_the_fitted_weights_overruled_the_judge(tmp_pa
     kept = _stored(store, _radar_client(probs), RADAR_LINEUP, "kept01")
 
     verdict, judge, listed = _exports(tmp_path, store, over)
-    _says_overruled(verdict, judge, listed, "TRUE", "FALSE")
+    _says_second_opinion(verdict, judge, listed, "TRUE", "FALSE")
     assert "FALSE ×12.18" in verdict["aid"]
     _says_nothing_overruled(*_exports(tmp_path, store, kept))
 
@@ -106,11 +109,11 @@ def test_the_list_csv_names_each_category_an_aid_overruled():
     rows = [{"id": "d1", "claim": "c", "verdict": '{"1": "YES", "2": "NO", "3": "YES"}'}, {"id": "d2", "claim": "c"}]
     out = list(csv.DictReader(list_csv(rows, {"d1": verdicts}).splitlines()))
     assert out[0]["written_label"] == "category 1: NO · category 3: NO"
-    assert out[0]["overrule"] == (
-        "category 1: The judge said NO; its calibrated probabilities give YES (=threshold "
-        "fitted on train). category 3: The judge said NO; its calibrated probabilities "
-        "give YES (=threshold fitted on train)."
-    )
+    once = (
+        "Calibrated reading (=threshold fitted on train), recorded before the written label became the "
+        "verdict: the judge wrote NO; the calibration gives YES."
+    )  # verdicts stored before the reading was a choice: the calibrated label was their answer
+    assert out[0]["overrule"] == f"category 1: {once} category 3: {once}"
     assert out[0]["aid"] == "'=threshold fitted on train"  # a cell that starts like a formula is guarded
     assert out[1]["written_label"] == out[1]["aid"] == out[1]["overrule"] == ""
 
@@ -123,7 +126,7 @@ def test_real_judge_overruled_and_not_in_both_csv_exports(tmp_path, fitted):
 
     store = DebateStore(tmp_path / "debates.sqlite")
     client = default_client()  # the response cache on: the second debate reads the first one's answers
-    key = cal.judge_key("local:qwen2.5-0.5b", "halftruth", "radar", "constrained")
+    key = cal.judge_key("local:qwen2.5-coder-0.5b", "halftruth", "radar", "constrained")
 
     def favour(label: str) -> None:  # weights that give `label` whatever the judge's probabilities are
         fitted(
@@ -145,5 +148,5 @@ def test_real_judge_overruled_and_not_in_both_csv_exports(tmp_path, fitted):
     assert any(e.get("cached") for e in store.event_dicts(second) if e["type"] == "turn_finished")
     over, kept = (first, second) if written != "FALSE" else (second, first)
     verdict, judge, listed = _exports(tmp_path, store, over)
-    _says_overruled(verdict, judge, listed, written, "FALSE" if over == first else "TRUE")
+    _says_second_opinion(verdict, judge, listed, written, "FALSE" if over == first else "TRUE")
     _says_nothing_overruled(*_exports(tmp_path, store, kept))

@@ -81,33 +81,34 @@ RADAR_LINEUP = {
 }
 
 
-def _radar_events(probs: dict) -> list[dict]:
+def _radar_events(probs: dict, **params) -> list[dict]:
     cfg = DebateConfig(
         claim=CLAIM,
         protocol="radar",
         task="halftruth",
         category=None,
         lineup=RADAR_LINEUP,
-        params={"rounds": 0, "early_stop": False},
+        params={"rounds": 0, "early_stop": False, **params},
         max_tokens=64,
         aids=True,
     )
     return [e.to_dict() for e in run_debate(cfg, _radar_client(probs)) if e.type != "token"]
 
 
-def test_fitted_class_weights_that_overrule_the_judge_are_in_the_verdict_event_and_every_export(fitted):
-    fitted(
-        cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
-        {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"},
-    )
+WEIGHTS = {"weights": {"TRUE": 1.0, "FALSE": 12.18, "HALF-TRUE": 2.1}, "fitted_on": "liar-train, 90"}
+SECOND = "Calibrated reading: FALSE (class weights fitted on liar-train, 90) — a second opinion; the verdict is"
+
+
+def test_the_verdict_is_the_judges_written_label_and_the_class_weights_a_named_second_opinion(fitted):
+    fitted(cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"), WEIGHTS)
     events = _radar_events({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37})
     v = next(e for e in events if e["type"] == "verdict")
     judge = [e for e in events if e["type"] == "turn_finished" and e["role"] == "judge"][-1]
-    assert judge["label"] == "TRUE"  # what the judge wrote
-    assert (v["label"], v["written_label"]) == ("FALSE", "TRUE")
+    assert judge["label"] == "TRUE"  # what the judge wrote is the verdict: no silent swap
+    assert (v["label"], v["reading"], v["calibrated_label"], v["written_label"]) == ("TRUE", "written", "FALSE", None)
+    assert v["basis"] == "probability" and v["correct"] is None  # its own probability, not the weighted one
     assert "class weights fitted on liar-train" in v["aid"] and "FALSE ×12.18" in v["aid"]
-    note = override_note(v)
-    assert note.startswith("The judge said TRUE; its calibrated probabilities give FALSE (class weights")
+    assert override_note(v).startswith(SECOND + " the label the judge wrote")
     row = {
         "id": "d1",
         "protocol": "radar",
@@ -117,30 +118,72 @@ def test_fitted_class_weights_that_overrule_the_judge_are_in_the_verdict_event_a
         "claim": CLAIM,
     }
     md = to_markdown(row, events)
-    assert "FALSE — the claim is false." in md and "The judge said TRUE; its calibrated probabilities give FALSE" in md
+    assert "## Verdict\n\n**TRUE**" in md and "TRUE — the claim is true." in md and SECOND in md
     assert "Ran with: radar · answers of at most 64 tokens" in md and "Ran with: radar" in to_html(events)
     page = to_html(events)
-    assert (
-        "FALSE — the claim is false" in page and "The judge said TRUE; its calibrated probabilities give FALSE" in page
-    )
+    assert "TRUE — the claim is true" in page and SECOND in page
     from debate.events import event_from_dict
 
     text = render_text([event_from_dict(e) for e in events])
-    assert "FALSE — the claim is false." in text and "The judge said TRUE" in text
+    assert "VERDICT: TRUE" in text and SECOND in text
     last = steps(events)[-2] if steps(events)[-1].kind == "finished" else steps(events)[-1]
-    assert "The judge said TRUE; its calibrated probabilities give FALSE" in last.note
+    assert last.title == "Verdict: TRUE" and SECOND in last.note
 
 
-def test_no_override_is_claimed_when_the_aid_agrees_with_the_judge(fitted):
+def test_the_calibrated_reading_when_chosen_is_the_verdict_and_says_what_the_judge_wrote(fitted):
+    fitted(cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"), WEIGHTS)
+    events = _radar_events({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}, calibrated_reading=True)
+    v = next(e for e in events if e["type"] == "verdict")
+    assert (v["label"], v["reading"], v["written_label"], v["basis"]) == ("FALSE", "calibrated", "TRUE", "calibrated")
+    assert override_note(v).startswith("Calibrated reading (class weights fitted on liar-train, 90: FALSE ×12.18")
+    assert override_note(v).endswith(
+        "the calibrated reading was chosen for this debate: the judge wrote TRUE; the calibration gives FALSE."
+    )
+
+
+def test_a_verdict_stored_before_the_reading_was_a_choice_loads_as_the_calibrated_reading_it_was():
+    """A stored verdict event of the older form: `label` the weighted label, `written_label` the judge's."""
+    old = {
+        "type": "verdict",
+        "seq": 9,
+        "t": 1.0,
+        "label": "FALSE",
+        "source": "judge",
+        "written_label": "HALF-TRUE",
+        "aid": "class weights fitted on liar-train: FALSE ×12.18",
+        "confidence": 0.7,
+        "probs": {"TRUE": 0.1, "FALSE": 0.7, "HALF-TRUE": 0.2},
+    }
+    from debate.events import event_from_dict
+    from debate.outcome import prediction_of, reading
+
+    for v in (old, event_from_dict(old)):
+        r = reading(v)
+        assert (r.shown, r.written, r.calibrated, r.reading, r.recorded_before) == (
+            "FALSE",
+            "HALF-TRUE",
+            "FALSE",
+            "calibrated",
+            True,
+        )
+        assert "recorded before the written label became the verdict: the judge wrote HALF-TRUE" in override_note(v)
+        assert (prediction_of(v), prediction_of(v, "written"), prediction_of(v, "calibrated")) == (
+            "FALSE",
+            "HALF-TRUE",
+            "FALSE",
+        )
+
+
+def test_no_second_opinion_is_claimed_when_the_aid_agrees_with_the_judge(fitted):
     fitted(
         cal.judge_key("scripted:judge", "halftruth", "radar", "constrained"),
         {"weights": {"TRUE": 1.0, "FALSE": 1.5, "HALF-TRUE": 1.0}, "fitted_on": "liar-train"},
     )
     v = next(e for e in _radar_events({"TRUE": 0.8, "FALSE": 0.1, "HALF-TRUE": 0.1}) if e["type"] == "verdict")
-    assert v["label"] == "TRUE" and v["written_label"] is None and v["aid"] == "" and override_note(v) == ""
+    assert v["label"] == v["calibrated_label"] == "TRUE" and v["written_label"] is None and override_note(v) == ""
 
 
-def test_a_baseline_threshold_that_overrules_the_written_label_says_so(fitted):
+def test_a_baseline_threshold_that_disagrees_with_the_written_label_is_a_second_opinion(fitted):
     fitted(
         cal.setting_key("scripted:m1", "checkthat", 1, "label-first", "dialogue", 8),
         {"threshold": 0.2, "fitted_on": "checkthat-train"},
@@ -152,27 +195,33 @@ def test_a_baseline_threshold_that_overrules_the_written_label_says_so(fitted):
             )
         }
     )
-    cfg = DebateConfig(
-        claim="A study in Nature finds sleep loss raises risk by 12%.",
-        protocol="baseline",
-        task="checkthat",
-        category=1,
-        max_tokens=16,
-        aids=True,
-        lineup={
-            "name": "s",
-            "members": [{"name": "m1", "model": "scripted:m1"}],
-            "judge": {"name": "j", "model": "scripted:m1"},
-        },
-        params={"explain": "none"},
-    )
-    v = next(e for e in run_debate(cfg, client) if e.type == "verdict")
-    assert (v.label, v.written_label) == ("YES", "NO")
+
+    def run(**params):
+        cfg = DebateConfig(
+            claim="A study in Nature finds sleep loss raises risk by 12%.",
+            protocol="baseline",
+            task="checkthat",
+            category=1,
+            max_tokens=16,
+            aids=True,
+            lineup={
+                "name": "s",
+                "members": [{"name": "m1", "model": "scripted:m1"}],
+                "judge": {"name": "j", "model": "scripted:m1"},
+            },
+            params={"explain": "none", **params},
+        )
+        return next(e for e in run_debate(cfg, client) if e.type == "verdict")
+
+    v = run()
+    assert (v.label, v.calibrated_label, v.reading, v.written_label) == ("NO", "YES", "written", None)
     assert override_note(v).startswith(
-        "The model said NO; its calibrated probabilities give YES (P(YES) 0.30 "
-        "against the threshold 0.2 fitted on checkthat-train"
-    )
-    assert verdict_sentences(v, {"task": "checkthat"}) == ["YES — this tweet contains a scientific claim"]
+        "Calibrated reading: YES (P(YES) 0.30 against the threshold 0.2 fitted on checkthat-train"
+    ) and override_note(v).endswith("a second opinion; the verdict is the label the model wrote.")
+    assert verdict_sentences(v, {"task": "checkthat"}) == ["NO — this tweet contains no scientific claim"]
+    chosen = run(calibrated_reading=True)
+    assert (chosen.label, chosen.written_label, chosen.reading) == ("YES", "NO", "calibrated")
+    assert "the model wrote NO; the calibration gives YES." in override_note(chosen)
 
 
 def test_council_votes_counted_from_probabilities_against_the_written_majority():
@@ -277,10 +326,27 @@ def test_settings_line_names_the_pace_the_aids_and_every_changed_parameter():
     assert "live-demo pace" not in paper and "small-model aids off" in paper
 
 
+def test_a_fork_that_kept_its_parents_aid_values_never_says_aids_off():
+    """A fork keeps the parameters of the debate it continues, the aids' values among them, while its own
+    switch reads off: its line names the values that ran, never "small-model aids off" beside them."""
+    from debate.protocols import PROTOCOLS
+
+    params = {**PROTOCOLS["radar"].defaults(), "judge_answer": "constrained", "judge_calibration": "fitted"}
+    fork = {
+        "protocol": "radar",
+        "forked_from": {"debate_id": "p", "round": 1},
+        "settings": {"params": params, "max_tokens": 256, "aids": False},
+    }
+    line = settings_line(fork)
+    assert "small-model aids off" not in line
+    assert "small-model aids' values in effect (kept from the debate it continues): judge_answer constrained" in line
+    assert "judge_calibration fitted (paper: none)" in line
+
+
 # -- the same fields on a real model ----------------------------------------------------------------------
 @pytest.mark.real_model
 @pytest.mark.timeout(1800)  # ~1 min on an idle 2-core machine; the embedded models share the cores
-def test_real_judge_with_the_aids_says_when_its_weights_overrule_it():
+def test_real_judge_with_the_aids_gives_its_written_label_and_the_weights_as_a_second_opinion():
     pytest.importorskip("llama_cpp")
     from debate.models.registry import default_client
 
@@ -299,10 +365,10 @@ def test_real_judge_with_the_aids_says_when_its_weights_overrule_it():
     events = [e for e in run_debate(cfg, default_client()) if e.type != "token"]
     v = next(e for e in events if e.type == "verdict")
     judge = [e for e in events if e.type == "turn_finished" and e.role == "judge"][-1]
-    assert v.label in ("TRUE", "FALSE", "HALF-TRUE") and judge.label in ("TRUE", "FALSE", "HALF-TRUE")
-    assert v.probs and "class weights fitted on liar-train" in v.explanation.lower()  # the aid applied
-    if judge.label != v.label:  # the weights overruled the judge: the event and the note say so
-        assert v.written_label == judge.label and override_note(v).startswith(f"The judge said {judge.label}; ")
+    assert v.label in ("TRUE", "FALSE", "HALF-TRUE") and v.label == judge.label  # the written label is the verdict
+    assert v.reading == "written" and v.calibrated_label in ("TRUE", "FALSE", "HALF-TRUE")  # the aid applied
+    if v.calibrated_label != v.label:  # the weights disagree: a second opinion, named as such
+        assert override_note(v).startswith(f"Calibrated reading: {v.calibrated_label} (class weights fitted on")
     else:
         assert v.written_label is None and override_note(v) == ""
 
@@ -333,15 +399,20 @@ def test_the_aids_and_the_pace_say_in_words_what_they_change():
     from debate.live import pace
     from debate.protocols import PROTOCOLS
 
-    members = [{"role": "member", "model": "local:qwen2.5-0.5b"}, {"role": "member", "model": "local:smollm2-135m"}]
+    members = [
+        {"role": "member", "model": "local:qwen2.5-coder-0.5b"},
+        {"role": "member", "model": "local:smollm2-135m"},
+    ]
     line = aids.describe("council", "checkthat", [1], members, PROTOCOLS["council"].defaults())
     assert "Each member first reads the 8 most similar CheckThat train tweets" in line
     assert "votes are counted from the members' label probabilities, not from the label they wrote" in line
-    assert "can turn the label it wrote into the other one (the verdict then says so)" in line
+    assert "counts a member's vote as that decision even where it wrote the other label" in line
+    assert "(the verdict's headline then gives both counts)" in line
     assert "vote_from = probs (paper: written)" in line
-    judge = [{"role": "judge", "model": "local:qwen2.5-0.5b"}]
+    judge = [{"role": "judge", "model": "local:qwen2.5-coder-0.5b"}]
     radar = aids.describe("radar", "halftruth", [None], judge, PROTOCOLS["radar"].defaults())
-    assert "weighted by class weights fitted on LIAR train, which can turn the verdict it wrote into another" in radar
+    assert "weighted by class weights fitted on LIAR train, a calibrated reading shown beside the verdict it " in radar
+    assert "wrote as a second opinion where they differ" in radar
     unfitted = aids.describe(
         "radar", "halftruth", [None], [{"role": "judge", "model": "scripted:x"}], PROTOCOLS["radar"].defaults()
     )

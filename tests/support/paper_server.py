@@ -42,13 +42,13 @@ def map_text(mapping: dict[str, str]) -> str:
 
 
 def start_paper_ollama(log_dir: Path, n_ctx: int = 2048) -> ServerProcess:
-    """The Ollama stand-in serving Qwen2.5-0.5B and SmolLM2-135M as qwen2.5:0.5b and smollm2:135m (loaded
+    """The Ollama stand-in serving Qwen2.5-Coder-0.5B and SmolLM2-135M as qwen2.5:0.5b and smollm2:135m (loaded
     on their first chat); `.requests` is its log of every chat request (model, messages, options)."""
     from debate.models import packaged
 
     requests = log_dir / "requests.jsonl"
     models = {
-        "qwen2.5:0.5b": packaged.ensure_model("qwen2.5-0.5b"),
+        "qwen2.5:0.5b": packaged.ensure_model("qwen2.5-coder-0.5b"),
         "smollm2:135m": packaged.ensure_model("smollm2-135m"),
     }
     before = os.environ.get("OLLAMA_STANDIN_LOG")

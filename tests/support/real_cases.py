@@ -46,3 +46,22 @@ def prepared_client(models, cache: bool = True):
     if bad:
         pytest.skip(f"embedded models not prepared: {bad} (run `make test`, which prepares them)")
     return client
+
+
+def council_config(params: dict | None = None, **kw):
+    """The shared short council (CASES["council"]) on the embedded lineup, as the Debate page runs it (the
+    aids on): `params` added to the case's own, `kw` to the config (a gold label, a debate id, evidence)."""
+    from debate.runner import DebateConfig
+
+    case = CASES["council"]
+    return DebateConfig(
+        claim=CLAIM,
+        protocol="council",
+        task=case["task"],
+        category=case["category"],
+        lineup="embedded",
+        params={**case["params"], **(params or {})},
+        max_tokens=MAX_TOKENS,
+        aids=AIDS,
+        **kw,
+    )

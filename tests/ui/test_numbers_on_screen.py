@@ -153,8 +153,8 @@ def test_the_verdict_card_shows_votes_for_a_council_and_a_named_probability_for_
     html = "\n".join(m.value for m in at.markdown)
     assert "verdict-card" in html and shown in html
     assert "confidence" not in html.lower()
-    if fields.get("written_label"):
-        assert "said HALF-TRUE" in html  # the overruled label is still said beside it
+    if fields.get("written_label"):  # stored before the reading was a choice: what the judge wrote is said beside it
+        assert "the judge wrote HALF-TRUE; the calibration gives FALSE" in html
 
 
 def test_the_markdown_and_html_exports_say_the_same():

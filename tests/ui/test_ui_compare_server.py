@@ -1,6 +1,6 @@
 """Compare with every seat on one server: the Debate page's "Run every seat on" box, applied to each column.
 
-Real parts: the Ollama stand-in (Ollama's REST API over the packaged Qwen2.5-0.5B and SmolLM2-135M, under
+Real parts: the Ollama stand-in (Ollama's REST API over the packaged Qwen2.5-Coder-0.5B and SmolLM2-135M, under
 Ollama's tags) on loopback, the real `ollama` client, the background worker and the store. The paper's
 council (five members, one round of votes) beside the few-shot baseline on the OpenAI-flavoured preset:
 both lineups land on the one Ollama server, so the box, not the presets, decides where the seats run.

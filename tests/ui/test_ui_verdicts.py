@@ -1,8 +1,9 @@
 """What a person reads about a verdict and about the settings that ran, page by page (AppTest; real store,
 real engine, scripted models whose label probabilities are chosen so an aid overrules the written label).
 
-- the verdict card, the Library, Present, Learn: the label, its sentence in the task's terms, and "the
-  judge said TRUE; its calibrated probabilities give FALSE" where the label is;
+- the verdict card, the Library, Present, Learn: the label the judge wrote, its sentence in the task's
+  terms, and the class weights' label as a second opinion named as such ("Calibrated reading: FALSE
+  (class weights fitted on liar-train, 90) — a second opinion; …") where the label is;
 - finished bubbles: the answer in words with the JSON on demand, "cut off at N tokens", no 0.00 badge
   drawn as the answer;
 - Debate and Compare: the same set-up widgets (pace, aids), RADAR switching the task, the parameter
@@ -27,7 +28,8 @@ from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 
 T = 120
 VOTE = '{"vote": "YES", "explanation": "It cites a study."}'
-OVERRULED = "The judge said TRUE; its calibrated probabilities give FALSE (class weights fitted on liar-train"
+SECOND = "Calibrated reading: FALSE (class weights fitted on liar-train, 90) — a second opinion; the verdict is the"
+SECOND_HTML = SECOND.replace(":", "&#58;")  # as ui.safe.escape writes it
 
 
 @pytest.fixture()
@@ -76,7 +78,7 @@ def _saved(name: str, lineup: dict) -> str:
     return f"saved:{name}"
 
 
-def test_an_overruled_judge_is_said_where_the_label_is_on_every_page(fitted_judge):
+def test_the_judges_written_label_is_the_verdict_and_the_weights_a_second_opinion_on_every_page(fitted_judge):
     client = _radar_client({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37})
     preset = _saved("radar-verdicts", RADAR_LINEUP)
     at = _page("../../app.py", _client=client, _retriever=None)
@@ -93,9 +95,10 @@ def test_an_overruled_judge_is_said_where_the_label_is_on_every_page(fitted_judg
     _wait([did], at)
     html = _html(at)
     card = next(m.value for m in at.markdown if "verdict-card" in m.value)
-    assert 'class="chip red">FALSE' in card and "FALSE — the claim is false" in card and OVERRULED in card
+    assert 'class="chip green">TRUE' in card and "TRUE — the claim is true" in card and SECOND_HTML in card
+    assert 'class="chip red">FALSE' not in card and "v-second" in card  # one answer; the other named, not shown as it
     judge = next(m.value for m in at.markdown if 'class="turn"' in m.value and ">judge<" in m.value)
-    assert "TRUE — the claim is true" in judge and "counted as FALSE" in judge  # the judge's own bubble
+    assert "TRUE — the claim is true" in judge and "counted as" not in judge  # the judge's own bubble
     assert "The figure matches the jobs report." in judge and "Raw answer (JSON)" in judge  # words, JSON on demand
     assert "Ran with: radar" in _captions(at) and "small-model aids on: judge_answer constrained" in _captions(at)
     assert "<script" not in html
@@ -103,13 +106,13 @@ def test_an_overruled_judge_is_said_where_the_label_is_on_every_page(fitted_judg
     at.switch_page("pages/library.py").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="lib_open").value == did
-    assert OVERRULED in _html(at) and "FALSE — the claim is false" in _html(at)
+    assert SECOND_HTML in _html(at) and "TRUE — the claim is true" in _html(at)
 
     at.switch_page("pages/present.py").run()
     at.segmented_control(key="pres_mode").set_value("live").run()
     assert not at.exception, [e.message for e in at.exception]
     present = next(m.value for m in at.markdown if "p-verdict" in m.value)
-    assert "FALSE — the claim is false" in present and OVERRULED in present
+    assert "<b>TRUE</b>" in present and "TRUE — the claim is true" in present and SECOND_HTML in present
 
     at.switch_page("pages/learn.py").run()
     at.selectbox(key="learn_debate").set_value(did).run()
@@ -119,8 +122,8 @@ def test_an_overruled_judge_is_said_where_the_label_is_on_every_page(fitted_judg
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     step = next(m.value for m in at.markdown if "step " in m.value and "claim-card" in m.value)
-    assert "Verdict&#58; FALSE" in step and "FALSE — the claim is false." in step
-    assert "The judge said TRUE; its calibrated probabilities give FALSE" in step
+    assert "Verdict&#58; TRUE" in step and "TRUE — the claim is true." in step
+    assert SECOND_HTML in step
 
 
 def test_bubbles_say_the_cut_and_never_draw_a_zero_probability_label_as_the_answer(monkeypatch):
@@ -148,10 +151,12 @@ def test_bubbles_say_the_cut_and_never_draw_a_zero_probability_label_as_the_answ
     at.button(key="run").click().run()
     _wait([at.session_state["debate_id"]], at)
     votes = [m.value for m in at.markdown if 'class="turn"' in m.value and "It cites a study." in m.value]
-    assert votes and all("wrote YES · P 0.00" in v and "counted as NO" in v for v in votes)
+    assert votes and all("wrote YES · P 0.00 · counted as NO" in v for v in votes)
     assert not any('class="chip green">YES' in v for v in votes)  # YES is never drawn as the answer
     assert "NO — this tweet contains no scientific claim" in _html(at)
     assert "The members wrote a majority of YES; counted by their label probabilities" in _html(at)
+    card = next(m.value for m in at.markdown if "verdict-card" in m.value)  # the headline says both counts
+    assert '<span class="v-headline">3 wrote YES; counted from their probabilities&#58; 3 NO</span>' in card
 
     # a single debate whose openings run past the answer budget
     at.session_state["_client"] = budget_client()
@@ -180,8 +185,8 @@ def test_with_the_aids_on_the_parameters_show_what_will_run_and_the_captions_say
     assert "the small-model aids (below) change how votes and the judge's verdict are read" in caps
     assert "Prompts, votes, thresholds and the judge are the papers'" not in caps
     assert "votes are counted from the members' label probabilities, not from the label they wrote" in caps
-    assert "which can turn the label it wrote into the other one" in caps
-    assert "can overrule the label a model wrote" in at.toggle(key="cfg_aids").help
+    assert "counts a member's vote as that decision even where it wrote the other label" in caps
+    assert "shown beside it as a second opinion" in at.toggle(key="cfg_aids").help
     assert at.number_input(key="p_council_members").label == "members (0 = every lineup member)"  # not "members 0"
     at.selectbox(key="cfg_task").set_value("halftruth").run()  # no aid applies to a council here: no claim it does
     assert "No small-model aid applies" in _captions(at) and "the small-model aids (below)" not in _captions(at)
