@@ -108,15 +108,15 @@ class PageGuard:
                 raise SourceBlocked(f"Not fetched: {said}.", "Result pages are read only from public addresses.")
         return infos
 
-    def transport(self):
-        """An httpx transport whose every connection (redirects included) goes through `vetted`."""
-        import httpcore
-        import httpx
-        from httpcore._backends.sync import SyncStream
+    def network_backend(self, core):
+        """A network backend for `core` (httpcore, or httpcore2 under the openai SDK's httpx2) whose every
+        connection goes through `vetted` and then to the address it checked."""
+        from importlib import import_module
 
+        sync_stream = import_module(f"{core.__name__}._backends.sync").SyncStream
         guard = self
 
-        class Backend(httpcore.SyncBackend):
+        class Backend(core.SyncBackend):
             def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
                 last: OSError | None = None
                 for family, kind, proto, _, address in guard.vetted(host, port):
@@ -131,20 +131,31 @@ class PageGuard:
                         sock.close()
                         last = e
                         continue
-                    return SyncStream(sock)
+                    return sync_stream(sock)
                 if isinstance(last, socket.timeout):
-                    raise httpcore.ConnectTimeout(str(last))
-                raise httpcore.ConnectError(str(last or f"no address for {host}"))
+                    raise core.ConnectTimeout(str(last))
+                raise core.ConnectError(str(last or f"no address for {host}"))
 
-        transport = httpx.HTTPTransport()
+        return Backend()
+
+    def install(self, transport, core):
+        """`transport` (an httpx-like HTTPTransport) with its connections made through `network_backend`;
+        SourceError when its shape is not the one known (fail closed: nothing is connected unchecked)."""
         pool = getattr(transport, "_pool", None)
-        if pool is None or not hasattr(pool, "_network_backend"):  # fail closed if httpx changes shape
+        if pool is None or not hasattr(pool, "_network_backend"):
             raise SourceError(
-                "This httpx cannot check the addresses it connects to: result pages are not read.",
+                "This httpx cannot check the addresses it connects to: nothing is fetched from it.",
                 "Install the httpx version in requirements.txt.",
             )
-        pool._network_backend = Backend()
+        pool._network_backend = self.network_backend(core)
         return transport
+
+    def transport(self):
+        """An httpx transport whose every connection (redirects included) goes through `vetted`."""
+        import httpcore
+        import httpx
+
+        return self.install(httpx.HTTPTransport(), httpcore)
 
 
 @dataclass
