@@ -32,11 +32,21 @@ _INNER_FORMULA = re.compile(r'([,;\t\r\n][ "]*)(?=[=+\-@\t\r])')
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Markdown image syntax (inline and reference): a viewer fetches the image, a beacon to any host
 _MD_IMAGE = re.compile(r"!(?=\[)")
+# a link whose target is not http(s) (`[j](javascript:...)`, `data:`, `file:`, a relative path), inline or as
+# a reference definition (`[j]: javascript:...`): a click would run it or open a local file
+_MD_LINK = re.compile(r"\]\((?!\s*https?://)", re.IGNORECASE)
+_MD_REFERENCE = re.compile(r"^( {0,3})\[(?=[^\]\n]*\]:(?!\s*https?://))", re.IGNORECASE | re.MULTILINE)
 
 
 def strip_terminal(text: str) -> str:
-    """`text` without terminal control sequences or control characters (tab and newline kept)."""
-    return _TERMINAL.sub("", text or "")
+    """`text` without terminal control sequences or control characters (tab and newline kept), and with
+    bidirectional controls shown as `[U+202E]`: a terminal lays text out by them as a page does, so a
+    replayed answer could show "txt.exe" for "exe.txt" or a verdict's words reversed."""
+    return _show_bidi(_TERMINAL.sub("", text or ""))
+
+
+def _show_bidi(text: str) -> str:
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def clean_for_terminal(obj: Any) -> Any:
@@ -53,7 +63,7 @@ def clean_for_terminal(obj: Any) -> Any:
 def plain_text(text: Any) -> str:
     """Text for a file a person opens (Markdown, HTML): terminal sequences and control characters removed
     (ESC, BEL, ...; tab and newline kept), bidirectional controls shown as `[U+202E]` instead of acting."""
-    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", strip_terminal("" if text is None else str(text)))
+    return strip_terminal("" if text is None else str(text))
 
 
 def csv_cell(value: Any) -> Any:
@@ -83,5 +93,7 @@ def csv_text(cols: list[str], rows: Iterable[dict], **fmt: Any) -> str:
 
 def md_text(text: Any) -> str:
     """Text for a Markdown file: raw HTML (`<script>`, `<img onerror>`, `<a href>`) shown, not rendered;
-    image syntax `![..](url)` shown as text (no fetch when the file is opened); controls as plain_text."""
-    return _MD_IMAGE.sub("!\\\\", html.escape(plain_text(text), quote=False))
+    image syntax `![..](url)` shown as text (no fetch when the file is opened); a link to anything but an
+    http(s) address (`[j](javascript:...)`) shown as text, not a link; controls as plain_text."""
+    out = _MD_IMAGE.sub("!\\\\", html.escape(plain_text(text), quote=False))
+    return _MD_REFERENCE.sub(r"\1\\[", _MD_LINK.sub("]\\\\(", out))

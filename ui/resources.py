@@ -72,7 +72,7 @@ def get_store() -> DebateStore:
 def _client(settings_json: str, cache_db: str) -> Any:
     from debate.models.registry import default_client
 
-    return default_client(json.loads(settings_json))
+    return default_client(json.loads(settings_json), from_page=True)  # specs typed on pages: debate/models/reach.py
 
 
 def get_client() -> Any:

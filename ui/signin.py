@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from debate.adjudication.accounts import MAX_NAME, AccountStore, Identity
+from debate.adjudication.accounts import MAX_NAME, AccountStore, Identity, email_verified
 from debate.errors import DebateError
 from ui.safe import error_md, escape
 
@@ -55,11 +55,15 @@ def identity(accounts: AccountStore) -> tuple[bool, Identity | None]:
     if providers and user.get("is_logged_in"):
         email = str(user.get("email") or "")[:320]
         # an address the provider itself has not verified proves nothing about who signed in
-        verified = user.get("email_verified") not in (False, "false")
+        verified = email_verified(user)
         found = accounts.by_email(email) if email and verified else None
         if found is None:
             shown = re.sub(r"[^\w.@+-]", "", email) or "EMAIL"  # provider text, inside a code span below
-            why = "is not on this labelling team" if verified else "is not verified by the team's provider"
+            why = (
+                "is not on this labelling team"
+                if verified
+                else "is not verified by the team's provider (it did not say email_verified: true)"
+            )
             st.error(
                 f"**{escape(email) or 'This account'} {why}.**  \nAsk the team's admin to add "
                 f"it: `python -m debate annotators add NAME --email {shown}`.",

@@ -8,7 +8,8 @@ Passwords are hashed with Argon2id (argon2-cffi, its own defaults, rehashed on s
 defaults grow); the plain password is never stored or logged. A name is an identity whatever its case
 or spacing ("Alice" and " alice " are one person), so labels cannot split across spellings. An
 account may have no password: it then signs in only through the team's OIDC provider, matched by
-e-mail. Repeated wrong passwords lock the account for a while, so a guessed password costs time.
+e-mail. Repeated wrong passwords lock the account for a while, so a guessed password costs time, and a
+password must pass passwords.check_password (visible characters, zxcvbn's estimate).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from debate.adjudication.passwords import check_password
 from debate.errors import InvalidInput, checked_text
 from debate.store.sqlite import SqliteStore
 
-MIN_PASSWORD = 8
 MAX_NAME = 80
 MAX_FAILURES = 5  # wrong passwords in a row before the account is locked for LOCK_MINUTES
 LOCK_MINUTES = 5
@@ -84,6 +85,12 @@ class Identity:
     email: str = ""
 
 
+def email_verified(claims: dict) -> bool:
+    """Whether the team's OIDC provider vouched for the e-mail of who signed in: only the boolean true
+    counts. A claim that is missing, or the string "False" (truthy in Python), proves nothing."""
+    return claims.get("email_verified") is True
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -92,6 +99,33 @@ def _hasher():
     from argon2 import PasswordHasher
 
     return PasswordHasher()
+
+
+def _stamp(when: datetime) -> str:
+    """A time as stored: ISO 8601 in UTC, always with microseconds, so stamps compare as text in SQL."""
+    return when.isoformat(timespec="microseconds")
+
+
+# One try at a password claims its place in the count before the hash is checked: the account's row comes
+# back only when it is not locked (a lock that ran out starts a new count), and the try that reaches
+# MAX_FAILURES sets the lock in the same statement. SET expressions read the row as it was.
+_FRESH = "(CASE WHEN locked_until IS NULL THEN failures ELSE 0 END)"
+_CLAIM = f"""
+    UPDATE annotator_accounts SET
+        failures = CASE WHEN {_FRESH} + 1 >= :max THEN 0 ELSE {_FRESH} + 1 END,
+        locked_until = CASE WHEN {_FRESH} + 1 >= :max THEN :until ELSE NULL END
+    WHERE name = :key AND password_hash IS NOT NULL AND (locked_until IS NULL OR locked_until <= :now)
+    RETURNING password_hash, reviewer, email
+"""
+
+
+def wrong_sign_in() -> InvalidInput:
+    """The one answer to a sign-in that did not succeed, whatever the reason (see AccountStore.verify)."""
+    return InvalidInput(
+        "Wrong name or password.",
+        f"Check both. After {MAX_FAILURES} wrong passwords in a row an account waits {LOCK_MINUTES} minutes, "
+        "even for the right one; the team's admin can set a new password.",
+    )
 
 
 _DUMMY_HASH: str | None = None
@@ -120,7 +154,7 @@ class AccountStore(SqliteStore):
                 f"Account {key!r} would have neither a password nor an e-mail to sign in with.",
                 "Give a password, or --email for sign-in through the team's OIDC provider.",
             )
-        pw_hash = self._hash(password) if password is not None else None
+        pw_hash = self._hash(password, key) if password is not None else None
 
         def run(db: sqlite3.Connection) -> None:
             if db.execute("SELECT 1 FROM annotator_accounts WHERE name=?", (key,)).fetchone():
@@ -139,7 +173,7 @@ class AccountStore(SqliteStore):
 
     def set_password(self, name: str, password: str) -> None:
         key = self._existing(name)
-        pw_hash = self._hash(password)
+        pw_hash = self._hash(password, key)
         self._tx(
             lambda db: db.execute(
                 "UPDATE annotator_accounts SET password_hash=?, failures=0, locked_until=NULL WHERE name=?",
@@ -180,33 +214,33 @@ class AccountStore(SqliteStore):
 
     # -- sign-in ---------------------------------------------------------------------------------
     def verify(self, name: str, password: str) -> Identity:
-        """The identity when name and password match; InvalidInput otherwise, with one message for an
-        unknown name and a wrong password (which of the two is not told)."""
+        """The identity when name and password match; InvalidInput otherwise, with one message and the
+        same work (one Argon2 verification) for an unknown name, a locked account and a wrong password,
+        so neither the answer nor its time says which names exist or which are locked.
+
+        Each try claims its place in the account's count of failures before the hash is checked, in one
+        UPDATE (`_CLAIM`), and only a try that found the account unlocked checks the real hash: tries made
+        in parallel cannot all read "not locked" first, so at most MAX_FAILURES passwords are checked per
+        lock window, however many arrive at once. A right password then clears the count."""
         key = fold_name(name)
-        rows = self._q("SELECT * FROM annotator_accounts WHERE name=?", (key,)) if key else []
-        row = rows[0] if rows else None
-        wrong = InvalidInput("Wrong name or password.", "Check both; the team's admin can set a new password.")
-        if row is None or row["password_hash"] is None:
-            self._check(_dummy_hash(), password or "")  # same work as for a real account
-            raise wrong
-        if row["locked_until"] and datetime.fromisoformat(row["locked_until"]) > _now():
-            raise InvalidInput(
-                f"Too many wrong passwords: the account {key!r} is locked for a few minutes.",
-                f"Wait {LOCK_MINUTES} minutes, or ask the team's admin to set a new password.",
-            )
-        if not self._check(row["password_hash"], password or ""):
-            failures = row["failures"] + 1
-            until = (_now() + timedelta(minutes=LOCK_MINUTES)).isoformat() if failures >= MAX_FAILURES else None
-            self._tx(
+        now = _now()
+        until = now + timedelta(minutes=LOCK_MINUTES)
+        row = None
+        if key:
+            rows = self._tx(
                 lambda db: db.execute(
-                    "UPDATE annotator_accounts SET failures=?, locked_until=? WHERE name=?",
-                    (0 if until else failures, until, key),
-                )
+                    _CLAIM, {"key": key, "now": _stamp(now), "until": _stamp(until), "max": MAX_FAILURES}
+                ).fetchall()
             )
-            raise wrong
+            row = rows[0] if rows else None
+        if row is None or row["password_hash"] is None:  # unknown, locked, or an account without a password
+            self._check(_dummy_hash(), password or "")  # the same work as for a real account
+            raise wrong_sign_in()
+        if not self._check(row["password_hash"], password or ""):
+            raise wrong_sign_in()  # the failure was counted by the claim
         new_hash = None
         if _hasher().check_needs_rehash(row["password_hash"]):
-            new_hash = self._hash(password)
+            new_hash = self._hash(password, key, check_policy=False)
         self._tx(
             lambda db: db.execute(
                 "UPDATE annotator_accounts SET failures=0, locked_until=NULL, "
@@ -243,14 +277,9 @@ class AccountStore(SqliteStore):
         return key
 
     @staticmethod
-    def _hash(password: str) -> str:
-        if len(password or "") < MIN_PASSWORD:
-            raise InvalidInput(
-                f"The password is too short ({len(password or '')} characters).",
-                f"Use at least {MIN_PASSWORD} characters.",
-            )
-        if len(password) > 1024:
-            raise InvalidInput("The password is longer than 1024 characters.", "Use a shorter one.")
+    def _hash(password: str, name: str = "", *, check_policy: bool = True) -> str:
+        if check_policy:
+            check_password(password, name)
         return _hasher().hash(password)
 
     @staticmethod

@@ -26,7 +26,7 @@ from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
 from debate.models.spec import server_url
-from debate.models.transport import bounded_transport, saved_secret
+from debate.models.transport import WITHHELD, bounded_transport, saved_secret
 from debate.sanitize import strip_terminal
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -77,11 +77,13 @@ class OllamaBackend:
         health_timeout_s: float = HEALTH_TIMEOUT_S,
         api_key: str | None = None,
         num_ctx: int = DEFAULT_NUM_CTX,
+        guard: Any = None,
     ) -> None:
         """`api_key`: sent as given (the registry passes `key_for(host, settings)`); without one, only
         OLLAMA_API_KEY, and only when `host` is OLLAMA_HOST. `num_ctx`: the context window asked for
-        (0 = the model's own length)."""
-        self.url_in_spec = url_in_spec  # listed specs carry `@host` (made for a spec naming it)
+        (0 = the model's own length). `guard`: as for OpenAIBackend (reach.py)."""
+        self.url_in_spec = url_in_spec
+        self.guard = guard  # listed specs carry `@host` (made for a spec naming it)
         self.host = host_url(server_url(host or os.environ.get("OLLAMA_HOST"), "The Ollama host"))
         self.api_key = api_key or key_for(self.host, {})
         self.num_ctx = max(0, int(num_ctx or 0))
@@ -105,7 +107,9 @@ class OllamaBackend:
     def _transport(self):
         """Whole-response time and size bounds; Authorization only with this host's own key."""
         auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        return bounded_transport(f"Ollama at {self.host}", strip=("authorization",), headers=auth, url=self.host)
+        return bounded_transport(
+            f"Ollama at {self.host}", strip=("authorization",), headers=auth, url=self.host, guard=self.guard
+        )
 
     @property
     def health_client(self):
@@ -146,25 +150,26 @@ class OllamaBackend:
             )
         if isinstance(e, ollama.ResponseError):
             msg = strip_terminal(str(e.error))[:300]  # the server's text is shown in terminals and pages
+            shown = msg if self.guard is None else WITHHELD  # ... unless a page named an unconfigured URL
             if e.status_code == 404 or "not found" in msg.lower():
                 return ModelNotFound(
                     f"Ollama at {self.host} has no model {model!r}.",
                     f"Pull it with `ollama pull {model}`; {self._installed_hint()}",
                 )
             if e.status_code == 429:
-                return RateLimited(f"Ollama at {self.host} is busy (HTTP 429): {msg}", "Wait and try again.")
+                return RateLimited(f"Ollama at {self.host} is busy (HTTP 429): {shown}", "Wait and try again.")
             if "context" in msg.lower() and ("exceed" in msg.lower() or "length" in msg.lower()):
                 return ContextTooLong(
-                    f"The prompt is too long for {model}: {msg.rstrip('.')}.",
+                    f"The prompt is too long for {model}: {shown.rstrip('.')}.",
                     "Shorten the messages or raise the model's num_ctx.",
                 )
             if e.status_code >= 500:
                 return ServerError(
-                    f"Ollama at {self.host} failed (HTTP {e.status_code}): {msg}",
+                    f"Ollama at {self.host} failed (HTTP {e.status_code}): {shown}",
                     "Check the Ollama server log, or try again.",
                 )
             return InvalidInput(
-                f"Ollama refused the request (HTTP {e.status_code}): {msg}", "Check the options and the model name."
+                f"Ollama refused the request (HTTP {e.status_code}): {shown}", "Check the options and the model name."
             )
         return DebateError(f"Request to Ollama at {self.host} failed: {e}.", "See the message above.")
 

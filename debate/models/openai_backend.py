@@ -35,7 +35,7 @@ from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
 from debate.models.spec import server_url
-from debate.models.transport import bounded_transport, normalise_url, saved_secret, scoped
+from debate.models.transport import WITHHELD, bounded_transport, normalise_url, saved_secret, scoped
 from debate.sanitize import strip_terminal
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -139,12 +139,16 @@ class OpenAIBackend:
         url_in_spec: bool = False,
         json_format: str | None = None,
         health_timeout_s: float = HEALTH_TIMEOUT_S,
+        guard: Any = None,
     ) -> None:
         """`api_key`: sent as given (the registry passes `key_for(base_url, settings)`); without one, only
         OPENAI_API_KEY, and only when `base_url` is OPENAI_BASE_URL or OpenAI's own.
         `url_in_spec`: listed specs carry `@base_url` (the backend was made for a spec naming it).
-        `json_format`: "auto" (default) or one of JSON_FORMS to always use that form."""
+        `json_format`: "auto" (default) or one of JSON_FORMS to always use that form.
+        `guard`: for a URL a page named that the presenter did not configure (reach.py): every connection
+        goes through it, and errors carry the HTTP status, not the server's text."""
         self.url_in_spec = url_in_spec
+        self.guard = guard
         self.base_url = (
             server_url(base_url or os.environ.get("OPENAI_BASE_URL"), "The OpenAI-compatible base URL")
             or DEFAULT_BASE_URL
@@ -198,6 +202,7 @@ class OpenAIBackend:
                 headers=secrets,
                 http=lib,
                 url=self.base_url,
+                guard=self.guard,
             )
             make = getattr(openai, "DefaultHttpxClient", None) if lib.__name__ != "httpx" else None
             http = (make or lib.Client)(transport=transport, timeout=self.timeout_s, follow_redirects=True)
@@ -241,7 +246,7 @@ class OpenAIBackend:
                 "Wait a little, lower max_parallel, or check your plan's limits.",
             )
         if isinstance(e, openai.APIStatusError):
-            body = _detail(e)
+            body = _detail(e) if self.guard is None else WITHHELD
             if _context_error(body):
                 return ContextTooLong(
                     f"The prompt is too long for {model} at {where}: {body}",

@@ -47,8 +47,17 @@ def _checked(spec: ModelSpec, section: dict, field: str, setting: str, env: str,
     return server_url(os.environ.get(env), f"{what} in {env}")
 
 
-def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
-    """A backend instance for a spec (its base URL, if any, overrides the settings)."""
+def make_backend(
+    spec: ModelSpec, settings: dict | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
+) -> Backend:
+    """A backend instance for a spec (its base URL, if any, overrides the settings). `from_page`: the spec
+    was typed on a page, so its base URL may name only a server the presenter configured or a public
+    address (reach.py; `allow`: exact addresses let through anyway, for tests' loopback stand-ins)."""
+    guard = None
+    if from_page and spec.base_url and spec.backend in ("ollama", "openai"):
+        from debate.models.reach import page_guard
+
+        guard = page_guard(spec.base_url, settings, allow)
     if spec.backend == "local":
         from debate.models.local import LocalBackend
 
@@ -71,6 +80,7 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
             api_key=ollama_key(host or "", s),  # a key only for the host it was saved for
             num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)),
+            guard=guard,
         )
     if spec.backend == "openai":
         from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
@@ -89,6 +99,7 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
             url_in_spec=bool(spec.base_url),
             json_format=s.get("json_format"),
             health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+            guard=guard,
         )
     if spec.backend == "scripted":
         from debate.models.scripted import ScriptedBackend
@@ -101,18 +112,23 @@ def make_backend(spec: ModelSpec, settings: dict | None = None) -> Backend:
     raise InvalidInput(f"Unknown backend {spec.backend!r}.", "Use local, ollama or openai.")
 
 
-def default_client(settings: dict | None = None, cache: bool = True) -> ModelClient:
+def default_client(
+    settings: dict | None = None, cache: bool = True, *, from_page: bool = False, allow: tuple[str, ...] = ()
+) -> ModelClient:
     """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0).
 
     Without explicit settings it reads the ones saved from the Models page, so a host or key set there
-    also serves `python -m debate run|eval|models`."""
+    also serves `python -m debate run|eval|models`. `from_page`: the app's client, whose specs come from
+    pages (make_backend)."""
     from debate.models.cache import ResponseCache, enabled_by_env
 
     if settings is None:
         settings = config.load_settings()
 
     store = ResponseCache() if cache and enabled_by_env() else None
-    client = ModelClient(backend_factory=lambda spec: make_backend(spec, settings), cache=store)
+    client = ModelClient(
+        backend_factory=lambda spec: make_backend(spec, settings, from_page=from_page, allow=allow), cache=store
+    )
     client.settings = settings or {}  # type: ignore[attr-defined]  # read by known_models
     return client
 

@@ -33,6 +33,9 @@ from debate.errors import BackendTimeout, ResponseTooLarge
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # an answer with top-20 logprobs per token is ~2 KB a token
 DEFAULT_DEADLINE_S = 600.0  # a request given no timeout at all
 HEAD_GRACE_S = 1.0
+# what stands for a server's error text when a page named its URL and the presenter did not configure it
+# (reach.py): the text could be anything the service holds, and whoever typed the URL would read it
+WITHHELD = "(the server's own text is not shown for an address the presenter did not configure)."
 
 
 def bounded_transport(
@@ -43,6 +46,7 @@ def bounded_transport(
     max_bytes: int = MAX_RESPONSE_BYTES,
     http: ModuleType = httpx,
     url: str = "",
+    guard: Any = None,
 ) -> Any:
     """An httpx transport: wall-time and size bounds per response; secret headers set only as given.
 
@@ -50,11 +54,16 @@ def bounded_transport(
     `headers`: headers set on requests to `url`'s origin (the secrets this backend may send to its own URL);
     `url`: the URL the secrets were saved for; a request to another origin carries none of them, nor
     Authorization (without `url`, no request carries secrets);
-    `http`: the httpx-compatible library the client is built on (the openai SDK uses `httpx2`)."""
+    `http`: the httpx-compatible library the client is built on (the openai SDK uses `httpx2`);
+    `guard`: a retrieval.sources.http.PageGuard every connection goes through (public addresses only, the
+    address checked is the one connected to), for a server a page named that nobody configured (reach.py)."""
     _, transport_cls = _classes(http)
-    return transport_cls(
-        where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, http.HTTPTransport(), url
-    )
+    inner = http.HTTPTransport()
+    if guard is not None:
+        from importlib import import_module
+
+        guard.install(inner, import_module(http.__name__.replace("httpx", "httpcore")))
+    return transport_cls(where, tuple(h.lower() for h in strip), dict(headers or {}), max_bytes, inner, url)
 
 
 SECRET_HEADERS = (

@@ -10,6 +10,8 @@ import html
 import re
 from collections.abc import Iterable
 
+from debate.sanitize import plain_text
+
 BADGES = {
     "local": ("local index", "#546e7a"),
     "scholar": ("OpenAlex", "#6a1b9a"),
@@ -21,8 +23,10 @@ _CITE = re.compile(r"\[(E\d{1,3})\]")
 
 def _e(x) -> str:
     """Escaped, on one line: these snippets sit inside a raw-HTML block of a Markdown page, which a blank
-    line would end, and a page title after it would be read as Markdown (an image fetched, a link)."""
-    return html.escape(" ".join(str(x if x is not None else "").split()), quote=True)
+    line would end, and a page title after it would be read as Markdown (an image fetched, a link). Control
+    characters (ESC, BEL, C1) are dropped and bidirectional controls shown as `[U+202E]`, as in every
+    other sink (sanitize.plain_text): a page title could otherwise reverse the line it sits on."""
+    return html.escape(" ".join(plain_text(x).split()), quote=True)
 
 
 def _link(url: str, label: str) -> str:

@@ -103,7 +103,8 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
         store = DebateStore(home / "debates.sqlite")
         store.save_lineup("person-browser", person_lineup(srv.url))
         store.close()
-        with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url, sync_playwright() as p:
+        # the presenter's server (OPENAI_BASE_URL): a lineup may name it (models/reach.py)
+        with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
             _open_debate_page(page, url)
@@ -227,7 +228,8 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
             },
         )
         store.close()
-        with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url, sync_playwright() as p:
+        # the presenter's server (OPENAI_BASE_URL): a lineup may name it (models/reach.py)
+        with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
             _open_debate_page(page, url)

@@ -68,9 +68,11 @@ def test_the_papers_council_on_an_ollama_server_from_the_debate_page(tmp_path):
     srv = start_paper_ollama(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
-    # the members are asked at once and the stand-in answers one after another
+    # the members are asked at once and the stand-in answers one after another; both servers are the
+    # presenter's (a key saved for each), so the page may name them (models/reach.py)
+    down = f"http://127.0.0.1:{closed_port()}"
     (home / "settings.json").write_text(
-        json.dumps({"ollama": {"timeout_s": 900, "max_parallel": 1, "keys": {srv.url: KEY}}})
+        json.dumps({"ollama": {"timeout_s": 900, "max_parallel": 1, "keys": {srv.url: KEY, down: "k-down"}}})
     )
     env = {
         "DEBATE_WARM_AHEAD": "0",  # the embedded models are not this test's: leave the cores to the server
@@ -92,7 +94,6 @@ def test_the_papers_council_on_an_ollama_server_from_the_debate_page(tmp_path):
             _pick(page, "cfg_server_kind", "an Ollama server")
 
             # -- nobody listens there: what happened and what to do, on the page; Run starts nothing ---------
-            down = f"http://127.0.0.1:{closed_port()}"
             _type(page, "cfg_server_url", down)
             _wait_text(page, f"Cannot list the models of the Ollama server at {down}")
             assert "ollama serve" in " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())

@@ -104,6 +104,7 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
             own_cache = {"DEBATE_CACHE_DB": str(home / "response-cache.sqlite")}  # the fork's models answer live
+            own_cache["OLLAMA_HOST"] = srv.url  # the presenter's server: pages may name it (models/reach.py)
             with app_server(home, own_cache) as url:
                 # -- a shared link opens the stored debate at round 0 on a fresh server -----------------
                 page.goto(f"{url}/library?debate={pid}&round=0")

@@ -152,7 +152,7 @@ def test_oidc_identity_from_the_teams_provider(team_db):
     assert not at.exception
     assert any("not set up completely" in e.value and "secrets.toml" in e.value for e in at.error)
 
-    at.user = {"is_logged_in": True, "email": "Alice@Example.org", "name": "Alice"}
+    at.user = {"is_logged_in": True, "email": "Alice@Example.org", "name": "Alice", "email_verified": True}
     at.run()
     assert not at.exception
     assert "Signed in as **alice** · annotator" in _text(at)
@@ -160,12 +160,13 @@ def test_oidc_identity_from_the_teams_provider(team_db):
     at.button(key=f"adj_lab_{labels.index('HALF-TRUE')}").click().run()
     assert AnnotationStore(team_db).mine(qid, "alice")["c1"]["label"] == "HALF-TRUE"
 
-    at.user = {"is_logged_in": True, "email": "alice@example.org", "email_verified": False}
-    at.run()
-    assert "is not verified by the team's provider" in _text(at)
-    assert not [b for b in at.button if b.key and b.key.startswith("adj_lab_")]
+    for unverified in ({"email_verified": False}, {"email_verified": "False"}, {}):  # only the boolean true counts
+        at.user = {"is_logged_in": True, "email": "alice@example.org", **unverified}
+        at.run()
+        assert "is not verified by the team's provider" in _text(at), unverified
+        assert not [b for b in at.button if b.key and b.key.startswith("adj_lab_")]
 
-    at.user = {"is_logged_in": True, "email": "mallory@example.org"}
+    at.user = {"is_logged_in": True, "email": "mallory@example.org", "email_verified": True}
     at.run()
     text = _text(at)
     assert "is not on this labelling team" in text and "annotators add" in text

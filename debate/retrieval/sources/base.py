@@ -22,7 +22,8 @@ from debate.retrieval.sources.http import SourceError, SourceRateLimited
 
 CACHE_TTL_S = 7 * 24 * 3600.0  # web results change; a week keeps re-runs of a debate reproducible
 HEALTH_TTL_S = 60.0
-NOT_LOADED = ("allow_private_addresses",)  # SourceSettings fields only code sets (see the field)
+NOT_LOADED = ("allow_private_addresses", "bound_keys")  # SourceSettings fields only code sets (see each field)
+KEYED = ("brave", "tavily")  # the search services that take a key
 
 
 @dataclass
@@ -78,6 +79,10 @@ class SourceSettings:
     # through anyway: the tests' loopback stand-ins pass them. Never read from the settings file or the
     # environment, so no user inherits it unknowingly.
     allow_private_addresses: tuple[str, ...] = ()
+    # The key each keyed service may be sent, when `load` read the keys from the settings file and the
+    # environment: a key belongs to the address it was configured with (`key_for`). None: the fields were
+    # set by code (a test's stand-in), which means them for each other.
+    bound_keys: dict[str, str | None] | None = None
 
     @classmethod
     def load(cls, given: dict | None = None) -> SourceSettings:
@@ -101,7 +106,34 @@ class SourceSettings:
                 setattr(out, name, kind(value))
             except (TypeError, ValueError):
                 pass
+        out.bound_keys = {service: out._bound_key(service, given) for service in KEYED}
         return out
+
+    def _bound_key(self, service: str, given: dict) -> str | None:
+        """The key `service` may be sent at the address it now has, as a model backend's key is bound
+        (models.transport.saved_secret): one saved for that very address (`keys`, by URL), else the saved
+        `<service>_key` when the address is the one saved beside it (or, with none saved, the
+        environment's or the public service's), else DEBATE_EVIDENCE_<SERVICE>_KEY when the address is the
+        environment's DEBATE_EVIDENCE_<SERVICE>_URL (or the public service's when that is unset). So a
+        settings file naming another address cannot collect the environment's key, nor the other way."""
+        from debate.models.transport import saved_secret
+
+        env_url = os.environ.get(f"DEBATE_EVIDENCE_{service.upper()}_URL") or getattr(SourceSettings, f"{service}_url")
+        keys = given.get("keys") if isinstance(given.get("keys"), dict) else None
+        return saved_secret(
+            getattr(self, f"{service}_url"),
+            keys,
+            given.get(f"{service}_key"),
+            given.get(f"{service}_url") or env_url,
+            os.environ.get(f"DEBATE_EVIDENCE_{service.upper()}_KEY"),
+            env_url,
+        )
+
+    def key_for(self, service: str) -> str | None:
+        """The key that may go to `service`'s address now set (see `bound_keys`); None: send none."""
+        if self.bound_keys is not None:
+            return self.bound_keys.get(service)
+        return getattr(self, f"{service}_key", "") or None
 
     def user_agent(self) -> str:
         contact = f"; {self.contact_email}" if self.contact_email else ""
@@ -109,7 +141,7 @@ class SourceSettings:
 
     def signature(self) -> str:
         """What changes a source's answers (never the keys themselves): part of the cache key."""
-        public = {k: v for k, v in asdict(self).items() if not k.endswith("_key")}
+        public = {k: v for k, v in asdict(self).items() if not k.endswith("_key") and k != "bound_keys"}
         public["keys"] = sorted(k for k in ("brave_key", "tavily_key") if getattr(self, k))
         return json.dumps(public, sort_keys=True)
 

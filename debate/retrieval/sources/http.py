@@ -108,15 +108,15 @@ class PageGuard:
                 raise SourceBlocked(f"Not fetched: {said}.", "Result pages are read only from public addresses.")
         return infos
 
-    def transport(self):
-        """An httpx transport whose every connection (redirects included) goes through `vetted`."""
-        import httpcore
-        import httpx
-        from httpcore._backends.sync import SyncStream
+    def network_backend(self, core):
+        """A network backend for `core` (httpcore, or httpcore2 under the openai SDK's httpx2) whose every
+        connection goes through `vetted` and then to the address it checked."""
+        from importlib import import_module
 
+        sync_stream = import_module(f"{core.__name__}._backends.sync").SyncStream
         guard = self
 
-        class Backend(httpcore.SyncBackend):
+        class Backend(core.SyncBackend):
             def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
                 last: OSError | None = None
                 for family, kind, proto, _, address in guard.vetted(host, port):
@@ -131,20 +131,31 @@ class PageGuard:
                         sock.close()
                         last = e
                         continue
-                    return SyncStream(sock)
+                    return sync_stream(sock)
                 if isinstance(last, socket.timeout):
-                    raise httpcore.ConnectTimeout(str(last))
-                raise httpcore.ConnectError(str(last or f"no address for {host}"))
+                    raise core.ConnectTimeout(str(last))
+                raise core.ConnectError(str(last or f"no address for {host}"))
 
-        transport = httpx.HTTPTransport()
+        return Backend()
+
+    def install(self, transport, core):
+        """`transport` (an httpx-like HTTPTransport) with its connections made through `network_backend`;
+        SourceError when its shape is not the one known (fail closed: nothing is connected unchecked)."""
         pool = getattr(transport, "_pool", None)
-        if pool is None or not hasattr(pool, "_network_backend"):  # fail closed if httpx changes shape
+        if pool is None or not hasattr(pool, "_network_backend"):
             raise SourceError(
-                "This httpx cannot check the addresses it connects to: result pages are not read.",
+                "This httpx cannot check the addresses it connects to: nothing is fetched from it.",
                 "Install the httpx version in requirements.txt.",
             )
-        pool._network_backend = Backend()
+        pool._network_backend = self.network_backend(core)
         return transport
+
+    def transport(self):
+        """An httpx transport whose every connection (redirects included) goes through `vetted`."""
+        import httpcore
+        import httpx
+
+        return self.install(httpx.HTTPTransport(), httpcore)
 
 
 @dataclass
@@ -191,6 +202,45 @@ def retry_after_s(value: str | None) -> float:
     return max(1.0, min(MAX_RETRY_AFTER_S, secs))
 
 
+UNREADABLE = "Not fetched: its address could not be read."
+
+
+def readable_url(url: str) -> str:
+    """`url` when httpx and urllib both read it the same plain way; SourceBlocked otherwise. An address
+    such as `http://0177.0.0.1/` (octal: a browser reads 127.0.0.1) or one with a backslash is refused
+    rather than guessed at: the guard must judge the host that is really connected to."""
+    import httpx
+
+    if "\\" in url or any(ord(ch) < 0x21 for ch in url):
+        raise SourceBlocked(UNREADABLE)
+    try:
+        parsed = httpx.URL(url)
+        host = urlparse(url).hostname or ""
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        raise SourceBlocked(UNREADABLE) from None
+    if not parsed.host or parsed.host.strip("[]").lower() != host.lower():
+        raise SourceBlocked(UNREADABLE)
+    if _odd_ipv4(host):
+        raise SourceBlocked(UNREADABLE)
+    return url
+
+
+def _odd_ipv4(host: str) -> bool:
+    """Whether `host` is an IPv4 address in a form other than four decimal numbers (`0x7f.1`, `2130706433`,
+    `0177.0.0.1`): the C resolver and browsers read these as addresses, while a check of the text would
+    take them for a name."""
+    try:
+        ipaddress.IPv4Address(host)
+        return False
+    except ValueError:
+        pass
+    try:
+        socket.inet_aton(host)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def check_url(url: str) -> str:
     scheme = urlparse(url).scheme.lower()
     if scheme not in ("http", "https"):
@@ -234,13 +284,27 @@ def request(
                 "Set this source's address to where the service really answers.",
             )
 
+    def plain_redirects_only(response: httpx.Response) -> None:
+        location = response.headers.get("location") if response.is_redirect else None
+        if location is not None:  # relative or absolute; what httpx and a browser would read differently is refused
+            try:
+                readable_url(str(response.url.join(location)))
+                bad = "\\" in location or any(ord(ch) < 0x20 for ch in location)
+            except (SourceBlocked, httpx.InvalidURL, ValueError):
+                bad = True
+            if bad:
+                raise SourceBlocked(f"Not fetched: it redirected to an address that could not be read ({service}).")
+
+    hooks: dict[str, list] = {"response": [plain_redirects_only]}
+    if keyed:
+        hooks["request"] = [own_origin_only]
     try:
         with httpx.Client(
             timeout=httpx.Timeout(timeout_s),
             follow_redirects=True,
             max_redirects=MAX_REDIRECTS,
             headers=hdrs,
-            event_hooks={"request": [own_origin_only]} if keyed else None,
+            event_hooks=hooks,
             transport=None if guard is None else guard.transport(),
         ) as client:
             with client.stream(method, url, params=params, data=data, json=json_body) as r:
@@ -286,6 +350,8 @@ def request(
         ) from None
     except httpx.TooManyRedirects:
         raise SourceError(f"{service} redirected more than {MAX_REDIRECTS} times.") from None
+    except (httpx.InvalidURL, ValueError, UnicodeError):  # an address (or a redirect's) no parser reads
+        raise SourceBlocked(f"{UNREADABLE[:-1]} ({service}).") from None
     except httpx.HTTPError as e:
         raise SourceError(
             f"{service} cannot be reached ({type(e).__name__}).",

@@ -69,7 +69,7 @@ class WebSource(Source):
                 "GET",
                 s.brave_url,
                 params={"q": query, "count": str(n)},
-                headers={"X-Subscription-Token": s.brave_key, "Accept": "application/json"},
+                headers={"X-Subscription-Token": self._key("brave", "Brave Search"), "Accept": "application/json"},
                 timeout_s=timeout_s,
                 max_bytes=SEARCH_MAX_BYTES,
                 keyed=True,
@@ -90,7 +90,7 @@ class WebSource(Source):
                 "Tavily",
                 "POST",
                 s.tavily_url,
-                json_body={"api_key": s.tavily_key, "query": query, "max_results": n},
+                json_body={"api_key": self._key("tavily", "Tavily"), "query": query, "max_results": n},
                 timeout_s=timeout_s,
                 max_bytes=SEARCH_MAX_BYTES,
                 keyed=True,
@@ -138,6 +138,20 @@ class WebSource(Source):
             ) from None
         return [(r.title, r.href, r.body, "") for r in found]
 
+    def _key(self, service: str, label: str) -> str:
+        """The key bound to the service's address (SourceSettings.key_for), or SourceError before anything
+        is sent: a key configured for one address never goes to another."""
+        key = self.settings.key_for(service)
+        if not key:
+            where = site_of(getattr(self.settings, f"{service}_url")) or "this address"
+            raise http.SourceError(
+                f"The {label} key is saved for another address than {where}: not sent, the search is not made.",
+                f"Save the key with this address (settings.json evidence_sources: {service}_url and "
+                f"{service}_key, or keys by URL), or set DEBATE_EVIDENCE_{service.upper()}_URL beside "
+                f"DEBATE_EVIDENCE_{service.upper()}_KEY.",
+            )
+        return key
+
     def _health_check(self) -> None:
         """A one-result search: a reachable page that is a block or error page does not count."""
         self._results("fact check", 1, min(self.timeout_s, 3.0))
@@ -149,6 +163,7 @@ class WebSource(Source):
         import trafilatura
 
         try:
+            http.readable_url(url)
             reply = http.request(
                 site_of(url) or "a result page",
                 "GET",
@@ -181,7 +196,13 @@ class WebSource(Source):
         is plainly not public: an IP literal or localhost, judged without a DNS lookup."""
         from urllib.parse import urlparse
 
-        host = (urlparse(url).hostname or "").lower()
+        try:
+            http.readable_url(url)
+            host = (urlparse(url).hostname or "").lower()
+        except http.SourceBlocked as e:
+            return "", {"blocked": e.message}
+        except ValueError:
+            return "", {"blocked": http.UNREADABLE}
         if host == "localhost" or host.endswith(".localhost"):
             return "", {"blocked": f"Not fetched: {host} is a loopback name (this machine)."}
         what = None if host in self.settings.allow_private_addresses else http.address_problem(host)
@@ -195,10 +216,14 @@ class WebSource(Source):
         ]
         pages = results[: max(0, int(self.settings.pages))]
         with ThreadPoolExecutor(max_workers=max(1, len(pages)), thread_name_prefix="web-page") as pool:
-            read = list(pool.map(lambda r: self.read_page(r[1]), pages))
+            read = list(pool.map(lambda r: self._read_one(r[1]), pages))
         hits: list[Hit] = []
         for i, (title, url, snippet, date) in enumerate(results[:n]):
             text, meta = read[i] if i < len(read) else self._unread(url)
+            try:
+                site = meta.get("site") or site_of(url)
+            except ValueError:  # an address urllib cannot split (`http://[::1`): no passage from it
+                meta = {"blocked": http.UNREADABLE}
             if meta.get("blocked"):  # no passage, not even the snippet: it is no public page
                 hits.append(Hit(text="", source=self.name, title=title, url=url, skipped=meta["blocked"]))
                 continue
@@ -212,10 +237,20 @@ class WebSource(Source):
                         source=self.name,
                         title=meta.get("title") or title,
                         url=url,
-                        site=meta.get("site") or site_of(url),
+                        site=site,
                         date=meta.get("date") or date,
                         doc_id=url,
                         passage_id=f"{url}#{j}",
                     )
                 )
         return hits
+
+    def _read_one(self, url: str) -> tuple[str, dict]:
+        """read_page for one result of many: whatever goes wrong with this page (an address or a redirect
+        that no parser reads, a page that breaks the extractor) costs this result only, never the search."""
+        try:
+            return self.read_page(url)
+        except ValueError:
+            return "", {"blocked": http.UNREADABLE}
+        except Exception:  # noqa: BLE001 - one hostile page must not empty the whole web source
+            return "", {}
