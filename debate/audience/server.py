@@ -211,6 +211,8 @@ class Base(tornado.web.RequestHandler):
         title, message, hint = MESSAGES.get(status_code, ("Error", "Something went wrong.", "Reload the page."))
         if status_code == 429:
             self.set_header("Retry-After", str(self._retry_after))
+        if status_code in (413, 429):  # refused before the body was read: Tornado closes the connection
+            self.set_header("Connection", "close")
         self.render("error.html", title=title, message=message, hint=hint)
 
     def not_found(self) -> None:
@@ -295,8 +297,8 @@ class SeatPage(Base):
         events = self.ctx.debates.event_dicts(did)
         ask = views.open_ask(events, agent)
         last = self.ctx.links.last_answer(did, agent, ask["turn_id"]) if ask else None
-        role = next((a.get("role", "") for a in row.get("lineup") or [] if a.get("agent") == agent), "")
-        over = views.ended(events) or (row.get("status") not in (None, "running"))
+        role = dict(views.person_seats(events)).get(agent, "")
+        over = views.ended(events) or row.get("status") != "running"  # ended, stopped, interrupted or deleted
         form_shown = ask and not over and not (last and last["status"] in ("pending", "accepted"))
         self.set_status(status)
         self.render(

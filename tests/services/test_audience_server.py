@@ -201,3 +201,37 @@ def test_a_person_types_their_turn_on_a_phone_and_it_reaches_the_store(tmp_path,
     mine = [e for e in store.event_dicts(did) if e["type"] == "turn_finished" and e.get("human")]
     assert [e["text"] for e in mine] == [words] * len(turns)
     assert all(audience.last_answer(did, "ben", t)["status"] == "accepted" for t in turns)
+
+
+def test_a_seat_is_open_from_its_question_until_its_turn_ends():
+    from datetime import UTC, datetime
+
+    from debate.audience import views
+
+    start = {
+        "type": "debate_started",
+        "lineup": [
+            {"agent": "ben", "role": "member", "model": "human:person"},
+            {"agent": "ana", "role": "member", "model": "local:x"},
+        ],
+    }
+    ask = {"type": "human_asked", "turn_id": "t1", "agent": "ben", "t": 10.0, "timeout_s": 60.0}
+    assert views.person_seats([start]) == [("ben", "member")]
+    assert views.open_ask([start, ask], "ben") == ask
+    assert views.open_ask([start, ask], "ana") is None
+    assert views.open_ask([start, ask, {"type": "turn_finished", "turn_id": "t1"}], "ben") is None
+    assert views.open_ask([start, ask, {"type": "human_timeout", "turn_id": "t1"}], "ben") is None
+    assert views.open_ask([start, ask, {"type": "finished"}], "ben") is None
+    created = "2026-12-05T10:00:00.000+00:00"
+    assert views.seconds_left(created, ask, datetime(2026, 12, 5, 10, 0, 30, tzinfo=UTC)) == 40
+    assert views.seconds_left(created, ask, datetime(2026, 12, 5, 10, 5, tzinfo=UTC)) == 0
+    assert views.seconds_left("not a time", ask, datetime.now(UTC)) == 0
+
+
+def test_links_are_opaque_and_made_once(tmp_path):
+    store = links.AudienceStore(tmp_path / "d.sqlite")
+    token = store.link("poll", DID)
+    assert store.link("poll", DID) == token and DID not in token and links.well_formed(token)
+    assert store.find(token, "poll")["debate_id"] == DID
+    assert store.find(token, "seat") is None and store.find("' OR 1=1 --", "poll") is None
+    assert store.link("seat", DID, "ben") not in (token, store.link("seat", DID, "ana"))
