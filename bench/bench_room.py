@@ -44,8 +44,8 @@ RELOAD_S = 8.0  # the poll page's meta refresh while a phone waits (debate.audie
 
 
 # -- the phones (a process of their own) ----------------------------------------------------------------
-def _xsrf(html: str) -> str:
-    m = re.search(r'name="_xsrf" value="([^"]+)"', html)
+def form_token(html: str) -> str:
+    m = re.search(r'name="form" value="([^"]+)"', html)
     return m.group(1) if m else ""
 
 
@@ -66,9 +66,9 @@ def phones_main(args: argparse.Namespace) -> int:
         if not labels:
             return {"ok": False, "status": page.status_code, "why": "no buttons"}
         t0 = time.perf_counter()
-        r = c.post(url, data={"_xsrf": _xsrf(page.text), "label": random.choice(labels)})
+        r = c.post(url, data={"form": form_token(page.text), "label": random.choice(labels)})
         dt = time.perf_counter() - t0
-        again = c.post(url, data={"_xsrf": _xsrf(page.text), "label": labels[0]})  # a second tap
+        again = c.post(url, data={"form": form_token(page.text), "label": labels[0]})  # a second tap
         return {"ok": r.status_code == 303, "status": r.status_code, "s": dt, "second": again.status_code}
 
     def reload_loop(i: int) -> int:

@@ -2,7 +2,7 @@
 
 Why a separate process: the presenter's Streamlit app holds every stored debate, the settings and the
 controls that run models; exposing it to a room's Wi-Fi exposes all of that. `debate audience` (cli/audience.py)
-runs a small Tornado app (server.py) on its own port that serves two kinds of page and nothing else:
+runs a small Starlette app under uvicorn (server.py; Streamlit ships both) on its own port that serves two kinds of page and nothing else:
 
 - a poll, at /p/TOKEN: the claim, one vote per phone and stage (a signed cookie), and the results once
   the presenter shows them;

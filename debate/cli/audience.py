@@ -10,7 +10,7 @@ pages read it to show the link as a QR code. Ctrl-C stops it.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import socket
 import sys
 
 from debate.errors import InvalidInput
@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_audience(args: argparse.Namespace) -> int:
+    import uvicorn
+
     from debate import config
     from debate.audience import address, limits, server
 
@@ -47,27 +49,32 @@ def cmd_audience(args: argparse.Namespace) -> int:
         raise InvalidInput("--rate must be above 0 and --burst at least 1.", "Leave them out for the defaults.")
     url = address.public_url(args.host, args.port, args.url)
     limiter = limits.RateLimiter(rate=rate, burst=burst)
-    app = server.make_server(server.make_app(config.store_db(), address.secret_key(), limiter))
-
-    async def run() -> None:
-        try:
-            app.listen(args.port, args.host)
-        except OSError as e:
-            raise InvalidInput(
-                f"Cannot listen on {args.host}:{args.port}: {e.strerror or e}.",
-                "Another program uses this port: choose another with --port.",
-            ) from e
-        address.publish(url)
-        print(f"Audience server for phones: {url} (polls /p/…, seats /s/…; nothing else)", file=sys.stderr, flush=True)
-        print(
-            f"Debates of {config.store_db()}; the app shows each link as a QR code. Ctrl-C stops it.", file=sys.stderr
-        )
-        await asyncio.Event().wait()
-
+    app = server.make_app(config.store_db(), address.secret_key(), limiter)
+    sock = _bound(args.host, args.port)
+    address.publish(url)
+    print(f"Audience server for phones: {url} (polls /p/…, seats /s/…; nothing else)", file=sys.stderr, flush=True)
+    print(f"Debates of {config.store_db()}; the app shows each link as a QR code. Ctrl-C stops it.", file=sys.stderr)
     try:
-        asyncio.run(run())
+        uvicorn.Server(server.uvicorn_config(app, args.host, args.port)).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         address.unpublish()
+        sock.close()
     return 0
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    """A listening socket, or a message that says why not (a port in use is the usual reason)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise InvalidInput(
+            f"Cannot listen on {host}:{port}: {e.strerror or e}.",
+            "Another program uses this port (choose another with --port), or the address is not this machine's.",
+        ) from e
+    return sock

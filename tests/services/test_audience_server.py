@@ -1,7 +1,7 @@
 """The audience server on a loopback port: a poll voted from several phones (each its own cookie jar),
 a person's seat answered from a phone, and everything else refused.
 
-Real parts: the Tornado server in a thread of this process on a real socket, httpx clients, the real SQLite
+Real parts: the Starlette app under uvicorn in a thread of this process on a real socket, httpx clients, the real SQLite
 file the presenter's pages read (people store, debate store), and for the seat a real council debate run by
 the live worker on scripted models (protocol logic only), whose person's seat is handed the phone's turn by
 the relay.
@@ -28,8 +28,9 @@ DID, OTHER = "20261205-secret-id", "20261205-other-id"
 CLAIM = "<script>alert(1)</script> Coffee cures colds, a study says."
 
 
-def xsrf(html: str) -> str:
-    m = re.search(r'name="_xsrf" value="([^"]+)"', html)
+def form_token(html: str) -> str:
+    """The form token of the page (bound to the phone's cookie)."""
+    m = re.search(r'name="form" value="([^"]+)"', html)
     assert m, html[:500]
     return m.group(1)
 
@@ -37,7 +38,7 @@ def xsrf(html: str) -> str:
 def vote(client: httpx.Client, url: str, label: str) -> httpx.Response:
     page = client.get(url)
     assert page.status_code == 200
-    return client.post(url, data={"_xsrf": xsrf(page.text), "label": label})
+    return client.post(url, data={"form": form_token(page.text), "label": label})
 
 
 @pytest.fixture
@@ -63,11 +64,11 @@ def test_phones_vote_once_per_stage_and_nothing_else_is_reachable(poll):
             assert page.headers["referrer-policy"] == "no-referrer"
             assert "server" not in page.headers
 
-            token_a = xsrf(page.text)
-            first = a.post(url, data={"_xsrf": token_a, "label": "TRUE"})
+            token_a = form_token(page.text)
+            first = a.post(url, data={"form": token_a, "label": "TRUE"})
             assert first.status_code == 303
             assert 'name="label"' not in a.get(url).text  # voted: no buttons any more
-            again = a.post(url, data={"_xsrf": token_a, "label": "FALSE"})  # the same phone, posted by hand
+            again = a.post(url, data={"form": token_a, "label": "FALSE"})  # the same phone, posted by hand
             assert again.status_code == 409 and "already voted" in again.text
             assert vote(b, url, "FALSE").status_code == 303  # a second phone counts
             assert people.tallies(DID)["before"] == {"TRUE": 1, "FALSE": 1}
@@ -75,9 +76,9 @@ def test_phones_vote_once_per_stage_and_nothing_else_is_reachable(poll):
             # the voter cookie changed by hand: refused, nothing counted
             c = httpx.Client()
             page = c.get(url)
-            voter = c.cookies.get("voter")
-            c.cookies.set("voter", voter[:-3] + ("aaa" if not voter.endswith("aaa") else "bbb"))
-            tampered = c.post(url, data={"_xsrf": xsrf(page.text), "label": "TRUE"})
+            voter = c.cookies.get("phone")
+            c.cookies.set("phone", voter[:-3] + ("aaa" if not voter.endswith("aaa") else "bbb"))
+            tampered = c.post(url, data={"form": form_token(page.text), "label": "TRUE"})
             assert tampered.status_code == 403
             # a form without its XSRF token (another site posting for the phone): refused
             assert httpx.Client().post(url, data={"label": "TRUE"}).status_code == 403
@@ -173,7 +174,7 @@ def test_a_person_types_their_turn_on_a_phone_and_it_reaches_the_store(tmp_path,
             fmt = re.search(r"Answer format: ([^<]*)", page).group(1)
             turn = re.search(r'name="turn" value="([^"]+)"', page).group(1)
             # refused by the turn's own parser (no vote in it), then accepted
-            phone.post(url, data={"_xsrf": xsrf(page), "turn": turn, "text": "I am not sure."})
+            phone.post(url, data={"form": form_token(page), "turn": turn, "text": "I am not sure."})
             for _ in range(100):
                 page = phone.get(url).text
                 if "Refused" in page:
@@ -183,7 +184,7 @@ def test_a_person_types_their_turn_on_a_phone_and_it_reaches_the_store(tmp_path,
             words = "ANSWER: YES — the tweet names no study."
             assert "ANSWER:" in fmt or "VOTE:" in fmt, fmt
             words = words if "ANSWER:" in fmt else words.replace("ANSWER:", "VOTE:")
-            sent = phone.post(url, data={"_xsrf": xsrf(page), "turn": turn, "text": words})
+            sent = phone.post(url, data={"form": form_token(page), "turn": turn, "text": words})
             assert sent.status_code == 303
             turns = {turn}
             deadline = time.monotonic() + 60
@@ -192,7 +193,7 @@ def test_a_person_types_their_turn_on_a_phone_and_it_reaches_the_store(tmp_path,
                 m = re.search(r'name="turn" value="([^"]+)"', page)
                 if m and m.group(1) not in turns:
                     turns.add(m.group(1))
-                    phone.post(url, data={"_xsrf": xsrf(page), "turn": m.group(1), "text": words})
+                    phone.post(url, data={"form": form_token(page), "turn": m.group(1), "text": words})
                 time.sleep(0.05)
             assert "The debate has ended" in phone.get(url).text
     finally:

@@ -1,12 +1,14 @@
-"""The audience server on a loopback port in a thread of the test process (its own event loop)."""
+"""The audience server on a loopback port in a thread of the test process (uvicorn, as `debate audience`)."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
+
+import uvicorn
 
 from debate.audience import server
 from debate.audience.limits import RateLimiter
@@ -15,28 +17,17 @@ from debate.audience.limits import RateLimiter
 @contextmanager
 def audience_server(db: str | Path, *, limiter: RateLimiter | None = None, secret: str = "k" * 64):
     """Yield the server's base URL (http://127.0.0.1:PORT); stopped when the block ends."""
-    ready, state = threading.Event(), {}
-
-    def run() -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(128)
-        sock.setblocking(False)
-        http = server.make_server(server.make_app(db, secret, limiter))
-        http.add_sockets([sock])
-        state.update(loop=loop, port=sock.getsockname()[1], http=http)
-        ready.set()
-        loop.run_forever()
-        http.stop()
-        loop.close()
-
-    t = threading.Thread(target=run, name="audience-server", daemon=True)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    srv = uvicorn.Server(server.uvicorn_config(server.make_app(db, secret, limiter)))
+    t = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, name="audience-server", daemon=True)
     t.start()
-    ready.wait(10)
+    deadline = time.monotonic() + 10
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{state['port']}"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
-        state["loop"].call_soon_threadsafe(state["loop"].stop)
+        srv.should_exit = True
         t.join(10)
+        sock.close()
