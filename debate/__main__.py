@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "debate.cli.eval",  # eval
     "debate.cli.share",  # export, fork, robustness
     "debate.cli.annotators",  # annotators add|passwd|role|remove|list
+    "debate.cli.audience",  # audience (the server phones reach)
 )
 
 

@@ -53,7 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("aids", ("debate.aids",)),
     ("protocols", ("debate.protocols",)),
     ("runner", ("debate.runner",)),
-    ("services", ("debate.store", "debate.live", "debate.sharing", "debate.evaluation")),
+    ("services", ("debate.store", "debate.live", "debate.sharing", "debate.evaluation", "debate.audience")),
     ("review", ("debate.teaching", "debate.adjudication")),
     ("cli", ("debate.cli", "debate.__main__")),
 )

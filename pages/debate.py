@@ -127,6 +127,7 @@ if st.session_state.get("debate_id"):
     if running:
         share_view.moderator_box(debate_id)
         seat_view.seat_box(debate_id)
+        seat_view.seat_links(debate_id)  # each person's seat on their own phone (not on Present: a secret)
     show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):

@@ -65,6 +65,7 @@ if (st.query_params.get("full") == "1") != full:
 with st.expander("Audience poll", icon=":material/how_to_vote:"):
     people_view.poll_controls_for(did, "pres")
 people_view.poll_results(did)  # the audience poll: before, after and the swing, live
+people_view.poll_qr_open(did)  # while the poll is open: its link as a QR code for the room's phones
 if mode == "live":
     if not running and by_id[did]["status"] == "running":
         st.warning("This debate is not running in this app any more; play it recorded.", icon=":material/warning:")

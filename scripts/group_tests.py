@@ -72,7 +72,17 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("review", ("test_adjudication*.py", "test_people.py", "test_teach*.py")),
-    ("services", ("test_store*.py", "test_share_*.py", "test_verdict_*.py", "test_live_*.py", "test_export*.py")),
+    (
+        "services",
+        (
+            "test_store*.py",
+            "test_share_*.py",
+            "test_verdict_*.py",
+            "test_live_*.py",
+            "test_export*.py",
+            "test_audience*.py",
+        ),
+    ),
     (
         "engine",
         (

@@ -11,6 +11,7 @@ import uuid
 import streamlit as st
 
 from debate import live, tasks
+from debate.audience import address, links, qr
 from debate.errors import DebateError
 from debate.store import people
 from ui import resources, verdicts
@@ -99,7 +100,19 @@ def voter_id() -> str:
     return st.session_state["poll_voter"]
 
 
+def _links() -> links.AudienceStore:
+    return links.store_at(resources.get_store().path)
+
+
+def audience_link(debate_id: str) -> str | None:
+    """The poll's link on the audience server (an opaque token, never the debate's id), or None when no
+    audience server runs for this app's DEBATE_HOME."""
+    base = address.published_url()
+    return f"{base}/p/{_links().link('poll', debate_id)}" if base else None
+
+
 def poll_link(debate_id: str) -> str:
+    """The app's own poll page: for a room only when the app is not exposed (the audience server is)."""
     base = ""
     try:
         base = str(st.context.url or "").split("?")[0].rsplit("/", 1)[0]
@@ -138,7 +151,48 @@ def poll_controls(debate_id: str, labels: tuple[str, ...], claim: str, key: str)
         _error(e)
     if p:
         state = f"open for votes {p['stage']} the debate" if p["open"] else "closed"
-        st.caption(f"Poll {state}. Link for the room (same server): `{poll_link(debate_id)}`")
+        st.caption(f"Poll {state}.")
+        poll_qr(debate_id, key)
+
+
+def poll_qr_open(debate_id: str) -> None:
+    """On Present: the QR code for the room while the poll takes votes (nothing when no poll is open)."""
+    try:
+        p = _people().poll(debate_id)
+    except DebateError:
+        return
+    if p and p["open"]:
+        poll_qr(debate_id, width=260)
+
+
+def poll_qr(debate_id: str, key: str | None = None, width: int = 200) -> None:
+    """The audience link as a QR code with its address (and, with `key`, whether phones see the results);
+    without an audience server, how to start one."""
+    try:
+        url = audience_link(debate_id)
+    except DebateError as e:
+        _error(e)
+        return
+    if url is None:
+        st.caption(
+            "Phones vote through the audience server, which exposes nothing else of this app: start it with "
+            "`python -m debate audience --host 0.0.0.0` and its QR code appears here. On this machine alone: "
+            f"`{poll_link(debate_id)}`"
+        )
+        return
+    c1, c2 = st.columns([1, 2], vertical_alignment="center")
+    c1.image(qr.png(url), width=width)
+    c2.markdown(f"**Scan to vote**  \n`{url}`")
+    if key is not None:
+        shown = _links().results_shown(debate_id)
+        want = c2.toggle(
+            "Show the results on phones",
+            value=shown,
+            key=f"{key}_phones_see_{debate_id}",
+            help="Off: phones show only the claim and their own vote. On: also the tallies and the swing.",
+        )
+        if want != shown:
+            _links().show_results(debate_id, want)
 
 
 def poll_results(debate_id: str) -> None:

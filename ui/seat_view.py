@@ -11,7 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from debate import live, seats
-from debate.errors import InvalidInput
+from debate.audience import address, links, qr, views
+from debate.errors import DebateError, InvalidInput
+from ui import resources
 from ui.safe import escape, text_html
 
 SEAT_TICK_S = 1.0  # the countdown and a newly opened seat appear within this
@@ -95,3 +97,33 @@ def seat_box(debate_id: str, key: str = "seat") -> None:
             st.success(note, icon=":material/check:")
 
     _box()
+
+
+def seat_links(debate_id: str) -> None:
+    """For each seat a person plays in the debate: its own link (a secret for that seat alone) and QR code,
+    so the person types their turns on a phone through the audience server instead of at this screen."""
+    store = resources.get_store()
+    try:
+        people = views.person_seats(store.event_dicts(debate_id, after_seq=-1)[:1])
+        if not people:
+            return
+        base = address.published_url()
+        with st.expander("Seats on phones", icon=":material/smartphone:"):
+            if base is None:
+                st.caption(
+                    "A person can type their turns on a phone through the audience server: start it with "
+                    "`python -m debate audience --host 0.0.0.0`, then each seat's QR code appears here."
+                )
+                return
+            cols = st.columns(min(3, len(people)))
+            for i, (agent, role) in enumerate(people):
+                url = f"{base}/s/{links.store_at(store.path).link('seat', debate_id, agent)}"
+                with cols[i % len(cols)]:
+                    st.image(qr.png(url), width=170)
+                    st.markdown(
+                        f'<div class="meta"><b>{escape(agent)}</b> ({escape(role)}): only this seat\'s turns</div>',
+                        unsafe_allow_html=True,
+                    )
+                    st.code(url, language=None)
+    except DebateError as e:
+        st.error(f"**{e.message}**  \n{e.hint}", icon=":material/error:")

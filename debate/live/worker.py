@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from debate.audience import relay
 from debate.errors import DebateError, InvalidInput
 from debate.events import DebateFinished, ErrorEvent, Event
 
@@ -230,6 +231,8 @@ def start_debate(
     with _LOCK:
         _REGISTRY[debate_id] = live
     live.thread.start()
+    if getattr(config, "humans", None) and getattr(store, "path", None):
+        relay.start(store.path, debate_id, live.done)  # turns typed on phones (the audience server's seat links)
     live.started.wait(wait_first_s)
     if wait_words_s > 0:
         live.spoke.wait(wait_words_s)
