@@ -150,6 +150,7 @@ def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list
             f"header is {header!r}, expected `index<TAB>text[<TAB>labels]`.",
             "Use the CheckThat 2025 task 4a TSV as distributed (tab-separated, with a header).",
         )
+    added = cols[-1] == "adjudicated"  # the Adjudicate page's export adds its labels beside the file's own
     has_labels = "labels" in cols
     if labelled and not has_labels:
         raise _bad(
@@ -158,7 +159,7 @@ def read_checkthat(fh: Any, path: Path, *, labelled: bool | None = None) -> list
             "this split has no `labels` column.",
             "Use the train/dev split for scoring; the test split only produces predictions.",
         )
-    width = 3 if has_labels else 2
+    width = (3 if has_labels else 2) + added
     seen: set[str] = set()
     for row in reader:
         line = reader.line_num
@@ -274,6 +275,8 @@ def read_liar(fh: Any, path: Path) -> list[Item]:
         line = reader.line_num
         if not row or all(not c.strip() for c in row):
             continue
+        if len(row) == len(LIAR_COLUMNS) + 1 and row[-1].strip().lower() in ("", *LIAR_MAP):
+            row = row[:-1]  # the Adjudicate page's export: its own label added in a 15th column
         if len(row) != len(LIAR_COLUMNS):
             raise _bad(
                 path,

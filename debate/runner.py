@@ -42,6 +42,7 @@ from debate.lineups import Agent, load_lineup
 from debate.protocols import PROTOCOLS, resolve_agents
 from debate.protocols.base import DebateContext, ProtocolInfo
 from debate.protocols.decisions import apply_cat2_rule
+from debate.retrieval.retriever import load_failure_note
 from debate.tasks import resolve_task, task_categories
 
 
@@ -617,7 +618,7 @@ class _LaterEvidence:
                             PhaseStarted(
                                 phase="evidence",
                                 title="Evidence",
-                                note=f"The evidence index could not be loaded: {failed}",
+                                note=load_failure_note(failed),
                             )
                         ]
                         return

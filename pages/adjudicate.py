@@ -254,6 +254,12 @@ def _fmt(x) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
+@st.cache_data(show_spinner=False, max_entries=20)
+def _vs_file(ratings_json: str, gold_json: str) -> list[dict]:
+    """Agreement with the file's own labels; cached: its bootstrap takes about a second per annotator."""
+    return agreement.human_vs_file(json.loads(ratings_json), json.loads(gold_json))
+
+
 if view == "Agreement":
     s = agreement.summary(store.independent_labels(qid), store.judge_labels(qid), labels)
     judged = any(v is not None for v in store.judge_labels(qid).values())
@@ -291,6 +297,30 @@ if view == "Agreement":
         )
     else:
         st.caption("Needs two annotators on the same cases.")
+    st.markdown("#### Against the file's own labels")
+    vs_file = _vs_file(json.dumps(agreement.by_item(store.independent_labels(qid))), json.dumps(store.gold_labels(qid)))
+    if any(r["n"] for r in vs_file):
+        st.dataframe(
+            [
+                {
+                    "annotator": r["annotator"],
+                    "cases": r["n"],
+                    "Cohen's kappa": _fmt(r["kappa"]),
+                    "95% interval": "—" if r["ci"] is None else f"{r['ci'][0]:.3f} to {r['ci'][1]:.3f}",
+                    "raw agreement": _fmt(r["agreement"]),
+                }
+                for r in vs_file
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            "The label each case came with (in the uploaded file, or the dataset's gold), against each "
+            "annotator's first label. Cases whose own label is split (its annotators disagreed) are left out. "
+            "The interval is a bootstrap over the cases (1,000 resamples); — with fewer than 5 cases."
+        )
+    else:
+        st.caption("No case labelled here has a label of its own in the file (or they are all split).")
     st.markdown("#### Per label (this label or not, cases with two or more labels)")
     st.dataframe(
         [
@@ -562,7 +592,12 @@ if view == "Export":
             on_click="ignore",
             key="adj_dl_native",
             icon=":material/description:",
-            help="The same file format the cases came in, with the final labels.",
+            help="The same file format the cases came in: the file's own labels kept as they were, the final "
+            "labels added in a last column (JSON: a key) named `adjudicated`.",
+        )
+        st.caption(
+            f"Download as {fmt} file: the file as it came, its own labels kept, with the adjudicated labels "
+            "added beside them (a last column, or a key, named adjudicated; empty where a case has no final label)."
         )
     st.caption(f"Format for {queue['dataset'] or queue['task']}: unlabelled cases (and ties) are left empty.")
     st.code("\n".join(csv_text.splitlines()[:12]), language="text")

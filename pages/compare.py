@@ -8,6 +8,7 @@ from debate import live
 from debate.errors import DebateError
 from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
+from debate.store import row_title
 from debate.tasks import TRUTH_TASKS
 from ui import catalog, charts, landing, resources, server_box, setup, share_view, widgets
 from ui.entry import through_app
@@ -139,9 +140,7 @@ if mode == "Open saved debates":
         list(by_id),
         key="cmp_saved",
         max_selections=4,
-        format_func=lambda i: (
-            f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:70]} · {i}"
-        ),
+        format_func=lambda i: row_title(by_id[i], 70),
     )
     if chosen:
         show_side_by_side(chosen)
@@ -164,10 +163,10 @@ claim = st.text_area(
     key="cmp_claim",
     height=90,
     placeholder="One claim, debated by each column.",
-    max_chars=MAX_CLAIM_CHARS,
     help=f"At most {MAX_CLAIM_CHARS:,} characters.",
 )
 widgets.remember("cmp_claim")
+widgets.too_long_note(claim, "cmp_claim")
 n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
 # RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols
 defaults = (

@@ -6,13 +6,21 @@ import streamlit as st
 
 from debate import live
 from debate.errors import DebateError
+from debate.runner import MAX_CLAIM_CHARS
 from ui import catalog, landing, people_view, resources, seat_view, setup, share_view, widgets
 from ui.entry import through_app
-from ui.live_view import show_live
+from ui.live_view import follow_debate, show_live
 from ui.safe import error_md, escape
 
 through_app()
-if st.query_params.get("debate"):  # a shared link to the app's root opens the stored debate in the Library
+_linked = st.query_params.get("debate")
+if _linked and not st.query_params.get("poll") and _linked == st.session_state.get("debate_id"):
+    pass  # the address this page wrote for its own debate
+elif _linked and not st.query_params.get("poll") and live.is_running(_linked):
+    # this page's address while its debate runs, opened afresh (a reload, a second tab): follow it here
+    st.session_state["debate_id"] = _linked
+    st.session_state["debate_gold"] = (resources.get_store().get(_linked) or {}).get("gold")
+elif _linked:  # a shared link to the app's root opens the stored debate in the Library
     st.switch_page(
         "pages/poll.py" if st.query_params.get("poll") else "pages/library.py", query_params=dict(st.query_params)
     )  # ?debate=ID&poll=1: the audience votes
@@ -72,6 +80,12 @@ if c_stop.button("Stop", key="stop", icon=":material/stop:", disabled=not runnin
 def _problem() -> tuple[str, str] | None:
     if not claim.strip():
         return "The claim is empty.", "Paste a tweet or a claim, or click one of the examples."
+    if len(claim) > MAX_CLAIM_CHARS:
+        return (
+            f"The claim is {len(claim):,} characters long; a claim may have at most {MAX_CLAIM_CHARS:,}.",
+            "Shorten it (or keep its first characters with the button under the box): every agent reads it "
+            "in every prompt.",
+        )
     if task["task"] == "custom" and not task["custom_title"].strip():
         return "The custom question has no title.", "Say what the text should be checked for (sidebar)."
     if unavailable:
@@ -95,25 +109,34 @@ if not running:  # (a model still being checked is warmed too: a missing one is 
     if st.session_state.get("debate_config") != config:
         widgets.warm_status(config, agents)
 
-if run_clicked:
+if run_clicked and running:
+    pass  # a second click on Run while the first one's debate starts: the first one is kept, nothing else
+elif run_clicked:
     problem = _problem()
     if problem:
         st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
     else:
         try:
             retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts
+            # the id is chosen before the start and kept until the start is recorded: a second click that
+            # interrupts this run asks for the same id, and start_debate hands back the debate it started
+            new_id = st.session_state.get("next_debate_id")
+            if not new_id or (resources.get_store().get(new_id) is not None and not live.is_running(new_id)):
+                new_id = st.session_state["next_debate_id"] = live.new_debate_id()
             st.session_state["debate_id"] = live.start_debate(
                 config,
                 resources.get_client(),
                 retriever,
                 resources.get_store(),
                 run=resources.get_run(),
-                debate_id=st.session_state.get("next_debate_id"),
+                debate_id=new_id,
                 wait_words_s=live.WAIT_WORDS_S,
             )
             st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold
             st.session_state["debate_config"] = config
+            st.session_state["debate_follow"] = True  # the next run scrolls the page to the debate
+            st.query_params["debate"] = st.session_state["debate_id"]  # a reload comes back to it
             st.rerun()
         except DebateError as e:
             st.error(error_md(e), icon=":material/error:")
@@ -129,6 +152,8 @@ if st.session_state.get("debate_id"):
         seat_view.seat_box(debate_id)
         seat_view.seat_links(debate_id)  # each person's seat on their own phone (not on Present: a secret)
     show_live(st.session_state["debate_id"], gold=st.session_state.get("debate_gold"))
+    if st.session_state.pop("debate_follow", False):
+        follow_debate()
     if not running:
         with st.expander("Fork from a round", icon=":material/call_split:"):
             new_id = share_view.fork_form(st.session_state["debate_id"], "deb")

@@ -8,6 +8,7 @@ from debate.errors import DebateError
 from debate.evaluation.browse import list_runs
 from debate.evaluation.checkpoint import read_rows
 from debate.events import event_from_dict
+from debate.store import row_title
 from debate.teaching import steps as teaching
 from debate.teaching.flow import protocol_dot
 from ui import catalog, resources, share_view
@@ -44,9 +45,7 @@ def _pick_debate() -> tuple[str, list[dict]] | None:
             "Debate",
             list(by_id),
             key="learn_debate",
-            format_func=lambda i: (
-                f"{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · {by_id[i]['claim'][:80]}"
-            ),
+            format_func=lambda i: row_title(by_id[i]),
         )
         return did, store.event_dicts(did)
     runs = [r for r in list_runs(_runs_root()) if not r.get("error")]
@@ -81,7 +80,7 @@ if view == "Protocol flow":
     info = infos[proto]
     st.markdown(f"**{escape(info.title)}** — {escape(info.one_line)}", unsafe_allow_html=True)
     try:
-        st.graphviz_chart(protocol_dot(proto), use_container_width=False)
+        st.graphviz_chart(protocol_dot(proto), width="content")
     except DebateError as e:
         st.error(error_md(e), icon=":material/error:")
     st.caption(

@@ -1,12 +1,11 @@
 """Library: every saved debate; search, filter, reopen (instantly or at recorded pace), delete, export."""
 
-import datetime as dt
 from functools import partial
 
 import streamlit as st
 
 from debate import live
-from debate.store import compact_verdict
+from debate.store import compact_verdict, row_title, started_at
 from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
 from ui.live_view import show_live, show_stored
@@ -63,20 +62,13 @@ if not rows:
     st.stop()
 
 
-def _when(r: dict) -> str:
-    try:
-        return dt.datetime.fromisoformat(r["created_at"]).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return r["created_at"][:16]
-
-
 STATUS_ICON = {"completed": "✅", "running": "⏳", "stopped": "⏹️", "error": "❌", "interrupted": "⏸️"}
 # the verdict and its check come before the long claim, which is last but one and the only column that
 # may be cut: a verdict pushed past the table's right edge reads as no verdict
 st.dataframe(
     [
         {
-            "when": _when(r),
+            "when": started_at(r),
             "status": f"{STATUS_ICON.get(r['status'], '')} {r['status']}",
             "verdict": compact_verdict(r["verdict"]),
             "gold": compact_verdict(r["gold"]),
@@ -126,11 +118,7 @@ chosen = st.selectbox(
     "Open a debate",
     ids,
     key="lib_open",
-    format_func=lambda i: (
-        f"{_when(by_id[i])} · {by_id[i]['protocol']} · "
-        f"{compact_verdict(by_id[i]['verdict']) or by_id[i]['status']} · "
-        f"{by_id[i]['claim'][:80]}"
-    ),
+    format_func=lambda i: row_title(by_id[i]),
 )
 row = by_id[chosen]
 if st.query_params.get("debate") != chosen:  # the address bar always holds a link to what is shown
@@ -140,7 +128,10 @@ if st.query_params.get("debate") != chosen:  # the address bar always holds a li
     st.session_state["lib_at_round"] = None
 
 a1, a2, a_rest = st.columns([2.2, 1.2, 5], vertical_alignment="bottom")
-pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace", default="instant") or "instant"
+st.session_state.setdefault(
+    "lib_pace", "instant"
+)  # (set here, not as the widget's default: a replay's end sets it too)
+pace = a1.segmented_control("Show", ["instant", "recorded pace"], key="lib_pace") or "instant"
 speed = a2.selectbox(
     "Speed", [1.0, 2.0, 5.0, 10.0], key="lib_speed", format_func=lambda x: f"{x:g}×", disabled=pace == "instant"
 )

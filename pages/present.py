@@ -7,6 +7,7 @@ turn in the same layout, labelled "recorded", with pause and step controls; full
 import streamlit as st
 
 from debate import live
+from debate.store import row_title
 from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
 
@@ -35,10 +36,7 @@ did = c1.selectbox(
     "Debate",
     ids,
     key="pres_pick",
-    format_func=lambda i: (
-        f"{'⏳ ' if live.is_running(i) else ''}{by_id[i]['protocol']} · {by_id[i]['verdict'] or by_id[i]['status']} · "
-        f"{by_id[i]['claim'][:70]}"
-    ),
+    format_func=lambda i: f"{'⏳ ' if live.is_running(i) else ''}{row_title(by_id[i], 70)}",
 )
 running = live.is_running(did)
 mode = (
@@ -57,6 +55,7 @@ speed = c3.selectbox(
 )
 if st.query_params.get("debate") != did:
     st.query_params["debate"] = did
+st.session_state["pres_link"] = did  # the address now names the pick: read back, it must not reset the pick
 if (st.query_params.get("full") == "1") != full:
     if full:
         st.query_params["full"] = "1"

@@ -72,6 +72,26 @@ def _searching(view: DebateView) -> tuple:
     return (p.get("stage"), tuple((s.get("name"), s.get("state"), s.get("passages")) for s in p.get("sources") or []))
 
 
+# After Run the debate starts below the set-up, out of sight on a laptop's screen: the page is scrolled to
+# its claim card once (tried for a few seconds, until the card is drawn). Streamlit's own HTML element runs
+# no script; a zero-height component's frame (same origin) can reach the page.
+FOLLOW_JS = """<script>
+(() => { const doc = window.parent.document; let tries = 0;
+  const go = () => { const cards = [...doc.querySelectorAll('.claim-card')]
+      .filter(el => !el.closest('[data-stale="true"]'));
+    if (cards.length) { cards[cards.length - 1].scrollIntoView({block: 'start'}); return; }
+    if (++tries < 50) setTimeout(go, 100); };
+  go(); })();
+</script>"""
+
+
+def follow_debate() -> None:
+    """Scroll the page to the debate that has just started (once, right after Run)."""
+    import streamlit.components.v1 as components
+
+    components.html(FOLLOW_JS, height=0)
+
+
 def show_live(debate_id: str, gold: Any = None) -> None:
     """The live debate of this session; its current round ticks while the worker is running."""
     store = resources.get_store()

@@ -175,7 +175,7 @@ def render_item(view: DebateView, kind: str, item: Any, debate_id: str) -> None:
 
 def render_section(view: DebateView, sec: Any, debate_id: str) -> None:
     st.markdown(f'<div class="round-title">{escape(sec.title)}</div>', unsafe_allow_html=True)
-    if sec.note:
+    if sec.note and not (sec.phase == "evidence" and not sec.items):  # (that one: the evidence panel says it)
         st.caption(escape(sec.note))  # from the events, which may come from a file
     for kind, item in sec.items:
         render_item(view, kind, item, debate_id)

@@ -238,7 +238,9 @@ def examples(task: str, n: int = 60) -> list[dict]:
 
 
 # -- reading the next debate's first prompts ahead (first token at once) -----------------------------------------
-_WARM = {"key": None, "failed": None, "doing": None, "want": None, "thread": None}
+_WARM = {"key": None, "failed": None, "doing": None, "want": None, "thread": None, "step": None}
+# "step": what the warm-up does now, for the page's "Preparing" line: {"what": "debate" | "reading",
+# "since": time.time(), "model", "i", "n"} (None before the first step)
 _WARM_LOCK = threading.Lock()
 
 
@@ -265,6 +267,17 @@ def warm_state(config: Any) -> str:
         if key is not None and key == _WARM.get("failed"):
             return "failed"
     return "reading"
+
+
+def warm_step() -> dict | None:
+    """What the warm-up is doing now (see `_WARM["step"]`), for the page to say what "Ready" waits for."""
+    with _WARM_LOCK:
+        return dict(_WARM["step"]) if _WARM["step"] else None
+
+
+def _set_step(what: str, model: str = "", i: int = 0, n: int = 0) -> None:
+    with _WARM_LOCK:
+        _WARM["step"] = {"what": what, "since": time.time(), "model": model, "i": i, "n": n}
 
 
 def warm_ahead(config: Any) -> None:
@@ -305,12 +318,14 @@ def _warm_loop() -> None:
 
     while True:
         with _WARM_LOCK:
-            want, _WARM["want"], _WARM["doing"] = _WARM["want"], None, None
+            want, _WARM["want"], _WARM["doing"], _WARM["step"] = _WARM["want"], None, None, None
             if want is None:
                 _WARM["thread"] = None
                 return
             _WARM["doing"] = want[0]
         key, config, client, retriever = want
+        if live.running():
+            _set_step("debate")
         while live.running():  # a debate owns the CPU: wait for its end, unless the set-up changes
             time.sleep(0.5)
             with _WARM_LOCK:
@@ -327,6 +342,7 @@ def _warm_loop() -> None:
                 client,
                 give_way=lambda: _WARM["want"] is not None,  # a newer set-up wins
                 retriever=retriever,
+                on_step=lambda model, i, n: _set_step("reading", model, i, n),
             )
         except Exception:  # noqa: BLE001 - warming is an optimisation: Run reports real problems
             rows = None

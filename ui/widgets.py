@@ -315,6 +315,32 @@ def _shuffle() -> None:
     st.session_state["example_page"] = st.session_state.get("example_page", 0) + 1
 
 
+def length_note(n: int, limit: int = MAX_CLAIM_CHARS) -> str | None:
+    """What the page says under a claim longer than the engine takes (None when it fits)."""
+    if n <= limit:
+        return None
+    return (
+        f"**{n:,} characters; a claim may have at most {limit:,}.** The text is kept in the box: shorten it, "
+        f"or keep its first {limit:,} characters. Run refuses a longer claim."
+    )
+
+
+def _cut_to_limit(key: str) -> None:
+    st.session_state[key] = st.session_state.get(key, "")[:MAX_CLAIM_CHARS]
+
+
+def too_long_note(text: str, key: str) -> None:
+    """A claim past the limit is kept and told, never cut or dropped without a word.
+
+    Why no `max_chars` on the box: given one, Streamlit's text area takes nothing at all from a paste
+    longer than the limit (the box stays empty, "0/4000", no message)."""
+    note = length_note(len(text))
+    if note:
+        c1, c2 = st.columns([5, 1.4], vertical_alignment="center")
+        c1.warning(note, icon=":material/content_cut:")
+        c2.button(f"Keep the first {MAX_CLAIM_CHARS:,}", key=f"{key}_cut", on_click=_cut_to_limit, args=(key,))
+
+
 def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
     """The claim text and, when it is an unedited dataset example, its gold label."""
     keep("claim", "")
@@ -322,11 +348,11 @@ def claim_box(task: str, category: int | None) -> tuple[str, str | None]:
         "Tweet or claim",
         key="claim",
         height=100,
-        max_chars=MAX_CLAIM_CHARS,
         placeholder="Paste a tweet or a claim, or pick an example below.",
         help=f"At most {MAX_CLAIM_CHARS:,} characters: every agent reads the claim in every prompt.",
     )
     remember("claim")
+    too_long_note(claim, "claim")
     try:
         exs = resources.examples(task)
     except Exception:  # noqa: BLE001 - examples are a convenience; the page works without them
@@ -482,6 +508,27 @@ def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[s
     return lineup, agents, status
 
 
+def preparing_line(step: dict | None, now: float | None = None) -> str:
+    """The "Preparing" line: what "Ready" waits for (a debate still running, or which model reads its
+    prompt, and for how long), so a wait that lasts says why instead of looking stuck."""
+    import time
+
+    tail = " Run works at any time: a run started now reads them itself."
+    if not step:
+        return "Preparing: the models are about to read this debate's opening prompts." + tail
+    waited = max(0, int((now or time.time()) - step["since"]))
+    if step["what"] == "debate":
+        return (
+            f"Preparing: waiting for the debate running in this app to end ({waited} s so far); then the models "
+            "read this debate's opening prompts." + tail
+        )
+    model = str(step.get("model") or "").split("@")[0]  # a server's address is not news for the room
+    return (
+        f"Preparing: {model} is reading this debate's opening prompt (model {step['i']} of {step['n']}, "
+        f"{waited} s so far; a model's first use also loads it)." + tail
+    )
+
+
 def warm_status(config: Any, agents: list[dict]) -> None:
     """Says whether the embedded models have already read this debate's opening prompts (then the first
     token comes right after Run). Ticks once a second only while they are reading."""
@@ -504,9 +551,6 @@ def warm_status(config: Any, agents: list[dict]) -> None:
             if first != "ready":
                 st.rerun()  # one full run, which stops this ticking
         elif now == "reading":
-            st.caption(
-                ":material/hourglass_top: Preparing: the models are reading this debate's opening "
-                "prompts (Run works at any time; a run started now reads them itself)."
-            )
+            st.caption(f":material/hourglass_top: {escape(preparing_line(resources.warm_step()))}")
 
     _status()

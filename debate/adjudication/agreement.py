@@ -177,20 +177,80 @@ def pairwise_cohen(ratings: Ratings) -> list[dict]:
     return out
 
 
+def _paired(ratings: Ratings, other: Mapping[str, str | None], who: str) -> tuple[list[str], list[str]]:
+    """(human labels, other labels) over the items both have; `who` an annotator or "(majority)"."""
+    h, o = [], []
+    for item, labels in ratings.items():
+        theirs = other.get(item)
+        label = majority_label(labels.values()) if who == "(majority)" else labels.get(who)
+        if theirs is None or label is None:
+            continue
+        h.append(label)
+        o.append(str(theirs))
+    return h, o
+
+
 def human_vs_judge(ratings: Ratings, judge: Mapping[str, str | None]) -> list[dict]:
     """Each annotator (and the human majority) against the judge's verdict, on items with both."""
     annotators = sorted({a for labels in ratings.values() for a in labels})
     rows = []
     for who in annotators + ["(majority)"]:
-        h, j = [], []
-        for item, labels in ratings.items():
-            verdict = judge.get(item)
-            label = majority_label(labels.values()) if who == "(majority)" else labels.get(who)
-            if verdict is None or label is None:
-                continue
-            h.append(label)
-            j.append(str(verdict))
+        h, j = _paired(ratings, judge, who)
         rows.append({"annotator": who, "n": len(h), "kappa": cohen_kappa(h, j), "agreement": percent_agreement(h, j)})
+    return rows
+
+
+def kappa_ci(
+    a: Sequence[str], b: Sequence[str], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float] | None:
+    """A percentile bootstrap confidence interval of Cohen's kappa (sklearn's `cohen_kappa_score` on
+    each resample of the pairs, drawn with replacement, seeded so the page shows the same interval on
+    every run). None with fewer than 5 pairs, or when kappa is undefined in most resamples (one label
+    throughout): a range from a handful of points would look more certain than it is."""
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    if len(a) != len(b):
+        raise ValueError("Cohen's kappa needs two label lists of the same length.")
+    if len(a) < 5:
+        return None
+    x, y = np.asarray(list(a), dtype=object), np.asarray(list(b), dtype=object)
+    rng = np.random.default_rng(seed)
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(resamples):
+            idx = rng.integers(0, len(x), len(x))
+            xs, ys = x[idx], y[idx]
+            if len(set(xs) | set(ys)) < 2:
+                continue  # one label throughout: kappa is 0/0 in this resample
+            k = float(cohen_kappa_score(list(xs), list(ys)))
+            if not math.isnan(k):
+                found.append(k)
+    if len(found) < resamples / 2:
+        return None
+    tail = (1.0 - level) / 2 * 100
+    lo, hi = np.percentile(found, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def human_vs_file(ratings: Ratings, gold: Mapping[str, str | None], resamples: int = 1000) -> list[dict]:
+    """Each annotator (and, with two or more, the human majority) against the dataset's own label, on items
+    with both: Cohen's kappa with its bootstrap interval, and raw agreement. Items whose own label is
+    missing or split (its annotators disagreed) are left out: there is nothing to agree with."""
+    annotators = sorted({a for labels in ratings.values() for a in labels})
+    rows = []
+    for who in annotators + (["(majority)"] if len(annotators) > 1 else []):
+        h, g = _paired(ratings, gold, who)
+        rows.append(
+            {
+                "annotator": who,
+                "n": len(h),
+                "kappa": cohen_kappa(h, g),
+                "ci": kappa_ci(h, g, resamples=resamples),
+                "agreement": percent_agreement(h, g),
+            }
+        )
     return rows
 
 

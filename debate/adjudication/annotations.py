@@ -9,7 +9,8 @@ Export writes the final label of each case (the reviewer's resolution, else the 
 its annotators, or one annotator's labels) in the dataset's own format: CheckThat `index,cat1,cat2,cat3`
 with 1/0, AVeriTeC `id,label` with its original label names, LIAR `id,label` in LIAR's lower-case
 names, any other dataset `id,label`. `native` writes the very file format the cases came in
-(CheckThat 4a TSV with soft labels, AVeriTeC JSON, LIAR TSV); `cases` is one CSV row per case with the
+(CheckThat 4a TSV with soft labels, AVeriTeC JSON, LIAR TSV), the file's own labels kept and the final
+labels added beside them (column or key `adjudicated`); `cases` is one CSV row per case with the
 final label and its reason, every annotator's label and rationale, the judge's verdict and the gold.
 
 A queue has settings (blind labelling, transcript shown while blind) and versioned guidelines; each
@@ -629,6 +630,14 @@ class AnnotationStore(SqliteStore):
         return csv_text(cols, records)  # ids come from uploaded files: guarded like any cell
 
 
+def _averitec_name(label: str | None) -> str | None:
+    return AVERITEC_NAMES.get(label) if label else None
+
+
+def _liar_name(label: str | None) -> str:
+    return {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}.get(label or "", "")
+
+
 # -- exports beside the dataset format ----------------------------------------------------------------
 def export_cases(rows: list[dict]) -> str:
     """One CSV row per case: final label, its source and reason, judge, gold, then each annotator's label,
@@ -659,15 +668,27 @@ def export_cases(rows: list[dict]) -> str:
     return csv_text(cols, recs)
 
 
-def export_native(fmt: str, rows: list[dict]) -> str:
-    """The cases written back in the file format they came in, with the final label where there is one.
+ADJUDICATED = "adjudicated"  # the name of the column (or JSON key) the dataset-format export adds
 
-    Only the new labels are written: a case nobody labelled, or whose annotators tied with no reviewer's
-    resolution, is left empty, never filled with the dataset's original label (a file mixing both would
-    pass old gold off as adjudicated). CheckThat: `index, text, labels` TSV, a category's value 1.0 / 0.0
-    or None when empty. AVeriTeC: the original JSON records with `label` set to the final label (its own
-    label names) or null. LIAR: the original 14-column rows with the label column set to the final label,
-    or empty; the six-way label is kept when it maps to the final label.
+
+def _ct_list(values: list[float | None]) -> str:
+    return "[" + ", ".join("None" if v is None else repr(float(v)) for v in values) + "]"
+
+
+def export_native(fmt: str, rows: list[dict]) -> str:
+    """The cases written back in the file format they came in: the file's own labels kept as they were,
+    the final labels ADDED beside them (column or key `adjudicated`), never put in their place.
+
+    Why beside: a file whose labels were replaced lost the dataset's own annotation (a [1.0, 0.5, 1.0]
+    came back as [None, 1.0, None]); a file that filled untouched cases with the old labels would pass old
+    gold off as adjudicated. With both, each reader takes the labels it means, and the dataset's own
+    loaders (ours included) read the file as before. A case nobody labelled, or whose annotators tied with
+    no reviewer's resolution, has an empty adjudicated label.
+    CheckThat: `index, text, labels, adjudicated` TSV, each list one value per category (1.0 / 0.0, None
+    when empty; the file's own soft values as they were). AVeriTeC: the original JSON records, `label`
+    untouched, `adjudicated` the final label in AVeriTeC's names or null. LIAR: the original 14-column rows
+    untouched and a 15th column, the final label in LIAR's lower-case names (its six-way label where that
+    maps to the final label), or empty.
     Cases from evaluation runs (no original record kept) get the fields we know: claim/statement, id, label.
 
     Texts are written exactly as they came, even those a spreadsheet would run as a formula (`=`, `+`,
@@ -678,32 +699,37 @@ def export_native(fmt: str, rows: list[dict]) -> str:
     if fmt == "checkthat":
         tweets: dict[str, dict] = {}
         for r in rows:
-            t = tweets.setdefault(r["item_id"], {"text": r["text"], "values": {}})
-            t["values"][str(r["category"])] = ct_value(r["label"]) if r["label"] else None
+            t = tweets.setdefault(r["item_id"], {"text": r["text"], "own": {}, "new": {}, "raw": None})
+            cat, case = str(r["category"]), r["case"]
+            t["raw"] = t["raw"] or case.source.get("labels")
+            t["own"][cat] = ct_value(SPLIT if case.gold_split else case.gold)
+            t["new"][cat] = ct_value(r["label"]) if r["label"] else None
         buf = io.StringIO()
         w = csv.writer(buf, delimiter="\t", lineterminator="\n")
-        w.writerow(["index", "text", "labels"])
+        w.writerow(["index", "text", "labels", ADJUDICATED])
         for iid, t in tweets.items():
-            vals = [t["values"].get(c) for c in ("1", "2", "3")]
-            w.writerow([iid, t["text"], "[" + ", ".join("None" if v is None else repr(v) for v in vals) + "]"])
+            own = t["raw"] or _ct_list([t["own"].get(c) for c in ("1", "2", "3")])
+            w.writerow([iid, t["text"], own, _ct_list([t["new"].get(c) for c in ("1", "2", "3")])])
         return buf.getvalue()
     if fmt == "averitec":
         out = []
         for r in rows:
-            rec = dict(r["case"].source.get("record") or {"claim": r["text"]})
-            rec["label"] = AVERITEC_NAMES[r["label"]] if r["label"] else None
+            rec = dict(r["case"].source.get("record") or {"claim": r["text"], "label": _averitec_name(r["gold"])})
+            rec[ADJUDICATED] = AVERITEC_NAMES[r["label"]] if r["label"] else None
             out.append(rec)
         return json.dumps(out, ensure_ascii=False, indent=1) + "\n"
     if fmt == "liar":
         lines = []
         for r in rows:
             # a case from an evaluation run has no original row: the columns we know, the rest empty
-            row = list(r["case"].source.get("row") or [r["item_id"], "", r["text"]] + [""] * 11)
+            row = list(r["case"].source.get("row") or [r["item_id"], _liar_name(r["gold"]), r["text"]] + [""] * 11)
             if not r["label"]:
-                row[1] = ""
-            elif LIAR_MAP.get(row[1].strip().lower()) != r["label"]:
-                row[1] = {"TRUE": "true", "HALF-TRUE": "half-true", "FALSE": "false"}[r["label"]]
-            lines.append("\t".join(row))
+                new = ""
+            elif LIAR_MAP.get(row[1].strip().lower()) == r["label"]:
+                new = row[1].strip().lower()
+            else:
+                new = _liar_name(r["label"])
+            lines.append("\t".join([*row, new]))
         return "\n".join(lines) + "\n"
     raise InvalidInput(
         "This queue's cases did not come in a dataset's own file format.",

@@ -300,7 +300,8 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
     items = read_format(fmt, text, filename)
     spec = FORMATS[fmt]
     cases: list[HardCase] = []
-    if fmt == "checkthat":
+    if fmt == "checkthat":  # each tweet's labels cell as written (soft values such as 0.33 kept exactly)
+        raw = {r[0].strip(): r[2].strip() for r in csv.reader(io.StringIO(text), delimiter="\t") if len(r) >= 3}
         for it in items:
             for c in spec.categories:
                 g = (it.gold or {}).get(c)
@@ -311,6 +312,7 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
                     gold=None if g == SPLIT else g,
                     gold_split=g == SPLIT,
                     reasons=["annotators split" if g == SPLIT else "uploaded"],
+                    source={"labels": raw[it.id]} if raw.get(it.id) else {},
                 )
                 cases.append(case)
         cases.sort(key=lambda c: not c.gold_split)  # stable: split cases first, file order kept within
@@ -327,10 +329,10 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
                 )
             )
     else:  # liar: the row as read (QUOTE_NONE), to write back unchanged but for the label
-        rows = {
-            r[0]: r
+        rows = {  # (a 15th column is this app's adjudicated label: not part of the file's own row)
+            r[0]: r[: len(LIAR_COLUMNS)]
             for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-            if len(r) == len(LIAR_COLUMNS)
+            if len(r) in (len(LIAR_COLUMNS), len(LIAR_COLUMNS) + 1)
         }
         for it in items:
             cases.append(

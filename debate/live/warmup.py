@@ -71,12 +71,20 @@ def _spec_of(model: str, specs: set[str]) -> str:
 
 
 def warm(
-    config: Any, client: ModelClient, give_way: Callable[[], bool] | None = None, retriever: Any = None
+    config: Any,
+    client: ModelClient,
+    give_way: Callable[[], bool] | None = None,
+    retriever: Any = None,
+    on_step: Callable[[str, int, int], None] | None = None,
 ) -> list[dict]:
     """Read each first prompt ahead on the backends that can; one row per request, for logs and tests.
-    `give_way()` True stops it at the next block (the page was set up for another debate meanwhile)."""
+    `give_way()` True stops it at the next block (the page was set up for another debate meanwhile);
+    `on_step(model spec, i, n)` is told before the i-th of n prompts is read (the page says what it waits for)."""
     rows = []
-    for spec, messages, options in first_requests(config, retriever):
+    requests = first_requests(config, retriever)
+    for i, (spec, messages, options) in enumerate(requests, 1):
+        if on_step is not None:
+            on_step(spec, i, len(requests))
         try:
             ms = ModelSpec.parse(spec)
             backend = client.backend_for(ms)

@@ -216,6 +216,7 @@ def start_debate(
 
     `run` defaults to debate.runner.run_debate (tests may pass another generator with its contract).
     A DebateError raised before the first event is re-raised here and leaves no row behind.
+    Starting an id that is already running returns that id and starts nothing: a start is idempotent.
     """
     run = run or _default_run()
     debate_id = debate_id or getattr(config, "debate_id", None) or new_debate_id()
@@ -223,13 +224,24 @@ def start_debate(
         config = replace(config, debate_id=debate_id)
     except TypeError:
         pass
-    store.create_debate(_config_dict(config), debate_id)
     live = LiveDebate(debate_id=debate_id, cancel=threading.Event())
+    with _LOCK:  # checked and claimed at once: a second start of the same id finds the first
+        first = _REGISTRY.get(debate_id)
+        if first is None or first.done.is_set():
+            _REGISTRY[debate_id] = live
+    if first is not None and not first.done.is_set():
+        # started again while it runs (a second click on Run): the first start is the debate, nothing new
+        first.started.wait(wait_first_s)
+        return debate_id
+    try:
+        store.create_debate(_config_dict(config), debate_id)
+    except BaseException:
+        with _LOCK:
+            _REGISTRY.pop(debate_id, None)
+        raise
     live.thread = threading.Thread(
         target=_worker, args=(live, config, client, retriever, store, run), name=f"debate-{debate_id}", daemon=True
     )
-    with _LOCK:
-        _REGISTRY[debate_id] = live
     live.thread.start()
     if getattr(config, "humans", None) and getattr(store, "path", None):
         relay.start(store.path, debate_id, live.done)  # turns typed on phones (the audience server's seat links)

@@ -66,6 +66,19 @@ def tweet_query(text: str) -> str:
     return " ".join([base, *words]).strip()
 
 
+def load_failure_note(error: BaseException) -> str:
+    """The evidence panel's sentence for an index that could not be loaded: plain words for whoever
+    watches, without the command-line hint's code marks or this machine's folders (those are for the
+    log, and a room's screen shows them raw)."""
+    text = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+    text = text.replace("`", "")
+    text = re.sub(r"\s*\(searched [^)]*\)", "", text)  # the folders looked in
+    path = r"(?:~|(?<![\w.]))/[^\s,;)'\"]*[^\s,;)'\".]"  # an absolute path, without a sentence's full stop
+    text = re.sub(r"\s+(?:in|at|from) " + path, "", text)
+    text = re.sub(path, "a folder on this machine", text)
+    return f"The evidence index could not be loaded, so no passages are shown. {text.strip()}"
+
+
 class Retriever:
     """Searches one named index. Source of passages, in order: `corpus` (a file or folder, ingested
     and fingerprinted so an edit triggers a rebuild), the built-in AVeriTeC corpus when the name is

@@ -15,6 +15,8 @@ from debate.store.debates import (
     compact_verdict,
     heartbeat_s,
     list_csv,
+    row_title,
+    started_at,
     to_markdown,
 )
 
@@ -27,5 +29,7 @@ __all__ = [
     "compact_verdict",
     "heartbeat_s",
     "list_csv",
+    "row_title",
+    "started_at",
     "to_markdown",
 ]

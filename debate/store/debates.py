@@ -624,6 +624,25 @@ def _overrule_cells(verdicts: list[dict]) -> dict:
     }
 
 
+def started_at(row: dict) -> str:
+    """When a stored debate started, in local time to the minute ("2026-12-05 23:30")."""
+    try:
+        return datetime.fromisoformat(row["created_at"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (KeyError, TypeError, ValueError):
+        return str(row.get("created_at") or "")[:16]
+
+
+def row_title(row: dict, width: int = 80) -> str:
+    """One line per debate in every picker: when, protocol, verdict (or status), the claim's start. The
+    date first: two debates of the same claim and protocol read alike without it."""
+    claim = str(row.get("claim") or "")
+    return (
+        f"{started_at(row)} · {row.get('protocol', '')} · "
+        f"{compact_verdict(row.get('verdict')) or row.get('status', '')} · "
+        f"{claim[:width] + ('…' if len(claim) > width else '')}"
+    )
+
+
 def compact_verdict(value: str | None) -> str:
     """A stored verdict as a short line: a multi-category one ('{"1": "NO", ...}') as '1: NO · 2: NO · …'."""
     if not value:

@@ -15,6 +15,43 @@ from debate import config as _config
 from debate.errors import StoreError
 
 
+def explain(e: sqlite3.Error, what: str, path: Path, verb: str) -> tuple[str, str]:
+    """(message, hint) for a failed read or write, naming its real cause: a record refused as a
+    duplicate is no disk problem, and a lock held by another process is cured by waiting, not by
+    freeing space. SQLite's own words stay in the message for whoever reads the log."""
+    text = str(e)
+    low = text.lower()
+    if isinstance(e, sqlite3.IntegrityError):
+        if "unique" in low or "primary key" in low:
+            return (
+                f"The {what} already holds this record ({text}): it was not written twice.",
+                "The first copy is kept. If an action was started twice (a double click), the first one "
+                "runs; otherwise this is a bug worth reporting.",
+            )
+        return (
+            f"The {what} refused an inconsistent record ({text}).",
+            "Nothing was written. This is a bug worth reporting; the log has the details.",
+        )
+    if "locked" in low or "busy" in low:
+        return (
+            f"The {what} is busy ({text}): another process holds its lock.",
+            f"Wait a moment and try again; close other programs that use {path}.",
+        )
+    if "full" in low:
+        return (f"The {what} could not be {verb}: the disk is full ({text}).", f"Free disk space where {path} is.")
+    if "readonly" in low or "read-only" in low or "unable to open" in low or "permission" in low:
+        return (
+            f"The {what} could not be {verb}: {text}.",
+            f"Check the permissions of {path} and its folder (DEBATE_HOME).",
+        )
+    if "disk i/o" in low or "malformed" in low or "not a database" in low:
+        return (
+            f"The {what} could not be {verb}: {text}.",
+            f"The file {path} or its disk is damaged: check the disk, or move the file away to start afresh.",
+        )
+    return (f"The {what} could not be {verb}: {text}.", f"Check {path}; the log has the details.")
+
+
 class SqliteStore:
     what = "store"  # named in error messages, e.g. "debate store"
     migrations_table = "schema_migrations"  # records which numbered migrations ran
@@ -79,14 +116,11 @@ class SqliteStore:
                 self._db.execute("COMMIT")
                 return out
             except sqlite3.Error as e:
-                raise StoreError(
-                    f"The {self.what} could not be written: {e}.",
-                    f"Check free disk space and permissions of {self.path}.",
-                ) from e
+                raise StoreError(*explain(e, self.what, self.path, "written")) from e
 
     def _q(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             try:
                 return self._db.execute(sql, tuple(args)).fetchall()
             except sqlite3.Error as e:
-                raise StoreError(f"The {self.what} could not be read: {e}.", f"Check {self.path}.") from e
+                raise StoreError(*explain(e, self.what, self.path, "read")) from e

@@ -11,7 +11,16 @@ import time
 import pytest
 
 from tests.engine.test_human_seat import CLAIM, JUDGE_REPLY, OPENING, REBUTTAL, judge_prompts, person_lineup
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, app_server, have_browser, shot, wait_idle, wait_settled
+from tests.support.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    app_server,
+    have_browser,
+    open_debate_page,
+    save_loop_council,
+    shot,
+    wait_settled,
+)
 from tests.support.hostile_servers import recorder
 
 pytestmark = pytest.mark.skipif(not have_browser(), reason="chromium + playwright not installed")
@@ -37,19 +46,6 @@ def _pick(page, key: str, option: str) -> None:
             page.keyboard.press("Escape")
     page.keyboard.press("Escape")  # a multiselect keeps its list open after a pick
     wait_settled(page)
-
-
-def _open_debate_page(page, url: str) -> None:
-    """The Debate page with the test's claim and the small-model aids off."""
-    page.goto(url)
-    wait_settled(page)
-    area = page.locator(".st-key-claim textarea")
-    area.fill(CLAIM)
-    area.press("Control+Enter")
-    wait_idle(page)
-    if page.locator(".st-key-cfg_aids input").is_checked():
-        page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
-        wait_settled(page)
 
 
 def _wait_for_seat(page, timeout_s: float, name: str):
@@ -107,7 +103,7 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
         with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            _open_debate_page(page, url)
+            open_debate_page(page, url, CLAIM)
             page.get_by_text("Single debate (TurQUaz Alg. 1)").click()
             wait_settled(page)
             _set_number(page, "p_single_rounds", 1)
@@ -211,28 +207,14 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
     when its countdown ends, the page says so, and the debate finishes."""
     from playwright.sync_api import sync_playwright
 
-    from debate.store import DebateStore
-
     home = tmp_path / "home"
     home.mkdir()
     with recorder(reply='{"vote": "YES", "explanation": "It cites a study."}') as srv:
-        model = f"openai:scripted@{srv.url}"
-        store = DebateStore(home / "debates.sqlite")
-        store.save_lineup(
-            "loop-council",
-            {
-                "name": "loop-council",
-                "members": [{"name": n, "model": model, "seed": i} for i, n in enumerate(("ana", "ben", "cy"))],
-                "chair": {"name": "chair", "model": model},
-                "judge": {"name": "judge", "model": model},
-            },
-        )
-        store.close()
-        # the presenter's server (OPENAI_BASE_URL): a lineup may name it (models/reach.py)
+        save_loop_council(home, f"openai:scripted@{srv.url}")
         with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            _open_debate_page(page, url)
+            open_debate_page(page, url, CLAIM)
             _set_number(page, "p_council_rounds", 1)
             page.get_by_text("Lineup · who plays which part").click()
             _pick(page, "cfg_preset", "loop-council (saved)")

@@ -215,20 +215,24 @@ def test_a_change_after_the_reveal_is_a_revision_and_agreement_uses_the_first_la
     assert s.others_for(qid, "c1", "bob") == {"alice": "FALSE"}
 
 
-# -- exports: only the new labels -------------------------------------------------------------------------
-def test_native_checkthat_export_never_mixes_the_dataset_gold(tmp_path):
+# -- exports: the file's own labels kept, the new ones added beside them ----------------------------------
+def test_native_checkthat_export_keeps_the_file_labels_and_adds_the_adjudicated(tmp_path):
+    import ast
+    import csv
+
     from debate.datasets import load_checkthat
 
     tsv = (
         "index\ttext\tlabels\n"
-        "101\tNew study in Nature: sleep loss raises blood pressure\t[1.0, 0.5, 0.0]\n"
+        "101\tNew study in Nature: sleep loss raises blood pressure\t[1.0, 0.5, 1.0]\n"
         "102\tGreat game tonight, what a finish\t[0.0, 0.0, 0.0]\n"
+        "103\tAn untouched tweet\t[0.0, 0.33, 1.0]\n"
     )
     spec = from_upload("batch.tsv", tsv.encode())
     s = AnnotationStore(tmp_path / "d.sqlite")
     qid = s.create_queue(spec)
     split = spec.cases[0]  # gold 0.5 in the file
-    assert split.gold_split
+    assert split.gold_split and split.item_id == "101" and split.category == 2
     s.set_label(qid, split.key, "alice", "YES")
     s.skip(qid, split.key, "bob")  # one label and one skip: alice's label is the majority
     tie = next(c for c in spec.cases if not c.gold_split)
@@ -236,18 +240,19 @@ def test_native_checkthat_export_never_mixes_the_dataset_gold(tmp_path):
     s.set_label(qid, tie.key, "bob", "NO")
     out = tmp_path / "back.tsv"
     out.write_text(s.export(qid, "native"))
-    back = {i.id: i.gold for i in load_checkthat(out)}
-    assert back[split.item_id][str(split.category)] == "YES"
-    assert back[tie.item_id].get(str(tie.category)) is None  # a tie: empty
-    # every other category: empty, whatever the file said (its 0.5s and 1.0s included)
-    assert all(
-        v is None
-        for iid, g in back.items()
-        for c, v in g.items()
-        if (iid, c) not in ((split.item_id, str(split.category)),)
-    )
-    raw = out.read_text()
-    assert "0.5" not in raw
+    rows = {r["index"]: r for r in csv.DictReader(out.open(), delimiter="\t")}
+    assert list(next(csv.reader(out.open(), delimiter="\t"))) == ["index", "text", "labels", "adjudicated"]
+    # the file's own labels exactly as they were (an untouched soft 0.33 included); ours beside them
+    assert {k: r["labels"] for k, r in rows.items()} == {
+        "101": "[1.0, 0.5, 1.0]",
+        "102": "[0.0, 0.0, 0.0]",
+        "103": "[0.0, 0.33, 1.0]",
+    }
+    added = {k: ast.literal_eval(r["adjudicated"]) for k, r in rows.items()}
+    assert added["101"] == [None, 1.0, None]
+    assert all(v is None for vals in (added["102"], added["103"]) for v in vals)  # a tie, untouched: empty
+    assert {i.id: i.gold for i in load_checkthat(out)} == {i.id: i.gold for i in load_checkthat(out, labelled=True)}
+    assert load_checkthat(out)[0].gold == {"1": "YES", "2": "SPLIT", "3": "YES"}  # our loader: the file's own
 
 
 def test_shown_reasons_hide_what_tells_the_gold():

@@ -5,6 +5,7 @@ gold; versioned guidelines. Real SQLite stores, real files made from the shared 
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -19,7 +20,7 @@ import pytest
 from debate.adjudication import agreement
 from debate.adjudication.annotations import AnnotationStore, blind_events, visibility
 from debate.adjudication.hardcases import from_upload
-from debate.datasets import SPLIT, load_checkthat, load_dataset, sniff_format
+from debate.datasets import SPLIT, load_checkthat, load_dataset, load_liar, sniff_format
 from debate.errors import InvalidInput
 from debate.evaluation.metrics import compute_metrics
 from debate.events import DebateFinished, TurnFinished, Verdict, VotesTallied
@@ -185,13 +186,16 @@ def test_checkthat_upload_one_case_per_tweet_and_category_and_native_export(tmp_
     out.write_text(s.export(qid, "native"))
     back = {i.id: i.gold for i in load_checkthat(out, labelled=True)}  # our own loader reads it back
     orig = {i.id: i.gold for i in load_checkthat(f)}
-    assert back[first.item_id].get("2") is None  # a tie is left empty, as the page's caption says
-    assert back[ids[1]]["1"] == ("NO" if orig[ids[1]]["1"] == "YES" else "YES")
-    # nothing of the file's own gold comes back: every category nobody labelled is empty
-    assert all(v is None for k, g in back.items() for c, v in g.items() if (k, c) != (ids[1], "1"))
+    assert back == orig  # the file's own labels, as they came (its soft 0.5 included)
+    added = {r["index"]: ast.literal_eval(r["adjudicated"]) for r in csv.DictReader(out.open(), delimiter="\t")}
+    assert added[first.item_id][1] is None  # a tie is left empty, as the page's caption says
+    assert added[ids[1]][0] == (0.0 if orig[ids[1]]["1"] == "YES" else 1.0)
+    # nothing of the file's own gold is passed off as adjudicated: every category nobody labelled is empty
+    assert all(v is None for k, vals in added.items() for c, v in enumerate(vals) if (k, c) != (ids[1], 0))
     s.resolve(qid, soft, "rita", "YES", "The tweet links the paper it cites.")
     out.write_text(s.export(qid, "native"))
-    assert load_checkthat(out)[0].gold["2"] == "YES"  # the reviewer settled the split
+    row = next(csv.DictReader(out.open(), delimiter="\t"))
+    assert ast.literal_eval(row["adjudicated"])[1] == 1.0 and "0.5" in row["labels"]  # settled, the split kept
 
 
 def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
@@ -202,12 +206,8 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
     s.set_label(qa, av.cases[0].key, "ann", "NEI")
     records = json.loads(s.export(qa, "native"))
     orig = json.loads(averitec_bytes())
-    assert records[0]["label"] == "Not Enough Evidence"
-    assert [r["label"] for r in records[1:]] == [None, None]  # unlabelled: empty, not the file's own label
-    assert [{k: v for k, v in r.items() if k != "label"} for r in records[1:]] == [
-        {k: v for k, v in r.items() if k != "label"} for r in orig[1:]
-    ]
-    assert {k: v for k, v in records[0].items() if k != "label"} == {k: v for k, v in orig[0].items() if k != "label"}
+    assert [r["adjudicated"] for r in records] == ["Not Enough Evidence", None, None]  # unlabelled: empty
+    assert [{k: v for k, v in r.items() if k != "adjudicated"} for r in records] == orig  # the file's own, kept
 
     li = from_upload("valid_part.tsv", liar_bytes())
     ql = s.create_queue(li)
@@ -219,9 +219,9 @@ def test_averitec_and_liar_uploads_export_in_their_own_format(tmp_path):
     out = tmp_path / "liar_back.tsv"
     out.write_text(s.export(ql, "native"))
     written = [line.split("\t") for line in out.read_text().splitlines()]
-    assert written[0][1] == six[0] and len(written) == 3
-    assert written[1][1] == flip.lower() and written[2][1] == ""  # unlabelled: empty, not LIAR's own label
-    assert [r[2:] for r in written] == [line.split("\t")[2:] for line in liar_bytes().decode().splitlines()]
+    assert [r[:14] for r in written] == [line.split("\t") for line in liar_bytes().decode().splitlines()]
+    assert [r[14] for r in written] == [six[0], flip.lower(), ""]  # added: six-way kept, flipped, unlabelled
+    assert [i.gold for i in load_liar(out)] == [c.gold for c in li.cases]  # LIAR's reader: the file's own
     with pytest.raises(InvalidInput, match="dataset's own file format"):
         q3 = s.create_queue(from_upload("c.csv", b"id,claim,label\n1,x,TRUE\n", task="halftruth"))
         s.export(q3, "native")

@@ -210,3 +210,35 @@ class SlowDownlink:
         kept, self.kept = self.kept, []
         for m in kept:
             self._ws.send(m)
+
+
+def save_loop_council(home: Path, model: str, name: str = "loop-council") -> None:
+    """Save a council lineup (ana, ben, cy, a chair and a judge) all on `model` (e.g. a loopback server's
+    `openai:scripted@URL`) into the store under `home`, as "NAME (saved)" in the Debate page's presets."""
+    from debate.store import DebateStore
+
+    store = DebateStore(home / "debates.sqlite")
+    store.save_lineup(
+        name,
+        {
+            "name": name,
+            "members": [{"name": n, "model": model, "seed": i} for i, n in enumerate(("ana", "ben", "cy"))],
+            "chair": {"name": "chair", "model": model},
+            "judge": {"name": "judge", "model": model},
+        },
+    )
+    store.close()
+
+
+def open_debate_page(page, url: str, claim: str) -> None:
+    """The Debate page with `claim` in its box and the small-model aids off."""
+    page.goto(url)
+    area = page.locator(".st-key-claim textarea")
+    area.wait_for(timeout=60_000)
+    wait_settled(page)
+    area.fill(claim)
+    area.press("Control+Enter")
+    wait_idle(page)
+    if page.locator(".st-key-cfg_aids input").is_checked():
+        page.locator(".st-key-cfg_aids").get_by_text("Small-model aids").click()
+        wait_settled(page)

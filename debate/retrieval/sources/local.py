@@ -4,6 +4,7 @@ go stale when the user adds documents) and never rate-limited."""
 
 from __future__ import annotations
 
+from debate.retrieval.retriever import load_failure_note
 from debate.retrieval.sources.base import Hit, Source, SourceSettings, site_of
 from debate.retrieval.sources.http import SourceError
 
@@ -32,7 +33,7 @@ class LocalSource(Source):
             raise SourceError(why)
         failed = getattr(self.retriever, "error", None)
         if failed is not None:
-            raise SourceError(f"The local index could not be loaded: {failed}")
+            raise SourceError(load_failure_note(failed))
 
     def _found(self, query: str, n: int) -> list[tuple[dict, object]]:
         """(passage dict, its vector) by cosine, as Retriever.search ranks them; the query's vector
