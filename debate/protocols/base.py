@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from debate import prompts, seats
 from debate.aids import calibration as cal
@@ -39,7 +39,7 @@ from debate.events import (
     VoteComparison,
 )
 from debate.lineups import Agent, seats_from_roles
-from debate.models.base import ChatStream, GenOptions, Message
+from debate.models.base import ChatStream, GenOptions, Message, ModelResult
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
 from debate.protocols import prompting
@@ -50,6 +50,10 @@ from debate.retrieval import safety
 from debate.tasks import TaskView
 
 Param = tuple[Any, str]  # (default, description)
+T = TypeVar("T")
+# a step of a protocol: yields events and returns its value, taken with `value = yield from step(...)`
+# (typed as a bare Iterator[Event], `msgs = ctx.prompt(...)` without `yield from` would pass unnoticed)
+Steps = Generator[Event, None, T]
 
 SHARED_EVIDENCE_REF = " (given at the start of this conversation, before your instructions)"
 
@@ -474,7 +478,7 @@ class DebateContext:
         with self._lock:
             return [self.claim, *passages, *self.said, *self.given]
 
-    def _replayed(self, specs: list[TurnSpec]) -> Iterator[Event]:
+    def _replayed(self, specs: list[TurnSpec]) -> Generator[Event, None, list[TurnFinished]]:
         """A fork re-emits its parent's turns up to the fork point instead of calling models: the
         protocol's own code rebuilds its state from them, so there is no second orchestration path."""
         out = []
@@ -512,7 +516,9 @@ class DebateContext:
             out.append(finished)
         return out
 
-    def _concurrent(self, specs: list[TurnSpec], streams: list[ChatStream]) -> Iterator[Event]:
+    def _concurrent(
+        self, specs: list[TurnSpec], streams: list[ChatStream]
+    ) -> Generator[Event, None, list[TurnFinished]]:
         q: queue.Queue = queue.Queue()
         results: list[TurnFinished | None] = [None] * len(specs)
         limit = threading.BoundedSemaphore(max(1, int(self.params.get("max_concurrency", 8) or 8)))
@@ -628,7 +634,7 @@ class DebateContext:
         props = (spec.schema or {}).get("properties") or {}
         return REPAIR_MIN_TOKENS if any("enum" not in v for v in props.values()) else 0
 
-    def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Iterator[Event]:
+    def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Generator[Event, None, ModelResult]:
         it = iter(stream)
         try:
             for piece in it:
@@ -642,7 +648,7 @@ class DebateContext:
                 stream.close()
         return stream.result()
 
-    def _person_turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+    def _person_turn(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, TurnFinished]:
         """A seat a person plays: ask them (what the role's prompt shows, the answer it needs, the countdown),
         wait on the seat through the person backend's stream, and record their words as the turn. The
         answer was checked with `spec.parse` when it was submitted, so it reads here; no repair is asked."""
@@ -730,7 +736,9 @@ class DebateContext:
         yield finished
         return finished
 
-    def _repair_prompt(self, spec: TurnSpec, answer: str, fmt: str, constrained: bool) -> Iterator[Event]:
+    def _repair_prompt(
+        self, spec: TurnSpec, answer: str, fmt: str, constrained: bool
+    ) -> Generator[Event, None, list[Message]]:
         """`messages = yield from ...`: the repair prompt (prompting.repair), fitted to the window for the
         repair's own answer budget; a TranscriptShortened event says when the echoed answer was cut."""
         tokens = max(REPAIR_MIN_TOKENS if constrained else 0, int(spec.max_tokens or self.config.max_tokens))
@@ -739,7 +747,7 @@ class DebateContext:
             yield shortened(spec.agent, f"{spec.phase} repair", spec.round, "engine.repair", report)
         return msgs
 
-    def _execute(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+    def _execute(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, TurnFinished]:
         """One turn; a backend's failure is raised as MemberFailed, naming the member and its model."""
         try:
             if self.is_person(spec.agent):
@@ -753,7 +761,7 @@ class DebateContext:
         except DebateError as e:
             raise MemberFailed(spec.agent.agent, spec.agent.model, e) from e
 
-    def _whole(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+    def _whole(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, ModelResult]:
         """The answer, asked once more (silently) when the stream closed before the model finished: a
         cut-off `{"vote": "YES", "explan` is not a vote. Still cut off, it is returned as is and marked."""
         res = yield from self._drain(stream, spec, emit_tokens=True)
@@ -768,7 +776,7 @@ class DebateContext:
                 res = again
         return res
 
-    def _turn(self, spec: TurnSpec, stream: ChatStream) -> Iterator[Event]:
+    def _turn(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, TurnFinished]:
         res = yield from self._whole(spec, stream)
         answer, reasoning = split_think(res.text)
         full, how = "", ""

@@ -30,7 +30,7 @@ from debate.errors import InvalidInput
 from debate.events import Event
 from debate.lineups import Agent, Seating
 from debate.protocols import fewshot
-from debate.protocols.base import DebateContext, ProtocolInfo, TurnSpec, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Steps, TurnSpec, json_answer, params
 from debate.protocols.fewshot import label_first_spec
 from debate.protocols.parsing import parse_label
 
@@ -38,7 +38,7 @@ ANSWERS = ("paper", "reason-first", "label-first")
 DEMOS = ("paper", "similar", "dialogue")
 
 
-def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Iterator[Event]:
+def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Steps[TurnSpec]:
     """`spec = yield from _spec(...)`: the one answer turn (or its content-free twin) in the chosen
     answer format, its prompt built by ctx.prompt like every other turn's."""
     t = ctx.task

@@ -29,7 +29,7 @@ from debate.errors import InvalidInput
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.lineups import Agent, Seating
 from debate.protocols import fewshot
-from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, json_answer, params
 from debate.protocols.decisions import (
     consensus_reached,
     consensus_share,
@@ -128,7 +128,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             "engine.devils_advocate", side=side, first_vote=", ".join(f"{k}: {n}" for k, n in counts.items())
         )
 
-    def member_specs(rnd: int, summary: str) -> Iterator[Event]:
+    def member_specs(rnd: int, summary: str) -> Steps[list[TurnSpec]]:
         vals = {**vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)

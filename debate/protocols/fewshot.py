@@ -11,15 +11,12 @@ prefix the local backend reuses) and end with the paper's council member prompt.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from debate import prompts
 from debate.aids import calibration as cal
 from debate.aids.demos import dialogue, similar_demos
-from debate.events import Event
 from debate.lineups import Agent
 from debate.models.base import Message
-from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, TurnSpec, json_answer
+from debate.protocols.base import REPAIR_TEXT_CHARS, DebateContext, Steps, TurnSpec, json_answer
 from debate.protocols.parsing import parse_label
 
 LABEL_KEY = "category"
@@ -69,7 +66,7 @@ def label_first_spec(
     reason: bool = False,
     explain: bool = False,
     threshold: float | None = None,
-) -> Iterator[Event]:
+) -> Steps[TurnSpec]:
     """`spec = yield from label_first_spec(...)`: one schema-constrained answer, `{"category": label}`
     (or with `reason`, a short explanation first), after the demonstrations when demos=dialogue, else
     in the small.baseline layout.

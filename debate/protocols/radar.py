@@ -40,6 +40,7 @@ from debate.protocols.base import (
     DebateContext,
     ProtocolInfo,
     Slot,
+    Steps,
     TurnSpec,
     entries,
     json_answer,
@@ -85,7 +86,7 @@ class Debate:
             return f"radar.expertise.{phase}"
         return f"radar.{role}.{phase}"
 
-    def spec(self, agent: Agent, phase: str, rnd: int) -> Iterator[Event]:
+    def spec(self, agent: Agent, phase: str, rnd: int) -> Steps[TurnSpec]:
         """`spec = yield from d.spec(...)`: the App. A template of this role and phase."""
         role = agent.role
         memory = bool(self.ctx.p("debater_memory"))
@@ -144,7 +145,7 @@ class Debate:
             else:
                 self.args[s.agent.role].append(t)
 
-    def speak(self, agents: list[Agent], phase: str, rnd: int) -> Iterator[Event]:
+    def speak(self, agents: list[Agent], phase: str, rnd: int) -> Steps[list[TurnFinished]]:
         specs = []
         for a in agents:
             specs.append((yield from self.spec(a, phase, rnd)))
@@ -186,7 +187,7 @@ class Debate:
 
     def judge_spec(
         self, judge: Agent, phase: str, rnd: int, partial: bool, lone: str | None = None, content_free: bool = False
-    ) -> Iterator[Event]:
+    ) -> Steps[TurnSpec]:
         """The judge's turn; with `content_free` the same prompt with the claim, the evidence and every
         argument replaced by "N/A" (Zhao et al.'s content-free input: what the prompt alone favours)."""
         t = self.ctx.task
@@ -320,7 +321,7 @@ def _method(ctx: DebateContext, agents: list[Agent]) -> str:
     return "logprobs"
 
 
-def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Iterator[Event]:
+def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Steps[tuple]:
     """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence, the
     number of sampled round-judge answers `confidence` is a share of, or None when it is a probability)."""
     t = ctx.task

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from debate.events import Event, TurnFinished
-from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, json_answer, params
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, json_answer, params
 from debate.protocols.parsing import parse_label
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
@@ -42,7 +42,7 @@ def transcript(turns: list[TurnFinished]) -> Slot:
     return Slot(entries(turns, who))
 
 
-def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Iterator[Event]:
+def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
     """`spec = yield from judge_spec(...)`: the judge's prompt over the whole transcript `slot`."""
     t = ctx.task
     judge = ctx.role("judge")
@@ -68,7 +68,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     step = steps(ctx.task.phrase)
     said: list[TurnFinished] = []
 
-    def spec(side: str, phase: str, rnd: int) -> Iterator[Event]:
+    def spec(side: str, phase: str, rnd: int) -> Steps[TurnSpec]:
         msgs = yield from ctx.prompt(
             ctx.role(side),
             f"turquaz.system.{side}",
@@ -81,7 +81,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         )
         return TurnSpec(ctx.role(side), phase, rnd, msgs, f"turquaz.single.{side}")
 
-    def both(phase: str, rnd: int) -> Iterator[Event]:
+    def both(phase: str, rnd: int) -> Steps[list[TurnFinished]]:
         specs = [(yield from spec("proponent", phase, rnd)), (yield from spec("opponent", phase, rnd))]
         return (yield from ctx.turns(specs))
 

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 
 from debate.events import Event, TurnFinished
 from debate.lineups import Agent, Seating
-from debate.protocols.base import DebateContext, ProtocolInfo, Slot, TurnSpec, entries, params
+from debate.models.base import Message
+from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, params
 from debate.protocols.single import judge_spec
 
 SIDE = {"proponent": ("PROPONENT", "Proponent team"), "opponent": ("OPPONENT", "Opponent team")}
@@ -61,7 +62,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             if t.round < rnd or (t.round == rnd and (t.role == side or (rnd > 0 and answer_same_round)))
         ]
 
-    def discuss(side: str, i: int, rnd: int) -> Iterator[Event]:
+    def discuss(side: str, i: int, rnd: int) -> Steps[list[Message]]:
         if rnd == 0:
             step = (
                 f"Internal discussion: develop your team's strategy to argue that the tweet "
@@ -86,7 +87,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             )
         )
 
-    def argue(side: str, i: int, rnd: int) -> Iterator[Event]:
+    def argue(side: str, i: int, rnd: int) -> Steps[list[Message]]:
         step = (
             f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{phrase}."
             if rnd == 0

@@ -269,12 +269,6 @@ def test_prefix_reuse_keeps_temperature_zero_answers_identical(monkeypatch):
 
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
-@pytest.mark.xfail(
-    strict=False,
-    reason="model-dependent: on this prompt Qwen2.5-Coder-0.5B's explanation often runs "
-    "past the 96-token budget without closing its JSON (the stop itself, including unescaped quotes, "
-    "is tested on streamed text above)",
-)
 def test_json_answer_stops_when_its_object_closes():
     from debate.models.client import ModelClient
     from debate.models.local import LocalBackend
@@ -284,11 +278,13 @@ def test_json_answer_stops_when_its_object_closes():
         {
             "role": "user",
             "content": "Does the tweet Harvard study - coffee drinkers live longer cite a study? Answer "
-            'with the JSON {"vote": "YES" or "NO", "explanation": "at most five words"} and then '
-            "explain your reasoning in a second paragraph.",
+            'with the JSON {"vote": "YES" or "NO"} and then explain your reasoning in a second paragraph.',
         }
     ]
-    # room enough for the JSON to close (in CI a 40-token budget was cut inside the explanation)
+    # a JSON of the vote alone, then prose: Qwen2.5-0.5B closes it within a few tokens and writes the paragraph
+    # after it (measured: 7 tokens stopped, 45 free). With an explanation inside the JSON it often ran past the
+    # budget unclosed, which made this an expected failure that could not fail (the stop on an explanation
+    # with unescaped quotes is tested on streamed text above)
     free = client.chat("local:qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=96)).result()
     stopped = client.chat("local:qwen2.5-coder-0.5b", msgs, GenOptions(max_tokens=96, stop_after_json=True)).result()
     start = stopped.text.index("{")
