@@ -276,6 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--run", type=int, default=0, help="first generate N debates per protocol (engine, app defaults)")
     ap.add_argument("--protocol", default="radar,council", help="protocols for --run (comma-separated)")
     ap.add_argument("--lineup", default="embedded", help="lineup for --run (default: the embedded one)")
+    ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
     tag = args.tag or time.strftime("%Y%m%d-%H%M", time.gmtime())
@@ -290,8 +291,10 @@ def main(argv: list[str] | None = None) -> None:
         debates += debates_from_content(Path(f))
     if args.home:
         debates += debates_from_home(args.home)
+    if args.only:
+        debates = [d for d in debates if d.get("protocol") in args.only.split(",")]
     if not debates:
-        ap.error("no debates: give --home, --events or --run N")
+        ap.error("no debates: give --home, --events, --content or --run N")
     scores = score(debates)
     out = RESULTS / f"substance-{tag}.json"
     out.write_text(
