@@ -37,6 +37,7 @@ measure's count, total and share, per role too, plus every turn's row) and the t
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -83,6 +84,46 @@ def debates_from_jsonl(path: Path) -> list[dict]:
 def _loose(events: list[dict]) -> dict:
     start = next((e for e in events if e.get("type") == "debate_started"), {})
     return {"protocol": start.get("protocol") or "?", "item": start.get("claim", "")[:80], "events": events}
+
+
+def debates_from_content(path: Path) -> list[dict]:
+    """Debates from a content benchmark's results (bench_content.py --out): every turn's words, role, agent,
+    label and budget, but no events. Rebuilt as events: a sided debater's turns are, in order, its opening,
+    its rebuttals and (the last of three or more) its closing; the judge's last turn decides; the verdict is
+    the one the results recorded. They hold no evidence and no claim (only the item's id): quoting the
+    evidence then counts as copying, and a name the evidence gave counts as unsourced — read the named
+    sources of such a file as an upper bound. The claims come from the content benchmark's item lists."""
+    from bench_content import checkthat_items, truth_items
+
+    from debate.content.substance import SIDE
+
+    try:  # the claims, from the content benchmark's own fixed lists
+        claims = {it["id"]: it["claim"] for it in truth_items(60) + checkthat_items(60)}
+    except Exception:  # noqa: BLE001 - no data on this machine: off-topic cannot be measured (no claim)
+        claims = {}
+    out = []
+    for r in json.loads(path.read_text(encoding="utf-8"))["results"]:
+        turns = r.get("turns") or []
+        per_agent: dict[str, int] = defaultdict(int)
+        total = defaultdict(int)
+        for t in turns:
+            total[t.get("agent") or t.get("role") or ""] += 1
+        claim = claims.get(r["item"], "")
+        events: list[dict] = [{"type": "debate_started", "protocol": r["protocol"], "claim": claim}]
+        for t in turns:
+            role = t.get("role") or ""
+            agent = t.get("agent") or role
+            k = per_agent[agent] = per_agent[agent] + 1
+            phase = ""
+            if role in SIDE:
+                phase = "opening" if k == 1 else "closing" if k == total[agent] and k >= 3 else "rebuttal"
+            if role == "judge":
+                phase = "judge"
+            # the k-th turn of an agent: its k-th step (turns of one step ran side by side, unread by each other)
+            events.append({"type": "turn_finished", "valid": True, **t, "phase": phase, "round": k})
+        events.append({"type": "verdict", "label": r.get("label"), "t": r.get("verdict_s")})
+        out.append({"protocol": r["protocol"], "item": r["item"], "events": events})
+    return out
 
 
 def debates_from_home(home: str) -> list[dict]:
@@ -157,8 +198,22 @@ def generate(protocols: list[str], n: int, lineup: str, out: Path) -> list[dict]
 
 
 def _rate(rows: list[dict], m: str) -> dict:
+    """count, of, share; a turn without words (a bare vote) counts for the budget only: it says nothing to
+    copy, refuse or wander from."""
+    if m != "hit_budget":
+        rows = [r for r in rows if r.get("words", 1)]
+    rows = [r for r in rows if r[m] is not None]  # a measure that does not apply to the turn
     k = sum(bool(r[m]) for r in rows)
     return {"count": k, "of": len(rows), "share": round(k / len(rows), 4) if rows else None}
+
+
+@functools.cache
+def prompt_texts() -> tuple[str, ...]:
+    """What every agent was shown besides the claim and the evidence: the templates and the tasks'
+    definitions and examples (debate/tasks.py as written). Repeating these is quoting, not copying."""
+    from bench_content import every_format
+
+    return every_format(), (REPO / "debate" / "tasks.py").read_text(encoding="utf-8")
 
 
 def score(debates: list[dict]) -> dict:
@@ -169,7 +224,7 @@ def score(debates: list[dict]) -> dict:
     for d in debates:
         p = d.get("protocol") or "?"
         n_debates[p] += 1
-        s = score_substance(d["events"])
+        s = score_substance(d["events"], prompt_texts())
         for k in s:
             by_proto[p][k] += [{**r, "item": d.get("item")} for r in s[k]]
         v = next((e for e in reversed(d["events"]) if e.get("type") == "verdict"), None)
@@ -217,9 +272,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--home", default="", help="a DEBATE_HOME whose stored debates to score")
     ap.add_argument("--events", default="", help="JSONL files of debates or events (comma-separated)")
+    ap.add_argument("--content", default="", help="content benchmark results (bench_content.py --out, comma-separated)")
     ap.add_argument("--run", type=int, default=0, help="first generate N debates per protocol (engine, app defaults)")
     ap.add_argument("--protocol", default="radar,council", help="protocols for --run (comma-separated)")
     ap.add_argument("--lineup", default="embedded", help="lineup for --run (default: the embedded one)")
+    ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
     tag = args.tag or time.strftime("%Y%m%d-%H%M", time.gmtime())
@@ -230,10 +287,14 @@ def main(argv: list[str] | None = None) -> None:
         debates += generate(args.protocol.split(","), args.run, args.lineup, RESULTS / f"substance-{tag}-events.jsonl")
     for f in filter(None, args.events.split(",")):
         debates += debates_from_jsonl(Path(f))
+    for f in filter(None, args.content.split(",")):
+        debates += debates_from_content(Path(f))
     if args.home:
         debates += debates_from_home(args.home)
+    if args.only:
+        debates = [d for d in debates if d.get("protocol") in args.only.split(",")]
     if not debates:
-        ap.error("no debates: give --home, --events or --run N")
+        ap.error("no debates: give --home, --events, --content or --run N")
     scores = score(debates)
     out = RESULTS / f"substance-{tag}.json"
     out.write_text(

@@ -16,7 +16,7 @@ is removed from the text shown.
         # how often each configuration was preferred, written to bench/results/blind-defaults-result.json
 
 The input files are the substance benchmark's debates (bench_substance.py --run writes them; one debate
-per line with its events). The rubric every reader follows is bench/results/blind-rubric.md.
+per line with its events) or a content benchmark's results (.json: bench_content.py --out). The rubric every reader follows is bench/results/blind-rubric.md.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_substance import RESULTS, debates_from_jsonl  # noqa: E402
+from bench_substance import RESULTS, debates_from_content, debates_from_jsonl  # noqa: E402
 
 from debate.content.sentences import shown_text  # noqa: E402
 from debate.protocols.radar import NAMES  # noqa: E402
@@ -74,7 +74,9 @@ def identifying(events: list[dict]) -> list[str]:
     parts = set()
     for s in found:  # "local:qwen2.5-0.5b" also as "qwen2.5-0.5b"
         parts |= {s, s.split(":", 1)[-1], s.rsplit("/", 1)[-1]}
-    return sorted((p for p in parts if len(p) >= 3), key=len, reverse=True)
+    # an agent named for its role ("politician") names no configuration, and its words must stay readable
+    roles = {x.lower() for x in (*ROLE_NAMES, *ROLE_NAMES.values())}
+    return sorted((p for p in parts if len(p) >= 3 and p.lower() not in roles), key=len, reverse=True)
 
 
 def scrub(text: str, names: list[str]) -> str:
@@ -110,10 +112,15 @@ def render(events: list[dict]) -> str:
     return "\n\n".join(lines)
 
 
+def debates_of(path: Path) -> list[dict]:
+    """A JSONL file of debates (bench_substance.py --run) or a content benchmark's results (.json)."""
+    return debates_from_content(path) if path.suffix == ".json" else debates_from_jsonl(path)
+
+
 def make(a_file: Path, b_file: Path, name: str, seed: int, results: Path = RESULTS) -> tuple[Path, Path]:
     """Pairs of the claims both sets debated: pairs file (for the reader) and key file (for unblinding)."""
-    a = {pair_key(d["events"]): d for d in debates_from_jsonl(a_file)}
-    b = {pair_key(d["events"]): d for d in debates_from_jsonl(b_file)}
+    a = {pair_key(d["events"]): d for d in debates_of(a_file)}
+    b = {pair_key(d["events"]): d for d in debates_of(b_file)}
     claims = [c for c in a if c in b and c[0]]
     rng = random.Random(seed)
     rng.shuffle(claims)

@@ -39,6 +39,7 @@ SIDE = {
     "scientist": "against",
     "critic": "against",
 }
+VOTERS = ("member", "baseline")  # answers to a classification: their words explain a label
 # turns that are not a speaker's argument: the engine's checks, the judges (measured apart)
 NOT_SPEAKING = ("judge", "round-judge", "stop-check", "calibrate", "domain")
 
@@ -83,23 +84,32 @@ class Copy:
     copied: bool
 
 
-def copied(text: str, others: Iterable[str], quotable: Iterable[str] = ()) -> Copy:
-    """Whether `text` copies `others` (other speakers' earlier turns): a run of COPY_RUN words, or at least
-    COPY_SHARE of its 5-grams. Runs that stand in `quotable` (the claim, the evidence) are quoting, not
-    copying, and never count."""
-    ws = words(text)
-    allowed_long, allowed_short = set(), set()
+def quoted_grams(quotable: Iterable[str]) -> tuple[set[int], set[int]]:
+    """The word runs (COPY_RUN and SHARE_N long) of what may be quoted: built once per debate."""
+    allowed_long: set[int] = set()
+    allowed_short: set[int] = set()
     for q in quotable:
         qw = words(q)
         allowed_long |= _grams(qw, COPY_RUN)
         allowed_short |= _grams(qw, SHARE_N)
+    return allowed_long, allowed_short
+
+
+def copied(
+    text: str, others: Iterable[str], quotable: Iterable[str] = (), allowed: tuple[set[int], set[int]] | None = None
+) -> Copy:
+    """Whether `text` copies `others` (other speakers' earlier turns): a run of COPY_RUN words, or at least
+    COPY_SHARE of its 5-grams. Runs that stand in `quotable` (the claim, the evidence; or `allowed`, their
+    quoted_grams) are quoting, not copying, and never count."""
+    ws = words(text)
+    allowed_long, allowed_short = allowed if allowed is not None else quoted_grams(quotable)
     long_, short = set(), set()
     for o in others:
         ow = words(o)
         long_ |= _grams(ow, COPY_RUN)
         short |= _grams(ow, SHARE_N)
-    long_ -= allowed_long
-    short -= allowed_short
+    long_ = long_ - allowed_long
+    short = short - allowed_short
     run = any(g in long_ for g in _grams(ws, COPY_RUN))
     mine = [hash(tuple(ws[i : i + SHARE_N])) for i in range(len(ws) - SHARE_N + 1)]
     mine = [g for g in mine if g not in allowed_short]
@@ -342,14 +352,22 @@ REBUTTAL_MEASURES = ("answers_point",)
 JUDGE_MEASURES = ("reason_ends", "label_is_verdict")
 
 
-def score_substance(events: list[dict]) -> dict[str, list[dict]]:
+def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str, list[dict]]:
     """A debate's substance, from its events: {"turns": one row per speaking turn (a model's argument or
     vote, not a judge's or the engine's checks), "rebuttals": one row per rebuttal (a sided speaker's turn
     in the rebuttal phase, after the other side spoke), "judges": one row per deciding judge's turn}.
-    People's turns and a fork's replayed turns are not the models' writing and are left out."""
+    People's turns and a fork's replayed turns are not the models' writing and are left out.
+
+    A turn copies only what it could have read: the turns finished before it started (its turn_started
+    event; without one, the turns of other steps — another phase or round). `prompts` (the templates'
+    text, the task's definitions) may be quoted like the claim and the evidence: members that repeat
+    their category's definition did not copy one another."""
     claim, passages = sources_of(events)
     quotable = [claim, *passages]
-    spoken: list[tuple[str, str, str]] = []  # (agent, role, shown text) of every earlier speaking turn
+    allowed = quoted_grams([*quotable, *prompts])
+    # (agent, role, shown text, phase, round) of every earlier speaking turn, in the order they finished
+    spoken: list[tuple[str, str, str, str, object]] = []
+    read_at: dict[str, int] = {}  # turn_id -> how many speaking turns had finished when it started
     out: dict[str, list[dict]] = {"turns": [], "rebuttals": [], "judges": []}
     last_judge: dict | None = None
     marked: set[str] = set()  # the names the engine marked on the page so far (a debate recorded before: none)
@@ -373,6 +391,8 @@ def score_substance(events: list[dict]) -> dict[str, list[dict]]:
                 }
             )
             last_judge = None
+        if kind == "turn_started":
+            read_at[str(e.get("turn_id"))] = len(spoken)
         if kind != "turn_finished" or e.get("human") or e.get("replayed"):
             continue
         role, phase, agent = str(e.get("role") or ""), str(e.get("phase") or ""), str(e.get("agent") or "")
@@ -381,7 +401,10 @@ def score_substance(events: list[dict]) -> dict[str, list[dict]]:
         if role == "judge" or phase in NOT_SPEAKING:
             continue
         text = shown_text(str(e.get("text") or ""), e.get("parsed"), bool(e.get("valid", True)))
-        cp = copied(text, [t for a, _, t in spoken if a != agent], quotable)
+        tid = str(e.get("turn_id"))
+        step = (phase, e.get("round"))
+        heard = spoken[: read_at[tid]] if tid in read_at else [s for s in spoken if s[3:] != step]
+        cp = copied(text, [s[2] for s in heard if s[0] != agent], allowed=allowed)
         names = unsourced_names(text, quotable)
         marked |= {str(n) for n in e.get("unsourced_names") or []}
         out["turns"].append(
@@ -390,13 +413,16 @@ def score_substance(events: list[dict]) -> dict[str, list[dict]]:
                 "agent": agent,
                 "model": e.get("model") or "",
                 "phase": phase,
-                "copied": cp.copied,
+                "words": len(text.split()),
+                # a chair's summary is made of the members' words: quoting them is its task
+                "copied": None if role == "chair" else cp.copied,
                 "copy_share": cp.share,
                 "side_trouble": bool(side_trouble(text, role)),
                 "refusal": refuses(text),
-                "off_topic": off_topic(text, claim),
+                # a vote explains a category ("the tweet cites a study"), not the claim's subject
+                "off_topic": None if role in VOTERS else off_topic(text, claim),
                 "unsourced_name": bool(names),
-                "names": [n.text for n in names][:10],
+                "names": list(dict.fromkeys(n.text for n in names))[:10],
                 # a name no claim or evidence gives, never marked (on this turn, or on an earlier one that said it)
                 "unmarked_name": any(n.text not in marked for n in names),
                 "hit_budget": e.get("cut_off_at") is not None,
@@ -404,7 +430,7 @@ def score_substance(events: list[dict]) -> dict[str, list[dict]]:
         )
         side = SIDE.get(role)
         if side and phase == "rebuttal":
-            opp = [t for _, r, t in spoken if SIDE.get(r) not in (None, side)]
+            opp = [s[2] for s in heard if SIDE.get(s[1]) not in (None, side)]
             if opp:
                 out["rebuttals"].append(
                     {
@@ -414,5 +440,5 @@ def score_substance(events: list[dict]) -> dict[str, list[dict]]:
                         "answers_point": answers_point(text, opp[-1], claim) and not cp.copied,
                     }
                 )
-        spoken.append((agent, role, text))
+        spoken.append((agent, role, text, phase, e.get("round")))
     return out

@@ -179,3 +179,33 @@ def test_an_invented_source_is_recorded_named_to_the_judge_and_marked_on_the_pag
         in html
     )
     assert "<b>" not in html
+
+
+def test_a_turn_copies_only_what_it_could_read():
+    """Two openings written side by side cannot copy each other; a turn started after another finished can."""
+    side_by_side = _events(
+        [
+            {"agent": "a", "role": "politician", "phase": "opening", "round": 0, "text": OPENING},
+            {"agent": "b", "role": "scientist", "phase": "opening", "round": 0, "text": OPENING},
+        ]
+    )
+    assert [t["copied"] for t in score_substance(side_by_side)["turns"]] == [False, False]
+    one_after = [
+        side_by_side[0],
+        {"type": "turn_started", "turn_id": "1"},
+        {**side_by_side[1], "turn_id": "1"},
+        {"type": "turn_started", "turn_id": "2"},
+        {**side_by_side[2], "turn_id": "2"},
+    ]
+    assert [t["copied"] for t in score_substance(one_after)["turns"]] == [False, True]
+    # the task's own words may be repeated by every member: quoting the prompt is not copying
+    prompt = "Brief explanation: the tweet contains scientific claims, research findings, or scientific phenomena."
+    members = _events(
+        [
+            {"agent": f"m{i}", "role": "member", "phase": "vote", "round": r, "text": prompt}
+            for r in (1, 2)
+            for i in (1, 2)
+        ]
+    )
+    assert not any(t["copied"] for t in score_substance(members, [prompt])["turns"])
+    assert any(t["copied"] for t in score_substance(members)["turns"])
