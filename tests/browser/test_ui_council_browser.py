@@ -11,7 +11,7 @@ import pytest
 from debate import config
 from debate.store import DebateStore
 from tests.services.test_verdict_outcome import HEADLINE1, council_events
-from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
+from tests.support.browser import have_browser, library_page, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not have_browser(), reason="no chromium/playwright")]
 
@@ -23,13 +23,7 @@ def test_a_council_counted_otherwise_than_written_says_so_in_its_headline(tmp_pa
     events = council_events()
     did = store.create_debate({"protocol": "council", "task": "checkthat", "claim": events[0]["claim"]}, "council-b1")
     store.append_events(did, [{**e, "debate_id": did} if e["type"] == "debate_started" else e for e in events])
-    with (
-        app_server(tmp_path, env={"DEBATE_WARM_RETRIEVER": "0", "DEBATE_WARM_AHEAD": "0"}) as url,
-        browser_page(1500, 2600) as page,
-    ):
-        page.goto(f"{url}/library?debate={did}")
-        page.locator(".verdict-card").first.wait_for(timeout=120_000)
-        wait_settled(page)
+    with library_page(tmp_path, did) as (_, page):
         card = page.locator(".verdict-card").first.inner_text()
         assert HEADLINE1 in card and "3 of 3 members voted" not in card
         smol = page.locator(".turn").filter(has_text="smol")
