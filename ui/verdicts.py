@@ -1,9 +1,11 @@
-"""How a verdict and an answer read on screen: the label, its sentence in the task's terms, and what
-overruled it. One place for the verdict card, the finished bubbles and the presenter, so no page says
-"TRUE" where another says "FALSE" without the reason beside it.
+"""How a verdict and an answer read on screen: the label, its sentence in the task's terms, a calibration's
+label as a second opinion (or, the calibrated reading chosen, what the model wrote), a vote counted
+otherwise than written, a chair's status as the tally gives it. One place for the verdict card, the
+finished bubbles and the presenter, so no page says "TRUE" where another says "FALSE" without the reason
+beside it.
 
-The words come from the engine (debate.tasks.verdict_sentences / override_note / cut_off_mark), so the
-exports say exactly the same; this module only adds the page's markup. Everything from a model goes
+The words come from the engine (debate.outcome, debate.tasks.verdict_sentences / override_note /
+cut_off_mark), so the exports say exactly the same; this module only adds the page's markup. Everything from a model goes
 through ui.safe (escaped); the only HTML is the fixed markup built here.
 """
 

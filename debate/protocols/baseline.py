@@ -152,8 +152,6 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         label = cal_label
         if turn.label is not None and label != turn.label:
             notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
-    elif cal_label is not None:
-        notes = [n for n in notes if not n.startswith(("Contextually calibrated", "P("))]  # the second opinion says it
     use = chosen and cal_label is not None
     confidence = round(probs[label], 6) if use and label in probs else turn.confidence
     yield ctx.verdict(

@@ -14,7 +14,7 @@ from debate import config, live
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
 from tests.services.test_verdict_words import CLAIM, RADAR_LINEUP, _radar_client
-from tests.support.browser import app_server, browser_page, have_browser, shot, wait_settled
+from tests.support.browser import have_browser, library_page, shot, wait_settled
 from tests.support.fitted import fitted  # noqa: F401 (a fixture)
 from tests.ui.test_ui_verdicts import fitted_judge  # noqa: F401 (a fixture)
 
@@ -39,13 +39,7 @@ def test_a_second_opinion_reads_the_same_in_the_library_and_on_present(tmp_path,
         cfg, _radar_client({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}), None, store, run=run_debate
     )
     assert live.wait(did, 60) and store.get(did)["status"] == "completed"
-    with (
-        app_server(tmp_path, env={"DEBATE_WARM_RETRIEVER": "0", "DEBATE_WARM_AHEAD": "0"}) as url,
-        browser_page(1500, 2600) as page,
-    ):
-        page.goto(f"{url}/library?debate={did}")
-        page.get_by_text("Calibrated reading: FALSE").first.wait_for(timeout=120_000)
-        wait_settled(page)
+    with library_page(tmp_path, did, "text=Calibrated reading: FALSE") as (url, page):
         card = page.locator(".verdict-card").first.inner_text()
         assert "TRUE — the claim is true" in card and "FALSE — the claim is false" not in card
         assert "Calibrated reading: FALSE (class weights fitted on liar-train, 90) — a second opinion" in card

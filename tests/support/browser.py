@@ -159,6 +159,20 @@ def wait_settled(page, timeout: float = 120.0, quiet_s: float = 1.0) -> None:
     raise TimeoutError("the page did not settle")
 
 
+@contextlib.contextmanager
+def library_page(tmp_path: Path, debate_id: str, ready: str = ".verdict-card"):
+    """(url, page): a quiet app server (no warm-up) on `tmp_path` and chromium on the Library at
+    `debate_id`, once `ready` (a Playwright selector) shows and the page has settled."""
+    with (
+        app_server(tmp_path, env={"DEBATE_WARM_RETRIEVER": "0", "DEBATE_WARM_AHEAD": "0"}) as url,
+        browser_page(1500, 2600) as page,
+    ):
+        page.goto(f"{url}/library?debate={debate_id}")
+        page.locator(ready).first.wait_for(timeout=120_000)
+        wait_settled(page)
+        yield url, page
+
+
 def shot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
