@@ -98,7 +98,8 @@ if not running:  # (a model still being checked is warmed too: a missing one is 
 if run_clicked:
     problem = _problem()
     if problem:
-        st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
+        # model specs people typed and servers' own error text: shown as text, never Markdown (links, images)
+        st.error(f"**{escape(problem[0])}**  \n{escape(problem[1])}", icon=":material/error:")
     else:
         try:
             retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts
