@@ -39,20 +39,16 @@ _MD_REFERENCE = re.compile(r"^( {0,3})\[(?=[^\]\n]*\]:(?!\s*https?://))", re.IGN
 
 
 def strip_terminal(text: str) -> str:
-    """`text` without terminal control sequences or control characters (tab and newline kept), and with
-    bidirectional controls shown as `[U+202E]`: a terminal lays text out by them as a page does, so a
-    replayed answer could show "txt.exe" for "exe.txt" or a verdict's words reversed."""
-    return _show_bidi(_TERMINAL.sub("", text or ""))
-
-
-def _show_bidi(text: str) -> str:
-    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    """`text` without terminal control sequences or control characters (tab and newline kept)."""
+    return _TERMINAL.sub("", text or "")
 
 
 def clean_for_terminal(obj: Any) -> Any:
-    """A copy of a JSON-like value (an event's dict) with every string passed through strip_terminal."""
+    """A copy of a JSON-like value (an event's dict) with every string passed through plain_text: no
+    terminal control sequences, and bidirectional controls shown as `[U+202E]`, since a terminal lays text
+    out by them as a page does (a replayed answer could show "txt.exe" for "exe.txt")."""
     if isinstance(obj, str):
-        return strip_terminal(obj)
+        return plain_text(obj)
     if isinstance(obj, dict):
         return {k: clean_for_terminal(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -63,7 +59,7 @@ def clean_for_terminal(obj: Any) -> Any:
 def plain_text(text: Any) -> str:
     """Text for a file a person opens (Markdown, HTML): terminal sequences and control characters removed
     (ESC, BEL, ...; tab and newline kept), bidirectional controls shown as `[U+202E]` instead of acting."""
-    return strip_terminal("" if text is None else str(text))
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", strip_terminal("" if text is None else str(text)))
 
 
 def csv_cell(value: Any) -> Any:

@@ -114,7 +114,8 @@ if run_clicked and running:
 elif run_clicked:
     problem = _problem()
     if problem:
-        st.error(f"**{problem[0]}**  \n{problem[1]}", icon=":material/error:")
+        # model specs people typed and servers' own error text: shown as text, never Markdown (links, images)
+        st.error(f"**{escape(problem[0])}**  \n{escape(problem[1])}", icon=":material/error:")
     else:
         try:
             retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts

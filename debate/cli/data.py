@@ -23,13 +23,13 @@ def _urls(pairs: list[str]) -> dict[str, str]:
 def cmd_fetch(args) -> int:
     from debate.data import fetch as F
     from debate.data.locate import fetched_dir
-    from debate.sanitize import strip_terminal
+    from debate.sanitize import plain_text
 
     urls = _urls(args.url)
     print(f"fetching into {fetched_dir()} (timeout {args.timeout:g} s, {args.attempts} attempt(s) each)", flush=True)
 
     def report(o: F.Outcome) -> None:
-        print(strip_terminal(f"  {o.source.title} ({o.source.licence}): {o.state}: {o.detail}"), flush=True)
+        print(plain_text(f"  {o.source.title} ({o.source.licence}): {o.state}: {o.detail}"), flush=True)
 
     outcomes = F.fetch(
         args.names or None, urls=urls, timeout=args.timeout, attempts=args.attempts, force=args.force, report=report

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from debate.sanitize import strip_terminal
+from debate.sanitize import plain_text
 
 
 def register(subparsers) -> None:
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             current = r.backend
             print(f"\n[{current}]")
         label = r.spec if r.name else f"{r.backend}: (backend)"
-        print(strip_terminal(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
+        print(plain_text(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
     print(
         "\nUse a spec as shown, e.g. local:qwen2.5-coder-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
         file=sys.stdout,

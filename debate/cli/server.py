@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from debate.errors import InvalidInput
-from debate.sanitize import strip_terminal
+from debate.sanitize import plain_text
 
 SERVER_HELP = (
     "put every seat of the lineup on this server: openai@URL, ollama@URL, a URL (…/v1 = "
@@ -47,7 +47,7 @@ def on_server(args: argparse.Namespace, lineup, client) -> dict | None:
     server = parse_server(args.server)
     base, model_map = load_lineup(lineup), parse_model_map(args.model_map)
     lu, rows = point_at_server(base, server, model_map, client)
-    print(strip_terminal(f"Lineup {lu['name']}:\n{describe(rows)}"), file=sys.stderr)  # names are the server's text
+    print(plain_text(f"Lineup {lu['name']}:\n{describe(rows)}"), file=sys.stderr)  # names are the server's text
     if unused := unused_keys(base, model_map):
         print(
             f"note: the model map's {', '.join(map(repr, unused))} name no model or seat of this lineup (not used).",

@@ -27,6 +27,13 @@ def test_addresses_that_parsers_read_differently_are_refused(url):
         http.readable_url(url)
 
 
+@pytest.mark.parametrize(
+    "url", ["https://example.org/a%20b?q=1#x", "http://Bücher.example/", "http://[2001:db8::1]:8080/"]
+)
+def test_plain_addresses_pass(url):
+    assert http.readable_url(url) == url
+
+
 def test_an_unreadable_address_or_redirect_skips_that_result_only():
     with evidence_services() as s:
         pages = s["pages"].url

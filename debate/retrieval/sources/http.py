@@ -218,7 +218,8 @@ def readable_url(url: str) -> str:
         host = urlparse(url).hostname or ""
     except (httpx.InvalidURL, ValueError, UnicodeError):
         raise SourceBlocked(UNREADABLE) from None
-    if not parsed.host or parsed.host.strip("[]").lower() != host.lower():
+    # the two parsers must agree on the host (a name in another script is compared as httpx's IDNA form)
+    if not parsed.host or (host.isascii() and parsed.host.strip("[]").lower() != host.lower()):
         raise SourceBlocked(UNREADABLE)
     if _odd_ipv4(host):
         raise SourceBlocked(UNREADABLE)
