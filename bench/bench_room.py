@@ -17,7 +17,7 @@ every second tap refused), click→stored p50/p95 (a vote's POST until its answe
 the vote is committed), and Run→verdict (Run until the verdict event is in the store) with and without the
 audience, as a ratio.
 
-    /work/main/.venv/bin/python bench/bench_room.py [--phones 60] [--pairs 2] [--max-tokens 48]
+    /work/main/.venv/bin/python bench/bench_room.py [--phones 60] [--pairs 2] [--max-tokens 48] [--protocol council]
 """
 
 from __future__ import annotations
@@ -101,12 +101,12 @@ def phones_main(args: argparse.Namespace) -> int:
 
 
 # -- the presenter's side -------------------------------------------------------------------------------
-def run_to_verdict(store, client, did: str, max_tokens: int, on_run=None) -> float:
+def run_to_verdict(store, client, did: str, max_tokens: int, protocol: str, on_run=None) -> float:
     """Run (live.start_debate, as the app's Run) → the verdict event in the store, in seconds."""
     from debate import live
     from debate.runner import DebateConfig
 
-    cfg = DebateConfig(claim=CLAIM, lineup="embedded", max_tokens=max_tokens, debate_id=did)
+    cfg = DebateConfig(claim=CLAIM, protocol=protocol, lineup="embedded", max_tokens=max_tokens, debate_id=did)
     t0 = time.perf_counter()
     live.start_debate(cfg, client, None, store, debate_id=did)
     if on_run:
@@ -136,6 +136,7 @@ def main() -> int:
     ap.add_argument("--phones", type=int, default=60)
     ap.add_argument("--pairs", type=int, default=2, help="debates without and with the audience, alternating")
     ap.add_argument("--max-tokens", type=int, default=48)
+    ap.add_argument("--protocol", default="council", help="the debate's protocol (the app's default: council)")
     ap.add_argument("--spread", type=float, default=3.0, help="phones tap within this many seconds")
     ap.add_argument("--port", type=int, default=8592)
     ap.add_argument("--phones-url", default=None, help=argparse.SUPPRESS)  # the phones' process
@@ -144,9 +145,10 @@ def main() -> int:
         args.url = args.phones_url
         return phones_main(args)
 
-    home = Path(tempfile.mkdtemp(prefix="bench-room-"))
-    os.environ["DEBATE_HOME"] = str(home)
-    os.environ["DEBATE_CACHE"] = "0"
+    real = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
+    home = Path(tempfile.mkdtemp(prefix="bench-room-"))  # a store of its own; the models assembled once, shared
+    os.environ.setdefault("DEBATE_MODELS_DIR", str(real / "models"))
+    os.environ.update(DEBATE_HOME=str(home), DEBATE_CACHE="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     from debate import config
     from debate.audience import links
     from debate.models.registry import default_client
@@ -158,11 +160,11 @@ def main() -> int:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; home {home}")
     print("warming the embedded models (one debate, not counted)…", flush=True)
-    run_to_verdict(store, client, "warm", args.max_tokens)
+    run_to_verdict(store, client, "warm", args.max_tokens, args.protocol)
 
     without, with_, clicks, problems, counts = [], [], [], [], []
     for k in range(args.pairs):
-        t = run_to_verdict(store, client, f"alone-{k}", args.max_tokens)
+        t = run_to_verdict(store, client, f"alone-{k}", args.max_tokens, args.protocol)
         without.append(t)
         print(f"pair {k + 1}: without audience Run→verdict {t:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
 
@@ -203,7 +205,7 @@ def main() -> int:
 
             threading.Thread(target=room, daemon=True).start()
 
-        t = run_to_verdict(store, client, did, args.max_tokens, on_run=on_run)
+        t = run_to_verdict(store, client, did, args.max_tokens, args.protocol, on_run=on_run)
         with_.append(t)
         while len(before) < args.phones:
             time.sleep(0.1)

@@ -7,7 +7,7 @@ Routes: GET/POST /p/TOKEN (a poll) and GET/POST /s/TOKEN (a seat). Every other p
 Why these choices:
 - Starlette and uvicorn, with itsdangerous (signed cookies) and Jinja2 (templates): Streamlit itself runs on
   them, so the audience server adds no dependency;
-- plain HTML forms, no websockets and no script: a page is about 2 KB (gzip), works on a poor conference
+- plain HTML forms, no websockets and no script: a page is under 2 KB (under 1 KB compressed), works on a poor conference
   Wi-Fi and an old phone; pages that wait (for the next stage, the results, the person's turn) reload
   themselves with a meta refresh, and have a Reload link;
 - one vote per phone and stage: the phone's id is a cookie signed with a key kept in DEBATE_HOME, not a
