@@ -7,6 +7,7 @@ import streamlit as st
 from debate import live
 from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
+from debate.store import seconds_since
 from ui import catalog, landing, people_view, resources, seat_view, setup, share_view, widgets
 from ui.entry import through_app
 from ui.live_view import follow_debate, show_live
@@ -18,8 +19,12 @@ if _linked and not st.query_params.get("poll") and _linked == st.session_state.g
     pass  # the address this page wrote for its own debate
 elif _linked and not st.query_params.get("poll") and live.is_running(_linked):
     # this page's address while its debate runs, opened afresh (a reload, a second tab): follow it here
+    _row = resources.get_store().get(_linked) or {}
     st.session_state["debate_id"] = _linked
-    st.session_state["debate_gold"] = (resources.get_store().get(_linked) or {}).get("gold")
+    st.session_state["debate_gold"] = _row.get("gold")
+    st.session_state["debate_follow"] = True  # scrolled to, as after Run
+    if _row.get("claim"):  # the box shows the claim being debated, not an empty one
+        landing.set_value("claim", _row["claim"])
 elif _linked:  # a shared link to the app's root opens the stored debate in the Library
     st.switch_page(
         "pages/poll.py" if st.query_params.get("poll") else "pages/library.py", query_params=dict(st.query_params)
@@ -97,6 +102,30 @@ def _problem() -> tuple[str, str] | None:
     return None
 
 
+DOUBLE_CLICK_S = 5.0  # a Run click this soon after a start of the same id is the same click, said twice
+
+
+def _start_id() -> tuple[str, bool]:
+    """(the id this Run starts, True when a click before this one already started it).
+
+    Why: every read or write of st.session_state lets a pending rerun stop the script. A second click on
+    Run while start_debate waited for the first words stopped the first click's run right after the start,
+    before it had recorded the debate's id; the second run then started the same id again ("UNIQUE
+    constraint failed: debates.id") and lost the running debate. The id is chosen before the start (kept in
+    `next_debate_id`, which a poll opened before Run also uses) and dropped only once the start is
+    recorded, so a start cut short is found again here by its id: still running, or stored moments ago,
+    it is the debate this click meant. An id stored longer ago (its run ended without recording it) is
+    not reused."""
+    nid = st.session_state.get("next_debate_id")
+    row = resources.get_store().get(nid) if nid else None
+    if nid and row is None:
+        return nid, False
+    if row is not None and (live.is_running(nid) or seconds_since(row) < DOUBLE_CLICK_S):
+        return nid, True
+    nid = st.session_state["next_debate_id"] = live.new_debate_id()
+    return nid, False
+
+
 config = replace(
     setup.config(claim, protocol, task, lineup, setup.run_params(protocol, info, params), gen, aids_on, gold),
     humans=humans or None,
@@ -119,19 +148,19 @@ elif run_clicked:
     else:
         try:
             retriever = resources.retriever_for(config)  # always shown; the toggle decides the prompts
-            # the id is chosen before the start and kept until the start is recorded: a second click that
-            # interrupts this run asks for the same id, and start_debate hands back the debate it started
-            new_id = st.session_state.get("next_debate_id")
-            if not new_id or (resources.get_store().get(new_id) is not None and not live.is_running(new_id)):
-                new_id = st.session_state["next_debate_id"] = live.new_debate_id()
-            st.session_state["debate_id"] = live.start_debate(
-                config,
-                resources.get_client(),
-                retriever,
-                resources.get_store(),
-                run=resources.get_run(),
-                debate_id=new_id,
-                wait_words_s=live.WAIT_WORDS_S,
+            new_id, started = _start_id()
+            st.session_state["debate_id"] = (
+                new_id
+                if started
+                else live.start_debate(
+                    config,
+                    resources.get_client(),
+                    retriever,
+                    resources.get_store(),
+                    run=resources.get_run(),
+                    debate_id=new_id,
+                    wait_words_s=live.WAIT_WORDS_S,
+                )
             )
             st.session_state.pop("next_debate_id", None)  # a poll opened before Run belongs to this debate
             st.session_state["debate_gold"] = gold

@@ -73,13 +73,17 @@ def _searching(view: DebateView) -> tuple:
 
 
 # After Run the debate starts below the set-up, out of sight on a laptop's screen: the page is scrolled to
-# its claim card once (tried for a few seconds, until the card is drawn). Streamlit's own HTML element runs
+# its claim card once (tried for a few seconds, until the card is drawn), the card just under the header. Streamlit's own HTML element runs
 # no script; a zero-height component's frame (same origin) can reach the page.
 FOLLOW_JS = """<script>
 (() => { const doc = window.parent.document; let tries = 0;
   const go = () => { const cards = [...doc.querySelectorAll('.claim-card')]
       .filter(el => !el.closest('[data-stale="true"]'));
-    if (cards.length) { cards[cards.length - 1].scrollIntoView({block: 'start'}); return; }
+    if (cards.length) { const card = cards[cards.length - 1]; let box = card.parentElement;
+      while (box && !(box.scrollHeight > box.clientHeight && /(auto|scroll)/.test(getComputedStyle(box).overflowY)))
+        box = box.parentElement;
+      if (box) box.scrollBy({top: card.getBoundingClientRect().top - 80}); else card.scrollIntoView();
+      return; }
     if (++tries < 50) setTimeout(go, 100); };
   go(); })();
 </script>"""

@@ -326,7 +326,7 @@ def length_note(n: int, limit: int = MAX_CLAIM_CHARS) -> str | None:
 
 
 def _cut_to_limit(key: str) -> None:
-    st.session_state[key] = st.session_state.get(key, "")[:MAX_CLAIM_CHARS]
+    landing.set_value(key, st.session_state.get(key, "")[:MAX_CLAIM_CHARS])  # (set again if the browser was behind)
 
 
 def too_long_note(text: str, key: str) -> None:

@@ -16,6 +16,7 @@ from debate.store.debates import (
     heartbeat_s,
     list_csv,
     row_title,
+    seconds_since,
     started_at,
     to_markdown,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "heartbeat_s",
     "list_csv",
     "row_title",
+    "seconds_since",
     "started_at",
     "to_markdown",
 ]

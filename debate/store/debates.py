@@ -632,6 +632,14 @@ def started_at(row: dict) -> str:
         return str(row.get("created_at") or "")[:16]
 
 
+def seconds_since(row: dict) -> float:
+    """How long ago a stored debate started (inf when its row carries no readable time)."""
+    try:
+        return (datetime.now(UTC) - datetime.fromisoformat(row["created_at"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return float("inf")
+
+
 def row_title(row: dict, width: int = 80) -> str:
     """One line per debate in every picker: when, protocol, verdict (or status), the claim's start. The
     date first: two debates of the same claim and protocol read alike without it."""

@@ -54,7 +54,7 @@ def _store_two_debates(store: DebateStore) -> None:
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     home = tmp_path_factory.mktemp("careless-home")
-    with recorder(reply=VOTE, delay_s=0.25) as srv:  # ~2 s per answer: the debate outlives a reload
+    with recorder(reply=VOTE, delay_s=3.0) as srv:  # ~25 s per answer: the debate outlives a reload
         save_loop_council(home, f"openai:scripted@{srv.url}")
         store = DebateStore(home / "debates.sqlite")
         _store_two_debates(store)
@@ -77,7 +77,7 @@ def _errors(page) -> list[str]:
 def test_run_clicked_twice_starts_one_debate_and_a_reload_comes_back_to_it(app):
     url, store = app
     before = {r["id"] for r in store.list()}
-    with browser_page() as page:
+    with browser_page(height=900) as page:  # a laptop's screen: the debate starts below the set-up
         open_debate_page(page, url, CLAIM)
         box = page.locator(".st-key-p_council_rounds input")
         box.fill("1")
@@ -85,11 +85,13 @@ def test_run_clicked_twice_starts_one_debate_and_a_reload_comes_back_to_it(app):
         wait_settled(page)
         page.get_by_text("Lineup · who plays which part").click()
         _pick(page, "cfg_preset", "loop-council (saved)")
-        run = page.locator(".st-key-run button")
-        run.click()
+        page.locator(".st-key-run button").scroll_into_view_if_needed()
+        b = page.locator(".st-key-run button").bounding_box()
+        x, y = b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+        page.mouse.click(x, y)  # the mouse itself: a locator's click would wait for the page to settle
         page.wait_for_timeout(300)  # the second click lands while the first one's debate starts
-        run.click(force=True, no_wait_after=True)
-        page.locator(".claim-card").first.wait_for(timeout=60_000)
+        page.mouse.click(x, y)
+        page.locator('.claim-card, [data-testid="stAlertContentError"]').first.wait_for(timeout=60_000)
         wait_idle(page)
         new = poll(lambda: [r for r in store.list() if r["id"] not in before])
         try:
@@ -98,6 +100,8 @@ def test_run_clicked_twice_starts_one_debate_and_a_reload_comes_back_to_it(app):
             did = new[0]["id"]
             assert poll(lambda: f"debate={did}" in page.url), page.url  # a reload finds it by its id
             assert store.get(did)["status"] == "running"
+            card = page.locator(".claim-card").first
+            assert poll(lambda: 0 <= (card.bounding_box() or {}).get("y", -1) < 900), card.bounding_box()  # followed
         except AssertionError:
             shot(page, "careless-double-run")
             raise
@@ -105,15 +109,18 @@ def test_run_clicked_twice_starts_one_debate_and_a_reload_comes_back_to_it(app):
         page.locator(".claim-card").first.wait_for(timeout=60_000)
         try:
             assert CLAIM[:40] in page.locator(".claim-card").first.inner_text()
-            assert page.locator(".st-key-run button").count() == 1  # the Debate page, not the Library
-            page.locator(".verdict-card").first.wait_for(timeout=120_000)  # it followed the debate to its end
-            wait_settled(page)
+            box = page.locator(".st-key-claim textarea")
+            assert poll(lambda: box.input_value() == CLAIM, 10), box.input_value()  # the set-up's box agrees
+            assert "/library" not in page.url and page.locator(".st-key-run button").count() == 1  # the Debate page
+            assert store.get(did)["status"] == "running", "the debate had ended: nothing was reattached"
+            shot(page, "careless-reload-followed")
+            page.locator(".st-key-stop button").click()  # its Stop works too: this page holds the debate again
+            assert poll(lambda: store.get(did)["status"] != "running", 60), store.get(did)["status"]
             assert not _errors(page), _errors(page)
             assert len([r for r in store.list() if r["id"] not in before]) == 1
         except AssertionError:
             shot(page, "careless-reload")
             raise
-        shot(page, "careless-reload-followed")
 
 
 @pytest.mark.timeout(120)
@@ -140,7 +147,10 @@ def test_a_claim_past_the_limit_is_kept_and_told(app):
 
 
 def _present_choice(page) -> str:
-    return page.locator(".st-key-pres_pick").inner_text()
+    """What the Debate box shows (its label, the picked line, and the text of its search input)."""
+    return page.locator(".st-key-pres_pick").evaluate(
+        "el => el.innerText + ' ' + [...el.querySelectorAll('input')].map(i => i.value).join(' ')"
+    )
 
 
 @pytest.mark.timeout(120)
@@ -151,14 +161,15 @@ def test_present_keeps_the_first_pick_and_dates_its_list(app):
         page.locator(".st-key-pres_pick").wait_for(timeout=60_000)
         wait_settled(page)
         page.locator(".st-key-pres_pick").click()
-        options = [o.inner_text() for o in page.get_by_role("option").all()]
         try:
-            assert all(re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", o) for o in options), options
             page.get_by_role("option", name=re.compile(re.escape(STORED[0][:30]))).first.click()
             wait_settled(page)
             time.sleep(1.5)  # a later run (the page writes the pick into the address) must not undo it
             wait_settled(page)
             assert STORED[0][:30] in _present_choice(page), _present_choice(page)
+            page.locator(".st-key-pres_pick").click()
+            options = [o.inner_text() for o in page.get_by_role("option").all()]
+            assert len(options) >= 2 and all(re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d · ", o) for o in options), options
         except AssertionError:
             shot(page, "careless-present-pick")
             raise

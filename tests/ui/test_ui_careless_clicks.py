@@ -43,6 +43,7 @@ def test_the_debate_page_address_brings_a_running_debate_back():
         assert not at.exception, [e.message for e in at.exception]
         assert at.session_state["debate_id"] == did
         assert any("Reattach me" in m.value for m in at.markdown)  # its claim card, on the Debate page
+        assert at.text_area(key="claim").value == "Reattach me: coffee cures colds."  # and in the box
         assert at.button(key="run").disabled  # Run waits for the running debate
     finally:
         live.stop(did)
