@@ -101,12 +101,10 @@ if team and not reviewing:  # a team's annotator labels; a reviewer reviews, set
     VIEWS = ["Label"] if _blind or not qid else ["Label", "Agreement", "Disagreements", "Export"]
     if st.session_state.get("adj_view") not in VIEWS:
         st.session_state["adj_view"] = "Label"
-view = (
-    st.segmented_control(
-        "View", VIEWS, key="adj_view", default="Label" if qid else VIEWS[-1], label_visibility="collapsed"
-    )
-    or "Label"
-)
+# the first view set here, not as the widget's default: a widget given both a default and a value through
+# the Session State API (set above) makes Streamlit log a warning with a stack trace on every such run
+st.session_state.setdefault("adj_view", "Label" if qid else VIEWS[-1])
+view = st.segmented_control("View", VIEWS, key="adj_view", label_visibility="collapsed") or "Label"
 if view not in VIEWS:
     st.warning(f"Only a reviewer can open {view}.", icon=":material/lock:")
     st.stop()

@@ -15,9 +15,10 @@ from ui.safe import error_md, escape
 
 through_app()
 _linked = st.query_params.get("debate")
-if _linked and not st.query_params.get("poll") and _linked == st.session_state.get("debate_id"):
+_own = _linked and not st.query_params.get("poll") and not st.query_params.get("round")  # (those: the Library's)
+if _own and _linked == st.session_state.get("debate_id"):
     pass  # the address this page wrote for its own debate
-elif _linked and not st.query_params.get("poll") and live.is_running(_linked):
+elif _own and live.is_running(_linked):
     # this page's address while its debate runs, opened afresh (a reload, a second tab): follow it here
     _row = resources.get_store().get(_linked) or {}
     st.session_state["debate_id"] = _linked
