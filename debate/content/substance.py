@@ -39,7 +39,7 @@ SIDE = {
     "scientist": "against",
     "critic": "against",
 }
-VOTERS = ("member", "baseline")  # answers to a classification: their words explain a label
+VOTERS = ("member", "chair", "baseline")  # a classification: their words explain a label, not the claim
 # turns that are not a speaker's argument: the engine's checks, the judges (measured apart)
 NOT_SPEAKING = ("judge", "round-judge", "stop-check", "calibrate", "domain")
 
