@@ -90,10 +90,9 @@ def warm(
             backend = client.backend_for(ms)
         except Exception:  # noqa: BLE001 - an unknown model: Run will say so with its hint
             continue
-        fn = getattr(backend, "warm", None)
-        if fn is None:
+        done = backend.warm(ms.model, messages, options, give_way=give_way)
+        if done is None:  # nothing to warm on this backend
             continue
-        done = bool(fn(ms.model, messages, options, give_way=give_way))
         rows.append({"model": spec, "done": done})
         if not done:  # a real request came: stop warming
             break

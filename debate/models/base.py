@@ -1,8 +1,8 @@
 """The one model interface every backend implements and every protocol uses.
 
-A backend implements only `_stream(model, messages, options)`: a generator of `Delta` text chunks that
-ends with one `Final` carrying usage, finish reason and (where the backend has logprobs) label
-probabilities. `ChatStream` wraps that generator once for everyone: it measures time to first token
+A backend subclasses `Backend` (below: every hook with its default) and implements `list_models` and
+`stream(model, messages, options)`: a generator of one `Started`, `Delta` text chunks and one `Final`
+carrying usage, finish reason and (where the backend has logprobs) label probabilities. `ChatStream` wraps that generator once for everyone: it measures time to first token
 and latency, lets callers iterate text deltas *or* just ask for the result, and never runs the model
 twice. Caching, locks and retries live in `debate.models.client.ModelClient`, not in backends.
 """
@@ -10,9 +10,9 @@ twice. Caching, locks and retries live in `debate.models.client.ModelClient`, no
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from debate.records import Record
 
@@ -171,17 +171,40 @@ class ModelInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Backend(Protocol):
-    """What a backend provides. Implementations: local.py, ollama_backend.py, openai_backend.py, scripted.py."""
+class Backend:
+    """A model backend: every hook the engine calls, each with its default, in one place. Implementations
+    (local.py, ollama_backend.py, openai_backend.py, scripted.py, human.py) subclass it and override what
+    they have; the engine reads these and nothing else (no probing for attributes a backend may lack).
 
-    name: str  # "local" | "ollama" | "openai" | "scripted"
-    supports_logprobs: bool
-    supports_json_schema: bool
-    max_parallel: int  # how many requests this backend serves at once (per model for local)
+    Required: `name`, `list_models` and `stream` (yielding one `Started`, text `Delta`s, one `Final`)."""
 
-    def list_models(self) -> list[ModelInfo]: ...
+    name: str = ""  # the spec's prefix: "local" | "ollama" | "openai" | "scripted" | "human"
+    supports_logprobs: bool = False  # label probabilities (`GenOptions.labels`) where the model gives them
+    supports_json_schema: bool = False  # answers constrained to `GenOptions.json_schema`
+    max_parallel: int = 1  # how many requests this backend serves at once (per model for local)
+    person: bool = False  # a person answers: never answered from the cache, never warmed
 
-    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]: ...
+    def list_models(self) -> list[ModelInfo]:
+        raise NotImplementedError
+
+    def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
+        raise NotImplementedError
+
+    def endpoint(self) -> str | None:
+        """The server's URL, part of the response cache's key (two servers never share answers); None for a
+        backend that talks to no server."""
+        return None
+
+    def context_window(self, model: str) -> int | None:
+        """The model's context window in tokens (prompts are shortened to fit it); None when unknown."""
+        return None
+
+    def warm(
+        self, model: str, messages: list[Message], options: GenOptions, give_way: Callable[[], bool] | None = None
+    ) -> bool | None:
+        """Read this prompt ahead of the real request (debate/live/warmup.py): True when it was read, False
+        when a real request came first, None when the backend has nothing to warm."""
+        return None
 
 
 class ChatStream:

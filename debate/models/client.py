@@ -58,7 +58,7 @@ class ModelClient:
         key = (f"{spec.backend}@{spec.base_url or ''}", spec.model)
         with self._lock:
             if key not in self._sems:
-                self._sems[key] = threading.BoundedSemaphore(max(1, int(getattr(backend, "max_parallel", 1))))
+                self._sems[key] = threading.BoundedSemaphore(max(1, int(backend.max_parallel)))
             return self._sems[key]
 
     # -- the call ---------------------------------------------------------------------------
@@ -66,7 +66,7 @@ class ModelClient:
         ms = spec if isinstance(spec, ModelSpec) else ModelSpec.parse(spec)
         options = options or GenOptions()
         backend = self.backend_for(ms)
-        if getattr(backend, "person", False):  # a person's words are never answered from the cache
+        if backend.person:  # a person's words are never answered from the cache
             options = replace(options, cache=False)
         key = cache_spec(ms, backend)
         if self.cache is not None and options.cache and options.deterministic:
@@ -95,5 +95,5 @@ class ModelClient:
 def cache_spec(spec: ModelSpec, backend: Backend) -> str:
     """The spec the response cache keys an answer by: with the endpoint the backend really talks to, so
     `openai:x` asked of server A (OPENAI_BASE_URL, settings) is never answered from what server B said."""
-    endpoint = getattr(backend, "base_url", None) or getattr(backend, "host", None)
+    endpoint = backend.endpoint()
     return str(ModelSpec(spec.backend, spec.model, str(endpoint))) if endpoint else str(spec)

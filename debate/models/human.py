@@ -13,14 +13,14 @@ from collections.abc import Iterator
 
 from debate import seats
 from debate.errors import InvalidInput
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 
 
 def ticket(debate_id: str, turn_id: str) -> str:
     return f"{debate_id}/{turn_id}"
 
 
-class HumanBackend:
+class HumanBackend(Backend):
     name = "human"
     person = True  # never cached, never warmed, no logprobs: the debate context opens a seat for its turns
     supports_logprobs = False

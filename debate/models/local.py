@@ -52,7 +52,7 @@ from typing import Any
 from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.copyguard import DEFAULT_N, CopyGuard
 from debate.models.stopping import AnswerWatch, KindEnd
 
@@ -704,7 +704,7 @@ def _set_state(llm: Any, state: tuple[bytes, Any, int]) -> bool:
     return True
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     name = "local"
     supports_logprobs = True
     supports_json_schema = True
@@ -776,6 +776,9 @@ class LocalBackend:
     def stream(self, model: str, messages: list[Message], options: GenOptions) -> Iterator[Chunk]:
         check_request(messages, options)
         return self._generate(model, messages, options)
+
+    def context_window(self, model: str) -> int | None:
+        return self.n_ctx  # every embedded model is loaded with the same window
 
     def warm(
         self, model: str, messages: list[Message], options: GenOptions, give_way: Callable[[], bool] | None = None

@@ -21,7 +21,7 @@ from debate.errors import (
     RateLimited,
     ServerError,
 )
-from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
@@ -61,7 +61,7 @@ def key_for(host: str, settings: dict | None = None, env: dict | None = None) ->
     )
 
 
-class OllamaBackend:
+class OllamaBackend(Backend):
     name = "ollama"
     supports_logprobs = True  # when the server is recent enough; otherwise label_probs is None
     supports_json_schema = True
@@ -214,6 +214,9 @@ class OllamaBackend:
             )
             for m in models
         ]
+
+    def endpoint(self) -> str | None:
+        return self.host
 
     def context_window(self, model: str) -> int | None:
         """The window every request for `model` asks for (num_ctx): the setting, at most the model's own

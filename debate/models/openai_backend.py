@@ -30,7 +30,7 @@ from debate.errors import (
     RateLimited,
     ServerError,
 )
-from debate.models.base import HEALTH_TIMEOUT_S, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.limits import capped
 from debate.models.local import TOP_K, check_request, label_probs_at_key
 from debate.models.retry import call_with_retries
@@ -123,7 +123,7 @@ def _context_error(text: str) -> bool:
     return "context" in t and any(w in t for w in ("length", "window", "exceed", "too long", "maximum"))
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     name = "openai"
     supports_logprobs = True
     supports_json_schema = True
@@ -329,6 +329,9 @@ class OpenAIBackend:
             )
             for n in names
         ]
+
+    def endpoint(self) -> str | None:
+        return self.base_url
 
     def context_window(self, model: str) -> int | None:
         """The context window the server reports for `model` in its /models list (vLLM `max_model_len`,

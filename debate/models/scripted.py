@@ -13,12 +13,12 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterator
 
 from debate.errors import ModelNotFound
-from debate.models.base import Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 
 Reply = str | Callable[[list[Message], GenOptions], str]
 
 
-class ScriptedBackend:
+class ScriptedBackend(Backend):
     name = "scripted"
     supports_logprobs = False
     supports_json_schema = False

@@ -177,7 +177,7 @@ class DebateContext:
     def is_person(self, agent: Agent) -> bool:
         """A person plays this seat (its backend waits for their words instead of generating)."""
         try:
-            return bool(getattr(self.client.backend_for(ModelSpec.parse(agent.model)), "person", False))
+            return self.client.backend_for(ModelSpec.parse(agent.model)).person
         except Exception:  # noqa: BLE001 - an unknown backend fails at its call with its own clear message
             return False
 
@@ -262,8 +262,7 @@ class DebateContext:
             try:
                 spec = ModelSpec.parse(agent.model)
                 backend = self.client.backend_for(spec)
-                window = getattr(backend, "context_window", None)
-                n_ctx = window(spec.model) if callable(window) else getattr(backend, "n_ctx", None)
+                n_ctx = backend.context_window(spec.model)
             except Exception:  # noqa: BLE001 - an unknown backend fails later with its own clear message
                 n_ctx = None
         return prompting.budget_chars(n_ctx, int(max_tokens or self.config.max_tokens), explicit)
@@ -624,7 +623,7 @@ class DebateContext:
         if not (spec.constrain and spec.schema is not None):
             return None
         backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
-        return spec.schema if getattr(backend, "supports_json_schema", False) else None
+        return spec.schema if backend.supports_json_schema else None
 
     def _first_min_tokens(self, spec: TurnSpec) -> int:
         """A constrained first answer with a free-text field gets the repair's budget at least: cut
@@ -794,7 +793,7 @@ class DebateContext:
             pr = spec.parse(res.text)
             if not pr.ok and spec.repair and self.params.get("repair", True):
                 backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
-                constrained = spec.schema is not None and bool(getattr(backend, "supports_json_schema", False))
+                constrained = spec.schema is not None and backend.supports_json_schema
                 fmt = spec.schema_format if constrained else spec.answer_format
                 msgs = yield from self._repair_prompt(spec, answer or res.text or "", fmt, constrained)
                 # a constrained repair writes its short reason before the label: give it room for both

@@ -316,7 +316,7 @@ def _method(ctx: DebateContext, agents: list[Agent]) -> str:
         return choice
     for a in agents:
         backend = ctx.client.backend_for(ModelSpec.parse(a.model))
-        if not getattr(backend, "supports_logprobs", False):
+        if not backend.supports_logprobs:
             return "samples"
     return "logprobs"
 
