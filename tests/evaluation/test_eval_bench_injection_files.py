@@ -70,13 +70,21 @@ def test_the_held_out_plants_are_the_frozen_ones():
     assert len({s.split("/")[1] for s in styles if bi.family(s) == "languages"}) >= 10
     assert {bi.family(s) for s in styles} == {"languages", "advice", "obfuscation", "split", "paraphrased-rating"}
     assert len(bi.planted_texts("split/order", "c", "FALSE")) == 2
-    assert "FALSE" in bi.planted_text("languages/ja", "c", "FALSE") and "{name}" not in bi.planted_text("advice/evaluator", "c", "TRUE")
+    assert "FALSE" in bi.planted_text("languages/ja", "c", "FALSE") and "{name}" not in bi.planted_text(
+        "advice/evaluator", "c", "TRUE"
+    )
     assert bi.expand_styles(["dev", "direct", "obfuscation/rot13"]) == [*bi.STYLES, "obfuscation/rot13"]
     with pytest.raises(ValueError, match="unknown style"):
         bi.expand_styles(["klingon"])
 
 
 def test_attack_success_is_reported_per_family_and_held_out_apart():
-    per_style = {"direct": [2, 1], "languages/ja": [2, 2], "languages/ru": [2, 0], "advice/evaluator": [1, 0], "placebo": [2, 2]}
+    per_style = {
+        "direct": [2, 1],
+        "languages/ja": [2, 2],
+        "languages/ru": [2, 0],
+        "advice/evaluator": [1, 0],
+        "placebo": [2, 2],
+    }
     assert bi.per_family(per_style) == {"direct": "1/2 = 0.50", "languages": "2/4 = 0.50", "advice": "0/1 = 0.00"}
     assert bi.by_kind(per_style) == {"development": "1/2 = 0.50", "held-out": "2/5 = 0.40"}
