@@ -174,7 +174,7 @@ def _row_phrase(r: Mapping, label: str | None) -> str:
 def rests_sentence(ev: Mapping) -> str:
     """One line for the verdict card and every export: which passages the verdict rests on ("" when the
     attribution was not run; a reason when it could not be)."""
-    status = ev.get("status")
+    status = ev.get("status", "done")  # the event's default: a stored dict may leave it out
     if status != "done":
         return f"Which passages the verdict rests on: not computed ({ev.get('note') or status})."
     every = [r for r in ev.get("without") or [] if isinstance(r, Mapping)]
@@ -208,7 +208,7 @@ def contested_sentence(ev: Mapping) -> str:
 
 def passage_note(ev: Mapping | None, pid: str) -> str:
     """The evidence panel's line on one passage ("" when the verdict does not rest on it)."""
-    if not ev or ev.get("status") != "done":
+    if not ev or ev.get("status", "done") != "done":
         return ""
     for r in ev.get("without") or []:
         if isinstance(r, Mapping) and str(r.get("id")) == str(pid) and r.get("rests"):

@@ -744,7 +744,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
         elif t == "vote_comparison":
             out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
         elif t == "attribution":
-            out += [f"**Which passages the verdict rests on:** {md_text(at.rests_sentence(e))}", ""]
+            out += [f"⚑ {md_text(at.rests_sentence(e))}", ""]
             if e.get("contested"):
                 out += [f"**⚠ {md_text(at.contested_sentence(e))}**", ""]
         elif t == "error":

@@ -205,3 +205,62 @@ def test_a_backend_without_label_probabilities_says_the_attribution_is_unavailab
     assert att.status == "unavailable" and "gives no label probabilities" in att.note
     assert "not computed" in at.rests_sentence(att.to_dict())
     assert not by_type(judged(client, attribution=False), "attribution")
+
+
+# -- the Library filter and the exports -------------------------------------------------------------------
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def _attributed(contested: bool) -> list[dict]:
+    rows = rows_where_e3_decides()
+    reasons = [{"id": "E3", "label_without": "TRUE", "reasons": [f"it reads like an order {HOSTILE}"]}]
+    return [
+        {"type": "debate_started", "seq": 0, "debate_id": "d", "protocol": "radar", "task": "halftruth", "claim": "c"},
+        {"type": "evidence", "seq": 1, "passages": [{"id": "E3", "text": "t", "score": 0.5, "lang": "ja"}]},
+        {"type": "verdict", "seq": 2, "label": "FALSE", "source": "judge"},
+        {
+            "type": "attribution",
+            "seq": 3,
+            "label": "FALSE",
+            "without": rows,
+            "rests_on": ["E3"],
+            "contested": contested,
+            "contested_reasons": reasons if contested else [],
+        },
+        {"type": "finished", "seq": 4, "status": "completed", "label": "FALSE"},
+    ]
+
+
+def test_the_library_filters_contested_verdicts_and_every_export_says_why(tmp_path):
+    from debate.sharing.html import to_html
+    from debate.store import DebateStore
+
+    store = DebateStore(tmp_path / "s.sqlite")
+    for did, contested in (("contested", True), ("calm", False), ("old", None)):
+        store.create_debate({"claim": did, "protocol": "radar", "task": "halftruth"}, did)
+        for e in _attributed(bool(contested)) if contested is not None else _attributed(False)[:3]:
+            store.append_event(did, e)
+    assert [r["id"] for r in store.list(contested=True)] == ["contested"]
+    assert {r["id"] for r in store.list(contested=False)} == {"calm", "old"}
+    md, page, rows = store.export_markdown("contested"), to_html(_attributed(True)), store.export_csv("contested")
+    for out in (md, page, rows):  # (the CSV is plain text, read as text: escaping is the HTML sinks' part)
+        assert "The verdict rests on E3" in out and "without it TRUE" in out
+    assert HOSTILE not in md and HOSTILE not in page
+    assert "Japanese" in md and "Japanese" in page and "the verdict rests on this passage" in page
+
+
+def test_the_verdict_card_shows_the_re_reads_progress_then_what_the_verdict_rests_on():
+    from debate.events import event_from_dict
+    from ui.render import attribution_html, passage_extra_html
+    from ui.transcript import build_view
+
+    events = [event_from_dict(e) for e in _attributed(True)]
+    running = build_view(
+        [*events[:3], event_from_dict({"type": "attribution_progress", "seq": 3, "done": 2, "total": 4})]
+    )
+    assert "re-reading 2 of 4…" in attribution_html(running)
+    view = build_view(events)
+    card = attribution_html(view)
+    assert "The verdict rests on E3&#58;" in card and "Contested&#58;" in card and HOSTILE not in card
+    extra = passage_extra_html(view, view.evidence[0])
+    assert "Japanese" in extra and "the verdict rests on this passage" in extra
