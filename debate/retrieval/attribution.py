@@ -184,6 +184,20 @@ def rests_sentence(ev: Mapping) -> str:
     rests = [r for r in rows if r.get("rests")]
     if not every:
         return "Which passages the verdict rests on: no passage to leave out."
+    ref = top(ev.get("probs")) if isinstance(ev.get("probs"), Mapping) else None
+    if ref is not None and ref != ev.get("label"):
+        # the written verdict came after the judge's free-text reason; read label first, the judge gives
+        # another label: what it rests on cannot be read this way, and the card must not pretend it can
+        return (
+            f"Which passages the verdict rests on: not known. Read again label first, the judge gives {ref} "
+            f"({float(ev['probs'][ref]):.2f}), not the {ev.get('label')} it wrote after its reasoning; "
+            + (
+                f"leaving out {', '.join(str(r.get('id')) for r in rests)} changes that reading."
+                if rests
+                else "no single passage left out changes that reading."
+            )
+            + tail
+        )
     if not rests:
         return (
             f"The verdict rests on no single passage: leaving out any one of the {len(rows)} keeps "

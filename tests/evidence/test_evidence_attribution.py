@@ -264,3 +264,18 @@ def test_the_verdict_card_shows_the_re_reads_progress_then_what_the_verdict_rest
     assert "The verdict rests on E3&#58;" in card and "Contested&#58;" in card and HOSTILE not in card
     extra = passage_extra_html(view, view.evidence[0])
     assert "Japanese" in extra and "the verdict rests on this passage" in extra
+
+
+def test_a_re_read_that_disagrees_with_the_written_verdict_claims_nothing():
+    """Measured on the 0.5B judge: it wrote TRUE after its reasoning, read label first it gives HALF-TRUE."""
+    rows, _ = at.leave_one_out(
+        "TRUE",
+        {"TRUE": 0.1, "FALSE": 0.08, "HALF-TRUE": 0.82},
+        {"E1": {"HALF-TRUE": 0.8, "TRUE": 0.1}},
+        ("TRUE", "FALSE", "HALF-TRUE"),
+    )
+    ev = {"label": "TRUE", "probs": {"TRUE": 0.1, "FALSE": 0.08, "HALF-TRUE": 0.82}, "without": rows}
+    assert at.rests_sentence(ev) == (
+        "Which passages the verdict rests on: not known. Read again label first, the judge gives HALF-TRUE "
+        "(0.82), not the TRUE it wrote after its reasoning; no single passage left out changes that reading."
+    )
