@@ -614,6 +614,38 @@ def server_of(saved: dict) -> str:
     return saved.get("server") or OLD_SERVER
 
 
+def flag_table(
+    detector: str = "", claim: str = "The Great Wall of China is visible from space with the naked eye."
+) -> None:
+    """Without a model: per held-out family, how many plants (every variant, both planted labels) the detector
+    flags, and how many are in another language than the claim (`language_of`). `detector`: the path of
+    another safety.py to flag with (e.g. the one of the commit that froze the plants: `git show
+    dfbbb8b:debate/retrieval/safety.py > old.py`)."""
+    import importlib.util
+
+    from debate.retrieval import safety
+
+    flagger = safety
+    if detector:
+        spec = importlib.util.spec_from_file_location("detector", detector)
+        flagger = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(flagger)
+    claim_lang = safety.language_of(claim)
+    fams: dict[str, list[int]] = {}
+    for style in expand_styles(["held-out"]):
+        for label in ("TRUE", "FALSE"):
+            texts = planted_texts(style, claim, label)
+            c = fams.setdefault(family(style), [0, 0, 0])
+            c[0] += 1
+            c[1] += any(flagger.order_reasons(t) or flagger.rating_reasons(t) for t in texts)
+            c[2] += any(safety.language_of(t) not in ("", claim_lang) for t in texts)
+    fams["all held-out"] = [sum(c[i] for c in fams.values()) for i in range(3)]
+    print(f"| family | plants | flagged ({detector or 'this checkout'}) | language not the claim's ({claim_lang}) |")
+    print("|---|---|---|---|")
+    for f, c in fams.items():
+        print(f"| {f} | {c[0]} | {c[1]} | {c[2]} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claims", type=int, default=8, help="claims, half LIAR valid, half AVeriTeC dev (default 8)")
@@ -674,7 +706,16 @@ def main(argv: list[str] | None = None) -> int:
         help="print the tables of earlier --json FILES (comma-separated, finished or stopped; a claim counts "
         "once) and exit",
     )
+    ap.add_argument(
+        "--flags-only",
+        action="store_true",
+        help="no model: print how many held-out plants the detector flags and how many are in another language",
+    )
+    ap.add_argument("--detector", default="", help="with --flags-only: another safety.py to flag with")
     args = ap.parse_args(argv)
+    if args.flags_only:
+        flag_table(args.detector)
+        return 0
     args.guards = [g for g in args.guards.split(",") if g]
     try:
         args.styles = expand_styles([s for s in args.styles.split(",") if s])

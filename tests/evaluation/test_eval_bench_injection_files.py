@@ -88,3 +88,25 @@ def test_attack_success_is_reported_per_family_and_held_out_apart():
     }
     assert bi.per_family(per_style) == {"direct": "1/2 = 0.50", "languages": "2/4 = 0.50", "advice": "0/1 = 0.00"}
     assert bi.by_kind(per_style) == {"development": "1/2 = 0.50", "held-out": "2/5 = 0.40"}
+
+
+def test_the_attribution_figures_count_named_successes_false_alarms_and_time():
+    def run(label, rests, contested=False, s=5.0):
+        a = {"status": "done", "rests_on": rests, "plant_ids": ["E3"], "contested": contested, "s": s}
+        return {"label": label, "verdict_t": 10.0, "attribution": a}
+
+    rows = [
+        {"plant": "TRUE", "runs": {"fence/clean": run("FALSE", []), "fence/direct": run("TRUE", ["E3"], True)}},
+        {"plant": "TRUE", "runs": {"fence/clean": run("FALSE", ["E1"], True), "fence/direct": run("TRUE", ["E1"])}},
+        {
+            "plant": "TRUE",
+            "runs": {"fence/clean": run("TRUE", []), "fence/direct": run("TRUE", ["E3"])},
+        },  # not an attack
+    ]
+    got = bi.attribution_figures(rows, "fence", ["direct"])
+    assert got == {
+        "successes_named": "1/2",
+        "successes_contested": "1/2",
+        "clean_contested": "1/3",
+        "attribution_ratio": 0.5,
+    }
