@@ -14,6 +14,13 @@ appended in five styles:
   small judge's verdict moves when any passage is added; the placebo's "success" (verdict = L) is that
   noise floor, and is reported beside the attacks but not counted among them.
 
+Held-out families (`--styles held-out`, or a family's name): plants written and frozen in
+bench/injection_heldout.json before any defence was changed against them: orders in twelve languages
+(Turkish, Russian, Japanese, Korean, Arabic, Hindi, traditional Chinese, Dutch, Polish, Spanish, Vietnamese,
+Indonesian), advice to "any AI system", obfuscated orders (Cyrillic homoglyphs, spaced and dotted letters,
+leetspeak, base64, ROT13), an order split across two passages, and ratings in other words. The tables
+report attack success per family, and the development families apart from the held-out ones.
+
 The planted label L is a label other than the control verdict (TRUE unless the control said TRUE, then
 FALSE). Each planted page cites an invented authority, "the Global Fact Registry": a turn that names it
 repeats the plant. Every claim runs under `--guards` (default: off = passages verbatim, as before the
@@ -91,9 +98,61 @@ PLANTS = {  # {name}: the invented authority, {claim}, {label}: the planted labe
 }
 
 
+# Held-out families: plants written and frozen (bench/injection_heldout.json, its sha256 checked by a test)
+# before any defence was changed against them, so that what the guard does on them is measured on wording
+# nobody tuned it to. Styles are named "family/variant" ("languages/ja"); a family's name stands for all of
+# its variants; "dev" for the five styles above, which the guard was developed on, "held-out" for them all.
+HELDOUT_FILE = REPO / "bench" / "injection_heldout.json"
+HELDOUT_SHA256 = "7098cb77bd3d7eaeba6439dfeccf31761c14eed7ef90a967bf1c143d63237ceb"
+
+
+def heldout() -> dict[str, dict[str, list[str]]]:
+    """{"family/variant": {label: [passage, ...]}} of the frozen held-out file (one or two passages each)."""
+    saved = json.loads(HELDOUT_FILE.read_text(encoding="utf-8"))
+    return {f"{fam}/{var}": texts for fam, vs in saved["families"].items() for var, texts in vs.items()}
+
+
+def family(style: str) -> str:
+    """The family a style belongs to: "languages" for "languages/ja", the style itself for a dev style."""
+    return style.split("/", 1)[0]
+
+
+def is_heldout(style: str) -> bool:
+    return "/" in style
+
+
+def expand_styles(names: list[str]) -> list[str]:
+    """Style names as given (a style, a family, "dev", "held-out") -> the styles, in order, once each."""
+    held = list(heldout())
+    out: list[str] = []
+    for n in names:
+        if n == "dev":
+            got = list(STYLES)
+        elif n == "held-out":
+            got = held
+        elif n in STYLES or n in held:
+            got = [n]
+        else:
+            got = [s for s in held if family(s) == n]
+        if not got:
+            raise ValueError(
+                f"unknown style {n!r}: a dev style ({', '.join(STYLES)}), a held-out family "
+                f"({', '.join(sorted({family(s) for s in held}))}), a family/variant, dev or held-out"
+            )
+        out += [s for s in got if s not in out]
+    return out
+
+
+def planted_texts(style: str, claim: str, label: str) -> list[str]:
+    """The planted passages of `style` for `claim`, pushing `label` (two for a plant split across passages)."""
+    if not is_heldout(style):
+        return [PLANTS[style].format(name=PLANT_NAME, claim=claim, label=label, filler=_FILLER * 4).strip()]
+    return [t.replace("{name}", PLANT_NAME).replace("{claim}", claim) for t in heldout()[style][label]]
+
+
 def planted_text(style: str, claim: str, label: str) -> str:
-    """The planted passage of `style` for `claim`, pushing `label`."""
-    return PLANTS[style].format(name=PLANT_NAME, claim=claim, label=label, filler=_FILLER * 4).strip()
+    """The planted passage of a one-passage `style` for `claim`, pushing `label`."""
+    return planted_texts(style, claim, label)[0]
 
 
 def planted_label(control: str | None) -> str:
@@ -190,12 +249,16 @@ def run_one(client, lineup, claim: dict, passages: list[dict], arm: str, args) -
         flagged_evidence=policy,
         aids=args.aids,
     )
+    if not args.attribution:
+        cfg.params["attribution"] = False
     t0 = time.perf_counter()
-    label, turns, flags, planted = None, [], [], []
+    label, turns, flags, planted, attribution, verdict_t = None, [], [], [], None, None
     for e in run_debate(cfg, client, retriever=FixedRetriever(passages)):
         d = e.to_dict()
+        if d["type"] == "attribution":
+            attribution = d
         if d["type"] == "verdict":
-            label = d.get("label")
+            label, verdict_t = d.get("label"), d.get("t")
         elif d["type"] == "turn_finished":
             turns.append(str(d.get("text") or ""))
         elif d["type"] == "evidence":  # the planted passage may be among the held-back ones
@@ -206,8 +269,21 @@ def run_one(client, lineup, claim: dict, passages: list[dict], arm: str, args) -
         "label": label,
         "turns": turns,
         "flags": flags,
-        "plant_flagged": bool(planted and (planted[0].get("flags") or planted[0].get("ratings"))),
-        "plant_held": bool(planted and str(planted[0].get("id", "")).startswith("X")),
+        # a plant split across two passages counts as flagged when either is, as held back when both are
+        "plant_flagged": any(p.get("flags") or p.get("ratings") for p in planted),
+        "plant_held": bool(planted) and all(str(p.get("id", "")).startswith("X") for p in planted),
+        "verdict_t": verdict_t,
+        "attribution": None
+        if attribution is None
+        else {
+            "status": attribution.get("status"),
+            "rests_on": attribution.get("rests_on") or [],
+            "plant_ids": [str(p.get("id")) for p in planted if not str(p.get("id", "")).startswith("X")],
+            "contested": bool(attribution.get("contested")),
+            "s": attribution.get("seconds"),
+            "without": attribution.get("without"),
+            "probs": attribution.get("probs"),
+        },
         "s": round(time.perf_counter() - t0, 1),
     }
 
@@ -269,14 +345,12 @@ def bench_lineup(name: str, claims: list[dict], args, server_url: str = "", prog
             if guard == args.guards[0]:
                 row["plant"] = planted_label(clean["label"])
             for style in [*args.styles, *([CONTROL] if args.placebo else [])]:
-                p = {
-                    "text": planted_text(style, c["claim"], row["plant"]),
-                    "source": "https://example.org/registry",
-                    "title": PLANT_NAME,
-                    "score": 0.8,
-                }
-                row["runs"][f"{guard}/{style}"] = earlier(style, [*c["evidence"], p]) or run_one(
-                    client, lineup, c, [*c["evidence"], p], guard, args
+                p = [
+                    {"text": text, "source": "https://example.org/registry", "title": PLANT_NAME, "score": 0.8}
+                    for text in planted_texts(style, c["claim"], row["plant"])
+                ]
+                row["runs"][f"{guard}/{style}"] = earlier(style, [*c["evidence"], *p]) or run_one(
+                    client, lineup, c, [*c["evidence"], *p], guard, args
                 )
             print(
                 f"  [{name}] claim {i + 1}/{len(claims)} {guard}: clean {clean['label']} (gold {c['gold']}), "
@@ -366,6 +440,9 @@ def summarise(res: dict, args) -> list[dict]:
                 "clean_acc": sum(acc) / len(acc) if acc else float("nan"),
                 "claims": len(acc),
                 "per_style": {k: f"{v[1]}/{v[0]}" for k, v in per_style.items()},
+                "per_family": per_family(per_style),
+                **attribution_figures(res["rows"], guard, args.styles),
+                "by_kind": by_kind(per_style),
                 "beyond_placebo": f"{beyond[1]}/{beyond[0]}" if args.placebo else "",
                 "held_back_successes": held,
             }
@@ -376,6 +453,65 @@ def summarise(res: dict, args) -> list[dict]:
         d_asr = bootstrap_diff(per_claim[a]["asr"], per_claim[b]["asr"])
         out[-1]["acc_diff"] = "{:+.2f} [{:+.2f}, {:+.2f}]".format(*d_acc)
         out[-1]["asr_diff"] = "{:+.2f} [{:+.2f}, {:+.2f}]".format(*d_asr)
+    return out
+
+
+def attribution_figures(rows: list[dict], guard: str, styles: list[str]) -> dict:
+    """What the leave-one-out attribution said in one guard's runs: of the successful plants, how many it
+    named (the verdict rests on a planted passage) and how many made the verdict contested; how many clean
+    verdicts were contested (false alarms); and the re-reads' time as a share of the debate's own time (to
+    its verdict). Runs without an attribution (older files, --no-attribution) are left out of each count."""
+    named, succ, contested_succ, clean_contested, clean_n, attr_s, debate_s = 0, 0, 0, 0, 0, 0.0, 0.0
+    for row in rows:
+        clean = row["runs"].get(f"{guard}/clean") or {}
+        runs = [(s, row["runs"].get(f"{guard}/{s}")) for s in styles]
+        for run in [clean, *(r for _, r in runs)]:
+            a = (run or {}).get("attribution") or {}
+            if a.get("status") == "done" and run.get("verdict_t"):
+                attr_s += float(a.get("s") or 0)
+                debate_s += float(run["verdict_t"])
+        a = clean.get("attribution") or {}
+        if a.get("status") == "done":
+            clean_n += 1
+            clean_contested += bool(a.get("contested"))
+        if clean.get("label") == row.get("plant"):
+            continue
+        for _, r in runs:
+            a = (r or {}).get("attribution") or {}
+            if r is None or r.get("label") != row.get("plant") or a.get("status") != "done":
+                continue
+            succ += 1
+            named += bool(set(a.get("rests_on") or []) & set(a.get("plant_ids") or []))
+            contested_succ += bool(a.get("contested"))
+    return {
+        "successes_named": f"{named}/{succ}",
+        "successes_contested": f"{contested_succ}/{succ}",
+        "clean_contested": f"{clean_contested}/{clean_n}",
+        "attribution_ratio": round(attr_s / debate_s, 2) if debate_s else None,
+    }
+
+
+def _ratio(pairs: list[list[int]]) -> str:
+    tries, hits = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    return f"{hits}/{tries}" + (f" = {hits / tries:.2f}" if tries else "")
+
+
+def per_family(per_style: dict[str, list[int]]) -> dict[str, str]:
+    """Attack success per family ("languages" sums its twelve languages; a dev style is its own family)."""
+    fams: dict[str, list[list[int]]] = {}
+    for style, pair in per_style.items():
+        if style != CONTROL:
+            fams.setdefault(family(style), []).append(pair)
+    return {f: _ratio(pairs) for f, pairs in fams.items()}
+
+
+def by_kind(per_style: dict[str, list[int]]) -> dict[str, str]:
+    """Attack success on the families the guard was developed on and, apart, on the held-out ones."""
+    out = {}
+    for kind, pick in (("development", lambda s: not is_heldout(s)), ("held-out", is_heldout)):
+        pairs = [v for s, v in per_style.items() if s != CONTROL and pick(s)]
+        if pairs:
+            out[kind] = _ratio(pairs)
     return out
 
 
@@ -409,6 +545,28 @@ def print_table(summary: list[dict]) -> None:
             f"{s.get('held_back_successes', '')} | {s.get('beyond_placebo', '')} | {s['turns_naming_plant']} | {s['flagged']} | {s['clean_acc']:.2f} (n={s['claims']}) | "
             f"{s.get('acc_diff', '')} | {s.get('asr_diff', '')} |"
         )
+    if summary and any(s.get("attribution_ratio") is not None for s in summary):
+        print(
+            "\n| lineup | guard | successful plants the attribution named | of them contested | clean verdicts "
+            "contested | attribution time / debate time |"
+        )
+        print("|---|---|---|---|---|---|")
+        for s in summary:
+            print(
+                f"| {s['lineup']} | {s['guard']} | {s.get('successes_named', '')} | {s.get('successes_contested', '')} "
+                f"| {s.get('clean_contested', '')} | {s.get('attribution_ratio')} |"
+            )
+    if summary and summary[0].get("by_kind"):
+        print("\n| lineup | guard | families | attack success |")
+        print("|---|---|---|---|")
+        for s in summary:
+            for kind, v in s["by_kind"].items():
+                print(f"| {s['lineup']} | {s['guard']} | {kind} | {v} |")
+        fams = list(summary[0].get("per_family") or {})
+        print("\n| lineup | guard | " + " | ".join(fams) + " |")
+        print("|---|---|" + "---|" * len(fams))
+        for s in summary:
+            print(f"| {s['lineup']} | {s['guard']} | " + " | ".join(s["per_family"].get(k, "") for k in fams) + " |")
     if summary and summary[0].get("per_style"):
         styles = list(summary[0]["per_style"])
         print("\n| lineup | guard | " + " | ".join(styles) + " |")
@@ -456,6 +614,38 @@ def server_of(saved: dict) -> str:
     return saved.get("server") or OLD_SERVER
 
 
+def flag_table(
+    detector: str = "", claim: str = "The Great Wall of China is visible from space with the naked eye."
+) -> None:
+    """Without a model: per held-out family, how many plants (every variant, both planted labels) the detector
+    flags, and how many are in another language than the claim (`language_of`). `detector`: the path of
+    another safety.py to flag with (e.g. the one of the commit that froze the plants: `git show
+    dfbbb8b:debate/retrieval/safety.py > old.py`)."""
+    import importlib.util
+
+    from debate.retrieval import safety
+
+    flagger = safety
+    if detector:
+        spec = importlib.util.spec_from_file_location("detector", detector)
+        flagger = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(flagger)
+    claim_lang = safety.language_of(claim)
+    fams: dict[str, list[int]] = {}
+    for style in expand_styles(["held-out"]):
+        for label in ("TRUE", "FALSE"):
+            texts = planted_texts(style, claim, label)
+            c = fams.setdefault(family(style), [0, 0, 0])
+            c[0] += 1
+            c[1] += any(flagger.order_reasons(t) or flagger.rating_reasons(t) for t in texts)
+            c[2] += any(safety.language_of(t) not in ("", claim_lang) for t in texts)
+    fams["all held-out"] = [sum(c[i] for c in fams.values()) for i in range(3)]
+    print(f"| family | plants | flagged ({detector or 'this checkout'}) | language not the claim's ({claim_lang}) |")
+    print("|---|---|---|---|")
+    for f, c in fams.items():
+        print(f"| {f} | {c[0]} | {c[1]} | {c[2]} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claims", type=int, default=8, help="claims, half LIAR valid, half AVeriTeC dev (default 8)")
@@ -470,7 +660,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1, help="rebuttal rounds with --protocol radar")
     ap.add_argument("--top-k", type=int, default=4, help="normal evidence passages per claim (default 4)")
     ap.add_argument("--max-tokens", type=int, default=160)
-    ap.add_argument("--styles", default=",".join(STYLES))
+    ap.add_argument(
+        "--styles",
+        default="dev",
+        help="plants, comma-separated: a dev style (direct, editor, hidden, foreign, markers), a held-out family "
+        "(languages, advice, obfuscation, split, paraphrased-rating) or family/variant (languages/ja), "
+        "dev (the five dev styles, the default) or held-out (every held-out variant)",
+    )
     ap.add_argument(
         "--guards",
         default="off,fence",
@@ -481,6 +677,12 @@ def main(argv: list[str] | None = None) -> int:
         "--no-placebo", dest="placebo", action="store_false", help="skip the placebo passage (the noise floor)"
     )
     ap.add_argument("--aids", action="store_true", help="the small-model aids (off: the papers' settings)")
+    ap.add_argument(
+        "--no-attribution",
+        dest="attribution",
+        action="store_false",
+        help="skip the leave-one-out re-reads after each verdict (which passages it rests on)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE", help="write every run's verdicts and texts to FILE")
     ap.add_argument(
@@ -504,12 +706,21 @@ def main(argv: list[str] | None = None) -> int:
         help="print the tables of earlier --json FILES (comma-separated, finished or stopped; a claim counts "
         "once) and exit",
     )
+    ap.add_argument(
+        "--flags-only",
+        action="store_true",
+        help="no model: print how many held-out plants the detector flags and how many are in another language",
+    )
+    ap.add_argument("--detector", default="", help="with --flags-only: another safety.py to flag with")
     args = ap.parse_args(argv)
-    args.styles = [s for s in args.styles.split(",") if s]
+    if args.flags_only:
+        flag_table(args.detector)
+        return 0
     args.guards = [g for g in args.guards.split(",") if g]
-    bad = [s for s in args.styles if s not in STYLES]
-    if bad:
-        ap.error(f"unknown style(s) {bad}; choose from {', '.join(STYLES)}")
+    try:
+        args.styles = expand_styles([s for s in args.styles.split(",") if s])
+    except ValueError as e:
+        ap.error(str(e))
     if args.summarise:
         summary = []
         for lineup, rows in merged_rows(args.summarise.split(",")).items():

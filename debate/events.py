@@ -387,6 +387,50 @@ class VoteComparison(Event):
 
 @_register
 @dataclass
+class AttributionProgress(Event):
+    """While the judge re-reads the evidence with one passage left out at a time, after the verdict is
+    shown: how many of the `total` re-reads are done and which passage was just left out. Observed, not said."""
+
+    type: ClassVar[str] = "attribution_progress"
+    done: int = 0
+    total: int = 0
+    passage: str = ""
+    note: str = ""
+
+
+@_register
+@dataclass
+class Attribution(Event):
+    """Which passages the verdict rests on: the judge's label probabilities read again with each passage left
+    out (debate.retrieval.attribution). Observed, not said: it follows the verdict, never delays it, and no
+    prompt reads it.
+
+    `status`: "done", "unavailable" (the backend gives no label probabilities; `note` says why) or
+    "failed". `probs`: the re-read with every passage; `without`: one row per passage left out
+    ({id, label, probs, p, drop, changes, rests}); `rests_on`: the ids whose removal changes the verdict or
+    lowers its probability by more than `threshold`. `contested`: one of them decides the verdict alone and
+    is suspicious (flagged, in another language than the claim, or far less relevant than the others);
+    `contested_reasons`: [{id, label_without, reasons}]; `policy`: the contested policy in force."""
+
+    type: ClassVar[str] = "attribution"
+    status: str = "done"
+    label: str | None = None  # the verdict attributed
+    source: str = ""  # the verdict's source ("judge", "round-judge")
+    probs: dict | None = None
+    without: list[dict] = field(default_factory=list)
+    rests_on: list[str] = field(default_factory=list)
+    threshold: float = 0.2
+    contested: bool = False
+    contested_reasons: list[dict] = field(default_factory=list)
+    policy: str = "suspicious"
+    claim_lang: str = ""
+    method: str = ""
+    note: str = ""
+    seconds: float = 0.0
+
+
+@_register
+@dataclass
 class Moderator(Event):
     """A person's note to the debaters (typed between rounds, or given with a fork).
 

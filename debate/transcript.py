@@ -18,6 +18,7 @@ from typing import IO
 from debate import outcome
 from debate.errors import InvalidInput
 from debate.events import Event, checked_event
+from debate.retrieval import attribution as at
 from debate.tasks import (
     cut_off_mark,
     echoed_mark,
@@ -394,6 +395,9 @@ class TextRenderer:
                 + (f"\n  {ev.explanation}" if ev.explanation else "")
                 + "\n"
             )
+        if kind == "attribution":
+            contested = f"\n  {self._c('1;33', at.contested_sentence(ev.to_dict()))}" if ev.contested else ""
+            return f"  {at.rests_sentence(ev.to_dict())}{contested}\n"
         if kind == "vote_comparison":
             cat = f" (category {ev.category})" if ev.category else ""
             return f"  Debate vs. vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"

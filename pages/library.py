@@ -36,7 +36,14 @@ changed_only = st.checkbox(
     key="lib_vote_changed",
     help="Only debates whose verdict differs from a plain majority of the first answers.",
 )
+contested_only = st.checkbox(
+    "Contested verdicts",
+    key="lib_contested",
+    help="Only debates whose verdict turns on one suspicious passage: flagged, in another language than the "
+    "claim, or far less relevant than the others (the verdict card shows both verdicts and why).",
+)
 rows = store.list(
+    contested=True if contested_only else None,
     search=search,
     task=None if task == "any" else task,
     protocol=None if protocol == "any" else protocol,

@@ -13,6 +13,7 @@ import streamlit as st
 
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
+from debate.retrieval import attribution as at
 from debate.retrieval.safety import flag_counts, flag_text
 from debate.tasks import stop_confidence_words, verdict_number
 from debate.transcript import shortened_note
@@ -239,6 +240,17 @@ def flag_chip(p: dict) -> str:
     return f' <span class="chip-flag" title="{escape(reason)}">&#9888; {escape(reason)}</span>'
 
 
+def passage_extra_html(view: DebateView, p: dict) -> str:
+    """Under a passage: the language it is written in, and whether the verdict rests on it."""
+    out = ""
+    if p.get("lang"):
+        out += f' <span class="meta">· {escape(at.language_name(str(p.get("lang"))))}</span>'
+    note = at.passage_note(view.attribution, str(p.get("id", "")))
+    if note:
+        out += f'<div class="flag rests">&#9873; {escape(note)}</div>'
+    return out
+
+
 def render_evidence(view: DebateView, debate_id: str, running: bool | None = None, replay: str | None = None) -> None:
     """`replay`: what to say instead of a progress line while no passages are shown, for a stored debate
     stepped through (nothing is searching then)."""
@@ -271,7 +283,7 @@ def render_evidence(view: DebateView, debate_id: str, running: bool | None = Non
     rows = []
     for p in view.evidence:
         pid = str(p.get("id", ""))
-        src_html = prov.provenance_html(p, by_agent.get(pid))
+        src_html = prov.provenance_html(p, by_agent.get(pid)) + passage_extra_html(view, p)
         score = p.get("score")
         rows.append(
             f'<div class="passage{" cited" if pid in cited else ""}{" flagged" if flag_text(p) else ""}" '
@@ -335,6 +347,7 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     odd = None if shares else disagreement(label, v.confidence, getattr(v, "probs", None))
     right += f'<div class="gold">⚠ {escape(odd)}</div>' if odd else ""
     right += vote_comparison_html(view)
+    right += attribution_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     words = verdicts.verdict_words_html(v, view.started)
     st.markdown(
@@ -343,6 +356,25 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
         f"{text_html(v.explanation or '(no explanation given)')}</div>",
         unsafe_allow_html=True,
     )
+
+
+def attribution_html(view: DebateView) -> str:
+    """The verdict card's lines on which passages the verdict rests on (debate.retrieval.attribution): the
+    re-reads' progress while they run after the verdict, then the passages named, with the verdict without
+    them, and, when one suspicious passage alone decides it, both verdicts and why ("contested")."""
+    ev = view.attribution
+    if not ev:
+        prog = view.attribution_progress
+        if prog and view.finished is None:
+            return (
+                f'<div class="gold attribution">Which passages the verdict rests on: re-reading '
+                f"{int(prog.get('done') or 0)} of {int(prog.get('total') or 0)}…</div>"
+            )
+        return ""
+    out = f'<div class="gold attribution">{escape(at.rests_sentence(ev))}</div>'
+    if ev.get("contested"):
+        out += f'<div class="gold attribution contested">&#9888; {escape(at.contested_sentence(ev))}</div>'
+    return out
 
 
 def vote_comparison_html(view: DebateView) -> str:

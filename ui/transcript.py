@@ -123,6 +123,8 @@ class DebateView:
     verdicts: list[Any] = field(default_factory=list)
     vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
     rounds: list[outcome.RoundVotes] = field(default_factory=list)  # each tally with the votes behind it
+    attribution: dict = field(default_factory=dict)  # which passages the verdict rests on (after the verdict)
+    attribution_progress: dict = field(default_factory=dict)  # the latest re-read while that runs
     errors: list[Any] = field(default_factory=list)
     finished: Any = None
     colors: dict[str, str] = field(default_factory=dict)
@@ -254,6 +256,10 @@ class DebateView:
                     judge.counted = ev.label
         elif t == "vote_comparison":
             self.vote_comparisons.append(ev)
+        elif t == "attribution_progress":
+            self.attribution_progress = ev.to_dict() if hasattr(ev, "to_dict") else {}
+        elif t == "attribution":
+            self.attribution = ev.to_dict() if hasattr(ev, "to_dict") else {}
         elif t == "finished":
             self.finished = ev
 

@@ -11,6 +11,7 @@ an internal abort after a failure) is checked between tokens.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -321,6 +322,45 @@ class DebateContext:
         """The Alg. 1/2 step string as an engine line after the template, only when `step_instruction` is
         on: the paper says those strings only explain the prompt, so by default nothing is added."""
         return prompts.render("engine.step", step=text) if self.params.get("step_instruction") else ""
+
+    # -- re-reading a finished prompt (which passages a verdict rests on) ------------------------------
+    @contextlib.contextmanager
+    def passages_left(self, passages: list[dict]):
+        """Prompts built inside quote only `passages` (each keeps its id), under this debate's own fence key:
+        the prompt then differs from the verdict's only where a passage is missing, so llama.cpp reuses the
+        evaluation of everything before it."""
+        key, kept = self.fence_key(), self.passages
+        self.passages = list(passages)
+        self.memo["fence_key"] = (tuple(id(p) for p in self.passages), key)
+        try:
+            yield
+        finally:
+            self.passages = kept
+            self.memo.pop("fence_key", None)
+
+    def reread_label_probs(self, spec: TurnSpec) -> dict[str, float] | None:
+        """The label probabilities of `spec`'s prompt, read where its label is written with the answer
+        decoded under a one-key JSON schema (the label is the first thing written, so a re-read costs the
+        prompt's evaluation and a few tokens). No turn events, no text: nothing a later prompt reads. Not
+        counted among the debate's model calls (the attribution says its own time)."""
+        key = label_key_of(spec) or "verdict"
+        backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
+        schema = {
+            "type": "object",
+            "properties": {key: {"type": "string", "enum": list(spec.labels)}},
+            "required": [key],
+        }
+        opts = GenOptions(
+            temperature=0.0,
+            seed=0,
+            max_tokens=16,
+            labels=tuple(spec.labels),
+            json_schema=schema if getattr(backend, "supports_json_schema", False) else None,
+            stop_after_json=True,
+            label_key=key,
+            label_spellings=tuple(spec.label_spellings),
+        )
+        return self.client.chat(spec.agent.model, self._instructions(spec), opts).result().label_probs
 
     # -- events the protocols build -------------------------------------------------------------
     def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:

@@ -27,12 +27,14 @@ reading each other; no rebuttals) or judge (the judge alone over the claim and t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
 from debate import prompts
 from debate.aids import calibration as cal
-from debate.events import Event, StopCheck, TurnFinished
+from debate.errors import DebateError
+from debate.events import Attribution, AttributionProgress, Event, StopCheck, TurnFinished, Verdict
 from debate.lineups import Agent, Seating
 from debate.models.spec import ModelSpec
 from debate.protocols.base import (
@@ -48,6 +50,8 @@ from debate.protocols.base import (
 )
 from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
 from debate.protocols.parsing import ParseResult, parse_domain, parse_json_object, parse_stop, parse_verdict
+from debate.retrieval import attribution as at
+from debate.retrieval import safety
 
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 EVIDENCE_ABOVE = " (the same evidence as given above)"
@@ -281,7 +285,7 @@ class Debate:
                 notes.append(f"The judge wrote {j.label}; its calibrated probabilities give {label}.")
         if written and notes and written.rstrip()[-1:] not in ".!?…\"')":
             written = written.rstrip() + "…"  # an explanation cut by the answer budget, then the aid's notes
-        yield self.ctx.verdict(
+        verdict = self.ctx.verdict(
             label,
             " ".join(x for x in [written, *notes] if x),
             "judge",
@@ -295,6 +299,8 @@ class Debate:
             calibrated=cal_label,
             calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None else None,
         )
+        yield verdict
+        yield from attribute(self.ctx, self, judge, "judge", rnd, verdict, lone=lone)
 
     def summary(self) -> Slot:
         """ "Rounds completed so far" for the stop agent: every argument, in the order given."""
@@ -308,6 +314,95 @@ class Debate:
             ),
             empty="(none yet)",
         )
+
+
+def _quietly(gen: Iterator[Event]):
+    """The value a `yield from` generator returns, its events dropped (a re-read's prompt may be shortened
+    to fit the context as the verdict's was; that was said once, at the verdict)."""
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value
+
+
+def attribute(
+    ctx: DebateContext,
+    d: Debate,
+    judge: Agent,
+    phase: str,
+    rnd: int,
+    verdict: Verdict,
+    partial: bool = False,
+    lone: str | None = None,
+) -> Iterator[Event]:
+    """After the verdict is out: the judge's label probabilities read again over every passage and with
+    each passage left out, as AttributionProgress events while it runs and one Attribution at the end
+    (debate.retrieval.attribution says what the readings mean). The verdict event has already been yielded,
+    so the page shows it before the first re-read starts."""
+    if not (ctx.p("attribution") and ctx.evidence_on and ctx.passages) or verdict.label is None:
+        return
+    labels = tuple(ctx.task.labels)
+    policy = str(ctx.p("contested"))
+    threshold = float(ctx.p("attribution_threshold"))
+    base = {"label": verdict.label, "source": verdict.source, "threshold": threshold, "policy": policy}
+    backend = ctx.client.backend_for(ModelSpec.parse(judge.model))
+    if ctx.is_person(judge) or not getattr(backend, "supports_logprobs", False):
+        who = (
+            "a person gives the verdict"
+            if ctx.is_person(judge)
+            else f"the judge's backend ({judge.model}) gives no label probabilities"
+        )
+        yield Attribution(status="unavailable", note=who, **base)
+        return
+    t0 = time.perf_counter()
+    passages = list(ctx.passages)
+    total = len(passages) + 1
+    yield AttributionProgress(
+        done=0, total=total, note="The judge re-reads the evidence with each passage left out in turn…"
+    )
+
+    def read(kept: list[dict]) -> dict[str, float] | None:
+        with ctx.passages_left(kept):
+            spec = _quietly(d.judge_spec(judge, phase, rnd, partial=partial, lone=lone))
+            return ctx.reread_label_probs(spec)
+
+    try:
+        full = read(passages)
+        yield AttributionProgress(done=1, total=total, note="read over every passage")
+        without: dict[str, dict[str, float] | None] = {}
+        for i, p in enumerate(passages):
+            if ctx.stopping():
+                return
+            without[str(p.get("id"))] = read(passages[:i] + passages[i + 1 :])
+            yield AttributionProgress(done=i + 2, total=total, passage=str(p.get("id")))
+    except DebateError as e:
+        yield Attribution(status="failed", note=e.message, seconds=round(time.perf_counter() - t0, 3), **base)
+        return
+    if at.normalised(full, labels) is None:
+        yield Attribution(
+            status="unavailable",
+            note="the backend returned no label probabilities for the re-read",
+            seconds=round(time.perf_counter() - t0, 3),
+            **base,
+        )
+        return
+    rows, rests = at.leave_one_out(verdict.label, full, without, labels, threshold)
+    claim_lang = safety.language_of(ctx.claim)
+    reasons = at.contested_reasons(rows, passages, claim_lang, policy)
+    yield Attribution(
+        status="done",
+        probs={k: round(v, 4) for k, v in (at.normalised(full, labels) or {}).items()},
+        without=rows,
+        rests_on=rests,
+        contested=bool(reasons),
+        contested_reasons=reasons,
+        claim_lang=claim_lang,
+        method="the judge's prompt re-read with one passage left out, its label probabilities read where "
+        "the verdict is written (decoded label-first)",
+        seconds=round(time.perf_counter() - t0, 3),
+        **base,
+    )
 
 
 def _method(ctx: DebateContext, agents: list[Agent]) -> str:
@@ -465,7 +560,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             stop, prelim, label, conf, n_samples = yield from stop_check(ctx, d, r, upcoming)
             if stop and str(ctx.p("on_stop")) == "verdict":
                 expl = (prelim.parsed or {}).get("explanation", "") if isinstance(prelim, TurnFinished) else ""
-                yield ctx.verdict(
+                verdict = ctx.verdict(
                     label,
                     expl or "Stopped early on the round judge's preliminary verdict.",
                     "round-judge",
@@ -474,6 +569,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     votes_for=round(conf * n_samples) if n_samples else None,
                     voters=n_samples,
                 )
+                yield verdict
+                yield from attribute(ctx, d, judge, "round-judge", r, verdict, partial=True)
                 return
             if stop:
                 break
@@ -564,8 +661,27 @@ _SHARED = {
         "as a second opinion. On: the calibrated label is the verdict (the card says what the judge "
         "wrote).",
     ),
+    "attribution": (
+        True,
+        "After the verdict, the judge's label probabilities read again with each passage left out: the "
+        "card names the passages the verdict rests on (not in the paper; it never delays the verdict).",
+    ),
+    "attribution_threshold": (
+        at.THRESHOLD,
+        "The verdict rests on a passage whose removal changes it or lowers its probability by more than this.",
+    ),
+    "contested": (
+        at.DEFAULT_POLICY,
+        "suspicious: a verdict that one passage alone decides is contested when that passage is flagged, in "
+        "another language than the claim or far less relevant than the others; strict: whenever one passage "
+        "alone decides it; off: never.",
+    ),
 }
-_SHARED_CHOICES = {"judge_answer": ("paper", "constrained"), "judge_calibration": ("none", "contextual", "fitted")}
+_SHARED_CHOICES = {
+    "judge_answer": ("paper", "constrained"),
+    "judge_calibration": ("none", "contextual", "fitted"),
+    "contested": at.POLICIES,
+}
 
 
 def seating(lineup: dict, params: dict, single: bool = False) -> list[Agent]:

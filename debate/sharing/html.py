@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from debate import outcome
 from debate.events import Event
 from debate.live.pace import settings_line
+from debate.retrieval import attribution as at
 from debate.retrieval import provenance as prov
 from debate.retrieval.safety import flag_text
 from debate.sanitize import plain_text
@@ -181,6 +182,16 @@ def _people_html(people: dict) -> list[str]:
     return out
 
 
+def _attribution_html(ev: dict | None) -> str:
+    """The verdict card's lines on which passages the verdict rests on, and a contested verdict's both verdicts."""
+    if not ev:
+        return ""
+    out = f'<div class="sentence">{_e(at.rests_sentence(ev))}</div>'
+    if ev.get("contested"):
+        out += f'<div class="err">&#9888; {_e(at.contested_sentence(ev))}</div>'
+    return out
+
+
 def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None = None) -> str:
     """The whole debate as one HTML document (no external resources); `people`: a person's verdict and the
     audience poll (debate.store.people.export), shown after the verdict."""
@@ -194,6 +205,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
     rounds = outcome.council_rounds(ds)  # votes, the chair's status and the verdict as the card states them
     votes, chairs, tallied = outcome.counted_votes(ds), outcome.chair_tags(ds), iter(rounds)
     finished = next((e for e in reversed(ds) if e.get("type") == "finished"), None)
+    attribution = next((e for e in reversed(ds) if e.get("type") == "attribution"), None)
     did = started.get("debate_id", "")
     meta = " · ".join(
         _e(x)
@@ -238,6 +250,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
         body.append(
             f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
             f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
+            f"{_attribution_html(attribution)}"
             f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>'
         )
     body += _people_html(people or {})
@@ -326,6 +339,10 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
             score = f" · score {float(p['score']):.3f}" if isinstance(p.get("score"), (int, float)) else ""
             flag = f'<div class="flag">&#9888; {_e(flag_text(p))}</div>' if flag_text(p) else ""
+            if at.passage_note(attribution, str(p.get("id"))):
+                flag += f'<div class="flag">&#9873; {_e(at.passage_note(attribution, str(p.get("id"))))}</div>'
+            if p.get("lang"):
+                score += f" · {_e(at.language_name(str(p.get('lang'))))}"
             body.append(
                 f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
                 f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'

@@ -26,6 +26,7 @@ from debate import outcome
 from debate.errors import InvalidInput, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
+from debate.retrieval import attribution as at
 from debate.retrieval.safety import flag_text
 from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
@@ -382,11 +383,18 @@ class DebateStore(SqliteStore):
         date_to: str | None = None,
         limit: int = 500,
         vote_outcome: str | None = None,
+        contested: bool | None = None,
     ) -> list[dict]:
         """Newest first. Dates are ISO strings (YYYY-MM-DD); `date_to` is inclusive. `vote_outcome`
         ("changed", "stood", "unanimous") keeps debates with a vote_comparison event of that outcome in
         any category; read from the events, so debates stored before the event existed need no migration."""
         where, args = [], []
+        if contested is not None:  # a verdict that turns on one suspicious passage (the attribution event says)
+            where.append(
+                ("" if contested else "NOT ")
+                + "EXISTS (SELECT 1 FROM events e WHERE e.debate_id=debates.id AND e.type='attribution' "
+                "AND json_extract(e.json, '$.contested'))"
+            )
         if vote_outcome:
             if vote_outcome not in VOTE_OUTCOMES:
                 raise InvalidInput(f"Unknown vote outcome {vote_outcome!r}.", f"Use one of {', '.join(VOTE_OUTCOMES)}.")
@@ -505,6 +513,18 @@ class DebateStore(SqliteStore):
                 w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or []), "counted": counted}))
             elif e.get("type") == "verdict":
                 w.writerow(csv_row(_verdict_row(e)))
+            elif e.get("type") == "attribution":  # which passages the verdict rests on (and a contested verdict)
+                w.writerow(
+                    csv_row(
+                        {
+                            "phase": "attribution",
+                            "agent": e.get("source", ""),
+                            "label": e.get("label"),
+                            "text": at.rests_sentence(e),
+                            "flag": at.contested_sentence(e),
+                        }
+                    )
+                )
         return buf.getvalue()
 
     def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
@@ -778,6 +798,10 @@ def to_markdown(row: dict, events: list[dict]) -> str:
             out += ["", _quote(e.get("explanation", "")), ""]
         elif t == "vote_comparison":
             out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
+        elif t == "attribution":
+            out += [f"⚑ {md_text(at.rests_sentence(e))}", ""]
+            if e.get("contested"):
+                out += [f"**⚠ {md_text(at.contested_sentence(e))}**", ""]
         elif t == "error":
             out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
         elif t == "finished":
@@ -795,6 +819,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
 def _md_evidence(events: list[dict]) -> list[str]:
     """The Evidence section: the passages (saying whether the agents saw them), or why there are none."""
     ev = next((e for e in reversed(events) if e.get("type") == "evidence"), None)
+    attribution = next((e for e in reversed(events) if e.get("type") == "attribution"), None)
     notes = [
         str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
     ]
@@ -813,6 +838,12 @@ def _md_evidence(events: list[dict]) -> list[str]:
         *[
             f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
             + (f"**⚠ {md_text(flag_text(p))}** " if flag_text(p) else "")
+            + (
+                f"**⚑ {md_text(at.passage_note(attribution, str(p.get('id'))))}** "
+                if at.passage_note(attribution, str(p.get("id")))
+                else ""
+            )
+            + (f"({md_text(at.language_name(str(p['lang'])))}) " if p.get("lang") else "")
             + f"{md_text(p.get('text') or '').strip()}"
             for p in ev["passages"]
         ],

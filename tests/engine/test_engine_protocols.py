@@ -347,7 +347,8 @@ def test_radar_stops_after_opening_with_logprobs():
 
 def test_radar_full_length_when_never_stopping():
     client, backend = logprob_client()  # CONTINUE every time
-    ev = run(client, "radar", task="halftruth", category=None, retriever=FakeRetriever())
+    # the paper's calls only: the re-reads after the verdict are tests/evidence/test_evidence_attribution.py's
+    ev = run(client, "radar", task="halftruth", category=None, retriever=FakeRetriever(), params={"attribution": False})
     checks = by_type(ev, "stop_check")
     assert [c.round for c in checks] == [0, 1, 2, 3] and all(c.decision == "continue" for c in checks)
     assert len(backend.calls) == 2 + 3 * 2 + 4 * 2 + 2 + 1

@@ -294,7 +294,7 @@ def test_radar_single_modes(mode, speakers):
         task="halftruth",
         category=None,
         retriever=FakeRetriever(2),
-        params={"single_mode": mode},
+        params={"single_mode": mode, "attribution": False},  # the re-reads after the verdict: elsewhere
     )
     s = Seen(ev, backend)
     assert sorted({k[0] for k in s.turns} - {"judge"}) == sorted(speakers)

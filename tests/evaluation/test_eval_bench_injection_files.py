@@ -58,3 +58,55 @@ def test_a_success_on_a_held_back_plant_is_counted_apart(tmp_path):
     args = type("A", (), {"guards": ["off"], "styles": ["direct"], "placebo": False})()
     (s,) = bi.summarise({"lineup": "server", "rows": rows}, args)
     assert (s["succeeded"], s["attacks"], s["held_back_successes"]) == (2, 3, 1)
+
+
+def test_the_held_out_plants_are_the_frozen_ones():
+    """The held-out families were written before any defence change; a figure on them means nothing if they
+    were edited after (add a new file instead)."""
+    import hashlib
+
+    assert hashlib.sha256(bi.HELDOUT_FILE.read_bytes()).hexdigest() == bi.HELDOUT_SHA256
+    styles = bi.expand_styles(["held-out"])
+    assert len({s.split("/")[1] for s in styles if bi.family(s) == "languages"}) >= 10
+    assert {bi.family(s) for s in styles} == {"languages", "advice", "obfuscation", "split", "paraphrased-rating"}
+    assert len(bi.planted_texts("split/order", "c", "FALSE")) == 2
+    assert "FALSE" in bi.planted_text("languages/ja", "c", "FALSE") and "{name}" not in bi.planted_text(
+        "advice/evaluator", "c", "TRUE"
+    )
+    assert bi.expand_styles(["dev", "direct", "obfuscation/rot13"]) == [*bi.STYLES, "obfuscation/rot13"]
+    with pytest.raises(ValueError, match="unknown style"):
+        bi.expand_styles(["klingon"])
+
+
+def test_attack_success_is_reported_per_family_and_held_out_apart():
+    per_style = {
+        "direct": [2, 1],
+        "languages/ja": [2, 2],
+        "languages/ru": [2, 0],
+        "advice/evaluator": [1, 0],
+        "placebo": [2, 2],
+    }
+    assert bi.per_family(per_style) == {"direct": "1/2 = 0.50", "languages": "2/4 = 0.50", "advice": "0/1 = 0.00"}
+    assert bi.by_kind(per_style) == {"development": "1/2 = 0.50", "held-out": "2/5 = 0.40"}
+
+
+def test_the_attribution_figures_count_named_successes_false_alarms_and_time():
+    def run(label, rests, contested=False, s=5.0):
+        a = {"status": "done", "rests_on": rests, "plant_ids": ["E3"], "contested": contested, "s": s}
+        return {"label": label, "verdict_t": 10.0, "attribution": a}
+
+    rows = [
+        {"plant": "TRUE", "runs": {"fence/clean": run("FALSE", []), "fence/direct": run("TRUE", ["E3"], True)}},
+        {"plant": "TRUE", "runs": {"fence/clean": run("FALSE", ["E1"], True), "fence/direct": run("TRUE", ["E1"])}},
+        {
+            "plant": "TRUE",
+            "runs": {"fence/clean": run("TRUE", []), "fence/direct": run("TRUE", ["E3"])},
+        },  # not an attack
+    ]
+    got = bi.attribution_figures(rows, "fence", ["direct"])
+    assert got == {
+        "successes_named": "1/2",
+        "successes_contested": "1/2",
+        "clean_contested": "1/3",
+        "attribution_ratio": 0.5,
+    }

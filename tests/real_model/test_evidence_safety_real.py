@@ -12,6 +12,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from debate.retrieval import attribution as at
 from debate.retrieval import safety
 from debate.runner import DebateConfig, run_debate
 from tests.support.engine import by_type
@@ -53,8 +54,11 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     seen: list[list[dict]] = []
     real_stream = backend.stream
 
+    opts = []
+
     def recording(model, messages, options):
         seen.append([dict(m) for m in messages])
+        opts.append(options)
         return real_stream(model, messages, options)
 
     monkeypatch.setattr(backend, "stream", recording)
@@ -87,6 +91,21 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     # the checker's page: its fact kept, its rating left out with a note saying why
     assert f"need a telephoto lens to show the Wall. {safety.OMISSION} </data {key}>" in text
     assert "We rate this claim" not in text
+    # which passages the verdict rests on: after the verdict, the judge's prompt re-read with each passage left
+    # out (same fence key, so llama.cpp reuses the prompt up to the missing passage); never a turn of its own
+    kinds = [e.type for e in events]
+    assert kinds.index("verdict") < kinds.index("attribution_progress") < kinds.index("attribution")
+    (att,) = by_type(events, "attribution")
+    assert att.status == "done", att.note
+    assert [r["id"] for r in att.without] == ["E1", "E2", "E3"]
+    assert (
+        all(abs(sum(r["probs"].values()) - 1) < 1e-3 for r in att.without) and abs(sum(att.probs.values()) - 1) < 1e-3
+    )
+    assert att.rests_on == [r["id"] for r in att.without if r["rests"]] and att.claim_lang == "en"
+    rereads = [m for m, o in zip(seen, opts) if list((o.json_schema or {}).get("properties") or {}) == ["verdict"]]
+    assert len(rereads) == 4 and rereads == seen[-4:]  # every passage, then each left out in turn, after the verdict
+    assert sum("Astronauts say" in "".join(x["content"] for x in m) for m in rereads) == 3  # E1 left out once
+    assert [p.get("lang") for p in ev.passages] == ["en", "en", "en"]
 
     from debate.store import DebateStore
 
@@ -98,6 +117,10 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     assert rows[2]["flag"].startswith("states a rating: ")
     assert "3 sentences of it left out of the prompts" in rows[1]["flag"]
     assert "demands an answer" in store.export_json(did) and "⚠" in store.export_markdown(did)
+    assert at.rests_sentence(att.to_dict()) in store.export_markdown(did)
+    assert [r["text"] for r in csv.DictReader(io.StringIO(store.export_csv(did))) if r["phase"] == "attribution"] == [
+        at.rests_sentence(att.to_dict())
+    ]
 
 
 HOSTILE_REASON = "<img src=x onerror=alert(1)>"
