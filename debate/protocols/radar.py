@@ -662,9 +662,11 @@ _SHARED = {
         "wrote).",
     ),
     "attribution": (
-        True,
+        False,
         "After the verdict, the judge's label probabilities read again with each passage left out: the "
-        "card names the passages the verdict rests on (not in the paper; it never delays the verdict).",
+        "card names the passages the verdict rests on (not in the paper; it never delays the verdict). "
+        "Off by default: on the packaged 0.5B judge the label-first re-read disagrees with the label it "
+        "wrote, so it names nothing, and its re-reads take the CPU the next debate needs.",
     ),
     "attribution_threshold": (
         at.THRESHOLD,

@@ -162,7 +162,7 @@ class Retriever:
 
 
 def judged(client, **params):
-    """RADAR-single with the judge alone over the three passages."""
+    """RADAR-single with the judge alone over the three passages, the attribution on (off by default)."""
     return run(
         client,
         protocol="radar-single",
@@ -170,7 +170,7 @@ def judged(client, **params):
         category=None,
         retriever=Retriever(),
         evidence=True,
-        params={"single_mode": "judge", **params},
+        params={"single_mode": "judge", "attribution": True, **params},
         top_k=3,
     )
 

@@ -68,7 +68,7 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
         task="halftruth",
         category=None,
         lineup="embedded",
-        params={"single_mode": "judge"},
+        params={"single_mode": "judge", "attribution": True},
         max_tokens=48,
         top_k=2,
         aids=True,
