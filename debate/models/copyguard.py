@@ -11,7 +11,9 @@ claim and the evidence at any length.
 
 Linear: the table is built in one pass over the protected tokens (a set of the quotable runs first), and
 each step is one dictionary lookup of the last n-1 tokens (a tuple of ints: exact, no hash collisions to
-reason about). Pure: token ids in, token ids out; the embedded backend feeds it (debate.models.local).
+reason about). Pure: tokens in, tokens out. The embedded backend (debate.models.local) feeds it each token
+as its lower-cased text, so a copy cannot go on by writing "matter" where the other speaker wrote
+"Matter" (another token id), and bans every token of a banned text.
 
 Greedy output is unchanged wherever the model was not about to copy: tokens are banned only where the
 answer's last n-1 tokens already stand in a protected text, and only the tokens that would continue it.
@@ -19,7 +21,7 @@ answer's last n-1 tokens already stand in a protected text, and only the tokens 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 # n in tokens. A run of 12 words (the copy the content benchmark counts) is at least 12 tokens, so n = 10
 # forbids it with a margin of two tokens for an opening word the copy tokenizes otherwise ("The" at the
@@ -31,14 +33,16 @@ DEFAULT_N = 10
 class CopyGuard:
     """Which tokens may not come next, given the answer's tokens so far (see the module doc)."""
 
-    def __init__(self, protected: Iterable[Sequence[int]], quotable: Iterable[Sequence[int]] = (), n: int = DEFAULT_N):
+    def __init__(
+        self, protected: Iterable[Sequence[Hashable]], quotable: Iterable[Sequence[Hashable]] = (), n: int = DEFAULT_N
+    ):
         if n < 2:
             raise ValueError(f"n must be at least 2, got {n}")
         self.n = n
         quoted = {tuple(q[i : i + n]) for q in quotable for i in range(len(q) - n + 1)}
-        self.table: dict[tuple[int, ...], set[int]] = {}
+        self.table: dict[tuple, set] = {}
         for p in protected:
-            p = [int(t) for t in p]
+            p = list(p)
             for i in range(len(p) - n + 1):
                 run = tuple(p[i : i + n])
                 if run not in quoted:
@@ -47,12 +51,12 @@ class CopyGuard:
     def __bool__(self) -> bool:
         return bool(self.table)
 
-    def banned(self, answer: Sequence[int]) -> set[int]:
+    def banned(self, answer: Sequence[Hashable]) -> set:
         """The tokens that would make the answer's last n tokens a protected run (empty when none)."""
         k = self.n - 1
         if len(answer) < k:
             return set()
-        return self.table.get(tuple(int(t) for t in answer[len(answer) - k :]), set())
+        return self.table.get(tuple(answer[len(answer) - k :]), set())
 
 
 def copied_run(answer: Sequence[int], protected: Iterable[Sequence[int]], n: int = DEFAULT_N) -> bool:

@@ -15,9 +15,9 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
   closes; a free-text answer ends at its first repeated sentence or long run of words (a JSON one when
   one sentence repeats three times).
 - **No copying another speaker** (`GenOptions.no_copy`, `debate.models.copyguard`): a token that would
-  make the answer repeat a run of n tokens of another speaker's earlier turn is banned at decode time
-  (with the shorter tokens that spell its beginning, so the copy cannot go on spelled otherwise); runs of
-  the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
+  make the answer repeat a run of n tokens (compared by their lower-cased text) of another speaker's earlier
+  turn is banned at decode time, with every token that spells it or its beginning in any case, so the copy
+  cannot go on spelled otherwise; runs of the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
   here: both act on every token of the context (the claim and the evidence included, which a debater must
   be able to quote), and llama-cpp-python 0.3.36 exposes DRY only as a raw sampler, not in its chat API.
 - **A budget kept kindly** (`GenOptions.grace_tokens`, `debate.models.stopping.KindEnd`): past
@@ -289,6 +289,7 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
 
 _script_bans: dict[tuple[str, str], Any] = {}
 _by_text: dict[str, dict[str, list[int]]] = {}
+_lower: dict[str, list[str]] = {}
 _quote_ids: dict[str, Any] = {}
 
 
@@ -300,22 +301,31 @@ def vocab_texts(llm: Any, key: str) -> list[str]:
         return _vocab_texts[key]
 
 
-def spelled_by_prefix(llm: Any, key: str, ids: set[int]) -> list[int]:
-    """`ids` and every token whose text is a shorter beginning of one of theirs (" econ" for " economy"):
-    banning a copied word's token alone would let the copy go on spelled in two tokens."""
+def lower_texts(llm: Any, key: str) -> list[str]:
+    """Every vocabulary token's text, lower-cased (what the copy guard compares), cached per model."""
     texts = vocab_texts(llm, key)
+    with _load_lock:
+        if key not in _lower:
+            _lower[key] = [t.lower() for t in texts]
+        return _lower[key]
+
+
+def spelled_by_prefix(llm: Any, key: str, banned: set[str]) -> list[int]:
+    """Every token whose lower-cased text is one of `banned` or a shorter beginning of one (" econ" for
+    " economy"): banning a copied word's token alone would let the copy go on spelled in two tokens, or
+    in another case."""
+    lower = lower_texts(llm, key)
     with _load_lock:
         if key not in _by_text:
             index: dict[str, list[int]] = {}
-            for i, t in enumerate(texts):
+            for i, t in enumerate(lower):
                 if t:
                     index.setdefault(t, []).append(i)
             _by_text[key] = index
         index = _by_text[key]
-    out = set(ids)
-    for i in ids:
-        t = texts[i] if 0 <= i < len(texts) else ""
-        for k in range(1, len(t)):
+    out: set[int] = set()
+    for t in banned:
+        for k in range(1, len(t) + 1):
             out.update(index.get(t[:k], ()))
     return sorted(out)
 
@@ -331,11 +341,14 @@ def quote_token_ids(llm: Any, key: str) -> Any:
         return _quote_ids[key]
 
 
-def copy_guard(llm: Any, options: GenOptions) -> CopyGuard | None:
-    """The request's CopyGuard over this model's tokens of its protected and quotable texts."""
+def copy_guard(llm: Any, key: str, options: GenOptions) -> CopyGuard | None:
+    """The request's CopyGuard over this model's tokens (as lower-cased texts) of its protected and quotable
+    texts."""
+    lower = lower_texts(llm, key)
 
-    def ids(text: str) -> list[int]:
-        return [int(t) for t in llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)] if text else []
+    def ids(text: str) -> list[str]:
+        toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
+        return [lower[int(t)] for t in toks]
 
     guard = CopyGuard(
         [ids(t) for t in options.no_copy], [ids(t) for t in options.quotable], int(options.no_copy_n or DEFAULT_N)
@@ -411,7 +424,8 @@ class _StepRecorder:
         self.llm: Any = None
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
         self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
-        self.widen: Callable[[set[int]], list[int]] = sorted  # a banned copy token -> the ids to ban
+        self.widen: Callable[[set[str]], list[int]] = sorted  # a banned copy token's text -> the ids to ban
+        self.lower: list[str] = []  # each token id's lower-cased text (what the guard compares)
         self.refused = 0  # steps where the guard banned a copy's next token
         self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
         self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
@@ -436,7 +450,8 @@ class _StepRecorder:
         if self.banned is not None and len(self.banned):
             scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
         if self.guard is not None:
-            copy = self.guard.banned(input_ids[self.prompt_tokens :])
+            gen = input_ids[self.prompt_tokens :]
+            copy = self.guard.banned([self.lower[int(t)] for t in gen[max(0, len(gen) - self.guard.n + 1) :]])
             if copy:
                 scores[self.widen(copy)] = -math.inf
                 self.refused += 1
@@ -848,8 +863,9 @@ class LocalBackend(Backend):
             if not options.json_schema:  # a grammar decides where a constrained answer may end
                 rec.watch = AnswerWatch(json_answer=options.stop_after_json)
             if options.no_copy:
-                rec.guard = copy_guard(llm, options)
-                rec.widen = lambda ids: spelled_by_prefix(llm, str(path), ids)
+                rec.guard = copy_guard(llm, str(path), options)
+                rec.lower = lower_texts(llm, str(path))
+                rec.widen = lambda texts: spelled_by_prefix(llm, str(path), texts)
             max_tokens = int(options.max_tokens)
             grace = max(0, int(options.grace_tokens or 0))
             # free text, or JSON under a grammar (which writes the label once its text is closed); a JSON

@@ -58,6 +58,29 @@ def test_the_claim_and_the_evidence_may_be_quoted_at_any_length():
     assert guard.banned(OTHER[3:12]) == {OTHER[12]}  # and one that runs into the claim from their words
 
 
+def test_the_guard_compares_what_tokens_say_not_their_case():
+    """The embedded backend feeds tokens as their lower-cased text: "Matter" for "matter" goes on no copy."""
+    theirs = [
+        "of",
+        "supporting",
+        "the",
+        "black",
+        "lives",
+        "matter",
+        "movement",
+        ".",
+        "this",
+        "was",
+        "backed",
+        "by",
+        "a",
+        "report",
+    ]
+    words = [w.lower() for w in ["of", "supporting", "the", "Black", "Lives", "Matter", "movement", ".", "This", "was"]]
+    guard = CopyGuard([[f" {w}" for w in theirs]], n=10)
+    assert guard.banned([f" {w}" for w in words[:9]]) == {" was"}
+
+
 def test_greedy_output_is_unchanged_where_nothing_would_be_copied():
     guard = CopyGuard([OTHER], n=10)
     own = lambda answer: [len(answer) % 7, 50]
