@@ -31,7 +31,9 @@ class ScriptedBackend(Backend):
         delay_s: float = 0.0,
         max_parallel: int = 64,
         label_probs: Callable[[str, GenOptions], dict[str, float] | None] | None = None,
+        n_ctx: int | None = None,
     ) -> None:
+        self.n_ctx = n_ctx  # a context window to report (tests of prompts shortened to fit one); None: unknown
         self._queues: dict[str, deque] = defaultdict(deque)
         self._fixed: dict[str, Reply] = {}
         for model, r in (replies or {}).items():
@@ -45,6 +47,9 @@ class ScriptedBackend(Backend):
         self._label_probs = label_probs
         self.calls: list[dict] = []
         self._lock = threading.Lock()
+
+    def context_window(self, model: str) -> int | None:
+        return self.n_ctx
 
     def enqueue(self, model: str, *replies: Reply) -> None:
         self._queues[model].extend(replies)

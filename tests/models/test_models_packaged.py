@@ -151,7 +151,8 @@ def test_lineups_fitted_values_and_stored_debates_with_the_old_names_still_work(
     as the store and the exports hold it) still resolve, calibrate and load."""
     from debate.aids import calibration as cal
     from debate.events import event_from_dict
-    from debate.lineups import load_lineup, resolve_agents
+    from debate.lineups import load_lineup
+    from debate.protocols import resolve_agents
     from debate.sharing.html import to_html
     from ui.transcript import build_view
 

@@ -76,6 +76,8 @@ def _send(at: AppTest, box, text: str) -> None:
 def test_person_takes_the_opponents_seat_on_the_debate_page(monkeypatch):
     monkeypatch.setenv("DEBATE_WARM_AHEAD", "0")
     with recorder(reply=JUDGE_REPLY) as srv:
+        # the presenter's server (OPENAI_BASE_URL): a lineup typed on a page may name it (models/reach.py)
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url)
         _store().save_lineup("person-page", person_lineup(srv.url))
         at = AppTest.from_file(APP, default_timeout=180)
         at.session_state["_retriever"] = None
