@@ -58,7 +58,8 @@ def app(tmp_path_factory):
         save_loop_council(home, f"openai:scripted@{srv.url}")
         store = DebateStore(home / "debates.sqlite")
         _store_two_debates(store)
-        with app_server(home, {"DEBATE_WARM_AHEAD": "0"}) as url:
+        # the presenter's server (OPENAI_BASE_URL): a lineup may name it (models/reach.py)
+        with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url:
             yield url, store
 
 
