@@ -374,10 +374,15 @@ class VoteComparison(Event):
     vote_correct: bool | None = None
     debate_correct: bool | None = None
     effect: str | None = None  # "for the better" | "for the worse" | "neither" | None
+    counted_otherwise: bool = False  # the first votes as counted (the aids) differ from what the members wrote
 
     def sentence(self) -> str:
-        """The verdict card's line on the debate against its first vote (also the text and Markdown transcripts)."""
+        """The verdict card's line on the debate against its first vote (also the text and Markdown transcripts).
+        Where the aids counted the first votes otherwise than the members wrote, "unanimous" says it is the
+        count, so the line never contradicts a headline that gives both."""
         if self.outcome == "unanimous":
+            if self.counted_otherwise:
+                return "unanimous at the first vote as counted (not as written)"
             return "unanimous at the first vote"
         if self.outcome == "stood":
             return "the first vote's majority stood"

@@ -140,6 +140,7 @@ class DebateContext:
     # the first answers (agent -> label) a plain vote would have counted; set by the protocol, read after
     # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
     first_votes: dict[str, str | None] | None = None
+    first_written: dict[str, str | None] | None = None  # the labels the first voters wrote, where counted otherwise
     first_basis: str = "first votes"
     said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
     said_by: list[tuple[str, str]] = field(default_factory=list)  # (agent, text) of the same turns: whose words
@@ -435,7 +436,8 @@ class DebateContext:
         if self.first_votes is None or self.task is None:
             return None
         d = against_vote(self.first_votes, self.task.labels, self.task.tie_label, v.label, v.gold)
-        return VoteComparison(category=v.category, basis=self.first_basis, **d)
+        differ = self.first_written is not None and self.first_written != self.first_votes
+        return VoteComparison(category=v.category, basis=self.first_basis, counted_otherwise=differ, **d)
 
     def _categories(self) -> list:
         from debate.tasks import task_categories

@@ -206,6 +206,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     votes = votes_of(turns)
     history.append(votes)
     ctx.first_votes = dict(votes)  # the plain vote the debate is shown against
+    ctx.first_written = {x.agent: x.label for x in turns}  # what they wrote, when the aids count otherwise
     tally_ev = tallied(0, votes)
     yield tally_ev
     how = "consensus at the first vote"

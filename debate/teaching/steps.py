@@ -227,6 +227,11 @@ def vote_note(e: dict) -> str:
         "stood": "The discussion ended where the plain vote would have: it changed nothing.",
         "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}.",
     }
+    if e.get("outcome") == "unanimous" and e.get("counted_otherwise"):
+        what["unanimous"] = (
+            "As counted, everyone agreed at once (not as written: a member's vote was read from its "
+            "probabilities), so the discussion could not change anything."
+        )
     note = f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. " + what.get(
         str(e.get("outcome")), ""
     )

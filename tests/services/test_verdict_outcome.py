@@ -152,3 +152,34 @@ def test_the_csv_says_the_counted_vote_beside_the_written_one(tmp_path):
     assert smol and all((r["label"], r["counted"]) == ("NO", "YES") for r in smol)
     chair = next(r for r in rows if r["agent"] == "chair")
     assert (chair["label"], chair["counted"]) == ("CONSENSUS REACHED", "CONSENSUS NOT REACHED")
+
+
+def test_unanimous_as_counted_is_never_said_of_members_who_wrote_otherwise():
+    """a and b write YES, smol writes NO and is counted YES: the first vote is unanimous only as counted, and the
+    line comparing the debate with its first vote says so beside a headline that gives both counts."""
+    backend = ScriptedBackend({"a": YES_A, "b": YES_B, "smol": BARE_NO, "chair": CHAIR}, label_probs=_probs)
+    cfg = DebateConfig(
+        claim="A new study in Nature shows coffee lowers the risk of heart disease https://nature.com/x",
+        protocol="council",
+        task="checkthat",
+        category=2,
+        lineup={
+            "name": "s",
+            "members": [{"name": n, "model": f"scripted:{n}"} for n in ("a", "b", "smol")],
+            "chair": {"name": "chair", "model": "scripted:chair"},
+            "judge": {"name": "j", "model": "scripted:a"},
+        },
+        params={"vote_from": "probs", "rounds": 2},
+        max_tokens=64,
+    )
+    events = [e.to_dict() for e in run_debate(cfg, ModelClient({"scripted": backend})) if e.type != "token"]
+    (cmp,) = [e for e in events if e["type"] == "vote_comparison"]
+    assert cmp["outcome"] == "unanimous" and cmp["counted_otherwise"] is True
+    text = render_text([event_from_dict(e) for e in events])
+    assert "unanimous at the first vote as counted (not as written)" in text
+    assert HEADLINE1 in text
+    assert any("As counted, everyone agreed at once (not as written" in s.note for s in steps(events))  # Learn
+    # members who all wrote the same label: the plain sentence
+    same = ScriptedBackend({"a": YES_A, "b": YES_B, "smol": YES_A, "chair": CHAIR}, label_probs=_probs)
+    plain = [e for e in run_debate(cfg, ModelClient({"scripted": same})) if e.type == "vote_comparison"]
+    assert plain[0].sentence() == "unanimous at the first vote" and not plain[0].counted_otherwise
