@@ -264,7 +264,7 @@ def test_the_app_puts_the_lineup_on_the_server_and_names_what_is_missing(llama, 
     at.text_area(key="claim").input(CLAIM)
     at.button(key="run").click().run()  # refused before anything starts, with the server's own words
     assert "debate_id" not in at.session_state
-    assert any("not available" in e.value and llama.url in e.value for e in at.error)
+    assert any("not available" in html.unescape(e.value) and llama.url in html.unescape(e.value) for e in at.error)
     at.text_area(key="cfg_server_map").input(map_text(MAP)).run()
     assert not at.exception, [e.message for e in at.exception]
     assert not any("lacks" in w.value for w in at.warning)
