@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import presenter
 from ui.style import apply_style
 
 st.set_page_config(page_title="Debate viewer", page_icon="assets/logo.svg", layout="wide")
@@ -29,4 +30,6 @@ pages = [
 ]
 pages += [st.Page(path, title=title, icon=icon) for path, title, icon in OPTIONAL if (HERE / path).exists()]
 pages.append(st.Page("pages/models.py", title="Models", icon=":material/memory:"))
-st.navigation(pages).run()
+if presenter.needed():  # reachable beyond loopback: the presenter's passcode first, and no other page
+    pages = [st.Page(presenter.sign_in_page, title="Presenter sign-in", default=True)]
+st.navigation(pages, position="hidden" if len(pages) == 1 else "sidebar").run()

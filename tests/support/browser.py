@@ -47,7 +47,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> Iterator[str]:
+def app_server(home: Path, env: dict | None = None, timeout: float = 60.0, address: str = "127.0.0.1") -> Iterator[str]:
     """Yield the base URL of a running app; kill its process group afterwards."""
     port = free_port()
     e = {**os.environ, "DEBATE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
@@ -62,7 +62,7 @@ def app_server(home: Path, env: dict | None = None, timeout: float = 60.0) -> It
             "--server.headless",
             "true",
             "--server.address",
-            "127.0.0.1",
+            address,
             "--server.port",
             str(port),
             "--browser.gatherUsageStats",
