@@ -40,10 +40,9 @@ def _probs(text: str, options) -> dict | None:
     return {"YES": 0.9, "NO": 0.1} if '"YES"' in text else {"YES": 0.1, "NO": 0.9}
 
 
-def council_events() -> list[dict]:
-    """A council whose member smol writes NO twice and is counted YES twice; b moves NO -> YES."""
-    backend = ScriptedBackend({"a": YES_A, "b": [NO_B, YES_B], "smol": BARE_NO, "chair": CHAIR}, label_probs=_probs)
-    cfg = DebateConfig(
+def council_cfg() -> DebateConfig:
+    """Members a, b and smol (counted from their probabilities), two discussion rounds."""
+    return DebateConfig(
         claim="A new study in Nature shows coffee lowers the risk of heart disease https://nature.com/x",
         protocol="council",
         task="checkthat",
@@ -57,7 +56,12 @@ def council_events() -> list[dict]:
         params={"vote_from": "probs", "rounds": 2},
         max_tokens=64,
     )
-    return [e.to_dict() for e in run_debate(cfg, ModelClient({"scripted": backend})) if e.type != "token"]
+
+
+def council_events() -> list[dict]:
+    """A council whose member smol writes NO twice and is counted YES twice; b moves NO -> YES."""
+    backend = ScriptedBackend({"a": YES_A, "b": [NO_B, YES_B], "smol": BARE_NO, "chair": CHAIR}, label_probs=_probs)
+    return [e.to_dict() for e in run_debate(council_cfg(), ModelClient({"scripted": backend})) if e.type != "token"]
 
 
 def test_the_rounds_say_votes_as_written_and_as_counted_and_the_chairs_status_from_the_tally():
@@ -158,20 +162,7 @@ def test_unanimous_as_counted_is_never_said_of_members_who_wrote_otherwise():
     """a and b write YES, smol writes NO and is counted YES: the first vote is unanimous only as counted, and the
     line comparing the debate with its first vote says so beside a headline that gives both counts."""
     backend = ScriptedBackend({"a": YES_A, "b": YES_B, "smol": BARE_NO, "chair": CHAIR}, label_probs=_probs)
-    cfg = DebateConfig(
-        claim="A new study in Nature shows coffee lowers the risk of heart disease https://nature.com/x",
-        protocol="council",
-        task="checkthat",
-        category=2,
-        lineup={
-            "name": "s",
-            "members": [{"name": n, "model": f"scripted:{n}"} for n in ("a", "b", "smol")],
-            "chair": {"name": "chair", "model": "scripted:chair"},
-            "judge": {"name": "j", "model": "scripted:a"},
-        },
-        params={"vote_from": "probs", "rounds": 2},
-        max_tokens=64,
-    )
+    cfg = council_cfg()
     events = [e.to_dict() for e in run_debate(cfg, ModelClient({"scripted": backend})) if e.type != "token"]
     (cmp,) = [e for e in events if e["type"] == "vote_comparison"]
     assert cmp["outcome"] == "unanimous" and cmp["counted_otherwise"] is True
