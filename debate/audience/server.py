@@ -298,13 +298,18 @@ def found(ctx: Context, token: str, kind: str) -> dict:
     return link
 
 
-async def poll_get(request: Request) -> Response:
+async def shown(request: Request, kind: str, view) -> Response:
+    """GET of a poll or a seat: its link found by token, the phone's cookie set on its first visit."""
     ctx: Context = request.app.state.ctx
-    link = await run_in_threadpool(found, ctx, request.path_params["token"], "poll")
+    link = await run_in_threadpool(found, ctx, request.path_params["token"], kind)
     phone = phone_of(request, ctx)
     fresh = phone is None
     phone = phone or uuid.uuid4().hex
-    return with_phone(await run_in_threadpool(poll_view, ctx, link, phone), ctx, phone, fresh)
+    return with_phone(await run_in_threadpool(view, ctx, link, phone), ctx, phone, fresh)
+
+
+async def poll_get(request: Request) -> Response:
+    return await shown(request, "poll", poll_view)
 
 
 async def poll_post(request: Request) -> Response:
@@ -354,12 +359,7 @@ def seat_view(ctx: Context, link: dict, phone: str, error: str = "", status: int
 
 
 async def seat_get(request: Request) -> Response:
-    ctx: Context = request.app.state.ctx
-    link = await run_in_threadpool(found, ctx, request.path_params["token"], "seat")
-    phone = phone_of(request, ctx)
-    fresh = phone is None
-    phone = phone or uuid.uuid4().hex
-    return with_phone(await run_in_threadpool(seat_view, ctx, link, phone), ctx, phone, fresh)
+    return await shown(request, "seat", seat_view)
 
 
 async def seat_post(request: Request) -> Response:
