@@ -30,6 +30,10 @@ pages = [
 ]
 pages += [st.Page(path, title=title, icon=icon) for path, title, icon in OPTIONAL if (HERE / path).exists()]
 pages.append(st.Page("pages/models.py", title="Models", icon=":material/memory:"))
-if presenter.needed():  # reachable beyond loopback: the presenter's passcode first, and no other page
-    pages = [st.Page(presenter.sign_in_page, title="Presenter sign-in", default=True)]
+if presenter.needed():  # reachable beyond loopback: the presenter's passcode first, and no other page,
+    # except for a signed-in member of the labelling team, who gets the Adjudicate page alone
+    if presenter.annotator() is not None:
+        pages = [st.Page("pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:", default=True)]
+    else:
+        pages = [st.Page(presenter.sign_in_page, title="Presenter sign-in", default=True)]
 st.navigation(pages, position="hidden" if len(pages) == 1 else "sidebar").run()

@@ -1,9 +1,11 @@
 """Benchmark (not a test): a room of phones voting on the audience server while a debate runs.
 
-The presenter's side is the engine's live path, the one the app's Run button starts (`live.start_debate`
-writing every event to the SQLite store, on the embedded default lineup, response cache off), in this
-process; the Streamlit page itself is not driven (its browser would cost more CPU on this shared machine
-than the phones do). The audience server is `python -m debate audience` in its own process on a loopback
+The presenter's side is, with `--browser`, the app itself: `streamlit run app.py` on a loopback port driven by
+Debian's chromium (the claim typed, Run clicked, Run→verdict timed until the verdict card is on screen, the
+debate's id read from the page's address as the presenter's Present page would use it). Without `--browser`
+it is the engine's live path the Run button starts (`live.start_debate` writing every event to the SQLite
+store), in this process, which costs less CPU on a shared machine. Both on the embedded default lineup with
+the response cache off. The audience server is `python -m debate audience` in its own process on a loopback
 port, on the same SQLite file. The phones are another process: N clients, each with its own cookie jar
 (its own device), all from 127.0.0.1 (as a room behind one NAT: the default per-address rate limit holds).
 
@@ -18,11 +20,13 @@ the vote is committed), and Run→verdict (Run until the verdict event is in the
 audience, as a ratio.
 
     /work/main/.venv/bin/python bench/bench_room.py [--phones 60] [--pairs 2] [--max-tokens 48] [--protocol council]
+        [--browser]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -126,9 +130,92 @@ def run_to_verdict(store, client, did: str, max_tokens: int, protocol: str, on_r
     return t
 
 
+THIS_DEBATE_JS = """(marker) => [...document.querySelectorAll('.claim-card')]
+    .some(el => !el.closest('[data-stale="true"]') && el.textContent.includes(marker))"""
+VERDICT_JS = """() => [...document.querySelectorAll('.verdict-card')].some(el => !el.closest('[data-stale="true"]'))"""
+
+
+def browser_run_to_verdict(page, claim: str, on_run=None) -> tuple[float, str]:
+    """Run clicked on the app's Debate page → the verdict card on screen, in seconds, and the debate's id
+    (from the page's address, which the page writes after Run)."""
+    from tests.support.browser import wait_idle, wait_settled
+
+    area = page.locator(".st-key-claim textarea")
+    area.fill(claim)
+    area.press("Control+Enter")
+    wait_idle(page)
+    t0 = time.perf_counter()
+    page.locator(".st-key-run button").click()
+    page.wait_for_function(THIS_DEBATE_JS, arg=claim[-12:], polling="raf", timeout=600_000)
+    page.wait_for_url(re.compile(r"[?&]debate="), timeout=600_000)
+    did = re.search(r"[?&]debate=([^&#]+)", page.url).group(1)
+    if on_run:
+        on_run(did)
+    page.wait_for_function(VERDICT_JS, polling=100, timeout=900_000)
+    t = time.perf_counter() - t0
+    wait_settled(page)
+    return t, did
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def room_run(args, env, people, audience, presenter, name: str):
+    """One debate with a room: the audience server started, the phones vote while the debate runs and reload
+    until the verdict, then the "after" poll. Returns (Run→verdict s, debate id, before votes, after votes)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "debate", "audience", "--host", "127.0.0.1", "--port", str(args.port)],
+        env=env,
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    server.stderr.readline()  # "Audience server for phones: …" once it listens
+    threading.Thread(target=server.stderr.read, daemon=True).start()  # drained, never blocks the server
+    labels = ("YES", "NO")
+    room: dict = {"before": []}
+
+    def on_run(did: str) -> None:
+        # the presenter opens the poll as the debate starts; the room votes, then waits reloading
+        people.open_poll(did, "before", labels, CLAIM)
+        url = f"http://127.0.0.1:{args.port}/p/{audience.link('poll', did)}"
+        phones = subprocess.Popen(
+            [sys.executable, __file__, "--phones", str(args.phones), "--spread", str(args.spread), "--phones-url", url],
+            env=env,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+        def ask(cmd: str) -> list:
+            phones.stdin.write(cmd + "\n")
+            phones.stdin.flush()
+            return json.loads(phones.stdout.readline())
+
+        room.update(phones=phones, ask=ask, did=did)
+
+        def votes() -> None:
+            room["before"].extend(ask("vote"))
+            ask("reload")
+
+        threading.Thread(target=votes, daemon=True).start()
+
+    t, did = presenter(name, on_run)
+    while len(room["before"]) < args.phones:
+        time.sleep(0.1)
+    ask, phones = room["ask"], room["phones"]
+    ask("stop-reload")
+    people.open_poll(did, "after", labels)
+    after = ask("vote")
+    phones.stdin.write("quit\n")
+    phones.stdin.flush()
+    phones.wait(30)
+    server.terminate()
+    server.wait(30)
+    return t, did, room["before"], after
 
 
 def main() -> int:
@@ -139,6 +226,7 @@ def main() -> int:
     ap.add_argument("--protocol", default="council", help="the debate's protocol (the app's default: council)")
     ap.add_argument("--spread", type=float, default=3.0, help="phones tap within this many seconds")
     ap.add_argument("--port", type=int, default=8592)
+    ap.add_argument("--browser", action="store_true", help="the presenter's side is the app in chromium")
     ap.add_argument("--phones-url", default=None, help=argparse.SUPPRESS)  # the phones' process
     args = ap.parse_args()
     if args.phones_url:
@@ -156,85 +244,64 @@ def main() -> int:
     from debate.store.people import PeopleStore
 
     store, people, audience = DebateStore(), PeopleStore(config.store_db()), links.AudienceStore(config.store_db())
-    client = default_client(cache=False)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; home {home}")
-    print("warming the embedded models (one debate, not counted)…", flush=True)
-    run_to_verdict(store, client, "warm", args.max_tokens, args.protocol)
+    with contextlib.ExitStack() as stack:
+        if args.browser:
+            from tests.support.browser import app_server, browser_page, wait_idle
 
-    without, with_, clicks, problems, counts = [], [], [], [], []
-    for k in range(args.pairs):
-        t = run_to_verdict(store, client, f"alone-{k}", args.max_tokens, args.protocol)
-        without.append(t)
-        print(f"pair {k + 1}: without audience Run→verdict {t:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+            url = stack.enter_context(app_server(home, env={"DEBATE_CACHE": "0"}))
+            page = stack.enter_context(browser_page(1400, 1600))
+            page.goto(url)
+            page.locator(".st-key-claim textarea").wait_for(timeout=60_000)
+            wait_idle(page)
+            titles = {"baseline": "Few-shot baseline", "council": "Council debate", "single": "Single debate"}
+            page.get_by_text(titles.get(args.protocol, args.protocol)).first.click()
+            wait_idle(page)
+            box = page.locator(".st-key-cfg_max_tokens input")
+            box.fill(str(args.max_tokens))
+            box.press("Enter")
+            wait_idle(page)
 
-        did = f"room-{k}"
-        server = subprocess.Popen(
-            [sys.executable, "-m", "debate", "audience", "--host", "127.0.0.1", "--port", str(args.port)],
-            env=env,
-            cwd=REPO,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        server.stderr.readline()  # "Audience server for phones: …" once it listens
-        threading.Thread(target=server.stderr.read, daemon=True).start()  # drained, never blocks the server
-        labels = ("YES", "NO")
-        people.open_poll(did, "before", labels, CLAIM)
-        url = f"http://127.0.0.1:{args.port}/p/{audience.link('poll', did)}"
-        phones = subprocess.Popen(
-            [sys.executable, __file__, "--phones", str(args.phones), "--spread", str(args.spread), "--phones-url", url],
-            env=env,
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+            def presenter(name: str, on_run=None) -> tuple[float, str]:
+                return browser_run_to_verdict(page, f"{CLAIM} ({name})", on_run)
+        else:
+            client = default_client(cache=False)
 
-        def ask(cmd: str, phones=phones) -> list:
-            phones.stdin.write(cmd + "\n")
-            phones.stdin.flush()
-            return json.loads(phones.stdout.readline())
+            def presenter(name: str, on_run=None) -> tuple[float, str]:
+                did = name
+                t = run_to_verdict(
+                    store, client, did, args.max_tokens, args.protocol, on_run=(lambda: on_run(did)) if on_run else None
+                )
+                return t, did
 
-        before: list = []
-
-        def on_run(did=did, ask=ask, before=before) -> None:
-            # the room votes while the debate opens, then waits reloading
-            def room() -> None:
-                before.extend(ask("vote"))
-                ask("reload")
-
-            threading.Thread(target=room, daemon=True).start()
-
-        t = run_to_verdict(store, client, did, args.max_tokens, args.protocol, on_run=on_run)
-        with_.append(t)
-        while len(before) < args.phones:
-            time.sleep(0.1)
-        ask("stop-reload")
-        people.open_poll(did, "after", labels)
-        after = ask("vote")
-        phones.stdin.write("quit\n")
-        phones.stdin.flush()
-        phones.wait(30)
-        server.terminate()
-        server.wait(30)
-
-        tallies = people.tallies(did)
-        for stage, cast in (("before", before), ("after", after)):
-            stored = sum(tallies[stage].values())
-            accepted = sum(1 for v in cast if v["ok"])
-            second_refused = sum(1 for v in cast if v.get("second") == 409)
-            clicks += [v["s"] for v in cast if v["ok"]]
-            counts.append((k + 1, stage, len(cast), accepted, stored, second_refused))
-            if not (stored == accepted == args.phones == second_refused):
-                problems.append(f"pair {k + 1} {stage}: cast {len(cast)}, accepted {accepted}, stored {stored}")
-        voters = people._q("SELECT COUNT(DISTINCT voter) FROM poll_votes WHERE debate_id=?", (did,))[0][0]
-        if voters != args.phones:
-            problems.append(f"pair {k + 1}: {voters} distinct voters for {args.phones} phones")
-        print(
-            f"pair {k + 1}: with audience Run→verdict {t:.1f} s; votes stored before {sum(tallies['before'].values())}"
-            f", after {sum(tallies['after'].values())}; distinct voters {voters} (load {os.getloadavg()[0]:.1f})",
-            flush=True,
-        )
+        print("warming the embedded models (one debate, not counted)…", flush=True)
+        presenter("warm")
+        without, with_, clicks, problems, counts = [], [], [], [], []
+        for k in range(args.pairs):
+            t, _ = presenter(f"alone-{k}")
+            without.append(t)
+            print(f"pair {k + 1}: without audience Run→verdict {t:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+            t, did, before, after = room_run(args, env, people, audience, presenter, f"room-{k}")
+            with_.append(t)
+            tallies = people.tallies(did)
+            for stage, cast in (("before", before), ("after", after)):
+                stored = sum(tallies[stage].values())
+                accepted = sum(1 for v in cast if v["ok"])
+                second_refused = sum(1 for v in cast if v.get("second") == 409)
+                clicks += [v["s"] for v in cast if v["ok"]]
+                counts.append((k + 1, stage, len(cast), accepted, stored, second_refused))
+                if not (stored == accepted == args.phones == second_refused):
+                    problems.append(f"pair {k + 1} {stage}: cast {len(cast)}, accepted {accepted}, stored {stored}")
+            voters = people._q("SELECT COUNT(DISTINCT voter) FROM poll_votes WHERE debate_id=?", (did,))[0][0]
+            if voters != args.phones:
+                problems.append(f"pair {k + 1}: {voters} distinct voters for {args.phones} phones")
+            print(
+                f"pair {k + 1}: with audience Run→verdict {t:.1f} s; votes stored before "
+                f"{sum(tallies['before'].values())}, after {sum(tallies['after'].values())}; distinct voters {voters} "
+                f"(load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
 
     print("\n| pair | stage | phones | votes accepted | votes stored | second taps refused |")
     print("|---|---|---|---|---|---|")

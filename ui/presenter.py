@@ -7,6 +7,11 @@ settings with their keys' URLs). A room reaches polls and seats through the sepa
 loopback anyway (`--server.address 0.0.0.0` and a widened `server.allowedHosts`), whoever opens it must
 first prove to be the presenter. The passcode comes from `DEBATE_PRESENTER_PASSCODE` or the file
 `DEBATE_HOME/presenter-passcode`; without one such an app refuses every page and says how to set one.
+
+A labelling team is the one other role such an app serves: a member who signs in with their own account
+(password or the team's provider, the Adjudicate page's sign-in) gets the Adjudicate page and nothing else —
+not the Library's Delete, not the Models page, not the presenter's settings — so an annotator working from
+another machine never needs the presenter's passcode.
 """
 
 from __future__ import annotations
@@ -69,10 +74,32 @@ def needed() -> bool:
     return beyond_loopback(st.get_option("server.address"), host) and not st.session_state.get(_OK)
 
 
+def _accounts():
+    from debate import config
+    from debate.adjudication.accounts import AccountStore
+
+    return AccountStore(str(config.store_db()))
+
+
+def annotator():
+    """The labelling team's member signed in in this session, or None (no team, or nobody signed in).
+    Only the Adjudicate page's own sign-in makes one, so the identity cannot come from the address."""
+    from ui import signin
+
+    team, ident = signin.identity(_accounts())
+    return ident if team else None
+
+
 def sign_in_page() -> None:
-    """The one page such an app shows until the presenter is recognised (app.py navigates to nothing else,
-    so neither the menu nor a page's address reaches another page)."""
+    """The one page such an app shows until the presenter or a member of the labelling team is recognised
+    (app.py navigates to nothing else, so neither the menu nor a page's address reaches another page)."""
     code = passcode()
+    accounts = _accounts()
+    if accounts.team():
+        with st.expander("Annotators and reviewers: sign in to label", icon=":material/gavel:"):
+            from ui import signin
+
+            signin.sign_in_panel(accounts)
     if not code:
         st.error(
             "This app is reachable from other machines, and no presenter passcode is set, so it opens no "

@@ -53,3 +53,29 @@ def test_beyond_loopback_without_a_passcode_no_page_opens(tmp_path):
             wait_settled(page)
             assert not page.locator('[data-testid="stSidebarNav"]').count()
             assert not page.locator(".st-key-claim").count()
+
+
+@pytest.mark.timeout(300)
+def test_beyond_loopback_an_annotator_signs_in_to_adjudicate_alone(tmp_path):
+    """A member of the labelling team works from another machine without the presenter's passcode: their
+    own account opens the Adjudicate page and nothing else (no menu, no Library behind a page's address)."""
+    from debate.adjudication.accounts import AccountStore
+
+    home = tmp_path / "home"
+    home.mkdir()
+    AccountStore(str(home / "debates.sqlite")).add("ada", "quiet-harbour-lantern-71")
+    with app_server(home, {"DEBATE_PRESENTER_PASSCODE": CODE}, address="0.0.0.0") as url:
+        with browser_page(height=1000) as page:
+            page.goto(url)
+            page.get_by_text("Annotators and reviewers: sign in to label").click()
+            page.get_by_role("textbox", name="Name", exact=True).fill("ada")
+            page.get_by_role("textbox", name="Password", exact=True).fill("quiet-harbour-lantern-71")
+            page.get_by_role("button", name="Sign in", exact=True).click()
+            page.get_by_text("Signed in as").wait_for(timeout=60_000)
+            wait_settled(page)
+            assert "Presenter sign-in" not in _text(page)
+            assert not page.locator('[data-testid="stSidebarNav"]').count()  # one page: no menu
+            page.goto(url + "/library")  # a new session: signed out again, so the gate, not the Library
+            page.get_by_text("Presenter sign-in").wait_for(timeout=60_000)
+            wait_settled(page)
+            assert "Delete" not in _text(page) and not page.locator(".st-key-claim").count()
