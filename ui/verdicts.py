@@ -160,12 +160,8 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     text as written; then the token-budget mark when the answer was cut."""
     parts = []
     echoed = getattr(turn, "echoed_format", "")
+    words = turn.words()  # the answer as every view shows it (debate.view.TurnView.words)
     if is_json_answer(turn) and turn.valid:
-        words = explanation or (
-            f"Answered {turn.label}, without an explanation." if turn.label else "(no explanation given)"
-        )
-        if echoed:  # the instruction is not the model's reason: say so, the raw answer stays one click away
-            words = (f"Answered {turn.label}" if turn.label else "Answered") + ", without a reason of its own."
         parts.append(text_html(words, debate_id=debate_id, known=known, flagged=flagged_in(turn)))
         parts.append(
             f'<details class="raw"><summary>Raw answer (JSON)</summary>'
@@ -175,7 +171,7 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
         flagged = flagged_in(turn)
         parts.append(
             text_html(
-                turn.text if turn.text.strip() else "(empty answer)",
+                words,
                 debate_id=debate_id,
                 known=known,
                 css="txt" + ("" if turn.valid else " invalid-text"),
