@@ -263,9 +263,9 @@ class DebateView:
     n_events: int = 0
 
     # -- folding ----------------------------------------------------------------------------
-    def extend(self, events: list[Event]) -> DebateView:
+    def extend(self, events: list[Event], by_seq: bool = True) -> DebateView:
         for ev in events:
-            self.apply(ev)
+            self.apply(ev, by_seq)
         return self
 
     def color(self, agent: str) -> str:
@@ -278,9 +278,11 @@ class DebateView:
             self.sections.append(Section(phase="start", round=0, title="Debate"))
         return self.sections[-1]
 
-    def apply(self, ev: Event) -> None:
-        """Fold one event in (an event already applied, by its seq, is skipped: folding is idempotent)."""
-        if ev.seq is not None and 0 <= ev.seq <= self.last_seq:
+    def apply(self, ev: Event, by_seq: bool = True) -> None:
+        """Fold one event in. `by_seq` (a live view fed the store's new events again and again): an event
+        already applied, by its seq, is skipped, so folding is idempotent; a whole stream read at once
+        (build_view) folds every event in its order."""
+        if by_seq and ev.seq is not None and 0 <= ev.seq <= self.last_seq:
             return
         self.last_seq = max(self.last_seq, ev.seq if ev.seq is not None else self.last_seq)
         self.last_t = max(self.last_t, ev.t or 0.0)
@@ -496,4 +498,4 @@ _HANDLERS = {
 
 def build_view(events: list[Event] | Any) -> DebateView:
     """The view of a whole stream (events, or their dicts as stored)."""
-    return DebateView().extend([e if isinstance(e, Event) else event_from_dict(e) for e in events])
+    return DebateView().extend([e if isinstance(e, Event) else event_from_dict(e) for e in events], by_seq=False)
