@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from debate import outcome
-from debate.content.sentences import PROSE_KEYS, is_json_text, json_prose
+from debate.content.sentences import PROSE_KEYS, is_json_text
 from debate.events import Event, event_from_dict
 from debate.sanitize import unmarked
 from debate.tasks import cut_off_mark, override_note, verdict_number, verdict_sentences
@@ -83,6 +83,16 @@ def prose(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         value = " ".join(str(x).strip() for x in value if str(x).strip())
     return unmarked("" if value is None else value).strip()
+
+
+def answer_prose(parsed: dict | None) -> str:
+    """A parsed JSON answer's words: its first PROSE_KEYS value with words in it, a string or a list of
+    sentences (content.sentences.json_prose reads strings only; a small model may write a list)."""
+    for key in PROSE_KEYS:
+        value = (parsed or {}).get(key)
+        if isinstance(value, (str, list)) and prose(value):
+            return prose(value)
+    return ""
 
 
 def partial_prose(text: str) -> str:
@@ -350,7 +360,7 @@ class DebateView:
         turn.tokens, turn.prompt_tokens = ev.completion_tokens, ev.prompt_tokens
         turn.latency_s, turn.ttft_s = ev.latency_s, ev.ttft_s
         turn.replayed = bool(getattr(ev, "replayed", False))
-        turn.explanation = prose(json_prose(ev.parsed)) if ev.valid else ""
+        turn.explanation = answer_prose(ev.parsed) if ev.valid else ""
         turn.cut_off_at = getattr(ev, "cut_off_at", None)
         turn.shortened, turn.full_text = str(ev.shortened or ""), str(ev.full_text or "")
         turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]

@@ -122,3 +122,22 @@ def test_a_cut_reason_and_a_listed_one_read_as_words_on_every_view(stores, monke
     view = build_view(events)
     assert view.verdict_view.cut and view.verdict_view.reason == "A study is cited.…"
     assert view.to_dict()["verdict_views"][0]["reason"] == "A study is cited.…"  # the view as JSON
+
+
+def test_the_rule_for_model_text_is_one_function_each():
+    """Markdown marks out (words, identifiers and arithmetic kept); a list of sentences read as words; a
+    JSON answer the budget cut still gives its words."""
+    from debate.sanitize import unmarked
+    from debate.view import answer_prose, partial_prose, prose
+
+    assert unmarked("**Support position:** yes, *really*; `x`\n## Head\n* item") == (
+        "Support position: yes, really; x\nHead\n- item"
+    )
+    assert unmarked("2*3*4 and snake_case __init__") == "2*3*4 and snake_case __init__"
+    assert (
+        prose('["It names Harvard.", "Twice."]')
+        == prose(["It names Harvard.", "Twice."])
+        == ("It names Harvard. Twice.")
+    )
+    assert answer_prose({"explanation": ["A **study** is cited."]}) == "A study is cited."
+    assert partial_prose('{"vote": "NO", "explanation": "No stu') == "No stu"
