@@ -360,6 +360,12 @@ header[data-testid="stHeader"] {display:none !important}
 """
 
 
+def _reason(view: DebateView) -> str:
+    """The verdict's reason as every view states it, with the budget's cut said when it was cut."""
+    vv = view.verdict_view
+    return "" if vv is None else vv.reason + (f" ({vv.cut})" if vv.cut else "")
+
+
 def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 1.0, focus: str | None = None) -> None:
     """Large type, one column: the claim, the verdict, the votes and stop checks so far, who speaks now
     (and, smaller, what was said just before). Same layout live or recorded; a recorded playback is
@@ -379,7 +385,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         head = f'<div class="p-sentence"><b>{escape(view.headline())}</b></div>' if view.headline() else ""
         st.markdown(
             f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-            f"{head}{words}{text_html(view.verdict_view.reason if view.verdict_view else '', css='p-expl')}</div>",
+            f"{head}{words}{text_html(_reason(view), css='p-expl')}</div>",
             unsafe_allow_html=True,
         )
     lines = []

@@ -141,7 +141,8 @@ def turn_words(turn: Any, started: Any) -> str:
     if not (turn.done and turn.valid and is_json_answer(turn)):
         return ""
     sentence = turn_sentence(turn, started, getattr(turn, "category", None))
-    reason = "(It gave no reason of its own.)" if getattr(turn, "echoed_format", "") else turn.explanation
+    reason = "(It gave no reason of its own.)" if getattr(turn, "echoed_format", "") else turn.words()
+    reason += f" ({turn.cut_note()})" if turn.cut_note() else ""  # a reason the budget cut says so here too
     return " ".join(x for x in (f"{sentence}." if sentence else "", reason) if x)
 
 

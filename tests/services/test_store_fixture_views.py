@@ -51,6 +51,16 @@ def page_text(view: DebateView, monkeypatch) -> tuple[str, list[str]]:
     return html.unescape(re.sub(r"<[^>]+>", " ", drawn)), page.out
 
 
+def present_text(view: DebateView, monkeypatch) -> str:
+    """Present's large type (ui.share_view.presenter) for the finished debate, as text."""
+    from ui import share_view
+
+    page = _Page()
+    monkeypatch.setattr(share_view, "st", page)
+    share_view.presenter(view, recorded=True, status="completed")
+    return html.unescape(re.sub(r"<[^>]+>", " ", "".join(page.out)))
+
+
 def _text_of_html(doc: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", doc))
 
@@ -64,6 +74,7 @@ def _renders(row: dict, events: list[dict], monkeypatch) -> dict[str, str]:
         "html": _text_of_html(to_html(events)),
         "page": page,
         "page_turns": str(sum('class="turn"' in b for b in blocks)),
+        "present": present_text(view, monkeypatch),
     }
 
 
@@ -93,6 +104,7 @@ def test_the_four_views_state_the_same_verdict_votes_and_turns(fmt, name, stores
             assert all(s in text for s in said), (where, said)
         # model text as words: no Markdown marks, no JSON answer
         assert "**bold**" not in text and '{"' not in text and "No study is linked." in text, where
+    assert "**" not in out["present"] and '{"' not in out["present"] and v.reason in out["present"]
     assert "**" not in out["terminal"] and "**" not in out["html"] and "**" not in out["page"]
     # the same turns, counted as each view draws them
     assert out["terminal"].count("\n▶ ") == turns
@@ -115,7 +127,7 @@ def test_a_cut_reason_and_a_listed_one_read_as_words_on_every_view(stores, monke
     verdict = next(e for e in events if e["type"] == "verdict")
     verdict["explanation"] = '["A study is cited."]'
     out = _renders(row, events, monkeypatch)
-    for where in ("terminal", "markdown", "html", "page"):
+    for where in ("terminal", "markdown", "html", "page", "present"):
         text = out[where]
         assert "A study is cited.…" in text and "cut off at 7 tokens" in text, where
         assert '["' not in text and "[&quot;" not in text, where
