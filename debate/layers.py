@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "debate.lineups",
             "debate.lineup_server",
             "debate.transcript",
+            "debate.view",
             "debate.retrieval",
             "debate.data",
             "debate.datasets",

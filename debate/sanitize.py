@@ -93,3 +93,27 @@ def md_text(text: Any) -> str:
     http(s) address (`[j](javascript:...)`) shown as text, not a link; controls as plain_text."""
     out = _MD_IMAGE.sub("!\\\\", html.escape(plain_text(text), quote=False))
     return _MD_REFERENCE.sub(r"\1\\[", _MD_LINK.sub("]\\\\(", out))
+
+
+# Markdown a model writes for emphasis and structure: `**bold**`, `*it*`, `` `code` ``, an ATX heading's
+# hashes, a bullet's star. Every view shows model text as plain text (the page escapes it, the exports quote it),
+# so these marks would show as stray characters: they are taken out instead, the words kept.
+_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", re.DOTALL)
+_MD_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+_MD_CODE = re.compile(r"`([^`\n]+)`")
+_MD_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+_MD_BULLET = re.compile(r"^([ \t]*)[*+][ \t]+", re.MULTILINE)
+
+
+def unmarked(text: Any) -> str:
+    """Model text without the Markdown marks of emphasis, code and headings (words kept; a `*` bullet becomes
+    `-`), so every view shows `**Support position:**` as `Support position:`. Links stay as written: each
+    sink neutralises them (md_text, html.escape, ui/safe)."""
+    s = "" if text is None else str(text)
+    if not any(c in s for c in "*_`#"):
+        return s
+    s = _MD_STRONG.sub(r"\1", s)
+    s = _MD_EMPHASIS.sub(r"\1", s)
+    s = _MD_CODE.sub(r"\1", s)
+    s = _MD_HEADING.sub("", s)
+    return _MD_BULLET.sub(r"\1- ", s)

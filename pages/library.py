@@ -5,6 +5,7 @@ from functools import partial
 import streamlit as st
 
 from debate import live
+from debate.sharing import exports
 from debate.store import compact_verdict, row_title, started_at
 from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
@@ -99,7 +100,7 @@ st.dataframe(
 # made on the click: the aids' overrules it carries are read from every listed debate's events
 st.download_button(
     "Export this list as CSV",
-    partial(store.list_csv, list(rows)),
+    partial(exports.library_csv, store, list(rows)),
     file_name="debates.csv",
     mime="text/csv",
     on_click="ignore",
@@ -146,7 +147,7 @@ speed = a2.selectbox(
 a3 = a4 = a5 = a6 = a7 = a_rest.container(horizontal=True, gap="small")
 a3.download_button(
     "JSON",
-    store.export_json(chosen),
+    exports.export_json(store, chosen),
     file_name=f"debate-{chosen}.json",
     mime="application/json",
     on_click="ignore",
@@ -155,7 +156,7 @@ a3.download_button(
 )
 a4.download_button(
     "Markdown",
-    store.export_markdown(chosen),
+    exports.export_markdown(store, chosen),
     file_name=f"debate-{chosen}.md",
     mime="text/markdown",
     on_click="ignore",
@@ -164,7 +165,7 @@ a4.download_button(
 )
 a5.download_button(
     "CSV",
-    store.export_csv(chosen),
+    exports.export_csv(store, chosen),
     file_name=f"debate-{chosen}.csv",
     mime="text/csv",
     on_click="ignore",

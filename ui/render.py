@@ -15,6 +15,7 @@ from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
 from debate.retrieval import attribution as at
 from debate.retrieval.safety import flag_counts, flag_text
+from debate.sanitize import unmarked
 from debate.tasks import stop_confidence_words, verdict_number
 from debate.transcript import shortened_note
 from ui import charts, people_view, verdicts
@@ -102,7 +103,7 @@ def render_turn(view: DebateView, turn: TurnView, debate_id: str) -> None:
             parts.append(verdicts.turn_reads_html(turn, view.started, turn.category))
             parts.append(verdicts.answer_body_html(turn, turn.explanation, debate_id=debate_id, known=known))
         elif answer:
-            parts.append(text_html(answer, debate_id=debate_id, known=known))
+            parts.append(text_html(unmarked(answer), debate_id=debate_id, known=known))
         st.markdown(f'<div class="turn" style="border-color:{color}">{"".join(parts)}</div>', unsafe_allow_html=True)
 
 
@@ -350,10 +351,12 @@ def render_verdict(view: DebateView, gold: Any = None) -> None:
     right += attribution_html(view)
     right += people_view.verdict_line(getattr(view.started, "debate_id", "") or "")  # a person's own verdict
     words = verdicts.verdict_words_html(v, view.started)
+    vv = view.verdict_view  # the reason as every view states it: words, never a JSON list; a budget cut marked
+    cut = f'<div class="cut-off">{escape(vv.cut)}</div>' if vv is not None and vv.cut else ""
     st.markdown(
         f'<div class="verdict-card"><div class="v-head"><span class="v-title">Verdict</span> {chips} '
         f'<span class="{"v-headline" if headline else "meta"}">{conf}</span> {src}</div>{words}{right}'
-        f"{text_html(v.explanation or '(no explanation given)')}</div>",
+        f"{text_html((vv.reason if vv is not None else '') or '(no explanation given)')}{cut}</div>",
         unsafe_allow_html=True,
     )
 

@@ -16,6 +16,7 @@ from debate import live, moderation
 from debate.errors import DebateError, InvalidInput
 from debate.events import event_from_dict
 from debate.lineups import PRESETS
+from debate.sanitize import unmarked
 from debate.sharing.family import align_rounds, family, variants
 from debate.sharing.fork import cut_after_round, fork_config, fork_plan, rounds_of
 from debate.sharing.html import to_html
@@ -359,6 +360,12 @@ header[data-testid="stHeader"] {display:none !important}
 """
 
 
+def _reason(view: DebateView) -> str:
+    """The verdict's reason as every view states it, with the budget's cut said when it was cut."""
+    vv = view.verdict_view
+    return "" if vv is None else vv.reason + (f" ({vv.cut})" if vv.cut else "")
+
+
 def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 1.0, focus: str | None = None) -> None:
     """Large type, one column: the claim, the verdict, the votes and stop checks so far, who speaks now
     (and, smaller, what was said just before). Same layout live or recorded; a recorded playback is
@@ -378,7 +385,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         head = f'<div class="p-sentence"><b>{escape(view.headline())}</b></div>' if view.headline() else ""
         st.markdown(
             f'<div class="present p-verdict"><span class="meta">Verdict</span> <b>{escape(label)}</b>'
-            f"{head}{words}{text_html(v.explanation or '', css='p-expl')}</div>",
+            f"{head}{words}{text_html(_reason(view), css='p-expl')}</div>",
             unsafe_allow_html=True,
         )
     lines = []
@@ -404,7 +411,8 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
     if current is not None:
         color = view.color(current.agent)
         _, answer, _ = current.display()
-        answer = verdicts.turn_words(current, view.started) or answer  # a finished JSON answer, in words
+        # a finished answer as every view shows it (a JSON answer in words, no Markdown marks)
+        answer = verdicts.turn_words(current, view.started) or (current.words() if current.done else unmarked(answer))
         shown = answer[: int(len(answer) * reveal)] if reveal < 1.0 else answer
         sec = next((x.title for x in reversed(view.sections) if ("turn", current.turn_id) in x.items), "")
         shown_label = current.shown_label() if current.done else None
@@ -419,8 +427,7 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         before = [t for t in turns if t.done and t.turn_id != current.turn_id]
         if before:
             p = before[-1]
-            _, said, _ = p.display()
-            said = verdicts.turn_words(p, view.started) or said
+            said = verdicts.turn_words(p, view.started) or p.words()
             st.markdown(
                 f'<div class="present p-before"><span class="meta">just before</span> <b>{escape(p.agent)}'
                 f'</b> <span class="meta">{escape(p.role)}{" · " + escape(p.shown_label() or "") if p.label else ""}'

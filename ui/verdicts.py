@@ -141,7 +141,8 @@ def turn_words(turn: Any, started: Any) -> str:
     if not (turn.done and turn.valid and is_json_answer(turn)):
         return ""
     sentence = turn_sentence(turn, started, getattr(turn, "category", None))
-    reason = "(It gave no reason of its own.)" if getattr(turn, "echoed_format", "") else turn.explanation
+    reason = "(It gave no reason of its own.)" if getattr(turn, "echoed_format", "") else turn.words()
+    reason += f" ({turn.cut_note()})" if turn.cut_note() else ""  # a reason the budget cut says so here too
     return " ".join(x for x in (f"{sentence}." if sentence else "", reason) if x)
 
 
@@ -160,12 +161,8 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
     text as written; then the token-budget mark when the answer was cut."""
     parts = []
     echoed = getattr(turn, "echoed_format", "")
+    words = turn.words()  # the answer as every view shows it (debate.view.TurnView.words)
     if is_json_answer(turn) and turn.valid:
-        words = explanation or (
-            f"Answered {turn.label}, without an explanation." if turn.label else "(no explanation given)"
-        )
-        if echoed:  # the instruction is not the model's reason: say so, the raw answer stays one click away
-            words = (f"Answered {turn.label}" if turn.label else "Answered") + ", without a reason of its own."
         parts.append(text_html(words, debate_id=debate_id, known=known, flagged=flagged_in(turn)))
         parts.append(
             f'<details class="raw"><summary>Raw answer (JSON)</summary>'
@@ -175,7 +172,7 @@ def answer_body_html(turn: Any, explanation: str, *, debate_id: str, known: set[
         flagged = flagged_in(turn)
         parts.append(
             text_html(
-                turn.text if turn.text.strip() else "(empty answer)",
+                words,
                 debate_id=debate_id,
                 known=known,
                 css="txt" + ("" if turn.valid else " invalid-text"),

@@ -3,8 +3,9 @@
 Why hand-written HTML and SVG: the file must load nothing (no scripts, styles, fonts or images from
 anywhere; a Content-Security-Policy in the file enforces it), so the vote chart is drawn as inline SVG
 instead of plotly's 3 MB of JavaScript. Everything a model, a person or a dataset wrote is escaped with
-html.escape before it is placed in the page; the only markup is ours. Each text is cut at MAX_TEXT
-characters so a runaway answer cannot make the file unusable. Sections carry ids `round-N` so a link
+html.escape before it is placed in the page; the only markup is ours. What the page says is read from the
+one transcript view (debate/view.py), as the app, the terminal and the Markdown export read it. Each text
+is cut at MAX_TEXT characters so a runaway answer cannot make the file unusable. Sections carry ids `round-N` so a link
 to `file.html#round-2` opens at that round.
 """
 
@@ -12,24 +13,17 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from debate import outcome
 from debate.events import Event
 from debate.live.pace import settings_line
 from debate.retrieval import attribution as at
 from debate.retrieval import provenance as prov
 from debate.retrieval.safety import flag_text
-from debate.sanitize import plain_text
-from debate.tasks import (
-    cut_off_mark,
-    echoed_mark,
-    override_note,
-    stop_confidence_words,
-    turn_number,
-    verdict_number,
-    verdict_sentences,
-)
+from debate.sanitize import plain_text, unmarked
+from debate.tasks import echoed_mark, stop_confidence_words, turn_number
+from debate.view import DebateView, build_view
 
 MAX_TEXT = 20_000
 _CITE = re.compile(r"\[(E\d{1,3})\]")
@@ -192,185 +186,204 @@ def _attribution_html(ev: dict | None) -> str:
     return out
 
 
-def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None = None) -> str:
-    """The whole debate as one HTML document (no external resources); `people`: a person's verdict and the
-    audience poll (debate.store.people.export), shown after the verdict."""
-    ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
-    started = next((e for e in ds if e.get("type") == "debate_started"), {})
-    evidence = next((e for e in ds if e.get("type") == "evidence"), None)
-    passages = list((evidence or {}).get("passages") or [])
-    known = {str(p.get("id")) for p in passages}
-    tallies = [e for e in ds if e.get("type") == "votes_tallied"]
-    verdicts = [e for e in ds if e.get("type") == "verdict"]
-    rounds = outcome.council_rounds(ds)  # votes, the chair's status and the verdict as the card states them
-    votes, chairs, tallied = outcome.counted_votes(ds), outcome.chair_tags(ds), iter(rounds)
-    finished = next((e for e in reversed(ds) if e.get("type") == "finished"), None)
-    attribution = next((e for e in reversed(ds) if e.get("type") == "attribution"), None)
-    did = started.get("debate_id", "")
+def _head_html(view: DebateView) -> list[str]:
+    """The title, what ran, the claim, a fork's parent and a debate that did not complete."""
+    s, f = view.started, view.finished
+    settings = (getattr(s, "settings", None) or {}) if s is not None else {}
     meta = " · ".join(
         _e(x)
         for x in (
-            started.get("protocol"),
-            started.get("task"),
-            f"category {started['category']}" if started.get("category") else "",
-            f"lineup {(started.get('settings') or {}).get('lineup_name', '')}",
-            started.get("created_at"),
+            getattr(s, "protocol", ""),
+            getattr(s, "task", ""),
+            f"category {s.category}" if getattr(s, "category", None) else "",
+            f"lineup {settings.get('lineup_name', '')}",
+            getattr(s, "created_at", ""),
         )
         if x
     )
-    ran = f'<div class="meta">{_e(settings_line(started))}</div>' if started else ""
-    body = [
-        f'<h1>Debate {_e(did)}</h1><div class="meta">{meta}</div>{ran}',
-        f'<div class="card claim">{_text(started.get("claim", ""), set())}</div>',
+    ran = f'<div class="meta">{_e(settings_line(s))}</div>' if s is not None else ""
+    out = [
+        f'<h1>Debate {_e(getattr(s, "debate_id", ""))}</h1><div class="meta">{meta}</div>{ran}',
+        f'<div class="card claim">{_text(getattr(s, "claim", ""), set())}</div>',
     ]
-    fork = started.get("forked_from")
+    fork = getattr(s, "forked_from", None)
     if fork:
-        body.append(
+        out.append(
             f'<p class="meta">Fork of debate {_e(fork.get("debate_id"))} after round {_e(fork.get("round"))}; '
             "the turns up to there are the parent's (marked “replayed”).</p>"
         )
-    if finished and finished.get("status") != "completed":
-        body.append(
-            f'<div class="err">This debate {_e(finished.get("status"))}: {_e(finished.get("stop_reason"))}</div>'
-        )
-    for v in verdicts[-1:]:
-        label = (
-            v.get("label")
-            if v.get("labels") is None
-            else ", ".join(f"category {k}: {x}" for k, x in v["labels"].items())
-        )
-        number = outcome.verdict_headline(v, rounds) or verdict_number(v)
-        conf = f" · {_e(number)}" if number else ""
-        gold = ""
-        if v.get("gold"):
-            gold = f"<div>Gold label: {_chip(v['gold'])} {'right' if v.get('correct') else 'wrong' if v.get('correct') is False else ''}</div>"
-        said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in verdict_sentences(v, started))
-        second = outcome.reading(v).second_opinion()  # a second opinion, named as such; not a warning
-        over = f'<div class="{"meta" if second else "err"}">{_e(override_note(v))}</div>' if override_note(v) else ""
-        body.append(
-            f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(label) or "no verdict"}'
-            f'</div>{said}{over}<div class="meta">by {_e(v.get("source"))}{conf}</div>{gold}'
-            f"{_attribution_html(attribution)}"
-            f'<div class="txt">{_text(v.get("explanation", ""), known)}</div></div>'
-        )
-    body += _people_html(people or {})
-    if tallies:
-        body.append(f'<h2 id="votes">Votes per round</h2><div class="card">{vote_chart_svg(tallies)}</div>')
-    body.append('<h2 id="transcript">Transcript</h2>')
-    for e in ds:
-        kind = e.get("type")
-        if kind == "phase_started":
-            body.append(
-                f'<h2 id="round-{_e(e.get("round"))}-{_e(e.get("phase"))}">{_e(e.get("title") or e.get("phase"))}</h2>'
-                + (f'<div class="meta">{_e(e.get("note"))}</div>' if e.get("note") else "")
+    if f is not None and f.status != "completed":
+        out.append(f'<div class="err">This debate {_e(f.status)}: {_e(f.stop_reason)}</div>')
+    return out
+
+
+def _verdict_html(view: DebateView, known: set[str]) -> list[str]:
+    v = view.verdict_view
+    if v is None:
+        return []
+    conf = f" · {_e(v.number)}" if v.number else ""
+    gold = ""
+    if v.gold:
+        right = "right" if v.correct else "wrong" if v.correct is False else ""
+        gold = f"<div>Gold label: {_chip(v.gold)} {right}</div>"
+    said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in v.sentences)
+    over = f'<div class="{"meta" if v.second_opinion else "err"}">{_e(v.override)}</div>' if v.override else ""
+    cut = f'<div class="meta">{_e(v.cut)}</div>' if v.cut else ""
+    return [
+        f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(v.label) or "no verdict"}'
+        f'</div>{said}{over}<div class="meta">by {_e(v.source)}{conf}</div>{gold}'
+        f"{_attribution_html(view.attribution or None)}"
+        f'<div class="txt">{_text(v.reason, known)}</div>{cut}</div>'
+    ]
+
+
+def _turn_html(view: DebateView, tid: str, known: set[str]) -> str:
+    t = view.turns[tid]
+    if not t.done:
+        return ""
+    conf = f" · {_e(turn_number(t))}" if turn_number(t) else ""
+    label_html = _chip(t.label)
+    if t.chair is not None and t.valid:  # the tally's state, not the chair's own status field
+        label_html, conf = _chip(t.chair.label), f" · {_e(t.label_words())}"
+    elif t.label_words():
+        label_html = f"{_chip(t.counted)} <b>{_e(t.label_words())}</b>"
+    flags = [] if t.valid else ["invalid answer"]
+    flags += ["repaired"] * t.repaired + ["replayed from the parent"] * t.replayed + ["written by a person"] * t.human
+    flags += [t.cut_note()] * bool(t.cut_note()) + [echoed_mark(t.echoed_format)] * bool(t.echoed_format)
+    return (
+        f'<div class="card turn{" replayed" if t.replayed else ""}"><span class="who">'
+        f'{_e(t.agent)}</span> <span class="meta">{_e(t.role)} · {_e(t.model)} · '
+        f"{_e(t.phase)} {_e(t.round)}</span> {label_html}"
+        f'<span class="meta">{conf} {_e(", ".join(flags))}</span>'
+        f'<div class="txt">{_text(t.words(), known)}</div></div>'
+    )
+
+
+def _tally_html(view: DebateView, e: Any) -> str:
+    counts = ", ".join(f"{_e(k)} {_e(n)}" for k, n in (e.counts or {}).items())
+    rv = view.round_of(e)
+    counts = f"<b>{_e(rv.headline())}</b>" if rv is not None and rv.differs else counts
+    return (
+        f'<div class="tally">Votes, round {_e(e.round)}: {counts} · consensus {e.consensus_share:.0%} vs θ '
+        f"{e.threshold:.0%} · {'reached' if e.reached else 'not reached'} · majority {_e(e.majority)}</div>"
+    )
+
+
+def _stop_html(view: DebateView, e: Any) -> str:
+    return (
+        f'<div class="stop">Stop check after round {_e(e.round)} ({_e(e.method)}): margin {e.stop_margin:+.2f} vs '
+        f"τs {e.tau_s:.2f}, {_e(stop_confidence_words(e))} vs τc {e.tau_c:.2f} → {_e(str(e.decision).upper())} "
+        f"(preliminary {_e(e.preliminary_verdict)})</div>"
+    )
+
+
+def _moderator_html(view: DebateView, e: Any) -> str:
+    seen = "" if e.seen else " (arrived after the last turn: no agent read it)"
+    return (
+        f'<div class="mod"><b>Moderator</b> <span class="meta">({_e(e.source)}, from {_e(e.phase)} round '
+        f'{_e(e.round)}{seen})</span><div class="txt">{_text(unmarked(e.text), set())}</div></div>'
+    )
+
+
+_ITEMS: dict[str, Callable[[DebateView, Any], str]] = {
+    "votes_tallied": _tally_html,
+    "stop_check": _stop_html,
+    "moderator": _moderator_html,
+    "chair_summary": lambda v, e: (
+        f'<div class="tally"><b>Chair ({_e(e.agent)})</b>: '
+        f"{_text(unmarked(e.summary), {str(p.get('id')) for p in v.evidence})}</div>"
+    ),
+    "human_timeout": lambda v, e: f'<div class="tally">{_e(e.message)}</div>',
+    "rule_applied": lambda v, e: f'<div class="tally">Rule {_e(e.rule)}: {_e(e.before)} → {_e(e.after)}</div>',
+    "error": lambda v, e: f'<div class="err">{_e(e.error)}: {_e(e.message)} {_e(e.hint)}</div>',
+}
+
+
+def _sections_html(view: DebateView, known: set[str]) -> list[str]:
+    out = ['<h2 id="transcript">Transcript</h2>']
+    for sec in view.sections:
+        if sec.phase != "start":
+            out.append(
+                f'<h2 id="round-{_e(sec.round)}-{_e(sec.phase)}">{_e(sec.title)}</h2>'
+                + (f'<div class="meta">{_e(sec.note)}</div>' if sec.note else "")
             )
-            if e.get("phase") not in NOT_ROUND_ANCHORS:
-                body.append(f'<a id="round-{_e(e.get("round"))}"></a>')
-        elif kind == "turn_finished":
-            conf = f" · {_e(turn_number(e))}" if turn_number(e) else ""
-            tid = str(e.get("turn_id") or "")
-            label_html = _chip(e.get("label"))
-            if tid in chairs and e.get("valid", True):  # the tally's state, not the chair's own status field
-                label_html, conf = _chip(chairs[tid].label), f" · {_e(outcome.chair_words(chairs[tid]))}"
-            elif tid in votes and votes[tid].differs:
-                label_html = f"{_chip(votes[tid].counted)} <b>{_e(outcome.vote_words(votes[tid]))}</b>"
-            flags = [] if e.get("valid", True) else ["invalid answer"]
-            flags += ["repaired"] * bool(e.get("repaired")) + ["replayed from the parent"] * bool(e.get("replayed"))
-            flags += ["written by a person"] * bool(e.get("human"))
-            flags += [cut_off_mark(e.get("cut_off_at"), e.get("shortened") or "")] * bool(
-                e.get("cut_off_at") or e.get("shortened")
-            )
-            flags += [echoed_mark(str(e.get("echoed_format")))] * bool(e.get("echoed_format"))
-            body.append(
-                f'<div class="card turn{" replayed" if e.get("replayed") else ""}"><span class="who">'
-                f'{_e(e.get("agent"))}</span> <span class="meta">{_e(e.get("role"))} · {_e(e.get("model"))} · '
-                f"{_e(e.get('phase'))} {_e(e.get('round'))}</span> {label_html}"
-                f'<span class="meta">{conf} {_e(", ".join(flags))}</span>'
-                f'<div class="txt">{_text(e.get("text", ""), known)}</div></div>'
-            )
-        elif kind == "moderator":
-            seen = "" if e.get("seen", True) else " (arrived after the last turn: no agent read it)"
-            body.append(
-                f'<div class="mod"><b>Moderator</b> <span class="meta">({_e(e.get("source"))}, from '
-                f'{_e(e.get("phase"))} round {_e(e.get("round"))}{seen})</span><div class="txt">'
-                f"{_text(e.get('text', ''), set())}</div></div>"
-            )
-        elif kind == "votes_tallied":
-            counts = ", ".join(f"{_e(k)} {_e(n)}" for k, n in (e.get("counts") or {}).items())
-            rv = next(tallied, None)
-            counts = f"<b>{_e(rv.headline())}</b>" if rv is not None and rv.differs else counts
-            body.append(
-                f'<div class="tally">Votes, round {_e(e.get("round"))}: {counts} · consensus '
-                f"{float(e.get('consensus_share') or 0):.0%} vs θ {float(e.get('threshold') or 0):.0%} · "
-                f"{'reached' if e.get('reached') else 'not reached'} · majority {_e(e.get('majority'))}</div>"
-            )
-        elif kind == "chair_summary":
-            body.append(
-                f'<div class="tally"><b>Chair ({_e(e.get("agent"))})</b>: {_text(e.get("summary", ""), known)}</div>'
-            )
-        elif kind == "stop_check":
-            body.append(
-                f'<div class="stop">Stop check after round {_e(e.get("round"))} ({_e(e.get("method"))}): margin '
-                f"{float(e.get('stop_margin') or 0):+.2f} vs τs {float(e.get('tau_s') or 0):.2f}, "
-                f"{_e(stop_confidence_words(e))} vs τc {float(e.get('tau_c') or 0):.2f} → "
-                f"{_e(str(e.get('decision', '')).upper())} (preliminary {_e(e.get('preliminary_verdict'))})</div>"
-            )
-        elif kind == "human_timeout":
-            body.append(f'<div class="tally">{_e(e.get("message"))}</div>')
-        elif kind == "rule_applied":
-            body.append(
-                f'<div class="tally">Rule {_e(e.get("rule"))}: {_e(e.get("before"))} → {_e(e.get("after"))}</div>'
-            )
-        elif kind == "error":
-            body.append(f'<div class="err">{_e(e.get("error"))}: {_e(e.get("message"))} {_e(e.get("hint"))}</div>')
-    if evidence and (evidence.get("sources") or evidence.get("note")) and not passages:
-        body.append(f'<h2 id="evidence">Evidence</h2><div class="meta">{prov.summary_html(evidence)}</div>')
-    if passages:
-        body.append(
-            f'<h2 id="evidence">Evidence ({len(passages)} passages'
-            f"{'' if (evidence or {}).get('in_prompts', True) else ', shown for reference; the agents did not see them'})</h2>"
-        )
-        if evidence.get("sources") or evidence.get("note"):
-            body.append(f'<div class="meta">{prov.summary_html(evidence)}</div>')
-        by_agent = prov.cited_by(
-            (str(e.get("agent") or ""), str(e.get("text") or "")) for e in ds if e.get("type") == "turn_finished"
-        )
-        for p in passages:
-            link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
-            score = f" · score {float(p['score']):.3f}" if isinstance(p.get("score"), (int, float)) else ""
-            flag = f'<div class="flag">&#9888; {_e(flag_text(p))}</div>' if flag_text(p) else ""
-            if at.passage_note(attribution, str(p.get("id"))):
-                flag += f'<div class="flag">&#9873; {_e(at.passage_note(attribution, str(p.get("id"))))}</div>'
-            if p.get("lang"):
-                score += f" · {_e(at.language_name(str(p.get('lang'))))}"
-            body.append(
-                f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
-                f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'
-                f'<div class="src">Source: {link}</div></div>'
-            )
-        for p in (evidence or {}).get("dropped") or []:
-            if isinstance(p, dict):
-                body.append(
-                    f'<div class="card passage"><b>{_e(p.get("id"))}</b> <span class="meta">held back from '
-                    f'the prompts</span><div class="flag">&#9888; {_e(flag_text(p))}</div>'
-                    f'<div class="txt">{_text(p.get("text", ""), set())}</div></div>'
-                )
-    if started.get("lineup"):
+            if sec.phase not in NOT_ROUND_ANCHORS:
+                out.append(f'<a id="round-{_e(sec.round)}"></a>')
+        for kind, item in sec.items:
+            if kind == "turn":
+                out.append(_turn_html(view, item, known))
+            elif kind in _ITEMS:
+                out.append(_ITEMS[kind](view, item))
+    return out
+
+
+def _passage_html(p: dict, attribution: dict | None, by_agent: dict[str, list[str]]) -> str:
+    link = prov.provenance_html(p, by_agent.get(str(p.get("id"))))
+    score = f" · score {float(p['score']):.3f}" if isinstance(p.get("score"), (int, float)) else ""
+    flag = f'<div class="flag">&#9888; {_e(flag_text(p))}</div>' if flag_text(p) else ""
+    if at.passage_note(attribution, str(p.get("id"))):
+        flag += f'<div class="flag">&#9873; {_e(at.passage_note(attribution, str(p.get("id"))))}</div>'
+    if p.get("lang"):
+        score += f" · {_e(at.language_name(str(p.get('lang'))))}"
+    return (
+        f'<div class="card passage" id="ev-{_e(p.get("id"))}"><b>[{_e(p.get("id"))}]</b>'
+        f'<span class="meta">{score}</span>{flag}<div class="txt">{_text(p.get("text", ""), set())}</div>'
+        f'<div class="src">Source: {link}</div></div>'
+    )
+
+
+def _evidence_html(view: DebateView) -> list[str]:
+    ev, passages = view.evidence_event, view.evidence
+    summary = f'<div class="meta">{prov.summary_html(ev)}</div>' if ev.get("sources") or ev.get("note") else ""
+    if not passages:
+        return [f'<h2 id="evidence">Evidence</h2>{summary}'] if summary else []
+    seen = "" if view.evidence_in_prompts else ", shown for reference; the agents did not see them"
+    out = [f'<h2 id="evidence">Evidence ({len(passages)} passages{seen})</h2>', summary]
+    by_agent = prov.cited_by((t.agent, t.text) for t in view.done_turns())
+    out += [_passage_html(p, view.attribution or None, by_agent) for p in passages]
+    out += [
+        f'<div class="card passage"><b>{_e(p.get("id"))}</b> <span class="meta">held back from '
+        f'the prompts</span><div class="flag">&#9888; {_e(flag_text(p))}</div>'
+        f'<div class="txt">{_text(p.get("text", ""), set())}</div></div>'
+        for p in ev.get("dropped") or []
+        if isinstance(p, dict)
+    ]
+    return out
+
+
+def _tail_html(view: DebateView) -> list[str]:
+    """The lineup and what the debate cost."""
+    out, f = [], view.finished
+    lineup = getattr(view.started, "lineup", None) or []
+    if lineup:
         rows = "".join(
             f"<tr><td>{_e(a.get('agent'))}</td><td>{_e(a.get('role'))}</td><td>{_e(a.get('model'))}</td>"
             f"<td>{_e(a.get('temperature'))}</td><td>{_e(a.get('seed'))}</td></tr>"
-            for a in started["lineup"]
+            for a in lineup
         )
-        body.append(
+        out.append(
             f'<h2 id="lineup">Lineup</h2><table><tr><th>agent</th><th>role</th><th>model</th>'
             f"<th>temperature</th><th>seed</th></tr>{rows}</table>"
         )
-    if finished:
-        body.append(
-            f'<p class="meta">{_e(finished.get("status"))} · {_e(finished.get("model_calls"))} model calls · '
-            f"{int(finished.get('prompt_tokens') or 0) + int(finished.get('completion_tokens') or 0):,} tokens · "
-            f"{float(finished.get('wall_s') or 0):.1f} s · exported by the debate viewer</p>"
+    if f is not None:
+        out.append(
+            f'<p class="meta">{_e(f.status)} · {_e(f.model_calls)} model calls · '
+            f"{int(f.prompt_tokens or 0) + int(f.completion_tokens or 0):,} tokens · "
+            f"{float(f.wall_s or 0):.1f} s · exported by the debate viewer</p>"
         )
+    return out
+
+
+def render_html(view: DebateView, title: str = "", people: dict | None = None) -> str:
+    """The view as one HTML document (no external resources); `people`: a person's verdict and the audience
+    poll (debate.store.people.export), shown after the verdict."""
+    known = {str(p.get("id")) for p in view.evidence}
+    body = _head_html(view) + _verdict_html(view, known) + _people_html(people or {})
+    if view.tallies:
+        chart = vote_chart_svg([t.to_dict() for t in view.tallies])
+        body.append(f'<h2 id="votes">Votes per round</h2><div class="card">{chart}</div>')
+    body += _sections_html(view, known) + _evidence_html(view) + _tail_html(view)
+    did = getattr(view.started, "debate_id", "") or ""
     head = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -378,6 +391,11 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
         f"<title>{_e(title or 'Debate ' + did)}</title><style>{CSS}</style></head><body><main>"
     )
     return head + "".join(body) + "</main></body></html>\n"
+
+
+def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None = None) -> str:
+    """The whole debate (its events, or their dicts as stored) as one HTML document, through the one view."""
+    return render_html(build_view(list(events)), title, people)
 
 
 NOT_ROUND_ANCHORS = ("fork", "evidence", "category", "closing", "judge", "stop-check", "round-judge")

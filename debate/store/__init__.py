@@ -3,7 +3,8 @@ so `from debate.store import DebateStore` works), on the WAL plumbing it shares 
 store (sqlite.py).
 
 Services layer, but it needs only the foundation and the transcript: it never imports the runner, so a
-stored debate can be read without any model code.
+stored debate can be read without any model code. Exports (JSON, CSV, Markdown) are not storage: they live in
+debate/sharing/exports.py; `to_markdown` is still named here for the programs that import it from here.
 """
 
 from debate.store.debates import (
@@ -14,7 +15,6 @@ from debate.store.debates import (
     DebateStore,
     compact_verdict,
     heartbeat_s,
-    list_csv,
     row_title,
     seconds_since,
     started_at,
@@ -29,7 +29,6 @@ __all__ = [
     "DebateStore",
     "compact_verdict",
     "heartbeat_s",
-    "list_csv",
     "row_title",
     "seconds_since",
     "started_at",

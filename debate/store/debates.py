@@ -12,8 +12,6 @@ WAL lets other processes read while a debate is being written.
 from __future__ import annotations
 
 import atexit
-import csv
-import io
 import json
 import os
 import sqlite3
@@ -26,18 +24,7 @@ from debate import outcome
 from debate.errors import InvalidInput, checked_text
 from debate.events import Event, event_from_dict
 from debate.models.spec import redacted
-from debate.retrieval import attribution as at
-from debate.retrieval.safety import flag_text
-from debate.sanitize import csv_row, md_text
 from debate.store.sqlite import SqliteStore
-from debate.tasks import (
-    cut_off_mark,
-    override_note,
-    stop_confidence_words,
-    turn_number,
-    verdict_number,
-    verdict_sentences,
-)
 
 MAX_LINEUP_NAME = 80  # a saved lineup's name, shown in the preset list
 STATUSES = ("running", "completed", "stopped", "error", "interrupted")
@@ -450,82 +437,13 @@ class DebateStore(SqliteStore):
     def delete_lineup(self, name: str) -> None:
         self._tx(lambda db: db.execute("DELETE FROM lineups WHERE name=?", (name,)))
 
-    # -- export -----------------------------------------------------------------------------
-    def _require(self, debate_id: str) -> dict:
+    # -- reading for the exports (debate.sharing.exports) ----------------------------------------
+    def require(self, debate_id: str) -> dict:
+        """The debate's row, or InvalidInput saying it is not in the store."""
         row = self.get(debate_id)
         if row is None:
             raise InvalidInput(f"No debate {debate_id!r} in the store.", "Pick one from the Library.")
         return row
-
-    def export_json(self, debate_id: str) -> str:
-        row = self._require(debate_id)
-        from debate.store import people  # a person's verdict and the audience poll, kept beside the events
-
-        return json.dumps(
-            {"debate": row, "events": self.event_dicts(debate_id), **people.export(self.path, debate_id)},
-            indent=1,
-            default=str,
-        )
-
-    def export_csv(self, debate_id: str) -> str:
-        """One line per finished turn (what each agent said, its vote and its cost), then one per verdict
-        (phase "verdict"): its label and, when an aid changed the label the model wrote, that written
-        label, the aid and the sentence that says so, as every other view of the verdict does."""
-        self._require(debate_id)
-        cols = [
-            "round",
-            "phase",
-            "agent",
-            "role",
-            "model",
-            "human",
-            "category",
-            "label",
-            "confidence",
-            "counted",
-            "written_label",
-            "calibrated_label",
-            "reading",
-            "aid",
-            "overrule",
-            "valid",
-            "cached",
-            "prompt_tokens",
-            "completion_tokens",
-            "latency_s",
-            "citations",
-            "text",
-            "flag",
-        ]
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        events = self.event_dicts(debate_id)
-        votes, chairs = outcome.counted_votes(events), outcome.chair_tags(events)  # as the card states them
-        for e in events:
-            if e.get("type") == "evidence":  # one row per passage (phase "evidence"), with its flag if it has one
-                for p in [*(e.get("passages") or []), *(e.get("dropped") or [])]:
-                    if isinstance(p, dict):
-                        w.writerow(csv_row(_evidence_row(p, bool(e.get("in_prompts", True)))))
-            elif e.get("type") == "turn_finished":
-                tid = str(e.get("turn_id") or "")
-                counted = votes[tid].counted if tid in votes else (chairs[tid].label if tid in chairs else None)
-                w.writerow(csv_row({**e, "citations": " ".join(e.get("citations") or []), "counted": counted}))
-            elif e.get("type") == "verdict":
-                w.writerow(csv_row(_verdict_row(e)))
-            elif e.get("type") == "attribution":  # which passages the verdict rests on (and a contested verdict)
-                w.writerow(
-                    csv_row(
-                        {
-                            "phase": "attribution",
-                            "agent": e.get("source", ""),
-                            "label": e.get("label"),
-                            "text": at.rests_sentence(e),
-                            "flag": at.contested_sentence(e),
-                        }
-                    )
-                )
-        return buf.getvalue()
 
     def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
         """debate id -> its verdict events whose readings disagree (an aid changed the written label, or
@@ -546,102 +464,6 @@ class DebateStore(SqliteStore):
                 if outcome.reading(v).note():
                     out.setdefault(r[0], []).append(v)
         return out
-
-    def list_csv(self, rows: list[dict]) -> str:
-        """The Library's current list (`rows` from `list`) as CSV, with the aids' overrules read from the events."""
-        return list_csv(rows, self.overrules([r["id"] for r in rows]))
-
-    def export_markdown(self, debate_id: str) -> str:
-        from debate.store import people
-
-        return "\n".join(
-            [to_markdown(self._require(debate_id), self.event_dicts(debate_id)).rstrip("\n"), ""]
-            + people.markdown(people.export(self.path, debate_id))
-        )
-
-
-# fields that go through _quote (escaped there), so they are not escaped twice
-_QUOTED = ("text", "summary", "explanation")
-
-
-def _evidence_row(p: dict, in_prompts: bool) -> dict:
-    """A passage as a row of the per-turn CSV: its id as the agent, its source as the model, its flag."""
-    pid = str(p.get("id") or "")
-    held = pid.startswith("X")
-    return {
-        "phase": "evidence",
-        "agent": pid,
-        "role": "held back" if held else ("passage" if in_prompts else "shown only"),
-        "model": str(p.get("source") or ""),
-        "confidence": p.get("score"),
-        "text": str(p.get("text") or ""),
-        "flag": flag_text(p),
-    }
-
-
-def _verdict_row(e: dict) -> dict:
-    """A verdict event as a row of the per-turn CSV."""
-    label = e.get("label")
-    if label is None and e.get("labels"):  # all categories at once: "1: YES · 2: NO · 3: YES"
-        label = compact_verdict(json.dumps(e["labels"]))
-    return {
-        "phase": "verdict",
-        "agent": e.get("source", ""),
-        "category": e.get("category"),
-        "label": label,
-        "confidence": e.get("confidence"),
-        "written_label": outcome.reading(e).written if override_note(e) else None,
-        "calibrated_label": outcome.reading(e).calibrated,
-        "reading": outcome.reading(e).reading,
-        "aid": e.get("aid", ""),
-        "overrule": override_note(e),
-        "text": e.get("explanation", ""),
-    }
-
-
-def list_csv(rows: list[dict], overrules: dict[str, list[dict]]) -> str:
-    """The Library's list as CSV; `overrules` (DebateStore.overrules) adds, per debate whose verdict an aid
-    changed, the label the model wrote, the aid and the sentence that says so."""
-    cols = [
-        "id",
-        "created_at",
-        "status",
-        "protocol",
-        "task",
-        "category",
-        "claim",
-        "verdict",
-        "written_label",
-        "calibrated_label",
-        "aid",
-        "overrule",
-        "gold",
-        "correct",
-        "tokens",
-        "model_calls",
-        "cache_hits",
-        "wall_s",
-    ]
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore")
-    w.writeheader()
-    for r in rows:  # claims and verdicts may start like a formula
-        w.writerow(csv_row({**r, **_overrule_cells(overrules.get(r["id"], []))}))
-    return buf.getvalue()
-
-
-def _overrule_cells(verdicts: list[dict]) -> dict:
-    """One debate's overruled verdicts as three cells; one per category when several were overruled."""
-    if not verdicts:
-        return {}
-    many = len(verdicts) > 1
-    tag = (lambda v: f"category {v.get('category')}: ") if many else (lambda v: "")
-    return {
-        "written_label": " · ".join(f"{tag(v)}{outcome.reading(v).written}" for v in verdicts),
-        "calibrated_label": " · ".join(f"{tag(v)}{outcome.reading(v).calibrated or ''}" for v in verdicts),
-        "aid": " · ".join(dict.fromkeys(str(v.get("aid") or "") for v in verdicts if v.get("aid"))),
-        "overrule": " ".join(f"{tag(v)}{override_note(v)}" for v in verdicts),
-    }
 
 
 def started_at(row: dict) -> str:
@@ -686,184 +508,10 @@ def compact_verdict(value: str | None) -> str:
     return text
 
 
-def _quote(text: str) -> str:
-    return "\n".join("> " + line for line in md_text(text).strip().splitlines()) or "> (nothing)"
-
-
 def to_markdown(row: dict, events: list[dict]) -> str:
-    """A readable transcript: the claim, each round's turns, tallies, stop checks and the verdict.
+    """The Markdown transcript, which lives in debate.sharing.markdown (an export, not storage); this name
+    stays for the programs that import it from here. Imported on call: the exports read the live package,
+    whose worker imports this store."""
+    from debate.sharing.markdown import to_markdown as render
 
-    Every value that came from a model, a dataset or a person is HTML-escaped (md_text): a Markdown
-    viewer renders raw HTML, so an answer containing `<img src=x onerror=...>` must arrive as text."""
-    row = {k: md_text(v) if isinstance(v, str) and k not in ("claim",) else v for k, v in row.items()}
-    events = [{k: md_text(v) if isinstance(v, str) and k not in _QUOTED else v for k, v in e.items()} for e in events]
-    from debate.live.pace import settings_line
-
-    started = next((e for e in events if e.get("type") == "debate_started"), None)
-    votes, chairs = outcome.counted_votes(events), outcome.chair_tags(events)  # as the card states them
-    rounds = outcome.council_rounds(events)
-    tallied = iter(rounds)
-    out = [
-        f"# Debate {row['id']}",
-        "",
-        f"- **Protocol:** {row.get('protocol')}  **Task:** {row.get('task')}"
-        f"{'  **Category:** ' + str(row['category']) if row.get('category') else ''}",
-        f"- **Status:** {row.get('status')}  **Started:** {row.get('created_at')}",
-        *([f"- {md_text(settings_line(started))}"] if started else []),
-        "",
-        "## Claim",
-        "",
-        _quote(row.get("claim", "")),
-        "",
-    ]
-    out += _md_evidence(events)
-    for e in events:
-        t = e.get("type")
-        if t == "evidence" or (t == "phase_started" and e.get("phase") == "evidence"):
-            continue  # in its own section above: the viewer's search can arrive in the middle of a round
-        elif t == "phase_started":
-            out += [f"## {e.get('title') or (e.get('phase', '').title() + ' ' + str(e.get('round', '')))}", ""]
-        elif t == "turn_finished":
-            vote = (
-                ""
-                if e.get("valid", True)
-                else (
-                    " — no answer (countdown ended)"
-                    if (e.get("parsed") or {}).get("timed_out")
-                    else " — INVALID answer"
-                )
-            )
-            who = " — written by a person" if e.get("human") else ""
-            mine = votes.get(str(e.get("turn_id") or ""))
-            chair = chairs.get(str(e.get("turn_id") or ""))
-            if chair is not None and e.get("valid", True):
-                vote = f" — **{md_text(outcome.chair_words(chair))}**"
-            elif mine is not None and mine.differs:
-                vote = f" — **{md_text(outcome.vote_words(mine))}**"
-            elif e.get("label"):
-                vote = f" — **{e['label']}**" + (f" ({md_text(turn_number(e))})" if turn_number(e) else "")
-            cut = (
-                [f"*{cut_off_mark(e.get('cut_off_at'), e.get('shortened') or '')}*", ""]
-                if e.get("cut_off_at") or e.get("shortened")
-                else []
-            )
-            out += [
-                f"### {e.get('agent')} ({e.get('role')}, {e.get('model')}){vote}{who}",
-                "",
-                _quote(e.get("text", "")),
-                "",
-            ]
-            out += cut
-        elif t == "human_timeout":
-            out += [f"*{e.get('message')}*", ""]
-        elif t == "moderator":
-            out += [f"**Moderator ({e.get('source')}):**", "", _quote(e.get("text", "")), ""]
-        elif t == "chair_summary":
-            out += [f"**Chair summary ({e.get('agent')}):**", "", _quote(e.get("summary", "")), ""]
-        elif t == "votes_tallied":
-            counts = ", ".join(f"{md_text(k)}: {v}" for k, v in (e.get("counts") or {}).items())
-            rv = next(tallied, None)
-            counts = md_text(rv.headline()) if rv is not None and rv.differs else counts
-            out += [
-                f"**Votes, round {e.get('round')}:** {counts} — consensus {e.get('consensus_share', 0):.0%} "
-                f"vs threshold {e.get('threshold', 0):.0%} ({'reached' if e.get('reached') else 'not reached'})",
-                "",
-            ]
-        elif t == "stop_check":
-            out += [
-                f"**Stop check, round {e.get('round')}:** margin {e.get('stop_margin', 0):.2f} (τs "
-                f"{e.get('tau_s', 0):.2f}), {md_text(stop_confidence_words(e))} (τc "
-                f"{e.get('tau_c', 0):.2f}) → {e.get('decision')}",
-                "",
-            ]
-        elif t == "transcript_shortened":
-            from debate.transcript import shortened_note
-
-            out += [f"*{shortened_note(event_from_dict(e))}*", ""]
-        elif t == "rule_applied":
-            out += [f"**Rule:** {e.get('rule')} ({'changed' if e.get('changed') else 'no change'})", ""]
-        elif t == "verdict":
-            label = e.get("label") or md_text(json.dumps(e.get("labels")))
-            number = outcome.verdict_headline(e, rounds) or verdict_number(e)
-            out += [
-                "## Verdict",
-                "",
-                f"**{label}**" + (f" ({md_text(number)})" if number else ""),
-            ]
-            out += [""] + [f"{md_text(x)}." for x in verdict_sentences(e, started)]
-            if override_note(e):
-                out += ["", f"**{md_text(override_note(e))}**"]
-            if e.get("gold"):
-                out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
-            out += ["", _quote(e.get("explanation", "")), ""]
-        elif t == "vote_comparison":
-            out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
-        elif t == "attribution":
-            out += [f"⚑ {md_text(at.rests_sentence(e))}", ""]
-            if e.get("contested"):
-                out += [f"**⚠ {md_text(at.contested_sentence(e))}**", ""]
-        elif t == "error":
-            out += [f"**Error:** {e.get('message')} {e.get('hint', '')}".rstrip(), ""]
-        elif t == "finished":
-            out += [
-                "---",
-                f"Finished: {e.get('status')} ({e.get('stop_reason') or 'done'}); "
-                f"{e.get('prompt_tokens', 0) + e.get('completion_tokens', 0)} tokens, "
-                f"{e.get('model_calls', 0)} model calls, {e.get('cache_hits', 0)} cache hits, "
-                f"{e.get('wall_s') or 0:.1f} s",
-                "",
-            ]
-    return "\n".join(_drop_empty_headings(out))
-
-
-def _md_evidence(events: list[dict]) -> list[str]:
-    """The Evidence section: the passages (saying whether the agents saw them), or why there are none."""
-    ev = next((e for e in reversed(events) if e.get("type") == "evidence"), None)
-    attribution = next((e for e in reversed(events) if e.get("type") == "attribution"), None)
-    notes = [
-        str(e.get("note") or "") for e in events if e.get("type") == "phase_started" and e.get("phase") == "evidence"
-    ]
-    if ev is None or not ev.get("passages"):
-        return ["## Evidence", "", *[n for n in notes if n][:1], ""] if any(notes) else []
-    seen = (
-        "The agents saw these passages, numbered as cited."
-        if ev.get("in_prompts", True)
-        else "Shown for reference only: the agents did not see these passages."
-    )
-    return [
-        "## Evidence",
-        "",
-        seen,
-        "",
-        *[
-            f"- **[{md_text(p.get('id'))}]** ({p.get('score', 0):.3f}, {md_text(p.get('source') or 'unknown source')}) "
-            + (f"**⚠ {md_text(flag_text(p))}** " if flag_text(p) else "")
-            + (
-                f"**⚑ {md_text(at.passage_note(attribution, str(p.get('id'))))}** "
-                if at.passage_note(attribution, str(p.get("id")))
-                else ""
-            )
-            + (f"({md_text(at.language_name(str(p['lang'])))}) " if p.get("lang") else "")
-            + f"{md_text(p.get('text') or '').strip()}"
-            for p in ev["passages"]
-        ],
-        *[
-            f"- **{md_text(p.get('id'))}** (held back from the prompts; ⚠ {md_text(flag_text(p))}) "
-            f"{md_text(p.get('text') or '').strip()}"
-            for p in ev.get("dropped") or []
-            if isinstance(p, dict)
-        ],
-        "",
-    ]
-
-
-def _drop_empty_headings(lines: list[str]) -> list[str]:
-    """Remove a '## ' heading with nothing under it before the next '## ' heading (a phase without turns)."""
-    keep: list[str] = []
-    for i, line in enumerate(lines):
-        if line.startswith("## "):
-            nxt = next((x for x in lines[i + 1 :] if x.strip()), None)
-            if nxt is None or nxt.startswith("## ") or nxt == "---":
-                continue
-        keep.append(line)
-    return keep
+    return render(row, events)

@@ -16,7 +16,8 @@ from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.protocols import resolve_agents, validate_lineup
 from debate.runner import DebateConfig, run_debate
-from debate.transcript import build_transcript, read_events, render_text, write_event
+from debate.transcript import read_events, render_text, write_event
+from debate.view import build_view
 from tests.conftest import REPO
 from tests.support.engine import FakeRetriever, by_type, lineup, run, scripted
 
@@ -39,8 +40,8 @@ def test_events_round_trip_through_json_and_replay_identically(tmp_path):
     back = read_events(path)
     assert [e.to_dict() for e in back] == [json.loads(json.dumps(e.to_dict())) for e in ev]
     assert render_text(back) == render_text(ev) and "VERDICT: HALF-TRUE" in render_text(ev)
-    tr = build_transcript(back)
-    assert tr.final.label == "HALF-TRUE" and tr.evidence and tr.finished.status == "completed"
+    tr = build_view(back)
+    assert tr.verdict_view.label == "HALF-TRUE" and tr.evidence and tr.finished.status == "completed"
     assert tr.sections[0].phase == "opening" and any(s.phase == "stop-check" for s in tr.sections)
 
 

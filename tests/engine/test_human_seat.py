@@ -23,6 +23,7 @@ from debate.errors import InvalidInput
 from debate.events import event_from_dict
 from debate.models.registry import default_client
 from debate.runner import DebateConfig, run_debate
+from debate.sharing import exports
 from debate.sharing.fork import fork_config
 from debate.store import DebateStore
 from tests.conftest import REPO
@@ -120,11 +121,11 @@ def test_person_takes_the_opponents_seat_and_the_judge_reads_the_rebuttal_word_f
     assert len(prompts) == 1 and REBUTTAL in prompts[0] and OPENING in prompts[0]
     assert by_type(events, "verdict")[0].label == "NO"
     # kept by every export
-    md = store.export_markdown(did)
+    md = exports.export_markdown(store, did)
     assert REBUTTAL in md and "written by a person" in md
     assert any(
         r["human"] == "True" and r["text"] == REBUTTAL
-        for r in __import__("csv").DictReader(__import__("io").StringIO(store.export_csv(did)))
+        for r in __import__("csv").DictReader(__import__("io").StringIO(exports.export_csv(store, did)))
     )
     from debate.sharing.html import to_html
 
@@ -216,7 +217,7 @@ def test_an_unattended_seat_times_out_and_the_debate_goes_on_and_records_it(tmp_
     assert by_type(events, "verdict")[0].label is None
     assert events[-1].type == "finished" and events[-1].status == "completed"
     assert seats.waiting(did) == []
-    md = store.export_markdown(did)
+    md = exports.export_markdown(store, did)
     assert "turn passed" in md and "no answer (countdown ended)" in md
     from debate.transcript import render_text
 

@@ -16,6 +16,7 @@ from debate.errors import InvalidInput
 from debate.events import VoteComparison, event_from_dict
 from debate.protocols import PROTOCOLS
 from debate.protocols.decisions import against_vote
+from debate.sharing import exports
 from debate.store import DebateStore
 from debate.teaching import steps as teaching
 from tests.support.engine import by_type, run, scripted
@@ -252,4 +253,4 @@ def test_text_and_markdown_transcripts_carry_the_comparison(tmp_path):
     )
     store = DebateStore(tmp_path / "s.sqlite")
     _stored(store, "md", ev)
-    assert "**Debate vs. vote:** the discussion changed the outcome" in store.export_markdown("md")
+    assert "**Debate vs. vote:** the discussion changed the outcome" in exports.export_markdown(store, "md")

@@ -10,6 +10,7 @@ import pytest
 
 from debate.retrieval import attribution as at
 from debate.retrieval import safety
+from debate.sharing import exports
 from tests.support.engine import by_type, run, scripted
 
 LABELS = ("TRUE", "FALSE")
@@ -242,7 +243,11 @@ def test_the_library_filters_contested_verdicts_and_every_export_says_why(tmp_pa
             store.append_event(did, e)
     assert [r["id"] for r in store.list(contested=True)] == ["contested"]
     assert {r["id"] for r in store.list(contested=False)} == {"calm", "old"}
-    md, page, rows = store.export_markdown("contested"), to_html(_attributed(True)), store.export_csv("contested")
+    md, page, rows = (
+        exports.export_markdown(store, "contested"),
+        to_html(_attributed(True)),
+        exports.export_csv(store, "contested"),
+    )
     for out in (md, page, rows):  # (the CSV is plain text, read as text: escaping is the HTML sinks' part)
         assert "The verdict rests on E3" in out and "without it TRUE" in out
     assert HOSTILE not in md and HOSTILE not in page

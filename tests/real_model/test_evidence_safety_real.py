@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from debate.retrieval import attribution as at
 from debate.retrieval import safety
 from debate.runner import DebateConfig, run_debate
+from debate.sharing import exports
 from tests.support.engine import by_type
 
 PLANT = (
@@ -112,15 +113,15 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     store = DebateStore(tmp_path / "s.sqlite")
     did = store.create_debate(cfg, events[0].debate_id)
     store.append_events(did, events)
-    rows = [r for r in csv.DictReader(io.StringIO(store.export_csv(did))) if r["phase"] == "evidence"]
+    rows = [r for r in csv.DictReader(io.StringIO(exports.export_csv(store, did))) if r["phase"] == "evidence"]
     assert [bool(r["flag"]) for r in rows] == [False, True, True] and "demands an answer" in rows[1]["flag"]
     assert rows[2]["flag"].startswith("states a rating: ")
     assert "3 sentences of it left out of the prompts" in rows[1]["flag"]
-    assert "demands an answer" in store.export_json(did) and "⚠" in store.export_markdown(did)
-    assert at.rests_sentence(att.to_dict()) in store.export_markdown(did)
-    assert [r["text"] for r in csv.DictReader(io.StringIO(store.export_csv(did))) if r["phase"] == "attribution"] == [
-        at.rests_sentence(att.to_dict())
-    ]
+    assert "demands an answer" in exports.export_json(store, did) and "⚠" in exports.export_markdown(store, did)
+    assert at.rests_sentence(att.to_dict()) in exports.export_markdown(store, did)
+    assert [
+        r["text"] for r in csv.DictReader(io.StringIO(exports.export_csv(store, did))) if r["phase"] == "attribution"
+    ] == [at.rests_sentence(att.to_dict())]
 
 
 HOSTILE_REASON = "<img src=x onerror=alert(1)>"

@@ -12,6 +12,7 @@ from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.overruled import overruled_queue
 from debate.errors import InvalidInput
 from debate.runner import DebateConfig
+from debate.sharing import exports
 from debate.sharing.html import to_html
 from debate.store import DebateStore, people
 from tests.support.scripted_runs import SCRIPTED_LINEUP, scripted_client
@@ -68,9 +69,9 @@ def test_overrule_is_stored_beside_the_judges_verdict_filtered_queued_and_export
     with pytest.raises(InvalidInput, match="No halftruth debate"):
         overruled_queue(store, ps, "halftruth")
     # every export keeps it; model and person text stay text
-    exported = json.loads(store.export_json(a))
+    exported = json.loads(exports.export_json(store, a))
     assert exported["overrules"][0]["reason"] == "The link is a <script>press</script> release."
-    md = store.export_markdown(a)
+    md = exports.export_markdown(store, a)
     assert "## A person's verdict" in md and "&lt;script&gt;" in md and "<script>" not in md
     html = to_html(store.event_dicts(a), people=people.export(store.path, a))
     assert "A person&#x27;s verdict" in html or "A person's verdict" in html
@@ -121,7 +122,7 @@ def test_cli_html_export_keeps_the_persons_verdict_by_id_and_from_a_library_expo
     by_id, from_json = tmp_path / "by-id.html", tmp_path / "from-json.html"
     assert main(["export", did, "--html", str(by_id)]) == 0
     lib = tmp_path / "lib.json"
-    lib.write_text(store.export_json(did))
+    lib.write_text(exports.export_json(store, did))
     assert main(["export", str(lib), "--html", str(from_json)]) == 0
     for f in (by_id, from_json):
         page = f.read_text()

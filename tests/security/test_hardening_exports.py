@@ -17,6 +17,7 @@ import time
 
 from debate.events import event_from_dict
 from debate.sanitize import csv_cell, strip_terminal
+from debate.sharing import exports
 from debate.store import DebateStore
 from tests.support.hostile_servers import recorder
 
@@ -81,17 +82,17 @@ def test_cli_export_markdown_and_csv_neutralise_hostile_model_text(tmp_path):
     store.create_debate({"claim": CLAIM, "protocol": "council", "task": "checkthat"}, "d1")
     for e in events:
         store.append_event("d1", event_from_dict(e))
-    md = store.export_markdown("d1")
+    md = exports.export_markdown(store, "d1")
     assert "<img" not in md and "<script>" not in md
     assert "&lt;img src=x onerror=alert(1)&gt;" in md and "&lt;script&gt;" in md
 
-    for text in (store.export_csv("d1"), store.list_csv(store.list())):
+    for text in (exports.export_csv(store, "d1"), exports.library_csv(store, store.list())):
         rows = list(csv.reader(io.StringIO(text)))
         cells = [c for r in rows[1:] for c in r]
         assert cells and not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], cells
-    turns = [r for r in csv.DictReader(io.StringIO(store.export_csv("d1"))) if r["phase"] != "verdict"]
+    turns = [r for r in csv.DictReader(io.StringIO(exports.export_csv(store, "d1"))) if r["phase"] != "verdict"]
     assert turns and all(t["text"].startswith("'=HYPERLINK(") for t in turns)
-    assert list(csv.DictReader(io.StringIO(store.list_csv(store.list()))))[0]["claim"] == "'" + CLAIM
+    assert list(csv.DictReader(io.StringIO(exports.library_csv(store, store.list()))))[0]["claim"] == "'" + CLAIM
 
 
 def test_sanitizers_on_their_own():

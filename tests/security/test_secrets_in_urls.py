@@ -14,6 +14,7 @@ from debate.errors import InvalidInput
 from debate.lineup_server import parse_server
 from debate.models.registry import known_models, make_backend
 from debate.models.spec import ModelSpec, redacted
+from debate.sharing import exports
 
 PASSWORD = "hunter2-pw-9f3a"
 OLLAMA_URL = f"http://alice:{PASSWORD}@127.0.0.1:9"
@@ -172,10 +173,14 @@ def test_a_debate_an_older_version_stored_with_a_password_is_read_and_exported_w
         )
     )
     read = json.dumps([store.get("old1"), store.event_dicts("old1"), store.lineups(), store.list()], default=str)
-    exports = [store.export_json("old1"), store.export_markdown("old1"), store.export_csv("old1")]
-    for text in (read, *exports):
+    files = [
+        exports.export_json(store, "old1"),
+        exports.export_markdown(store, "old1"),
+        exports.export_csv(store, "old1"),
+    ]
+    for text in (read, *files):
         assert PASSWORD not in text and "bob" not in text
-    assert "http://***@127.0.0.1:9/v1" in read and any("***@127.0.0.1:9" in t for t in exports)
+    assert "http://***@127.0.0.1:9/v1" in read and any("***@127.0.0.1:9" in t for t in files)
 
 
 def test_an_evaluation_run_an_older_version_stored_with_a_password_is_read_without_it(tmp_path):

@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 from debate.adjudication.annotations import AnnotationStore
 from debate.adjudication.hardcases import from_upload
 from debate.events import event_from_dict
+from debate.sharing import exports
 from debate.store import DebateStore
 from tests.conftest import REPO
 from tests.support.hostile_servers import recorder
@@ -296,7 +297,7 @@ def test_markdown_and_html_exports_show_images_controls_and_bidi_as_text(tmp_pat
     html_path = tmp_path / "d.html"
     exp = _cli("export", str(events), "--html", str(html_path))
     assert exp.returncode == 0, exp.stderr
-    md, page = store.export_markdown("d1"), html_path.read_text(encoding="utf-8")
+    md, page = exports.export_markdown(store, "d1"), html_path.read_text(encoding="utf-8")
     for doc in (md, page):
         for bad in ("\x1b", "\x07", "\u202e", "\u202c", "\u2066", "\u2069", "<img"):
             assert bad not in doc, (bad, doc[:300])

@@ -23,6 +23,7 @@ from debate.events import (
     Verdict,
     VotesTallied,
 )
+from debate.sharing import exports
 from debate.store import MIGRATIONS, DebateStore
 
 
@@ -192,23 +193,23 @@ def test_stopped_debate_keeps_status_and_events(tmp_path):
 def test_exports(tmp_path):
     store = DebateStore(tmp_path / "s.sqlite")
     _debate(store, "d1")
-    data = json.loads(store.export_json("d1"))
+    data = json.loads(exports.export_json(store, "d1"))
     assert data["debate"]["id"] == "d1" and len(data["events"]) == 10
     assert data["events"][6]["text"] == "No, see [E1]."
-    md = store.export_markdown("d1")
+    md = exports.export_markdown(store, "d1")
     assert "# Debate d1" in md and "> Vaccines cause autism &lt;b&gt;" in md
     assert "### A (member, local:x) — **NO** (P(NO) 0.70)" in md and "consensus 100%" in md
     assert "## Verdict" in md and "Gold: NO — right" in md and "[E1]" in md
-    rows = list(csv.DictReader(io.StringIO(store.export_csv("d1"))))
+    rows = list(csv.DictReader(io.StringIO(exports.export_csv(store, "d1"))))
     assert rows[0]["phase"] == "evidence" and rows[0]["agent"] == "E1" and rows[0]["flag"] == ""  # one row a passage
     rows = rows[1:]
     assert len(rows) == 2 and rows[0]["agent"] == "A" and rows[0]["label"] == "NO"
     assert rows[1]["phase"] == "verdict" and rows[1]["label"] == "NO" and rows[1]["overrule"] == ""  # not overruled
     assert rows[0]["text"] == "No, see [E1]." and rows[0]["citations"] == "E1"
-    listing = list(csv.DictReader(io.StringIO(store.list_csv(store.list()))))
+    listing = list(csv.DictReader(io.StringIO(exports.library_csv(store, store.list()))))
     assert listing[0]["id"] == "d1" and listing[0]["verdict"] == "NO"
     with pytest.raises(InvalidInput):
-        store.export_json("nope")
+        exports.export_json(store, "nope")
 
 
 def test_lineups_saved(tmp_path):

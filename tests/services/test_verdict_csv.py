@@ -16,6 +16,7 @@ import pytest
 from debate import live
 from debate.aids import calibration as cal
 from debate.runner import DebateConfig
+from debate.sharing import exports
 from debate.store import DebateStore
 from tests.services.test_verdict_words import CLAIM, RADAR_LINEUP, _radar_client
 from tests.support.fitted import fitted  # noqa: F401 (a fixture)
@@ -55,8 +56,8 @@ def _read(path: Path, text: str) -> list[dict]:
 
 def _exports(tmp_path: Path, store: DebateStore, did: str) -> tuple[dict, dict, dict]:
     """(the verdict row and the judge's row of the per-turn CSV, the debate's row of the list CSV)."""
-    turns = _read(tmp_path / f"debate-{did}.csv", store.export_csv(did))
-    listing = _read(tmp_path / f"debates-{did}.csv", store.list_csv(store.list()))
+    turns = _read(tmp_path / f"debate-{did}.csv", exports.export_csv(store, did))
+    listing = _read(tmp_path / f"debates-{did}.csv", exports.library_csv(store, store.list()))
     verdict = next(r for r in turns if r["phase"] == "verdict")
     judge = [r for r in turns if r["role"] == "judge"][-1]
     return verdict, judge, next(r for r in listing if r["id"] == did)
@@ -93,7 +94,7 @@ def test_both_csv_exports_say_when_the_fitted_weights_disagree_with_the_judge(tm
 
 
 def test_the_list_csv_names_each_category_an_aid_overruled():
-    from debate.store.debates import list_csv
+    from debate.sharing.exports import list_csv
 
     verdicts = [
         {

@@ -17,6 +17,7 @@ from debate.events import VotesTallied, event_from_dict
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
+from debate.sharing import exports
 from debate.sharing.html import to_html
 from debate.store import to_markdown
 from debate.teaching.steps import NO_REASON, debate_dynamics, steps
@@ -151,7 +152,7 @@ def test_the_csv_says_the_counted_vote_beside_the_written_one(tmp_path):
     events = council_events()
     did = store.create_debate({"protocol": "council", "task": "checkthat", "claim": "c"}, "council01")
     store.append_events(did, events)
-    rows = list(csv.DictReader(io.StringIO(store.export_csv(did))))
+    rows = list(csv.DictReader(io.StringIO(exports.export_csv(store, did))))
     smol = [r for r in rows if r["agent"] == "smol"]
     assert smol and all((r["label"], r["counted"]) == ("NO", "YES") for r in smol)
     chair = next(r for r in rows if r["agent"] == "chair")

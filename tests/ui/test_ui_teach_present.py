@@ -16,6 +16,7 @@ from debate.models.cache import ResponseCache
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig, run_debate
+from debate.sharing import exports
 from debate.store import DebateStore
 from debate.teaching import steps as teaching
 from debate.teaching.flow import _reply_fn
@@ -192,7 +193,7 @@ def test_evidence_panel_says_searching_until_the_search_has_answered():
 
 def test_markdown_export_of_a_stored_debate_has_no_empty_or_misplaced_sections():
     did = _council("Markdown sections, a study says.", retriever=FakeRetriever(), evidence=False, rounds=0)
-    md = DebateStore().export_markdown(did)
+    md = exports.export_markdown(DebateStore(), did)
     sections = {s.split("\n", 1)[0]: s for s in md.split("\n## ")[1:]}
     assert "Initial votes" in sections and "### ana" in sections["Initial votes"]
     assert "Votes" not in sections["Evidence"] and "### " not in sections["Evidence"]

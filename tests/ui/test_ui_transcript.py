@@ -65,7 +65,7 @@ def test_fold_builds_sections_turns_and_totals():
     view.extend(evs[8:])
     assert a.done and a.label == "NO" and a.tokens == 3
     kinds = [k for k, _ in view.sections[0].items]
-    assert kinds == ["turn", "turn", "votes_tallied", "chair_summary", "stop_check"]
+    assert kinds == ["turn", "turn", "votes_tallied", "chair_summary", "stop_check", "verdict"]  # in stream order
     assert view.verdict.label == "NO" and view.status == "completed"
     assert view.counters() == {"tokens": 25, "model_calls": 3, "cache_hits": 1, "elapsed": 2.0}
 
