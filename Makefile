@@ -87,8 +87,12 @@ lint: test-setup
 docs: test-setup
 	$(VPY) -m mkdocs build --strict
 
+# two workers (pytest-xdist), a test file to a worker: on two cores one worker's waits (chromium drawing, a
+# server starting, a model loading from disk) leave the other core free; TEST_WORKERS=0 runs in one process
+TEST_WORKERS ?= 2
+PYTEST_WORKERS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 test: lint docs models datasets
-	$(VPY) -m pytest tests
+	$(VPY) -m pytest tests $(PYTEST_WORKERS)
 
 test-fast: lint
 	$(VPY) -m pytest tests -m "not browser and not real_model"
