@@ -137,14 +137,17 @@ PROTOCOL_INTRO = {
     "soon as {theta} agree, or when nobody changes their vote any more, or when the rounds run out; then the "
     "majority decides.",
     "single": "Two debaters argue: the proponent says yes, the opponent says no. After the openings come {rounds} "
-    "rebuttal round(s) and the closings; then a judge reads it all and decides.",
+    "rebuttal round(s) and the closings; then a judge reads it all and decides. Nobody votes along the way and "
+    "there is no threshold for stopping early: every round is held.",
     "team": "Two teams argue: the proponent team says yes, the opponent team says no. Before each public round a "
-    "team discusses in private. After at most {rounds} rounds a judge reads the public arguments and decides.",
+    "team discusses in private. After {rounds} round(s) a judge reads the public arguments and decides. Nobody "
+    "votes along the way and there is no threshold for stopping early: every round is held.",
     "radar": "Debaters with different roles argue over evidence passages found for the claim. After the opening "
     "and after each rebuttal round (at most {rounds}) a stop check asks whether the debate is settled; if so it "
-    "stops early. A judge gives the verdict.",
+    "stops early. A judge gives the verdict; nobody votes along the way.",
     "radar-single": "One agent assesses the claim over the evidence on its own — an opening and a closing "
-    "statement, nobody to answer — and a judge decides. It is RADAR without the debate, to compare with.",
+    "statement, nobody to answer — and a judge decides. It is RADAR without the debate, to compare with. Nobody "
+    "votes and nothing can stop it early, so it has no threshold.",
     "baseline": "One model answers the question directly, with no debate: the plain answer debates are compared with.",
 }
 
@@ -211,6 +214,9 @@ def _started(e: dict, cx: Context) -> Note:
         + (f"; parameters: {', '.join(f'{k}={v}' for k, v in params.items())}" if params else "")
         + "."
     )
+    settings = e.get("settings") or {}
+    if settings.get("evidence_on") is False or (settings.get("evidence") is False and "evidence_on" not in settings):
+        intro += " This debate searched no evidence: the agents argue from what they know."
     look = " Look at the claim card: that is what everyone is asked about."
     return Note(f"{title} starts", intro + look, detail, _step_kind("debate_started"))
 
@@ -391,18 +397,20 @@ def _vote(e: dict, cx: Context, w: str, extra: str, det: str) -> Note:
     changed = before not in ("?", counted)
     change = f" — changed from {before}: in the round before, it voted {before}" if changed else ""
     stay = " — the same as in the round before" if before == counted else ""
+    rnd = int(e.get("round") or 0)
+    when = " in the first vote (round 0)" if rnd == 0 and before == "?" else f" in round {rnd}"
     look = " Read its reason in the transcript."
     if vote is not None and vote.differs:  # the tally counted another label: say both, as the card does
         return Note(
             f"{w} votes {counted} (wrote {label})",
-            f"{w} wrote {label}, but the tally counts {counted}: in this debate a vote is read from the "
+            f"{w} wrote {label}{when}, but the tally counts {counted}: in this debate a vote is read from the "
             f"member's own probabilities for each label, not from the word it wrote{change}.{look}",
             det,
             "a vote",
         )
     return Note(
         f"{w} votes {label}",
-        f"{w} votes {label}{change or stay}.{look}" + (f" {extra}" if extra else ""),
+        f"{w} votes {label}{when}{change or stay}.{look}" + (f" {extra}" if extra else ""),
         det,
         "a vote",
     )

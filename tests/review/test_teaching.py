@@ -107,7 +107,7 @@ def test_steps_and_notes_of_a_council_debate():
     assert notes["Round 2"].startswith("Members read the discussion so far")
     b2 = [s for s in steps if s.kind == "turn_finished" and s.agent == "b"][1]
     assert b2.title == "b (member) votes YES"
-    assert b2.note.startswith("b (member) votes YES — changed from NO: in the round before, it voted NO.")
+    assert b2.note.startswith("b (member) votes YES in round 2 — changed from NO: in the round before, it voted NO.")
     assert b2.detail.startswith("P(YES) 0.75: its own probability of the label it wrote.")
     assert "The dataset's answer (the gold label) is YES, so the debate got it right." in notes["Verdict: YES"]
     assert notes["Debate completed"] == (
