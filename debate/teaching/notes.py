@@ -70,6 +70,19 @@ class Context:
         p = (self.started.get("settings") or {}).get("params")
         return p if isinstance(p, dict) else {}
 
+    def sample_of(self, e: dict) -> tuple[int, int]:
+        """(n, of): which of the same agent's answers in the same phase and round this turn is."""
+        same = [
+            x
+            for x in self.events
+            if x.get("type") == "turn_finished"
+            and x.get("agent") == e.get("agent")
+            and x.get("phase") == e.get("phase")
+            and x.get("round") == e.get("round")
+        ]
+        n = next((k for k, x in enumerate(same, 1) if x.get("turn_id") == e.get("turn_id")), 1)
+        return n, len(same)
+
     def next_kinds(self) -> list[str]:
         skip = ("token", "turn_started", "evidence_progress", "attribution_progress")
         return [str(e.get("type", "")) for e in self.events[self.i + 1 :] if e.get("type") not in skip]
@@ -357,21 +370,24 @@ def _decider(e: dict, cx: Context, w: str, role: str, det: str) -> Note:
     label = str(e.get("label"))
     num = turn_number(e)
     det = (f"{num}: the model's own probability of the label it wrote. " if num else "") + det
-    in_check = "stop" in str(e.get("phase") or "")
+    in_check = str(e.get("phase") or "") in ("stop-check", "round-judge", "stop_check", "round_judge")
+    nth, of = cx.sample_of(e) if in_check else (1, 1)
     if in_check:
         det += " In a stop check each signal may be asked several times (samples); the check counts the answers."
+    w_ = f"{w} (answer {nth} of {of})" if of > 1 else w
     if role in STOP_AGENTS:
         sense = "the debate is settled" if label.upper() == "STOP" else "the debate should go on"
         return Note(
-            f"{w} says {label}",
-            f"{w} says {label}: it thinks {sense}. The stop check that follows weighs this with the round judge.",
+            f"{w_} says {label}",
+            f"{w_} says {label}: it thinks {sense}. The stop check that follows weighs this with the round judge.",
             det,
             "a turn",
         )
     if role in ROUND_JUDGES or in_check:
+        rj = "The round judge" + (f" (answer {nth} of {of})" if of > 1 else "")
         return Note(
-            f"{w}: preliminary verdict {label}",
-            f"{w} says what it would decide if the debate stopped now: {label}. If the stop check stops the "
+            f"{rj}: preliminary verdict {label}",
+            f"{rj} says what it would decide if the debate stopped now: {label}. If the stop check stops the "
             "debate, this becomes the verdict; its confidence is the second signal of the stop check.",
             det,
             "a turn",
