@@ -438,7 +438,7 @@ def _tally(e: dict, cx: Context) -> Note:
     rv = cx.said.tallies.get(int(e.get("seq", cx.i)))
     head = rv.headline() if rv is not None else ", ".join(f"{k_} {v}" for k_, v in (e.get("counts") or {}).items())
     title = f"Votes, round {e.get('round')}: {head}"
-    agree = f"{head}: {pct(share)} agree, and the council needs {pct(th)} to stop."
+    agree = f"{head}: {pct(share)} agree (the consensus), and the council needs {pct(th)} to stop."
     maj = e.get("majority")
     nxt = cx.next_kinds()
     goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
