@@ -185,10 +185,11 @@ n = len(steps)
 i = min(int(st.session_state.get("learn_step", 0)), n - 1)
 step = steps[i]
 with st.sidebar:
-    b1, b3 = st.columns(2)
-    b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
-    b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
-    st.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
+    with st.container(key="learn_controls"):  # kept at the sidebar's top while it scrolls (assets/style.css)
+        b1, b3 = st.columns(2)
+        b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
+        b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
+        st.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
     st.markdown(
         f'<div class="claim-card learn-note"><div class="meta">step {i + 1} · {escape(step.kind_words)}'
         f"{' · round ' + str(step.round) if step.round else ''}</div><b>{escape(step.title)}</b>"
