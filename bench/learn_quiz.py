@@ -143,16 +143,22 @@ def _plain(s: str) -> str:
 
 
 def _blocks(at) -> list[str]:
+    """The texts on screen, in order; what sits in a collapsed expander is labelled with it ("How is this
+    computed?"), and a fork's form (a tool, not the debate's story) is left out."""
+    inside: dict[str, str] = {}
+    for x in at.expander:
+        for m in list(x.markdown) + list(x.caption):
+            inside[str(m.value)] = str(x.label)
     els = list(at.markdown) + list(at.caption) + list(at.info) + list(at.warning) + list(at.error)
-    els += list(at.get("progress"))
-    out = []
+    out = [f"[{p.proto.text}]" for p in at.get("progress")]
     for m in els:
-        v = getattr(m, "value", None)
-        if v is None and hasattr(m, "proto"):
-            v = getattr(m.proto, "text", "")
-        t = _plain(str(v or ""))
-        if t and not re.match(r"^1\. .*\n2\. ", t):  # the "All steps" list: the titles again
-            out.append(t)
+        label = inside.get(str(m.value), "")
+        if label.startswith("Fork from") or label == "All steps":
+            continue
+        t = _plain(str(m.value or ""))
+        if not t or re.match(r"^1\. .*\n2\. ", t):  # the "All steps" list: the titles again
+            continue
+        out.append(f"(under “{label}”) {t}" if label else t)
     return out
 
 
