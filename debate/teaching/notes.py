@@ -67,7 +67,8 @@ class Context:
 
     @property
     def params(self) -> dict:
-        p = (self.started.get("settings") or {}).get("params")
+        settings = self.started.get("settings")
+        p = settings.get("params") if isinstance(settings, dict) else None
         return p if isinstance(p, dict) else {}
 
     def sample_of(self, e: dict) -> tuple[int, int]:
@@ -211,11 +212,15 @@ def _started(e: dict, cx: Context) -> Note:
 
     proto = str(e.get("protocol") or "")
     info = PROTOCOLS.get(proto)
-    params = (e.get("settings") or {}).get("params") or {}
-    members = [m for m in e.get("lineup") or [] if m.get("role") == "member"]
+    params = cx.params  # a stored file's settings are anyone's: read as numbers only where they are
+    members = [m for m in e.get("lineup") or [] if isinstance(m, dict) and m.get("role") == "member"]
     intro = PROTOCOL_INTRO.get(proto, getattr(info, "one_line", "") or "The debate begins.")
     theta = params.get("theta", 0.8)
-    intro = intro.format(n=len(members) or "several", theta=pct(float(theta)), rounds=params.get("rounds", "a few"))
+    theta = float(theta) if isinstance(theta, (int, float)) else 0.8
+    rounds = params.get("rounds")
+    intro = intro.format(
+        n=len(members) or "several", theta=pct(theta), rounds=rounds if isinstance(rounds, int) else "a few"
+    )
     title = getattr(info, "title", proto) or "A debate"
     title = re.sub(r"\s*\(.*\)$", "", title)
     roles = ", ".join(sorted({str(m.get("role", "")) for m in e.get("lineup") or [] if m.get("role")}))
@@ -227,7 +232,7 @@ def _started(e: dict, cx: Context) -> Note:
         + (f"; parameters: {', '.join(f'{k}={v}' for k, v in params.items())}" if params else "")
         + "."
     )
-    settings = e.get("settings") or {}
+    settings = e.get("settings") if isinstance(e.get("settings"), dict) else {}
     if settings.get("evidence_on") is False or (settings.get("evidence") is False and "evidence_on" not in settings):
         intro += " This debate searched no evidence: the agents argue from what they know."
     look = " Look at the claim card: that is what everyone is asked about."

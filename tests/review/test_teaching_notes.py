@@ -108,3 +108,17 @@ def test_no_note_writer_is_longer_than_a_screen():
         if isinstance(f, ast.FunctionDef) and f.end_lineno - f.lineno + 1 > 100
     ]
     assert not long, long
+
+
+def test_a_stored_files_odd_settings_never_break_a_note():
+    """An imported file's settings are anyone's: values that are not numbers are read as absent."""
+    odd = {
+        "type": "debate_started",
+        "seq": 0,
+        "protocol": "council",
+        "settings": {"params": {"theta": "x", "rounds": [1]}},
+    }
+    (step,) = tc.steps([odd])
+    assert "80%" in step.note and "at most a few discussion round(s)" in step.note
+    (step,) = tc.steps([dict(odd, settings={"params": ["theta"]})])
+    assert step.title == "Council debate starts"
