@@ -178,18 +178,18 @@ if view == "Vote dynamics":
     st.stop()
 
 # -- step through ------------------------------------------------------------------------------------
-# The controls and the step's note live in the sidebar, beside whatever the step adds; after a click the
-# main area is scrolled to that (ui/step_follow.py), so Next never has to be looked for again.
+# The controls and the step's note stay at the top of the page while it scrolls (a sticky container,
+# assets/style.css), beside whatever the step adds; after a click the page is scrolled to that, just under
+# them (ui/step_follow.py), so Next never has to be looked for again.
 steps = teaching.steps(events)
 n = len(steps)
 i = min(int(st.session_state.get("learn_step", 0)), n - 1)
 step = steps[i]
-with st.sidebar:
-    with st.container(key="learn_controls"):  # kept at the sidebar's top while it scrolls (assets/style.css)
-        b1, b3 = st.columns(2)
-        b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
-        b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
-        st.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
+with st.container(key="learn_controls"):
+    b1, b2, b3 = st.columns([1, 4, 1], vertical_alignment="center")
+    b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
+    b2.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
+    b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
     st.markdown(
         f'<div class="claim-card learn-note"><div class="meta">step {i + 1} · {escape(step.kind_words)}'
         f"{' · round ' + str(step.round) if step.round else ''}</div><b>{escape(step.title)}</b>"
@@ -199,14 +199,14 @@ with st.sidebar:
     if step.detail:
         with st.expander("How is this computed?", icon=":material/calculate:"):
             st.markdown(text_html(step.detail), unsafe_allow_html=True)
-    with st.expander("All steps"):
-        st.markdown(
-            "<br>".join(
-                f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
-                for k, sx in enumerate(steps)
-            ),
-            unsafe_allow_html=True,
-        )
+with st.sidebar, st.expander("All steps"):
+    st.markdown(
+        "<br>".join(
+            f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
+            for k, sx in enumerate(steps)
+        ),
+        unsafe_allow_html=True,
+    )
 shown = build_view([event_from_dict(e) for e in teaching.events_until(events, step)])
 left, right = st.columns([3, 2], gap="large")
 with left:

@@ -21,7 +21,7 @@ BADGES = {
 _CITE = re.compile(r"\[(E\d{1,3})\]")
 
 # "more about this" mark: ℹ in text presentation (U+2139 U+FE0E). DejaVu Sans, which Debian's chromium
-# set-up installs, has it; the circled ⓘ (U+24D8) is in none of those fonts and showed as an empty box.
+# set-up installs, has it; the circled i (U+24D8) is in none of those fonts and showed as an empty box.
 INFO_GLYPH = "\u2139\ufe0e"
 
 

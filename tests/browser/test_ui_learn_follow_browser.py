@@ -47,7 +47,10 @@ TOFU_JS = """(chars) => {
 IN_VIEW_JS = """(sel) => { const els = [...document.querySelectorAll(sel)].filter(el =>
     el.closest("[data-testid='stMain']") && !el.closest('[data-stale="true"]'));
   const el = els[els.length - 1]; if (!el) return null; const r = el.getBoundingClientRect();
-  return {top: r.top, bottom: r.bottom, h: window.innerHeight, text: el.innerText.slice(0, 60)}; }"""
+  const bar = document.querySelector('.st-key-learn_controls').getBoundingClientRect();
+  const note = document.querySelector('.learn-note').getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, h: window.innerHeight, under: bar.bottom, note: [note.top, note.bottom],
+          text: el.innerText.slice(0, 60)}; }"""
 
 
 SCROLLED_JS = """() => [...document.querySelectorAll('*')].some(e =>
@@ -71,17 +74,18 @@ def test_next_brings_the_new_turn_into_view_and_every_glyph_renders(tmp_path):
         page.get_by_text("Step 1 of").wait_for(timeout=60_000)
         wait_settled(page)
         scrolled = 0
-        for k in range(2, 13):  # the votes, the tally, the chair, the second round: past the fold
+        for k in range(2, 9):  # the votes, the tally, the next round and the chair: past the fold
             page.get_by_role("button", name="Next ▶").click()
             assert poll(lambda k=k: page.evaluate("document.body.dataset.learnFollowed") == str(k - 1)), k
             page.wait_for_timeout(150)  # a smooth scroll ends
             at = page.evaluate(IN_VIEW_JS, ".turn, .tally, .round-title")
-            assert at and at["top"] >= 0 and at["bottom"] <= at["h"] + 1, (k, at)
+            assert at and at["top"] >= at["under"] - 1 and at["bottom"] <= at["h"] + 1, (k, at)  # not under the bar
             nxt = page.get_by_role("button", name="Next ▶").bounding_box()
             assert nxt and nxt["y"] >= 0 and nxt["y"] + nxt["height"] <= at["h"], (k, nxt)  # beside it
+            assert at["note"][0] >= 0 and at["note"][1] <= at["h"], (k, at)  # and the step's note
             scrolled += page.evaluate(SCROLLED_JS)
         assert scrolled, "the transcript never needed a scroll: the check proved nothing"
-        shot(page, "learn-follow-step-12")
+        shot(page, "learn-follow-step-8")
         result = page.evaluate(TOFU_JS, _glyphs())
         assert result["control"], "the page draws no box for a missing glyph: the check cannot tell"
         assert result["missing"] == [], [f"{c} U+{ord(c):04X}" for c in result["missing"]]
