@@ -3,6 +3,7 @@ from Learn's screens alone?
 
     python bench/learn_quiz.py make DEBATES_DIR OUT_PREFIX   # packets (Learn's text + questions), key
     python bench/learn_quiz.py grade OUT_PREFIX              # grade OUT_PREFIX-answers.json against the key
+    python bench/learn_quiz.py scripted DEBATES_DIR          # the five debates on scripted models
 
 `make` reads DEBATES_DIR/NAME.jsonl (events as `python -m debate run --events` writes them) for NAME in
 council, single, team, radar, radar-single, stores them in a temporary DEBATE_HOME, steps Learn through
@@ -147,7 +148,7 @@ def _blocks(at) -> list[str]:
     computed?"), and a fork's form (a tool, not the debate's story) is left out."""
     inside: dict[str, str] = {}
     for x in at.expander:
-        for m in list(x.markdown) + list(x.caption):
+        for m in list(x.markdown) + list(x.caption) + list(x.info) + list(x.warning) + list(x.error):
             inside[str(m.value)] = str(x.label)
     els = list(at.markdown) + list(at.caption) + list(at.info) + list(at.warning) + list(at.error)
     out = [f"[{p.proto.text}]" for p in at.get("progress")]
@@ -187,6 +188,9 @@ def learn_text(store_home: Path, debate_id: str) -> list[str]:
 
 
 def make(debates: Path, prefix: Path) -> None:
+    import logging
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext", per step
     home = Path(tempfile.mkdtemp(prefix="learn-quiz-"))
     os.environ["DEBATE_HOME"] = str(home)
     from debate.events import event_from_dict
@@ -259,9 +263,146 @@ def grade(prefix: Path) -> dict:
     return out
 
 
+# -- the five debates, when the embedded models cannot run them in time ---------------------------------
+PASSAGES = [
+    "The Bureau of Labor Statistics reported an unemployment rate of 3.4 percent in January 2023, the lowest since May 1969.",
+    "Unemployment rose to 3.9 percent by the end of 2023 as more people looked for work.",
+    "Economists note that the labour force participation rate in 2023 stayed below its pre-pandemic level.",
+]
+
+
+class _Passages:
+    """Three fixed passages about the RADAR claim (the real runner's retrieval step, no index needed)."""
+
+    name = "quiz-passages"
+
+    def search(self, query: str, k: int = 20) -> list[dict]:
+        return [
+            {
+                "id": f"E{i}",
+                "text": t,
+                "score": 0.9 - i / 10,
+                "source": "https://www.bls.gov/",
+                "title": f"BLS note {i}",
+            }
+            for i, t in enumerate(PASSAGES[:k], 1)
+        ]
+
+
+def _reply(kind_of: dict):
+    """A scripted model answering by what the prompt asks for; `kind_of` maps a prompt kind to a function of
+    (the call's number for this model, the options)."""
+    from collections import Counter
+
+    calls: Counter = Counter()
+
+    def reply(messages, options) -> str:
+        u = messages[-1]["content"]
+        kind = (
+            "stop"
+            if "DECISION: CONTINUE or STOP" in u
+            else "verdict"
+            if "[VERDICT]:" in u
+            else "chair"
+            if "You are the Chairperson" in u
+            else "vote"
+            if '{"vote":' in u
+            else "judge"
+            if '{"category":' in u
+            else "argue"
+        )
+        key = (kind, 0 if kind == "stop" else getattr(options, "seed", 0))  # the stop agent's samples: one count
+        calls[key] += 1
+        return kind_of[kind](calls[key], options) if kind != "argue" else kind_of[kind](calls[key], options, u)
+
+    return reply
+
+
+def scripted_debates(out: Path) -> None:
+    """The five debates on the real runner with scripted models (distinct words, one member changing its
+    vote, a RADAR stop check that stops after round 1), for when the embedded models cannot run in time."""
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.runner import DebateConfig, run_debate
+
+    out.mkdir(parents=True, exist_ok=True)
+    tweet = (
+        "A new Stanford study of 200,000 adults finds that walking 8,000 steps a day halves the risk of early death."
+    )
+    claim = "Unemployment fell to 3.4 percent in 2023, the lowest rate since 1969."
+    vote = lambda v, why: json.dumps({"vote": v, "explanation": why})
+    member = {
+        0: lambda n, o: vote("YES", "It reports a study's finding about health."),
+        1: lambda n, o: vote(
+            "NO" if n == 1 else "YES",
+            "It is only an opinion." if n == 1 else "The others are right: it states a study's result.",
+        ),
+        2: lambda n, o: vote("YES", "A measurable claim about walking and death risk."),
+    }
+    kinds = {
+        "vote": lambda n, o: member[int(getattr(o, "seed", 0) or 0) % 3](n, o),
+        "chair": lambda n, o: json.dumps(
+            {
+                "status": "CONSENSUS NOT REACHED",
+                "summary": "Two say the tweet reports a study; one calls it an opinion.",
+            }
+        ),
+        "judge": lambda n, o: json.dumps(
+            {"category": 1, "explanation": "The proponent showed it reports a measurable study result."}
+        ),
+        "argue": lambda n, o, u: (
+            "The 3.4 percent low of January 2023 is real [E1], but the rate rose to 3.9 percent by the year's end [E2]."
+            if "Unemployment" in u
+            else f"Point {n}: the tweet names a study, its size and a measured result, so it makes a scientific claim."
+            if int(getattr(o, "seed", 0) or 0) % 2 == 0
+            else f"Point {n}: a tweet that only relays a headline, with no link to the paper, may be opinion."
+        ),
+        "stop": lambda n, o: "DECISION: STOP" if n > 3 else "DECISION: CONTINUE",
+        "verdict": lambda n, o: (
+            "[REASON]: The 3.4 percent low is real [E1] but the year ended at 3.9 percent [E2].\n[VERDICT]: HALF-TRUE"
+        ),
+    }
+    client = ModelClient({"scripted": ScriptedBackend(default=_reply(kinds))})
+    members = [{"name": n, "model": "scripted:m", "seed": i} for i, n in enumerate(("Ana", "Ben", "Cy", "Dee"))]
+    lineup = {
+        "name": "quiz",
+        "members": members[:3],
+        "judge": {"name": "judge", "model": "scripted:j"},
+        "chair": {"name": "chair", "model": "scripted:c"},
+    }
+    runs = {
+        "council": ("council", "checkthat", 1, tweet, {"rounds": 2}, False),
+        "single": ("single", "checkthat", 1, tweet, {"rounds": 1}, False),
+        "team": ("team", "checkthat", 1, tweet, {"rounds": 1}, False),
+        "radar": ("radar", "halftruth", None, claim, {"rounds": 2, "stop_method": "samples"}, True),
+        "radar-single": ("radar-single", "halftruth", None, claim, {}, True),
+    }
+    for name, (proto, task, cat, text, params, evidence) in runs.items():
+        lu = dict(lineup, members=members) if proto == "team" else lineup
+        cfg = DebateConfig(
+            claim=text,
+            protocol=proto,
+            task=task,
+            category=cat,
+            lineup=lu,
+            params=params,
+            max_tokens=64,
+            evidence=evidence,
+        )
+        events = [
+            e.to_dict()
+            for e in run_debate(cfg, client, retriever=_Passages() if evidence else None)
+            if e.type != "token"
+        ]
+        (out / f"{name}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    print(f"wrote the five debates to {out}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "make":
         make(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "scripted":
+        scripted_debates(Path(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "grade":
         grade(Path(sys.argv[2]))
     else:
