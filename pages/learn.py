@@ -15,6 +15,7 @@ from ui import catalog, resources, share_view
 from ui.entry import through_app
 from ui.render import render_evidence, render_sections, render_verdict
 from ui.safe import error_md, escape, text_html
+from ui.step_follow import follow_step
 from ui.transcript import build_view
 
 through_app()
@@ -72,6 +73,7 @@ def _pick_debate() -> tuple[str, list[dict]] | None:
 
 def _move(step: int, n: int) -> None:
     st.session_state["learn_step"] = min(max(int(st.session_state.get("learn_step", 0)) + step, 0), n - 1)
+    st.session_state["learn_follow"] = True  # the rerun scrolls to what the step adds
 
 
 if view == "Protocol flow":
@@ -88,10 +90,15 @@ if view == "Protocol flow":
         "members split and hold; votes flip every round) and every phase, decision and outcome it goes "
         "through becomes a box, a diamond and an edge. Boxes list who speaks (∥ = at the same time)."
     )
-    st.dataframe(
-        [{"parameter": k, "default": str(v[0]), "meaning": v[1]} for k, v in info.params.items()],
-        hide_index=True,
-        width="stretch",
+    st.markdown("#### Parameters")
+    st.markdown(  # a table that wraps its text: every meaning is read whole
+        '<table class="learn-params"><tr><th>parameter</th><th>default</th><th>meaning</th></tr>'
+        + "".join(
+            f"<tr><td><code>{escape(k)}</code></td><td>{escape(str(v[0]))}</td><td>{escape(v[1])}</td></tr>"
+            for k, v in info.params.items()
+        )
+        + "</table>",
+        unsafe_allow_html=True,
     )
     st.stop()
 
@@ -171,20 +178,35 @@ if view == "Vote dynamics":
     st.stop()
 
 # -- step through ------------------------------------------------------------------------------------
+# The controls and the step's note stay at the top of the page while it scrolls (a sticky container,
+# assets/style.css), beside whatever the step adds; after a click the page is scrolled to that, just under
+# them (ui/step_follow.py), so Next never has to be looked for again.
 steps = teaching.steps(events)
 n = len(steps)
 i = min(int(st.session_state.get("learn_step", 0)), n - 1)
-b1, b2, b3 = st.columns([1, 4, 1], vertical_alignment="center")
-b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
-b2.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
-b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
 step = steps[i]
-st.markdown(
-    f'<div class="claim-card"><div class="meta">step {i + 1} · {escape(step.kind.replace("_", " "))}'
-    f"{' · round ' + str(step.round) if step.round else ''}</div><b>{escape(step.title)}</b>"
-    f"{text_html(step.note)}</div>",
-    unsafe_allow_html=True,
-)
+with st.container(key="learn_controls"):
+    b1, b2, b3 = st.columns([1, 4, 1], vertical_alignment="center")
+    b1.button("◀ Previous", key="learn_prev", on_click=_move, args=(-1, n), disabled=i == 0, width="stretch")
+    b2.progress((i + 1) / n, text=f"Step {i + 1} of {n}")
+    b3.button("Next ▶", key="learn_next", on_click=_move, args=(+1, n), disabled=i >= n - 1, width="stretch")
+    st.markdown(
+        f'<div class="claim-card learn-note"><div class="meta">step {i + 1} · {escape(step.kind_words)}'
+        f"{' · round ' + str(step.round) if step.round else ''}</div><b>{escape(step.title)}</b>"
+        f"{text_html(step.note)}</div>",
+        unsafe_allow_html=True,
+    )
+    if step.detail:
+        with st.expander("How is this computed?", icon=":material/calculate:"):
+            st.markdown(text_html(step.detail), unsafe_allow_html=True)
+with st.sidebar, st.expander("All steps"):
+    st.markdown(
+        "<br>".join(
+            f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
+            for k, sx in enumerate(steps)
+        ),
+        unsafe_allow_html=True,
+    )
 shown = build_view([event_from_dict(e) for e in teaching.events_until(events, step)])
 left, right = st.columns([3, 2], gap="large")
 with left:
@@ -204,11 +226,5 @@ with right:
             new_id = share_view.fork_form(debate_key, f"learn{step.round}", default_round=step.round)
             if new_id:  # the fork streams in the Library, at its own link
                 share_view.open_debate(new_id)
-    with st.expander("All steps"):
-        st.markdown(
-            "<br>".join(
-                f"{'<b>▶ ' if k == i else ''}{k + 1}. {escape(sx.title)}{'</b>' if k == i else ''}"
-                for k, sx in enumerate(steps)
-            ),
-            unsafe_allow_html=True,
-        )
+if st.session_state.pop("learn_follow", False):
+    follow_step(step.kind, i)

@@ -20,6 +20,10 @@ BADGES = {
 }
 _CITE = re.compile(r"\[(E\d{1,3})\]")
 
+# "more about this" mark: ℹ in text presentation (U+2139 U+FE0E). DejaVu Sans, which Debian's chromium
+# set-up installs, has it; the circled i (U+24D8) is in none of those fonts and showed as an empty box.
+INFO_GLYPH = "\u2139\ufe0e"
+
 
 def _e(x) -> str:
     """Escaped, on one line: these snippets sit inside a raw-HTML block of a Markdown page, which a blank
@@ -103,7 +107,7 @@ def states_html(states: list[dict]) -> str:
     return " · ".join(
         f'<span class="ev-state" data-source="{_e(s.get("name", ""))}" data-state="{_e(s.get("state", ""))}">'
         f"{badge(s.get('name', ''))} {_e(state_words(s))}"
-        + (f' <span title="{_e(s.get("note"))}">ⓘ</span>' if s.get("note") else "")
+        + (f' <span class="info" title="{_e(s.get("note"))}">{INFO_GLYPH}</span>' if s.get("note") else "")
         + "</span>"
         for s in states
     )

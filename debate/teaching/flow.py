@@ -138,13 +138,50 @@ def flow_dot(graph: dict, title: str = "", params: dict[str, Any] | None = None)
         if n.get("note"):
             parts.append(_wrap(n["note"]))
         lines.append(f"  {_q(nid)} [label={_q(chr(10).join(parts))}, {_SHAPES.get(n['kind'], 'shape=box')}];")
+    names = edge_labels(graph)
     for (a, b, outcome), _count in graph["edges"].items():
-        attrs = [f"label={_q(outcome)}"] if outcome else []
+        label = names.get((a, b, outcome), outcome)
+        attrs = [f"label={_q(label)}"] if label else []
         if a == b:
             attrs.append("constraint=false")
         lines.append(f"  {_q(a)} -> {_q(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
     lines.append("}")
     return "\n".join(lines)
+
+
+def _reaches(graph: dict, start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        x = todo.pop()
+        if x == goal:
+            return True
+        if x not in seen:
+            seen.add(x)
+            todo += [b for (a, b, _o) in graph["edges"] if a == x]
+    return False
+
+
+def edge_labels(graph: dict) -> dict[tuple[str, str, str], str]:
+    """Each labelled edge's label, unique among the edges leaving its node: when one outcome leads to two
+    places (a tally "not reached" opens a new round, or, with no rounds left, goes to the verdict), the
+    edge that leads back into the loop says "rounds left" and the other "no rounds left"; a tie left
+    after that names the target."""
+    out: dict[tuple[str, str, str], str] = {}
+    by_source: dict[tuple[str, str], list[str]] = {}
+    for a, b, outcome in graph["edges"]:
+        if outcome:
+            by_source.setdefault((a, outcome), []).append(b)
+    for (a, outcome), targets in by_source.items():
+        if len(targets) == 1:
+            out[(a, targets[0], outcome)] = outcome
+            continue
+        for b in targets:
+            out[(a, b, outcome)] = f"{outcome}, {'rounds left' if _reaches(graph, b, a) else 'no rounds left'}"
+        labels = [out[(a, b, outcome)] for b in targets]
+        for b in targets:
+            if labels.count(out[(a, b, outcome)]) > 1:
+                out[(a, b, outcome)] += f" → {graph['nodes'].get(b, {}).get('label', b)}"
+    return out
 
 
 # -- tracing a protocol on a scripted backend -----------------------------------------------------

@@ -23,19 +23,10 @@ from typing import Any
 
 from debate import outcome
 from debate.protocols.decisions import consensus_share
-from debate.tasks import override_note, stop_confidence_words, turn_number, verdict_number, verdict_sentences
+from debate.teaching.notes import NON_VOTERS, Context, Said, note_of, vote_note
 
-NON_VOTERS = ("judge", "chair", "chairperson", "stop", "round_judge", "round-judge")
-PHASE_NOTES = {  # used only when the engine's PhaseStarted carries no note of its own
-    "opening": "Opening: each side states its position before hearing the other.",
-    "rebuttal": "Rebuttal: each side answers the other's latest argument.",
-    "closing": "Closing: each side sums up its case.",
-    "vote": "Every council member votes on its own, in parallel, with an explanation.",
-    "discussion": "Members read the chairperson's summary, with the discussion so far and its earlier summaries, "
-    "and give an updated vote.",
-    "judge": "The judge reads the whole transcript and decides.",
-    "internal": "Team members discuss among themselves before their team speaks.",
-}
+__all__ = ["NON_VOTERS", "vote_note"]  # read by tests and pages as steps' own
+PROGRESS = ("token", "evidence_progress", "attribution_progress")  # shown by the step whose result they lead to
 
 
 @dataclass
@@ -48,243 +39,39 @@ class Step:
     round: int = 0
     agent: str = ""
     category: int | None = None
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.0f}%"
-
-
-def _next_kinds(events: list[dict], i: int) -> list[str]:
-    return [e.get("type", "") for e in events[i + 1 :] if e.get("type") not in ("token", "turn_started")]
-
-
-def _note(
-    e: dict, events: list[dict], i: int, prev_vote: dict[str, str | None], said: _Said | None = None
-) -> tuple[str, str]:
-    """(title, note) of one event; `said` (debate.outcome, read once per debate): each vote as written and
-    as counted, each chair's status as the tally gives it, each tally with its votes."""
-    said = said or _Said.of(events)
-    t = e.get("type")
-    if t == "debate_started":
-        roles = ", ".join(sorted({str(m.get("role", "")) for m in e.get("lineup") or [] if m.get("role")}))
-        cat = f", category {e['category']}" if e.get("category") else ""
-        return (
-            f"{e.get('protocol', '')} debate starts",
-            f"Protocol {e.get('protocol')!s} on task {e.get('task')}{cat}; "
-            f"{len(e.get('lineup') or [])} agents" + (f" ({roles})" if roles else "") + ".",
-        )
-    if t == "evidence":
-        k = len(e.get("passages") or [])
-        if not k and e.get("rejected"):  # as the evidence panel says it: found, but none about the claim
-            return (
-                "Evidence retrieved",
-                f"Retrieval found {len(e['rejected'])} passages, none over the relevance "
-                "floor: none is shown"
-                + (", and the agents argue without evidence." if e.get("in_prompts", True) else "."),
-            )
-        if not k:
-            return "Evidence retrieved", "Retrieval found no passage for this claim."
-        if not e.get("in_prompts", True):  # the viewer's own search: the prompts stay as without evidence
-            return (
-                "Evidence retrieved (for the viewer only)",
-                f"Retrieval finds {k} passages for the claim. They are shown beside the debate for reference: "
-                "the agents did not see them, so nothing they say rests on them.",
-            )
-        return (
-            "Evidence retrieved",
-            f"Retrieval finds {k} passages for the claim; agents see them numbered "
-            f"[E1]…[E{k}] and are asked to cite them.",
-        )
-    if t == "phase_started":
-        phase = str(e.get("phase", ""))
-        default = next((v for k, v in PHASE_NOTES.items() if k in phase), f"{phase.title()} begins.")
-        return e.get("title") or f"{phase.title()} · round {e.get('round', 0)}", e.get("note") or default
-    if t in ("turn_finished", "turn_started"):
-        who = f"{e.get('agent')} ({e.get('role')})" if e.get("role") else str(e.get("agent"))
-        if t == "turn_started":
-            return f"{who} speaks", f"{who} was speaking when the debate ended; the turn never finished."
-        if not e.get("valid", True):
-            return (
-                f"{who}: invalid answer",
-                f"{who}'s answer could not be read even after one repair prompt: "
-                "it is recorded as an invalid vote, never guessed.",
-            )
-        label = e.get("label")
-        if label is None:
-            cites = e.get("citations") or []
-            return f"{who} argues", f"{who} speaks ({e.get('completion_tokens', 0)} tokens" + (
-                f", citing {', '.join(cites)})." if cites else ")."
-            )
-        conf = f" ({turn_number(e)}, its own probability of that label)" if turn_number(e) else ""
-        chair = said.chairs.get(str(e.get("turn_id") or ""))
-        if chair is not None:
-            return f"{who}: {chair.label.lower()}", f"{who}: {outcome.chair_words(chair)}."
-        if str(e.get("role", "")).lower() in NON_VOTERS:
-            return f"{who} decides {label}", f"{who} answers {label}{conf}."
-        agent = str(e.get("agent"))
-        vote = said.votes.get(str(e.get("turn_id") or ""))
-        counted = vote.counted if vote is not None else label
-        before = prev_vote.get(agent, "?")
-        prev_vote[agent] = counted
-        change = "" if before in ("?", counted) else f" — changed from {before}"
-        if vote is not None and vote.differs:  # the tally counted another label: say both, as the card does
-            return (
-                f"{who} votes {counted} (wrote {label})",
-                f"{who} wrote {label}{conf}; the tally counts {counted}, read from its own label "
-                f"probabilities (the small-model aids count votes so), not from the label it wrote{change}.",
-            )
-        return f"{who} votes {label}", f"{who} votes {label}{conf}{change}."
-    if t == "votes_tallied":
-        share, th = float(e.get("consensus_share") or 0.0), float(e.get("threshold") or 0.0)
-        counts = ", ".join(f"{k} {v}" for k, v in (e.get("counts") or {}).items())
-        head = f"Votes, round {e.get('round')}: {counts}"
-        rv = said.tallies.get(int(e.get("seq", i)))
-        if rv is not None and rv.differs:
-            head = f"Votes, round {e.get('round')}: {rv.headline()}"
-        nxt = _next_kinds(events, i)
-        goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
-        if e.get("reached") and goes_on:  # min_rounds: discussion rounds held even after agreement
-            return head, (
-                f"consensus {_pct(share)} ≥ {_pct(th)}, but the council was asked to hold more "
-                "discussion rounds (min_rounds), so the chairperson summarises and a new round starts."
-            )
-        if e.get("reached"):
-            return head, (
-                f"consensus {_pct(share)} ≥ {_pct(th)}: the council stops here and the majority "
-                f"label {e.get('majority')} is the verdict."
-            )
-        if e.get("stabilised"):
-            return head, (
-                f"consensus {_pct(share)} < {_pct(th)}, but no vote changed over the last rounds: "
-                f"the council stops and the majority ({e.get('majority')}) decides."
-            )
-        if nxt and nxt[0] in ("chair_summary", "phase_started"):
-            return head, f"consensus {_pct(share)} < {_pct(th)}: the chairperson summarises and a new round starts."
-        return head, (
-            f"consensus {_pct(share)} < {_pct(th)} and no rounds are left: the majority vote "
-            f"({e.get('majority')}) decides, with the stated tie rule if needed."
-        )
-    if t == "chair_summary":
-        return (
-            f"Chair summary ({e.get('agent')})",
-            "The chairperson sums up the strongest points on each side; every member reads it before voting again.",
-        )
-    if t == "stop_check":
-        m, c = float(e.get("stop_margin") or 0.0), float(e.get("verdict_confidence") or 0.0)
-        ts, tc = float(e.get("tau_s") or 0.0), float(e.get("tau_c") or 0.0)
-        cmp_m, cmp_c = ("≥" if m + 1e-9 >= ts else "<"), ("≥" if c + 1e-9 >= tc else "<")
-        head = f"Stop check, round {e.get('round')}"
-        what = (
-            f"stop margin {m:.2f} {cmp_m} τs {ts:.2f} and the round judge's {stop_confidence_words(e)} {cmp_c} "
-            f"τc {tc:.2f} "
-            f"(from {e.get('method')}): "
-        )
-        if e.get("decision") == "stop":
-            return head, what + f"RADAR stops early; the preliminary verdict is {e.get('preliminary_verdict')}."
-        return head, what + "at least one signal is below its threshold, so the debate goes on."
-    if t == "rule_applied":
-        what = (
-            f"it changed the labels {e.get('before')} → {e.get('after')}" if e.get("changed") else "it changed nothing"
-        )
-        return f"Rule: {e.get('rule')}", f"A visible post-step of the task: {what}."
-    if t == "verdict":
-        label = e.get("label") or e.get("labels")
-        conf = f", {verdict_number(e)}" if verdict_number(e) else ""
-        gold = ""
-        if e.get("gold"):
-            gold = f" Gold label: {e['gold']} — " + ("right." if e.get("correct") else "wrong.")
-        cat = f" (category {e['category']})" if e.get("category") else ""
-        started = next((x for x in events if x.get("type") == "debate_started"), None)
-        words = " ".join(f"{x}." for x in verdict_sentences(e, started))
-        over = f" {override_note(e)}" if override_note(e) else ""
-        head = outcome.verdict_headline(e, said.rounds)
-        conf = f", {head}" if head else conf
-        return f"Verdict{cat}: {label}", f"{words}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
-    if t == "vote_comparison":
-        return "Debate vs. vote", vote_note(e)
-    if t == "error":
-        return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
-    if t == "finished":
-        tokens = int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
-        return (
-            f"Debate {e.get('status')}",
-            f"{e.get('rounds', 0)} rounds, {tokens} tokens, "
-            f"{e.get('model_calls', 0)} model calls, {float(e.get('wall_s') or 0):.1f} s"
-            + (f"; {e['stop_reason']}." if e.get("stop_reason") else "."),
-        )
-    return t or "event", ""
-
-
-def vote_note(e: dict) -> str:
-    """One plain note on what the discussion added over simply counting the first answers."""
-    first = (
-        "the sides the debaters were told to argue (an even split, so the tie rule decides)"
-        if e.get("basis") == "assigned sides"
-        else "the members' first votes, before anyone read anyone"
-    )
-    what = {
-        "unanimous": "Everyone agreed at once, so the discussion could not change anything.",
-        "stood": "The discussion ended where the plain vote would have: it changed nothing.",
-        "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}.",
-    }
-    if e.get("outcome") == "unanimous" and e.get("counted_otherwise"):
-        what["unanimous"] = (
-            "As counted, everyone agreed at once (not as written: a member's vote was read from its "
-            "probabilities), so the discussion could not change anything."
-        )
-    note = f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. " + what.get(
-        str(e.get("outcome")), ""
-    )
-    if e.get("outcome") == "changed" and e.get("effect"):
-        note += f" Against the gold label {e.get('gold')}, that was {e['effect']}."
-    return note + (
-        " Much of what debate gains in published studies is this plain vote; comparing the two "
-        "shows whether the arguing itself mattered."
-    )
-
-
-@dataclass
-class _Said:
-    """What debate.outcome states about one debate, read once: votes by turn, chairs by turn, tallies by seq."""
-
-    votes: dict[str, outcome.MemberVote]
-    chairs: dict[str, outcome.ChairTag]
-    tallies: dict[int, outcome.RoundVotes]
-    rounds: list[outcome.RoundVotes]
-
-    @classmethod
-    def of(cls, events: list[dict]) -> _Said:
-        rounds = outcome.council_rounds(events)
-        seqs = [int(e.get("seq", i)) for i, e in enumerate(events) if e.get("type") == "votes_tallied"]
-        return cls(outcome.counted_votes(events), outcome.chair_tags(events), dict(zip(seqs, rounds)), rounds)
+    detail: str = ""  # how it is computed: shown behind an expander
+    kind_words: str = ""  # what sort of step it is, in words
 
 
 def steps(events: list[dict]) -> list[Step]:
-    """The debate as steps, in order. Token deltas and turn starts are folded into their turns."""
+    """The debate as steps, in order. Token deltas, turn starts and progress events are folded into the
+    step they lead to (notes.py writes each step's words)."""
     finished = {e.get("turn_id") for e in events if e.get("type") == "turn_finished"}
-    said = _Said.of(events)
+    cx = Context(events, 0, Said.of(events))
     out: list[Step] = []
-    prev_vote: dict[str, str | None] = {}
     category = None
     for i, e in enumerate(events):
         t = e.get("type")
-        if t == "token" or (t == "turn_started" and e.get("turn_id") in finished):
+        if t in PROGRESS or (t == "turn_started" and e.get("turn_id") in finished):
             continue
         if t == "phase_started" and e.get("category") is not None:
             if e["category"] != category:
-                prev_vote = {}
+                cx.prev_vote = {}
             category = e["category"]
-        title, note = _note(e, events, i, prev_vote, said)
+        cx.i = i
+        n = note_of(e, cx)
         out.append(
             Step(
                 len(out),
                 int(e.get("seq", i)),
                 t or "",
-                title,
-                note,
+                n.title,
+                n.note,
                 int(e.get("round") or 0),
                 str(e.get("agent") or ""),
                 category,
+                n.detail,
+                n.kind,
             )
         )
     return out

@@ -273,15 +273,15 @@ def test_step_through_a_replay(app, browser):
     notes = []
     for k in range(12):
         assert _poll(lambda k=k: f"Step {k + 1} of" in page.locator('[data-testid="stProgress"]').inner_text())
-        notes.append(page.locator(".claim-card").first.inner_text())
+        notes.append(page.locator(".learn-note").first.inner_text())
         page.get_by_role("button", name="Next ▶").click()
         idle(page)
-    assert "council debate starts" in notes[0] and len(set(notes)) == len(notes)
+    assert "council debate starts" in notes[0].lower() and len(set(notes)) == len(notes)
     assert any("votes" in n for n in notes)
     shot(page, "learn-1-step")
     page.get_by_role("button", name="◀ Previous").click()
     idle(page)
-    assert _poll(lambda: page.locator(".claim-card").first.inner_text() == notes[-1])
+    assert _poll(lambda: page.locator(".learn-note").first.inner_text() == notes[-1])
     page.locator(".st-key-learn_view").get_by_text("Vote dynamics", exact=True).click()
     idle(page)
     page.locator(".js-plotly-plot .sankey").first.wait_for(timeout=20_000)

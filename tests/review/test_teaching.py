@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from debate.teaching import steps as tc
@@ -95,21 +97,33 @@ def test_steps_and_notes_of_a_council_debate():
     assert kinds.count("turn_finished") == 6 and kinds[0] == "debate_started" and kinds[-1] == "finished"
     notes = {s.title: s.note for s in steps}
     tally1 = next(s for s in steps if s.kind == "votes_tallied" and s.round == 1)
-    assert tally1.note == "consensus 67% < 80%: the chairperson summarises and a new round starts."
+    assert tally1.note.startswith(
+        "2 of 3 members voted YES (2 YES, 1 NO): 67% agree (the consensus), and the council needs 80%"
+    )
+    assert "not enough yet: the chairperson summarises and a new round starts." in tally1.note
+    assert "consensus 67% vs threshold 80%: not reached" in tally1.detail  # debate.outcome's words, in the detail
     tally2 = next(s for s in steps if s.kind == "votes_tallied" and s.round == 2)
-    assert tally2.note.startswith("consensus 100% ≥ 80%: the council stops here")
-    assert notes["Round 1"] == "Alg. 3: every member votes."  # the engine's own note wins
-    assert notes["Round 2"].startswith("Members read the chairperson's summary")
+    assert "That is enough: the council stops here and the majority label, YES, is the verdict." in tally2.note
+    assert notes["Round 1"].startswith("Every member reads the claim and votes on its own")  # plain words
+    assert "Alg. 3: every member votes." in steps[1].detail  # the paper's reference, behind the expander
+    assert notes["Round 2"].startswith("Members read the discussion so far")
     b2 = [s for s in steps if s.kind == "turn_finished" and s.agent == "b"][1]
-    assert b2.note == "b (member) votes YES (P(YES) 0.75, its own probability of that label) — changed from NO."
-    assert "Gold label: YES — right." in notes["Verdict: YES"]
-    assert notes["Debate completed"] == "2 rounds, 150 tokens, 7 model calls, 3.2 s."
+    assert b2.title == "b (member) votes YES"
+    assert b2.note.startswith("b (member) votes YES in round 2 — changed from NO: in the round before, it voted NO.")
+    assert b2.detail.startswith("P(YES) 0.75: its own probability of the label it wrote.")
+    assert "The dataset's answer (the gold label) is YES, so the debate got it right." in notes["Verdict: YES"]
+    assert notes["Debate completed"] == (
+        "The debate finished normally after 2 rounds. Why it ended then: 100% of the members agreed, "
+        "at least the 80% needed."
+    )
+    assert steps[-1].detail == "150 tokens, 7 model calls, 3.2 s."
 
 
 def test_notes_for_last_round_stabilised_stop_check_and_invalid():
     ev = _council([R1, R1])  # never reached, no rounds left
     last = [s for s in tc.steps(ev) if s.kind == "votes_tallied"][-1]
     assert "no rounds are left: the majority vote (YES) decides" in last.note
+    assert "the discussion rounds ran out before 80% agreed" in tc.steps(ev)[-1].note  # why it ended
     stab = tc.steps(
         [
             {
@@ -140,10 +154,15 @@ def test_notes_for_last_round_stabilised_stop_check_and_invalid():
             }
         ]
     )[0]
+    assert stop.title == "Stop check after round 1"
     assert stop.note == (
-        "stop margin 0.40 ≥ τs 0.30 and the round judge's sample share of the verdict 0.50 < "
-        "τc 0.60 (from samples): "
-        "at least one signal is below its threshold, so the debate goes on."
+        "Two signals must both pass. The stop agent's push to stop (from −1, all for going on, to +1, all for "
+        "stopping) scores 0.40; it needs 0.30: passes. The round judge's confidence in its verdict is 0.50; it "
+        "needs 0.60: too low. "
+        "At least one signal is below its threshold, so the debate goes on."
+    )
+    assert stop.detail.startswith(
+        "stop margin 0.40 ≥ τs 0.30 and the round judge's sample share of the verdict 0.50 < τc 0.60 (from samples)."
     )
     stop2 = tc.steps(
         [
@@ -161,7 +180,7 @@ def test_notes_for_last_round_stabilised_stop_check_and_invalid():
             }
         ]
     )[0]
-    assert stop2.note.endswith("RADAR stops early; the preliminary verdict is FALSE.")
+    assert stop2.note.endswith("So the debate stops early; the preliminary verdict, FALSE, is the answer.")
     bad = tc.steps([{"type": "turn_finished", "seq": 0, "agent": "x", "role": "member", "valid": False}])[0]
     assert "invalid vote, never guessed" in bad.note
 
@@ -238,7 +257,8 @@ def test_flow_graph_and_dot_from_traces():
     assert ("tally", "verdict", "not reached") in edges  # no rounds left
     assert g["nodes"]["phase:vote"]["order"] == ["member ×3"]  # three members at once
     dot = flow_dot(g, "Council", {"theta": 0.8, "rounds": 5})
-    assert dot.startswith("digraph") and '"tally" -> "chair" [label="not reached"]' in dot
+    assert dot.startswith("digraph") and '"tally" -> "chair" [label="not reached, rounds left"]' in dot
+    assert '"tally" -> "verdict" [label="not reached, no rounds left"]' in dot  # one outcome, two places
     assert "theta=0.8" in dot and "shape=diamond" in dot
 
 
@@ -254,6 +274,9 @@ def test_protocol_diagrams_are_traced_from_the_engine():
         assert all(t[-1]["type"] == "finished" and t[-1]["status"] == "completed" for t in trace_protocol(name)), name
     council = protocol_dot("council")
     assert '"tally" -> "verdict" [label="reached"]' in council and '"tally" -> "phase:discussion"' in council
+    for dot in (council, protocol_dot("radar")):  # every edge leaving a node says something of its own
+        out = re.findall(r'^  ("[^"]+") -> "[^"]+" \[label=("[^"]+")', dot, re.M)
+        assert len(out) == len(set(out)), out
     radar = protocol_dot("radar")
     assert '"stop_check" -> "verdict" [label="stop"]' in radar and '"start" -> "evidence"' in radar
     with pytest.raises(Exception, match="Unknown protocol"):

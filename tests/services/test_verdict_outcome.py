@@ -106,7 +106,7 @@ def test_the_card_the_tags_learn_and_every_export_say_the_same(tmp_path):
     assert "smol (member) votes YES (wrote NO)" in notes
     assert "smol (member) wrote NO" in notes["smol (member) votes YES (wrote NO)"]
     assert "Votes, round 1: " + HEADLINE1 in notes
-    chair_note = next(n for t, n in notes.items() if t.startswith("chair (chair)"))
+    chair_note = next(n for t, n in notes.items() if t.startswith("The chairperson"))
     assert "CONSENSUS NOT REACHED — the tally it read (round 0): consensus 67% vs threshold 80%" in chair_note
     assert "its own status field said CONSENSUS REACHED, but the tally decides" in chair_note
     verdict_note = next(n for t, n in notes.items() if t.startswith("Verdict"))

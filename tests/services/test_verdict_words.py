@@ -127,7 +127,8 @@ def test_the_verdict_is_the_judges_written_label_and_the_class_weights_a_named_s
     text = render_text([event_from_dict(e) for e in events])
     assert "VERDICT: TRUE" in text and SECOND in text
     last = steps(events)[-2] if steps(events)[-1].kind == "finished" else steps(events)[-1]
-    assert last.title == "Verdict: TRUE" and SECOND in last.note
+    assert last.title == "Verdict: TRUE" and SECOND in last.detail  # the fitting's words behind the expander
+    assert "would have said FALSE; that is shown only as a second opinion" in last.note
 
 
 def test_the_calibrated_reading_when_chosen_is_the_verdict_and_says_what_the_judge_wrote(fitted):

@@ -123,7 +123,9 @@ def test_the_judges_written_label_is_the_verdict_and_the_weights_a_second_opinio
     assert not at.exception, [e.message for e in at.exception]
     step = next(m.value for m in at.markdown if "step " in m.value and "claim-card" in m.value)
     assert "Verdict&#58; TRUE" in step and "TRUE — the claim is true." in step
-    assert SECOND_HTML in step
+    assert "would have said FALSE" in step  # in plain words on the card; the fitting's own words in the expander:
+    how = next(x for x in at.expander if x.label == "How is this computed?")
+    assert any(SECOND_HTML in m.value for m in how.markdown)
 
 
 def test_bubbles_say_the_cut_and_never_draw_a_zero_probability_label_as_the_answer(monkeypatch):
