@@ -31,8 +31,9 @@ from debate.errors import (
     ServerError,
 )
 from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.labelprobs import TOP_K, label_probs_at_key
 from debate.models.limits import capped
-from debate.models.local import TOP_K, check_request, label_probs_at_key
+from debate.models.local import check_request
 from debate.models.retry import call_with_retries
 from debate.models.spec import server_url
 from debate.models.transport import WITHHELD, bounded_transport, normalise_url, saved_secret, scoped
