@@ -51,6 +51,7 @@ from typing import Any
 from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
+from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.copyguard import DEFAULT_N, CopyGuard
 from debate.models.labelprobs import (
@@ -63,6 +64,7 @@ from debate.models.labelprobs import (
     slot_pattern,
     spelled,
 )
+from debate.models.spec import ModelSpec
 from debate.models.stopping import AnswerWatch, KindEnd
 
 LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
@@ -818,3 +820,12 @@ def _request(messages: list[Message], options: GenOptions, rec: _StepRecorder) -
     if options.json_schema:
         kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
     return kwargs
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)), models=s.get("models"))
+
+
+INFO = BackendInfo(
+    "local", "Embedded (llama.cpp)", _make, "the packaged GGUF models, or any .gguf file, in this process"
+)
