@@ -78,6 +78,7 @@ def _size(n: int | None) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.prepare:
         return _prepare(args)
+    from debate.models.backends import FAILED
     from debate.models.registry import known_models
 
     rows = known_models(None, tuple(args.backend) or None)
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n[{current}]")
         label = r.spec if r.name else f"{r.backend}: (backend)"
         print(plain_text(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
+    for name, why in FAILED.items():  # another package's backend that could not be loaded, and why
+        print(plain_text(f"\n[{name}]\n  not loaded ({why})"))
     print(
         "\nUse a spec as shown, e.g. local:qwen2.5-coder-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
         file=sys.stdout,

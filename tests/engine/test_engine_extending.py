@@ -167,3 +167,20 @@ def test_a_registered_protocol_gets_its_seats_and_templates_and_a_clash_is_refus
         PROTOCOLS.pop("mine", None)
         prompts._EXTRA.remove(toml)
         prompts.templates.cache_clear()
+
+
+def test_a_backend_or_source_registered_twice_or_as_something_else_is_refused():
+    from debate.models import backends
+    from debate.retrieval import sources
+
+    with pytest.raises(InvalidInput, match="already registered"):
+        backends.register(backends.BackendInfo("ollama", "Mine", lambda spec, section, guard: None))
+    with pytest.raises(InvalidInput, match="BackendInfo"):
+        backends.register(object())
+    with pytest.raises(InvalidInput, match="cannot start a model spec"):
+        backends.register(backends.BackendInfo("My Backend", "Mine", lambda spec, section, guard: None))
+    with pytest.raises(InvalidInput, match="already registered"):
+        sources.register(sources.SourceInfo("web", "Mine", lambda settings, retriever: None))
+    with pytest.raises(InvalidInput, match="cannot be chosen"):
+        sources.register(sources.SourceInfo("auto", "Mine", lambda settings, retriever: None))
+    assert "My Backend" not in backends.names() and "auto" not in sources.names()
