@@ -29,10 +29,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 from debate.errors import DebateError, InvalidInput, ModelNotFound
+from debate.models import backends
 from debate.models.spec import ModelSpec, redacted, server_url, several_servers
 
-SERVER_BACKENDS = ("ollama", "openai")
-RETARGETED = ("local", "ollama", "openai")  # a person's seat or a scripted test model stays as it is
 MAX_MAP_ENTRIES = 200
 MAX_NAME_CHARS = 200
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?[bm])(?![a-z0-9])")
@@ -40,14 +39,14 @@ _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?[bm])(?![a-z0-9])")
 
 @dataclass(frozen=True)
 class Server:
-    backend: str  # "ollama" or "openai"
+    backend: str  # a server backend (backends.servers(): "ollama", "openai", others')
     base_url: str | None = None  # None: the host / base URL from the settings or the environment
 
     def spec(self, model: str) -> str:
         return str(ModelSpec(self.backend, model, self.base_url))
 
     def where(self) -> str:
-        kind = "Ollama server" if self.backend == "ollama" else "OpenAI-compatible server"
+        kind = f"{backends.get(self.backend).title} server"
         return f"the {kind} at {self.base_url}" if self.base_url else f"the configured {kind}"
 
 
@@ -57,10 +56,11 @@ def parse_server(text: str) -> Server:
     t = (text or "").strip()
     backend, _, url = t.partition("@") if not t.lower().startswith(("http://", "https://")) else ("", "", t)
     backend = backend.strip().lower()
-    if backend and backend not in SERVER_BACKENDS:
+    if backend and backend not in backends.servers():
+        kinds = backends.servers()
         raise InvalidInput(
             f"Unknown server kind {backend!r} in {redacted(t)!r}.",
-            "Write ollama@URL or openai@URL (or ollama / openai for the configured one).",
+            f"Write {' or '.join(f'{k}@URL' for k in kinds)} (or {' / '.join(kinds)} for the configured one).",
         )
     url = url.strip().rstrip("/")
     server_url(url, "The server URL")
@@ -242,7 +242,7 @@ def on_server(
         if isinstance(e.get("model"), list):
             raise several_servers(f"Seat {e.get('name') or '?'!r}")
         spec = ModelSpec.parse(str(e.get("model", "")))
-        if spec.backend not in RETARGETED:
+        if not backends.get(spec.backend).listed:  # a person's seat or a scripted test model stays as it is
             continue
         name, seat = model_name(spec), str(e.get("name") or "")
         target, how, candidates = _resolve(name, seat, mm, available)

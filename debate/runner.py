@@ -275,56 +275,68 @@ def _parse_gold_labels(gold: str | None) -> dict[str, str] | None:
     return out if all(out.values()) else None
 
 
-def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> Iterator[Event]:
-    cfg = pp.config
-    t0 = time.perf_counter()
-    seq = 0
+class _Stream:
+    """One debate's stream, phase by phase: `started` (the config and lineup), the protocol's events with
+    the fork mark and moderator notes at each boundary (`body`), a fatal error as an event (`failure`),
+    and `closing` (a fork that diverged, notes that arrived too late, `debate_finished`). `stamp` gives
+    every event its sequence number and time."""
 
-    def stamp(ev: Event) -> Event:
-        nonlocal seq
-        ev.seq, ev.t = seq, round(time.perf_counter() - t0, 4)
-        seq += 1
+    def __init__(self, pp: Prepared, client, cancel: threading.Event | None) -> None:
+        self.pp, self.cfg, self.cancel = pp, pp.config, cancel
+        self.t0 = time.perf_counter()
+        self.seq = 0
+        self.ctx = DebateContext(
+            config=pp.config,
+            client=client,
+            agents=pp.agents,
+            params=pp.params,
+            evidence_on=pp.evidence_on,
+            cancel=cancel,
+        )
+        self.fork = pp.config.fork
+        self.debate_id = pp.config.debate_id or uuid.uuid4().hex[:12]
+        self.ctx.debate_id = self.debate_id
+        self.pending: list[tuple[str, str]] = []  # (note, source) not yet applied
+        if self.fork is not None:
+            self.ctx.replay = [dict(t) for t in self.fork.turns]
+            self.pending += [(n, "fork") for n in self.fork.notes]
+        self.totals = {"prompt": 0, "completion": 0}
+        self.status, self.stop_reason, self.final_label = "completed", "", None
+        self.forked = self.fork is None
+
+    def stamp(self, ev: Event) -> Event:
+        ev.seq, ev.t = self.seq, round(time.perf_counter() - self.t0, 4)
+        self.seq += 1
         return ev
 
-    ctx = DebateContext(
-        config=cfg, client=client, agents=pp.agents, params=pp.params, evidence_on=pp.evidence_on, cancel=cancel
-    )
-    fork = cfg.fork
-    settings = {
-        k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")
-    }
-    settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
-    debate_id = cfg.debate_id or uuid.uuid4().hex[:12]
-    ctx.debate_id = debate_id
-    pending: list[tuple[str, str]] = []  # (note, source) not yet applied
-    if fork is not None:
-        ctx.replay = [dict(t) for t in fork.turns]
-        pending += [(n, "fork") for n in fork.notes]
-    yield stamp(
-        DebateStarted(
-            debate_id=debate_id,
-            protocol=pp.info.name,
-            task=cfg.task,
-            category=cfg.category,
-            claim=cfg.claim,
-            lineup=[a.to_dict() for a in pp.agents],
-            settings=settings,
-            seed=cfg.seed,
-            gold=cfg.gold,
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            forked_from=None if fork is None else {"debate_id": fork.parent_id, "round": fork.round},
+    def started(self) -> Event:
+        cfg, pp, fork = self.cfg, self.pp, self.fork
+        settings = {
+            k: v for k, v in asdict(cfg).items() if k not in ("claim", "lineup", "gold", "debate_id", "fork", "seats")
+        }
+        settings.update(params=pp.params, lineup_name=pp.lineup.get("name", ""), evidence_on=pp.evidence_on)
+        return self.stamp(
+            DebateStarted(
+                debate_id=self.debate_id,
+                protocol=pp.info.name,
+                task=cfg.task,
+                category=cfg.category,
+                claim=cfg.claim,
+                lineup=[a.to_dict() for a in pp.agents],
+                settings=settings,
+                seed=cfg.seed,
+                gold=cfg.gold,
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                forked_from=None if fork is None else {"debate_id": fork.parent_id, "round": fork.round},
+            )
         )
-    )
-    totals = {"prompt": 0, "completion": 0}
-    status, stop_reason, final_label = "completed", "", None
-    forked = fork is None
 
-    def boundary(ev: Event) -> Iterator[Event]:
+    def boundary(self, ev: Event) -> Iterator[Event]:
         """At a round or phase boundary past the fork point: mark the fork, then apply pending notes."""
-        nonlocal forked
-        if not forked:
-            forked = True
-            yield stamp(
+        fork, ctx = self.fork, self.ctx
+        if not self.forked:
+            self.forked = True
+            yield self.stamp(
                 PhaseStarted(
                     phase="fork",
                     round=fork.round,
@@ -332,13 +344,13 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
                     note="Everything above was replayed from the parent debate; from here on the models answer anew.",
                 )
             )
-        pending.extend((n, "live") for n in moderation.take(debate_id))
+        self.pending.extend((n, "live") for n in moderation.take(self.debate_id))
         is_phase = isinstance(ev, PhaseStarted)
-        while pending:
-            note, source = pending.pop(0)
+        while self.pending:
+            note, source = self.pending.pop(0)
             if is_phase:
                 ctx.moderator_notes.append(note)
-            yield stamp(
+            yield self.stamp(
                 Moderator(
                     text=note,
                     round=getattr(ev, "round", ctx.rounds),
@@ -348,37 +360,47 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
                 )
             )
 
-    body = _body(pp, ctx, retriever)
-    try:
-        for ev in body:
-            if isinstance(ev, (PhaseStarted, Verdict)) and not ctx.replay:
-                yield from boundary(ev)
-            if isinstance(ev, TurnFinished) and not ev.replayed:
-                totals["prompt"] += ev.prompt_tokens
-                totals["completion"] += ev.completion_tokens
-            elif isinstance(ev, Verdict):
-                final_label = ev.label
-            yield stamp(ev)
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("The debate was stopped.") from None
-    except Cancelled:
-        status, stop_reason = "stopped", "stopped by the user"
-    except DebateError as e:
-        status, stop_reason = "error", e.message
-        yield stamp(
-            ErrorEvent(
-                error=getattr(e, "error_name", type(e).__name__),
-                message=e.message,
-                hint=e.hint,
-                agent=getattr(e, "agent", ""),
-                model=getattr(e, "model", ""),
-                backend=getattr(e, "backend", ""),
-                fatal=True,
+    def body(self, retriever) -> Iterator[Event]:
+        """The protocol's events, counted and stamped, until it ends, is stopped or fails."""
+        body = _body(self.pp, self.ctx, retriever)
+        try:
+            for ev in body:
+                if isinstance(ev, (PhaseStarted, Verdict)) and not self.ctx.replay:
+                    yield from self.boundary(ev)
+                if isinstance(ev, TurnFinished) and not ev.replayed:
+                    self.totals["prompt"] += ev.prompt_tokens
+                    self.totals["completion"] += ev.completion_tokens
+                elif isinstance(ev, Verdict):
+                    self.final_label = ev.label
+                yield self.stamp(ev)
+                if self.cancel is not None and self.cancel.is_set():
+                    raise Cancelled("The debate was stopped.") from None
+        except Cancelled:
+            self.status, self.stop_reason = "stopped", "stopped by the user"
+        except DebateError as e:
+            yield self.failure(e)
+        except Exception as e:  # noqa: BLE001 - a bug: still end the stream cleanly, with enough to report it
+            yield self.failure(e)
+        finally:
+            body.close()
+
+    def failure(self, e: Exception) -> Event:
+        """The fatal error event that ends the debate: a DebateError as it says, anything else as a bug."""
+        if isinstance(e, DebateError):
+            self.status, self.stop_reason = "error", e.message
+            return self.stamp(
+                ErrorEvent(
+                    error=getattr(e, "error_name", type(e).__name__),
+                    message=e.message,
+                    hint=e.hint,
+                    agent=getattr(e, "agent", ""),
+                    model=getattr(e, "model", ""),
+                    backend=getattr(e, "backend", ""),
+                    fatal=True,
+                )
             )
-        )
-    except Exception as e:  # noqa: BLE001 - a bug: still end the stream cleanly, with enough to report it
-        status, stop_reason = "error", f"{type(e).__name__}: {e}"
-        yield stamp(
+        self.status, self.stop_reason = "error", f"{type(e).__name__}: {e}"
+        return self.stamp(
             ErrorEvent(
                 error=type(e).__name__,
                 message=str(e) or type(e).__name__,
@@ -386,34 +408,42 @@ def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> 
                 fatal=True,
             )
         )
-    finally:
-        body.close()
-    if fork is not None and ctx.replay and status == "completed":
-        yield stamp(
-            ErrorEvent(
-                error="ForkDiverged",
-                fatal=False,
-                message=f"The fork ended before round {fork.round}: its parameters changed a decision "
-                f"the parent made earlier ({len(ctx.replay)} of the parent's turns were not reached).",
-                hint="Fork with the parent's parameters, or from an earlier round.",
+
+    def closing(self) -> Iterator[Event]:
+        fork, ctx = self.fork, self.ctx
+        if fork is not None and ctx.replay and self.status == "completed":
+            yield self.stamp(
+                ErrorEvent(
+                    error="ForkDiverged",
+                    fatal=False,
+                    message=f"The fork ended before round {fork.round}: its parameters changed a decision "
+                    f"the parent made earlier ({len(ctx.replay)} of the parent's turns were not reached).",
+                    hint="Fork with the parent's parameters, or from an earlier round.",
+                )
+            )
+        self.pending.extend((n, "live") for n in moderation.take(self.debate_id))
+        for note, source in self.pending:  # arrived after the last prompt: kept, marked as read by no agent
+            yield self.stamp(Moderator(text=note, round=ctx.rounds, source=source, seen=False))
+        yield self.stamp(
+            DebateFinished(
+                status=self.status,
+                stop_reason=self.stop_reason,
+                label=self.final_label if self.status == "completed" else None,
+                rounds=ctx.rounds,
+                prompt_tokens=self.totals["prompt"],
+                completion_tokens=self.totals["completion"],
+                model_calls=ctx.model_calls,
+                cache_hits=ctx.cache_hits,
+                wall_s=round(time.perf_counter() - self.t0, 4),
             )
         )
-    pending.extend((n, "live") for n in moderation.take(debate_id))
-    for note, source in pending:  # arrived after the last prompt: kept, marked as read by no agent
-        yield stamp(Moderator(text=note, round=ctx.rounds, source=source, seen=False))
-    yield stamp(
-        DebateFinished(
-            status=status,
-            stop_reason=stop_reason,
-            label=final_label if status == "completed" else None,
-            rounds=ctx.rounds,
-            prompt_tokens=totals["prompt"],
-            completion_tokens=totals["completion"],
-            model_calls=ctx.model_calls,
-            cache_hits=ctx.cache_hits,
-            wall_s=round(time.perf_counter() - t0, 4),
-        )
-    )
+
+
+def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> Iterator[Event]:
+    s = _Stream(pp, client, cancel)
+    yield s.started()
+    yield from s.body(retriever)
+    yield from s.closing()
 
 
 def _evidence(pp: Prepared, ctx: DebateContext, retriever, for_prompts: bool = True) -> Iterator[Event]:

@@ -15,7 +15,14 @@ from typing import Any
 from debate import outcome
 from debate.errors import InvalidInput
 
-TASK_NAMES = ("checkthat", "halftruth", "averitec", "custom")
+# the tasks, by the names the command line and the pages use, with the title a picker shows: the one list
+TASK_TITLES = {
+    "checkthat": "CheckThat 2025 4a (tweets)",
+    "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
+    "averitec": "AVeriTeC (+ NEI)",
+    "custom": "Custom question",
+}
+TASK_NAMES = tuple(TASK_TITLES)
 
 # Verbatim from TurQUaz A.3-A.5; the last bullet only makes sense for CheckThat, so other tasks drop it.
 CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or politics"

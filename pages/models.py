@@ -5,6 +5,7 @@ import time
 import streamlit as st
 
 from debate.errors import DebateError
+from debate.models.backends import get, listed
 from debate.models.base import GenOptions
 from debate.models.openai_backend import DEFAULT_BASE_URL, JSON_FORMS, key_for, mask_key, with_saved_key
 from debate.models.registry import readiness
@@ -95,16 +96,16 @@ DOT = {
 }
 
 st.markdown("#### Backends")
-cols = st.columns(3)
-for col, backend in zip(cols, ("local", "ollama", "openai")):
+shown = listed()  # the backends registry: the built-in three, then other packages'
+cols = st.columns(len(shown))
+for col, backend in zip(cols, shown):
     mine = [r for r in rows if r.backend == backend]
     ready = [r for r in mine if r.name and readiness(r) == "ready"]
     later = [r for r in mine if r.name and readiness(r) == "assembled on first use"]
     problem = next((r.detail for r in mine if not r.name), "")
     with col.container(border=True):
-        title = {"local": "Embedded (llama.cpp)", "ollama": "Ollama", "openai": "OpenAI-compatible"}[backend]
         st.markdown(
-            f"**{title}**  \n{DOT['ready'] if ready else DOT['assembled on first use'] if later else DOT['unreachable']} "
+            f"**{escape(get(backend).title)}**  \n{DOT['ready'] if ready else DOT['assembled on first use'] if later else DOT['unreachable']} "
             f"{len(ready)} model(s) ready" + (f" · {len(later)} assembled on first use" if later else "")
         )
         if problem:

@@ -10,13 +10,10 @@ import copy
 import re
 from typing import Any
 
+from debate.tasks import TASK_TITLES
+
 PROTOCOL_ORDER = ("council", "single", "team", "baseline", "radar", "radar-single")  # the picker's first
-TASKS = {
-    "checkthat": "CheckThat 2025 4a (tweets)",
-    "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
-    "averitec": "AVeriTeC (+ NEI)",
-    "custom": "Custom question",
-}
+TASKS = TASK_TITLES  # the engine's one list of tasks, with their titles
 CATEGORIES = {
     1: "1 · scientific claim",
     2: "2 · reference to a study",

@@ -203,17 +203,18 @@ def known_models(refresh: bool = False) -> list:
     injected = st.session_state.get("_client")
     if injected is not None:
         return injected.list_models()
+    from debate.models.backends import listed
     from debate.models.base import ModelInfo
-    from debate.models.registry import BACKENDS
     from debate.models.registry import known_models as list_backend
 
     settings = load_settings()
     key = json.dumps(settings, sort_keys=True)
+    shown = listed()
     values = off_render(
-        {f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in BACKENDS}, refresh=refresh
+        {f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in shown}, refresh=refresh
     )
     rows: list = []
-    for b in BACKENDS:
+    for b in shown:
         got = values[f"models:{b}:{key}"]
         if isinstance(got, list):
             rows.extend(got)

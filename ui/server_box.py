@@ -24,15 +24,20 @@ from debate.lineup_server import (
     parse_server,
     unused_keys,
 )
+from debate.models.backends import get, servers
 from ui import resources
 from ui.keep import keep, remember
 from ui.safe import escape  # server names and messages are the server's text: never Markdown
 
-KINDS = {
-    "lineup": "as the lineup says",
-    "ollama": "an Ollama server",
-    "openai": "an OpenAI-compatible server (vLLM, llama.cpp, LM Studio)",
-}
+
+def kinds() -> dict[str, str]:
+    """The box's choices: the lineup as it is, or one of the server backends (the backends registry)."""
+    out = {"lineup": "as the lineup says"}
+    for name in servers():
+        info = get(name)
+        what = f"{'an' if info.title[:1].lower() in 'aeiou' else 'a'} {info.title} server"
+        out[name] = f"{what} ({info.one_line})" if info.one_line and info.one_line != what else what
+    return out
 
 
 def _server_models(server: Server) -> Any:
@@ -69,11 +74,12 @@ def server_choice() -> tuple[Server, dict[str, str]] | None:
     """The three widgets (server kind, URL, model map): (the server, the map), or None when the lineup runs
     as it says or the text cannot be read (then an error says why and what to write)."""
     keep("cfg_server_kind", "lineup")
+    choices = kinds()
     kind = st.selectbox(
         "Run every seat on",
-        list(KINDS),
+        list(choices),
         key="cfg_server_kind",
-        format_func=KINDS.get,
+        format_func=choices.get,
         help="Point all the lineup's models at one server, e.g. a GPU host running the paper's "
         "council. A key goes only to the URL it was saved for (Models page).",
     )
@@ -85,7 +91,7 @@ def server_choice() -> tuple[Server, dict[str, str]] | None:
     url = st.text_input(
         "Server URL",
         key="cfg_server_url",
-        placeholder="http://gpu-box:8000/v1" if kind == "openai" else "http://gpu-box:11434",
+        placeholder=get(kind).url_example,
         help="Empty: the one saved on the Models page (or OPENAI_BASE_URL / OLLAMA_HOST).",
     )
     mapping = st.text_area(

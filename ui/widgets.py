@@ -251,14 +251,15 @@ def evidence_questions() -> int:
 
 def evidence_sources() -> str | None:
     """Which evidence sources to ask; none chosen = every one that answers its health check."""
-    from debate.retrieval.sources import LABELS, NAMES
+    from debate.retrieval import sources
 
+    every = sources.registry()  # the built-in sources, then other packages'
     keep("cfg_sources", [])
     chosen = st.multiselect(
         "Evidence sources",
-        list(NAMES),
+        list(every),
         key="cfg_sources",
-        format_func=lambda n: LABELS[n],
+        format_func=lambda n: every[n].title if n in every else n,
         placeholder="Auto: every source that answers",
         help="Left empty, every source that answers is asked (offline: the local index "
         "only, and the evidence panel says so).",

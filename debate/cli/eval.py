@@ -28,6 +28,8 @@ def _kv(text: str) -> tuple[str, object]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from debate.retrieval.sources import names as source_names
+
     p = sub.add_parser(
         "eval",
         help="run (or resume) a batch evaluation over a dataset",
@@ -71,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--sources",
         default=None,
         metavar="NAMES",
-        help="evidence sources, comma-separated: local,scholar,wikipedia,web, or auto (all that answer); "
+        help=f"evidence sources, comma-separated: {','.join(source_names())}, or auto (all that answer); "
         "default: the local index alone, ranked as before (reproducible runs)",
     )
     p.add_argument(

@@ -16,6 +16,8 @@ from debate.sanitize import plain_text
 
 
 def register(subparsers) -> None:
+    from debate.models.backends import listed  # the backends registry, other packages' included
+
     p = subparsers.add_parser("models", help="list every model per backend with its status; prepare embedded models")
     p.add_argument(
         "--prepare",
@@ -27,6 +29,13 @@ def register(subparsers) -> None:
         "--model", action="append", default=[], metavar="NAME", help="with --prepare: this packaged model (repeatable)"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--backend",
+        action="append",
+        default=[],
+        choices=listed(),
+        help="list only this backend's models (repeatable; default: every backend that lists models)",
+    )
     p.set_defaults(func=run)
 
 
@@ -69,9 +78,10 @@ def _size(n: int | None) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.prepare:
         return _prepare(args)
+    from debate.models.backends import FAILED
     from debate.models.registry import known_models
 
-    rows = known_models(None)
+    rows = known_models(None, tuple(args.backend) or None)
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=2, default=str))
         return 0
@@ -82,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n[{current}]")
         label = r.spec if r.name else f"{r.backend}: (backend)"
         print(plain_text(f"  {label:<44} {r.status:<12} {_size(r.size_bytes):>9}  {r.detail}"))  # server text
+    for name, why in FAILED.items():  # another package's backend that could not be loaded, and why
+        print(plain_text(f"\n[{name}]\n  not loaded ({why})"))
     print(
         "\nUse a spec as shown, e.g. local:qwen2.5-coder-0.5b; another server: openai:NAME@http://HOST:PORT/v1",
         file=sys.stdout,

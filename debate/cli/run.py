@@ -46,6 +46,7 @@ def _category(text: str) -> int | None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     from debate.protocols import PROTOCOLS
+    from debate.retrieval.sources import names as source_names
     from debate.runner import MAX_CLAIM_CHARS
     from debate.tasks import TASK_NAMES
 
@@ -88,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--sources",
         default=None,
         metavar="NAMES",
-        help="evidence sources, comma-separated: local,scholar,wikipedia,web (default: every one "
+        help=f"evidence sources, comma-separated: {','.join(source_names())} (default: every one "
         "that answers its health check; offline that is local only)",
     )
     p.add_argument(

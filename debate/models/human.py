@@ -10,10 +10,13 @@ ticket as the model name ("<debate id>/<turn id>"), so one backend serves every 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from debate import seats
 from debate.errors import InvalidInput
+from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.spec import ModelSpec
 
 
 def ticket(debate_id: str, turn_id: str) -> str:
@@ -53,3 +56,10 @@ class HumanBackend(Backend):
             return
         yield Delta(text)
         yield Final(prompt_tokens=0, completion_tokens=len(text.split()), finish_reason="stop")
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    return HumanBackend()
+
+
+INFO = BackendInfo("human", "A person", _make, "a person plays the seat", listed=False)

@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -52,14 +51,23 @@ from typing import Any
 from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
 from debate.models import packaged
+from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.copyguard import DEFAULT_N, CopyGuard
+from debate.models.labelprobs import (
+    SLOT_TAIL,
+    _fits,
+    _label_mass,
+    _matches,
+    _shares,
+    label_probs_from_positions,
+    slot_pattern,
+    spelled,
+)
+from debate.models.spec import ModelSpec
 from debate.models.stopping import AnswerWatch, KindEnd
 
-TOP_K = 20  # alternatives asked of remote servers per generated position (OpenAI's maximum)
 LABEL_SCAN_STEPS = 1024  # label positions searched among the first N generated tokens
-_STRIP = " \t\r\n\"'`*_:[({<>-.,"
-SLOT_TAIL = 64  # characters of the answer so far searched for "the label comes next" (bounded per token)
 _ROLES = ("system", "user", "assistant")
 
 
@@ -79,135 +87,6 @@ def check_request(messages: list[Message], options: GenOptions) -> None:
         raise InvalidInput(
             f"temperature must be between 0 and 2, got {options.temperature}.", "Use 0 for repeatable answers."
         )
-
-
-# -- label probabilities from token alternatives (shared with the openai/ollama backends) ---------
-def _matches(token: str, label: str) -> bool:
-    """A token can begin `label`: "YES", " Yes", "Y" → YES; "Note", "Nothing" do not count as NO."""
-    t = token.strip(_STRIP).upper()
-    return bool(t) and label.startswith(t)
-
-
-def _fits(token: str, ways: tuple[str, ...]) -> bool:
-    """A token can begin any of a label's spellings (see `spelled`)."""
-    return any(_matches(token, s) for s in ways)
-
-
-def spelled(labels: Sequence[str], spellings: Sequence[str] = ()) -> list[tuple[str, ...]]:
-    """Per label, the upper-cased ways it may be written at its key: its name, and `spellings[i]` where the
-    answer format writes it otherwise. TurQUaz's judge answers `{"category": 1 or 0}`: without its digits
-    no label is ever written at the key, and the probabilities would be read wherever YES/NO happened to
-    hold the most mass in the explanation, which need not agree with the digit written."""
-    return [
-        (lab.upper(), *((str(spellings[i]).upper(),) if i < len(spellings) and spellings[i] else ()))
-        for i, lab in enumerate(labels)
-    ]
-
-
-def _label_mass(pos: Mapping[str, float], norm: Sequence[tuple[str, ...]]) -> list[float]:
-    """Probability mass per label (its spellings, see `spelled`) at one position; a token fitting several
-    labels is split."""
-    mass = [0.0] * len(norm)
-    for tok, lp in pos.items():  # " Yes", "Yes" and "yes" are distinct tokens: all count
-        hits = [i for i, lab in enumerate(norm) if _fits(tok, lab)]
-        p = math.exp(lp) if lp is not None and lp > -1e9 else 0.0
-        for i in hits:
-            mass[i] += p / len(hits)
-    return mass
-
-
-def slot_pattern(key: str) -> re.Pattern[str]:
-    """The answer so far ends where `key`'s label is written: `[VERDICT]: `, `**Verdict:** [`,
-    `"verdict": "` (the shapes parsing.parse_label reads), matched against a bounded tail."""
-    return re.compile(rf"{re.escape(key)}[\s*\"']*+(?:\][\s*]*+)?[:=\-][\s*\"'\[]*+$", re.I)
-
-
-def normalised_mass(
-    pos: Mapping[str, float], labels: Sequence[str], spellings: Sequence[str] = ()
-) -> dict[str, float] | None:
-    """The labels' share of the probability at one position (each label's spellings summed), normalised
-    over the labels."""
-    return _shares(_label_mass(pos, spelled(labels, spellings)), labels)
-
-
-def _shares(mass: Sequence[float], labels: Sequence[str]) -> dict[str, float] | None:
-    total = sum(mass)
-    return {lab: m / total for lab, m in zip(labels, mass)} if total > 0 else None
-
-
-def label_probs_from_positions(
-    positions: Sequence[Mapping[str, float]], labels: Sequence[str], first: bool = False
-) -> dict[str, float] | None:
-    """Probability per label at the generated position whose alternatives best cover the labels.
-
-    `positions` holds, per generated token, {token_text: logprob} of its alternatives. A token
-    counts for a label when, stripped of spaces/quotes/markup and upper-cased, it is a prefix of the
-    label: "YES", " Yes", "Y" → YES. Mass of a token that fits several labels
-    is split between them. The chosen position is the one with the most label mass (the earliest
-    on ties), which skips JSON scaffolding such as `{"vote": "` and free text that merely contains
-    "no". With `first` (the answer's schema decodes the label before any free text) it is the earliest
-    position where the labels hold at least half the mass: a later sentence that opens with "No" must
-    not stand in for the vote. Returns None when no position offers any label.
-    """
-    norm = spelled(labels)
-    if not norm:
-        return None
-    best: tuple[float, int, list[float]] | None = None
-    for pos in positions:
-        mass = _label_mass(pos, norm)
-        total = sum(mass)
-        if first and total >= 0.5:
-            return {lab: m / total for lab, m in zip(labels, mass)}
-        covered = sum(1 for m in mass if m > 0)
-        score = total + 0.01 * covered
-        if total > 0 and (best is None or score > best[0] + 1e-9):
-            best = (score, covered, mass)
-    if best is None:
-        return None
-    total = sum(best[2])
-    return {lab: m / total for lab, m in zip(labels, best[2])}
-
-
-def label_probs_at_key(
-    chosen: Sequence[str],
-    positions: Sequence[Mapping[str, float]],
-    labels: Sequence[str],
-    key: str = "",
-    first: bool = False,
-    greedy: bool = False,
-    spellings: Sequence[str] = (),
-) -> tuple[dict[str, float] | None, str]:
-    """(label probabilities, where they were read: a LABEL_AT key) from a finished answer's tokens, for
-    servers that return each generated token (`chosen`) with its alternatives (`positions`).
-
-    The same reading as the embedded models' (the `_StepRecorder`): at the last position right after
-    `key` (`[VERDICT]:`, `"verdict": "`) where the token written begins a label, the label the parser
-    reads. A server cannot be kept to the argmax label there, so when the written token's label is not
-    the most probable label read at that position (its mass split over spellings, or sampled) the key
-    says so ("split", "sampled"). Without `key`, or with no label written after it, the older rule
-    (`label_probs_from_positions`) with "most-mass" or "first". At the key a label may also be written
-    as its `spellings` (see `spelled`). Linear: the tail searched is bounded."""
-    norm = spelled(labels, spellings)
-    if not norm or not positions:
-        return None, ""
-    if key and not first and len(chosen) == len(positions):
-        slot, text, hit = slot_pattern(key), "", None
-        for i, tok in enumerate(chosen):
-            if slot.search(text) and any(_fits(tok, lab) for lab in norm):
-                hit = i
-            text = (text + str(tok))[-SLOT_TAIL:]
-        if hit is not None:
-            probs = normalised_mass(positions[hit], labels, spellings)
-            if probs is not None:
-                written = [lab for lab, ways in zip(labels, norm) if _fits(chosen[hit], ways)]
-                top = max(probs, key=probs.__getitem__)
-                if not greedy:
-                    return probs, "sampled"
-                return probs, "written" if top in written else "split"
-    probs = label_probs_from_positions(positions, labels, first)
-    if probs is None:
-        return None, ""
-    return probs, ("first" if first else "most-mass" if key else "")
 
 
 # -- process-wide model cache ---------------------------------------------------------------------
@@ -429,6 +308,7 @@ class _StepRecorder:
         self.refused = 0  # steps where the guard banned a copy's next token
         self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
         self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
+        self.max_tokens = 0  # the cap llama.cpp is given: the budget plus any grace (`_recorder`)
 
     def __call__(self, input_ids, scores):
         if (self.watch is not None or self.slot is not None or self.kind is not None) and self.steps > 0:
@@ -817,96 +697,17 @@ class LocalBackend(Backend):
         self, model: str, messages: list[Message], options: GenOptions, warm: Callable[[], bool] | None = None
     ) -> Iterator[Chunk]:
         """`warm`: this is a warm-up, which stops (WarmAborted) as soon as `warm()` says so."""
-        # lazy, so loading counts in the caller's latency and runs inside the client's model slot
-        from llama_cpp import LogitsProcessorList
-
-        global _waiting, _served
         path, chat_format = self.resolve(model)
         llm, lock = load_llama(path, self.n_ctx, self.n_threads, chat_format)
         with contextlib.ExitStack() as held:
-            if warm:  # never queue behind anything: a busy CPU means a debate is running
-                for sem in (cpu_slot(self.n_threads), lock):
-                    if warm() or not sem.acquire(blocking=False):
-                        raise WarmAborted()
-                    held.callback(sem.release)
-            else:
-                with _waiting_lock:
-                    _waiting += 1
-                    _served += 1
-                try:
-                    held.enter_context(cpu_slot(self.n_threads))
-                    held.enter_context(lock)
-                finally:
-                    with _waiting_lock:
-                        _waiting -= 1
+            self._hold(held, lock, warm)
             aligned = AlignedEval.of(llm)
             if not prefix_reuse():
                 llm.reset()
             aligned.expect_prompt()
             aligned.abort = warm
-            rec = (
-                _StepRecorder(
-                    *label_token_ids(llm, str(path), (*options.labels, *options.label_spellings)),
-                    options.labels,
-                    options.label_threshold,
-                    options.label_key,
-                    float(options.temperature) == 0.0,
-                    options.label_first,
-                    options.label_spellings,
-                )
-                if options.labels
-                else _StepRecorder()
-            )
-            rec.llm = llm
-            if options.script:
-                rec.banned = script_banned_ids(llm, str(path), options.script)
-            if not options.json_schema:  # a grammar decides where a constrained answer may end
-                rec.watch = AnswerWatch(json_answer=options.stop_after_json)
-            if options.no_copy:
-                rec.guard = copy_guard(llm, str(path), options)
-                rec.lower = lower_texts(llm, str(path))
-                rec.widen = lambda texts: spelled_by_prefix(llm, str(path), texts)
-            max_tokens = int(options.max_tokens)
-            grace = max(0, int(options.grace_tokens or 0))
-            # free text, or JSON under a grammar (which writes the label once its text is closed); a JSON
-            # answer without one keeps the hard cap: closing its text would not make it close the object
-            if grace and (options.json_schema or not options.stop_after_json):
-                keys, chars = text_fields(options.json_schema)
-                rec.kind = KindEnd(max_tokens, grace, bool(options.json_schema), chars, keys)
-                if options.json_schema:
-                    rec.quotes = quote_token_ids(llm, str(path))
-                max_tokens += grace
-            kwargs: dict[str, Any] = dict(
-                messages=messages,
-                temperature=options.temperature,
-                max_tokens=max_tokens,
-                stop=list(options.stop) or None,
-                stream=True,
-                logits_processor=LogitsProcessorList([rec]),
-            )
-            if options.seed is not None:
-                kwargs["seed"] = options.seed
-            if options.json_schema:
-                kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
-            finish = "stop"
-            try:
-                for chunk in llm.create_chat_completion(**kwargs):
-                    choice = chunk["choices"][0]
-                    text = choice.get("delta", {}).get("content")
-                    if text:
-                        yield Delta(text)
-                    if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
-            except ValueError as e:
-                if "context window" in str(e) or "exceed" in str(e):
-                    raise ContextTooLong(
-                        f"The prompt is too long for {path.name}: {e}.",
-                        f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
-                        "set DEBATE_N_CTX or settings local.n_ctx).",
-                    ) from e
-                raise DebateError(
-                    f"llama.cpp failed on {path.name}: {e}.", "Try a shorter prompt, other options, or another model."
-                ) from e
+            rec = _recorder(llm, str(path), options)
+            finish = yield from self._completion(llm, path, _request(messages, options, rec))
             aligned.save()
             probs, at = rec.read(options.labels, options.label_first) if options.labels else (None, "")
             yield Final(
@@ -918,3 +719,113 @@ class LocalBackend(Backend):
                 prompt_reused_tokens=aligned.reused,
                 label_at=at,
             )
+
+    def _hold(self, held: contextlib.ExitStack, lock: threading.Lock, warm: Callable[[], bool] | None) -> None:
+        """Take the CPU slot and the model's lock, released when `held` closes. A warm-up never queues
+        behind anything (a busy CPU means a debate is running): WarmAborted instead."""
+        global _waiting, _served
+        if warm:
+            for sem in (cpu_slot(self.n_threads), lock):
+                if warm() or not sem.acquire(blocking=False):
+                    raise WarmAborted()
+                held.callback(sem.release)
+            return
+        with _waiting_lock:
+            _waiting += 1
+            _served += 1
+        try:
+            held.enter_context(cpu_slot(self.n_threads))
+            held.enter_context(lock)
+        finally:
+            with _waiting_lock:
+                _waiting -= 1
+
+    def _completion(self, llm: Any, path: Path, kwargs: dict[str, Any]) -> Iterator[Chunk]:
+        """llama.cpp's streamed answer as Deltas; returns its finish reason. Its errors as typed ones."""
+        finish = "stop"
+        try:
+            for chunk in llm.create_chat_completion(**kwargs):
+                choice = chunk["choices"][0]
+                text = choice.get("delta", {}).get("content")
+                if text:
+                    yield Delta(text)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+        except ValueError as e:
+            if "context window" in str(e) or "exceed" in str(e):
+                raise ContextTooLong(
+                    f"The prompt is too long for {path.name}: {e}.",
+                    f"Shorten the messages, or raise n_ctx (now {self.n_ctx}; "
+                    "set DEBATE_N_CTX or settings local.n_ctx).",
+                ) from e
+            raise DebateError(
+                f"llama.cpp failed on {path.name}: {e}.", "Try a shorter prompt, other options, or another model."
+            ) from e
+        return finish
+
+
+def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
+    """The request's logits processor: label probabilities, the script ban, the answer watch, the copy
+    guard and the kind budget, as `options` ask (its `max_tokens` is the cap llama.cpp is given)."""
+    rec = (
+        _StepRecorder(
+            *label_token_ids(llm, key, (*options.labels, *options.label_spellings)),
+            options.labels,
+            options.label_threshold,
+            options.label_key,
+            float(options.temperature) == 0.0,
+            options.label_first,
+            options.label_spellings,
+        )
+        if options.labels
+        else _StepRecorder()
+    )
+    rec.llm = llm
+    if options.script:
+        rec.banned = script_banned_ids(llm, key, options.script)
+    if not options.json_schema:  # a grammar decides where a constrained answer may end
+        rec.watch = AnswerWatch(json_answer=options.stop_after_json)
+    if options.no_copy:
+        rec.guard = copy_guard(llm, key, options)
+        rec.lower = lower_texts(llm, key)
+        rec.widen = lambda texts: spelled_by_prefix(llm, key, texts)
+    rec.max_tokens = int(options.max_tokens)
+    grace = max(0, int(options.grace_tokens or 0))
+    # free text, or JSON under a grammar (which writes the label once its text is closed); a JSON
+    # answer without one keeps the hard cap: closing its text would not make it close the object
+    if grace and (options.json_schema or not options.stop_after_json):
+        keys, chars = text_fields(options.json_schema)
+        rec.kind = KindEnd(rec.max_tokens, grace, bool(options.json_schema), chars, keys)
+        if options.json_schema:
+            rec.quotes = quote_token_ids(llm, key)
+        rec.max_tokens += grace
+    return rec
+
+
+def _request(messages: list[Message], options: GenOptions, rec: _StepRecorder) -> dict[str, Any]:
+    """llama.cpp's chat-completion arguments for this request, `rec` as its logits processor."""
+    # lazy, so loading counts in the caller's latency and runs inside the client's model slot
+    from llama_cpp import LogitsProcessorList
+
+    kwargs: dict[str, Any] = dict(
+        messages=messages,
+        temperature=options.temperature,
+        max_tokens=rec.max_tokens,
+        stop=list(options.stop) or None,
+        stream=True,
+        logits_processor=LogitsProcessorList([rec]),
+    )
+    if options.seed is not None:
+        kwargs["seed"] = options.seed
+    if options.json_schema:
+        kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
+    return kwargs
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)), models=s.get("models"))
+
+
+INFO = BackendInfo(
+    "local", "Embedded (llama.cpp)", _make, "the packaged GGUF models, or any .gguf file, in this process"
+)

@@ -21,11 +21,13 @@ from debate.errors import (
     RateLimited,
     ServerError,
 )
+from debate.models.backends import BackendInfo
 from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.labelprobs import TOP_K, label_probs_at_key
 from debate.models.limits import capped
-from debate.models.local import TOP_K, check_request, label_probs_at_key
+from debate.models.local import check_request
 from debate.models.retry import call_with_retries
-from debate.models.spec import server_url
+from debate.models.spec import ModelSpec, server_url, settings_url
 from debate.models.transport import WITHHELD, bounded_transport, saved_secret
 from debate.sanitize import strip_terminal
 
@@ -315,3 +317,21 @@ class OllamaBackend(Backend):
             model_id=getattr(last, "model", "") or model,
             label_at=at,
         )
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    host = settings_url(spec, s, "host", "ollama.host", "OLLAMA_HOST", "The Ollama host")
+    return OllamaBackend(
+        host,
+        max_parallel=int(s.get("max_parallel", 2)),
+        timeout_s=float(s.get("timeout_s", 300)),
+        retries=s.get("retries"),
+        url_in_spec=bool(spec.base_url),
+        health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+        api_key=key_for(host or "", s),  # a key only for the host it was saved for
+        num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)),
+        guard=guard,
+    )
+
+
+INFO = BackendInfo("ollama", "Ollama", _make, "an Ollama server", server=True, url_example="http://gpu-box:11434")

@@ -30,11 +30,13 @@ from debate.errors import (
     RateLimited,
     ServerError,
 )
+from debate.models.backends import BackendInfo
 from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.labelprobs import TOP_K, label_probs_at_key
 from debate.models.limits import capped
-from debate.models.local import TOP_K, check_request, label_probs_at_key
+from debate.models.local import check_request
 from debate.models.retry import call_with_retries
-from debate.models.spec import server_url
+from debate.models.spec import ModelSpec, server_url, settings_url
 from debate.models.transport import WITHHELD, bounded_transport, normalise_url, saved_secret, scoped
 from debate.sanitize import strip_terminal
 
@@ -498,3 +500,31 @@ class OpenAIBackend(Backend):
             model_id=model_id,
             label_at=at,
         )
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    url = (
+        settings_url(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
+        or DEFAULT_BASE_URL
+    )
+    return OpenAIBackend(
+        url,
+        key_for(url, s),  # a key only for the URL it was saved for
+        max_parallel=int(s.get("max_parallel", 4)),
+        timeout_s=float(s.get("timeout_s", 120)),
+        retries=s.get("retries"),
+        url_in_spec=bool(spec.base_url),
+        json_format=s.get("json_format"),
+        health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
+        guard=guard,
+    )
+
+
+INFO = BackendInfo(
+    "openai",
+    "OpenAI-compatible",
+    _make,
+    "vLLM, llama.cpp, LM Studio",
+    server=True,
+    url_example="http://gpu-box:8000/v1",
+)

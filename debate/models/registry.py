@@ -11,20 +11,19 @@ Settings (all optional; environment variables fill the gaps):
 A key goes only to the base URL it was saved for (openai_backend.key_for, ollama_backend.key_for), and so
 do OPENAI_ORG_ID / OPENAI_PROJECT_ID (the transport strips what the SDKs add from the environment).
 
-Backends are created on first use from the spec, so `openai:qwen@http://127.0.0.1:8000/v1` and
+Backends are created on first use from the spec, each by its entry in the backends registry (backends.py), so `openai:qwen@http://127.0.0.1:8000/v1` and
 `ollama:llama3.1:8b@http://10.0.0.5:11434` work without any settings. Listing never raises: a backend
 that is down becomes a row saying why.
 """
 
 from __future__ import annotations
 
-import os
-
 from debate import config
 from debate.errors import DebateError, InvalidInput
-from debate.models.base import HEALTH_TIMEOUT_S, Backend, ModelInfo
+from debate.models import backends
+from debate.models.base import Backend, ModelInfo
 from debate.models.client import ModelClient
-from debate.models.spec import ModelSpec, server_url
+from debate.models.spec import ModelSpec
 
 
 def _section(settings: dict | None, name: str) -> dict:
@@ -37,79 +36,20 @@ def _section(settings: dict | None, name: str) -> dict:
     return s
 
 
-def _checked(spec: ModelSpec, section: dict, field: str, setting: str, env: str, what: str) -> str | None:
-    """The URL a backend is made for (the spec's, else the settings', else the environment's), refused
-    when it holds a user name or password, saying where it came from (spec.py's docstring says why)."""
-    if spec.base_url:
-        return spec.base_url  # ModelSpec.parse already refused one with a password
-    if section.get(field):
-        return server_url(section[field], f"{what} in the settings ({setting}, Models page)")
-    return server_url(os.environ.get(env), f"{what} in {env}")
-
-
 def make_backend(
     spec: ModelSpec, settings: dict | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
 ) -> Backend:
-    """A backend instance for a spec (its base URL, if any, overrides the settings). `from_page`: the spec
-    was typed on a page, so its base URL may name only a server the presenter configured or a public
-    address (reach.py; `allow`: exact addresses let through anyway, for tests' loopback stand-ins)."""
+    """A backend instance for a spec (its base URL, if any, overrides the settings), made by its entry in
+    the backends registry (backends.py) from its settings section. `from_page`: the spec was typed on a
+    page, so its base URL may name only a server the presenter configured or a public address (reach.py;
+    `allow`: exact addresses let through anyway, for tests' loopback stand-ins)."""
+    info = backends.get(spec.backend)
     guard = None
-    if from_page and spec.base_url and spec.backend in ("ollama", "openai"):
+    if from_page and spec.base_url and info.server:
         from debate.models.reach import page_guard
 
         guard = page_guard(spec.base_url, settings, allow)
-    if spec.backend == "local":
-        from debate.models.local import LocalBackend
-
-        s = _section(settings, "local")
-        return LocalBackend(
-            n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)), models=s.get("models")
-        )
-    if spec.backend == "ollama":
-        from debate.models.ollama_backend import DEFAULT_NUM_CTX, OllamaBackend
-        from debate.models.ollama_backend import key_for as ollama_key
-
-        s = _section(settings, "ollama")
-        host = _checked(spec, s, "host", "ollama.host", "OLLAMA_HOST", "The Ollama host")
-        return OllamaBackend(
-            host,
-            max_parallel=int(s.get("max_parallel", 2)),
-            timeout_s=float(s.get("timeout_s", 300)),
-            retries=s.get("retries"),
-            url_in_spec=bool(spec.base_url),
-            health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
-            api_key=ollama_key(host or "", s),  # a key only for the host it was saved for
-            num_ctx=int(s.get("num_ctx", DEFAULT_NUM_CTX)),
-            guard=guard,
-        )
-    if spec.backend == "openai":
-        from debate.models.openai_backend import DEFAULT_BASE_URL, OpenAIBackend, key_for
-
-        s = _section(settings, "openai")
-        url = (
-            _checked(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
-            or DEFAULT_BASE_URL
-        )
-        return OpenAIBackend(
-            url,
-            key_for(url, s),  # a key only for the URL it was saved for
-            max_parallel=int(s.get("max_parallel", 4)),
-            timeout_s=float(s.get("timeout_s", 120)),
-            retries=s.get("retries"),
-            url_in_spec=bool(spec.base_url),
-            json_format=s.get("json_format"),
-            health_timeout_s=float(s.get("health_timeout_s", HEALTH_TIMEOUT_S)),
-            guard=guard,
-        )
-    if spec.backend == "scripted":
-        from debate.models.scripted import ScriptedBackend
-
-        return ScriptedBackend(default=_section(settings, "scripted").get("default", "YES"))
-    if spec.backend == "human":
-        from debate.models.human import HumanBackend
-
-        return HumanBackend()
-    raise InvalidInput(f"Unknown backend {spec.backend!r}.", "Use local, ollama or openai.")
+    return info.make(spec, _section(settings, info.name), guard)
 
 
 def default_client(
@@ -133,13 +73,11 @@ def default_client(
     return client
 
 
-BACKENDS = ("local", "ollama", "openai")
-
-
-def known_models(source: ModelClient | dict | None = None, backends: tuple[str, ...] = BACKENDS) -> list[ModelInfo]:
+def known_models(source: ModelClient | dict | None = None, names: tuple[str, ...] | None = None) -> list[ModelInfo]:
     """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
     installed models, the OpenAI-compatible server's /models; a down backend is one row saying why.
-    `backends` limits the listing (the app lists each backend in its own background thread)."""
+    `names` limits the listing to those backends (the app lists each in its own background thread); None:
+    every listed one (backends.listed)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
         get = lambda name: source.backend_for(ModelSpec(name, "-"))
@@ -147,7 +85,7 @@ def known_models(source: ModelClient | dict | None = None, backends: tuple[str, 
         settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)
     rows: list[ModelInfo] = []
-    for name in backends:
+    for name in backends.listed() if names is None else names:
         try:
             rows.extend(get(name).list_models())
         except DebateError as e:

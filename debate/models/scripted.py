@@ -11,9 +11,12 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from debate.errors import ModelNotFound
+from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.spec import ModelSpec
 
 Reply = str | Callable[[list[Message], GenOptions], str]
 
@@ -87,3 +90,10 @@ class ScriptedBackend(Backend):
             finish_reason="stop",
             label_probs=probs,
         )
+
+
+def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+    return ScriptedBackend(default=s.get("default", "YES"))
+
+
+INFO = BackendInfo("scripted", "Scripted", _make, "fixed answers, for tests", listed=False)

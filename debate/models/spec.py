@@ -28,13 +28,17 @@ URL without them and save the key for it on the Models page (or OPENAI_API_KEY /
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
 from debate.errors import InvalidInput
+from debate.models import backends
 
-BACKENDS = ("local", "ollama", "openai", "scripted", "human")  # human: a person plays the seat
-_JOINED = re.compile(r"\|\s*(?:" + "|".join(BACKENDS) + r"):")  # `a|ollama:b`: several specs in one
+
+def _joined(text: str) -> bool:
+    """`a|ollama:b`: several specs in one (any registered backend's name after the bar)."""
+    return any(re.search(rf"\|\s*{re.escape(name)}:", text) for name in backends.names()) if "|" in text else False
 
 
 def several_servers(what: str) -> InvalidInput:
@@ -60,19 +64,19 @@ class ModelSpec:
     @classmethod
     def parse(cls, text: str) -> ModelSpec:
         text = (text or "").strip()
-        if _JOINED.search(text):
+        if _joined(text):
             raise several_servers(f"Model spec {redacted(text)[:200]!r}")
         if ":" not in text:
             raise InvalidInput(
                 f"Model spec {text!r} has no backend.",
-                f"Write it as backend:model, with backend one of {', '.join(BACKENDS)} "
+                f"Write it as backend:model, with backend one of {', '.join(backends.names())} "
                 "(e.g. local:qwen2.5-coder-0.5b, ollama:qwen3:8b, openai:gpt-4o-mini@http://127.0.0.1:8000/v1).",
             )
         backend, rest = text.split(":", 1)
         backend = backend.strip().lower()
-        if backend not in BACKENDS:
+        if backend not in backends.names():
             raise InvalidInput(
-                f"Unknown backend {backend!r} in model spec {text!r}.", f"Use one of: {', '.join(BACKENDS)}."
+                f"Unknown backend {backend!r} in model spec {text!r}.", f"Use one of: {', '.join(backends.names())}."
             )
         base_url = None
         at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
@@ -117,6 +121,16 @@ def server_url(url: str | None, what: str) -> str | None:
     if has_credentials(url):
         refuse_credentials(url or "", f"{what} ({redacted(url or '')})")
     return url
+
+
+def settings_url(spec: ModelSpec, section: dict, field: str, setting: str, env: str, what: str) -> str | None:
+    """The URL a server backend is made for (the spec's, else the settings', else the environment's),
+    refused when it holds a user name or password, saying where it came from (spec.py's docstring says why)."""
+    if spec.base_url:
+        return spec.base_url  # ModelSpec.parse already refused one with a password
+    if section.get(field):
+        return server_url(section[field], f"{what} in the settings ({setting}, Models page)")
+    return server_url(os.environ.get(env), f"{what} in {env}")
 
 
 # what stands between `://` and a host's `@`; quotes, brackets and backslashes end it, so that in JSON or

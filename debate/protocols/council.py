@@ -70,71 +70,87 @@ def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, st
     return Slot(tuple(sorted(said, key=lambda e: e.order)))
 
 
-def run(ctx: DebateContext) -> Iterator[Event]:
-    t = ctx.task
-    v = ctx.task_values()
-    theta, max_rounds = float(ctx.p("theta")), int(ctx.p("rounds"))
-    members, chair = ctx.with_role("member"), ctx.role("chair")
-    said: list[TurnFinished] = []
-    summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
-    history: list[dict] = []
+class _Council:
+    """One council debate's state and its phases, in the order Alg. 3 runs them: `prepare` (thresholds,
+    the devil's advocate), `initial_vote`, `discussion_rounds` (each: `chair_turn`, then the members'
+    votes), `decide`. Prompts are built by `member_specs` and `chair_messages`; the phases run turns."""
 
-    def council_discussion(latest_apart: bool) -> Slot:
-        """ "Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
-        chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
-        if not ctx.p("summaries_in_discussion"):
-            return discussion(said)
-        return discussion(said, summaries[:-1] if latest_apart else summaries)
+    def __init__(self, ctx: DebateContext) -> None:
+        self.ctx = ctx
+        self.t = ctx.task
+        self.theta, self.max_rounds = float(ctx.p("theta")), int(ctx.p("rounds"))
+        self.members, self.chair = ctx.with_role("member"), ctx.role("chair")
+        self.said: list[TurnFinished] = []
+        self.summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
+        self.history: list[dict] = []
+        self.small = ctx.p("demos") == "dialogue"
+        self.thresholds: dict[str, float | None] = {}
+        self.advocate: str | None = None
+        self.vals_common: dict = {}
+        self.votes: dict = {}
+        self.turns: list[TurnFinished] = []
 
-    vals_common = {**v, "threshold_pct": f"{theta * 100:g}"}
-    ctx.given.append(tally_figures({}, theta))  # the consensus threshold every member and the chair read
+    # -- set-up ---------------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        ctx = self.ctx
+        self.vals_common = {**ctx.task_values(), "threshold_pct": f"{self.theta * 100:g}"}
+        ctx.given.append(tally_figures({}, self.theta))  # the consensus threshold every member and the chair read
+        if self.small:
+            self.vals_common = fewshot.dialogue_values(ctx, self.vals_common)
+        if ctx.p("calibration") == "threshold":
+            self._fit_thresholds()
+        advocate_no = int(ctx.p("devils_advocate"))
+        if advocate_no < 0 or advocate_no > len(self.members):
+            raise InvalidInput(
+                f"council devils_advocate={advocate_no}: the council has {len(self.members)} members.",
+                f"Use 0 (off) or a member number from 1 to {len(self.members)}.",
+            )
+        self.advocate = self.members[advocate_no - 1].agent if advocate_no else None
 
-    small = ctx.p("demos") == "dialogue"
-    if small:
-        vals_common = fewshot.dialogue_values(ctx, vals_common)
-    thresholds: dict[str, float | None] = {}
-    if ctx.p("calibration") == "threshold":
-        if not t.binary or not small:
+    def _fit_thresholds(self) -> None:
+        ctx = self.ctx
+        if not self.t.binary or not self.small:
             raise InvalidInput(
                 "council calibration=threshold needs a YES/NO task and demos=dialogue (the "
                 "threshold is fitted for that prompt).",
                 "Use demos=dialogue on CheckThat.",
             )
-        for m in members:
+        for m in self.members:
             if ctx.is_person(m):  # a person's vote is the label they wrote
                 continue
-            thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m)
-            if thresholds[m.agent] is None:
+            self.thresholds[m.agent], where = fewshot.fitted_threshold(ctx, m)
+            if self.thresholds[m.agent] is None:
                 raise InvalidInput(
                     f"council calibration=threshold: {where}.",
                     "Fit it first (scripts/reproduce_eval.sh, part small) or use calibration=none.",
                 )
 
-    advocate_no = int(ctx.p("devils_advocate"))
-    if advocate_no < 0 or advocate_no > len(members):
-        raise InvalidInput(
-            f"council devils_advocate={advocate_no}: the council has {len(members)} members.",
-            f"Use 0 (off) or a member number from 1 to {len(members)}.",
-        )
-    advocate = members[advocate_no - 1].agent if advocate_no else None
+    # -- prompts --------------------------------------------------------------------------------------
+    def council_discussion(self, latest_apart: bool) -> Slot:
+        """ "Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
+        chair's summaries too, but for members not the latest, which has its own slot ("Chairperson Summary")."""
+        if not self.ctx.p("summaries_in_discussion"):
+            return discussion(self.said)
+        return discussion(self.said, self.summaries[:-1] if latest_apart else self.summaries)
 
-    def advocacy(agent: str, first: dict | None) -> str:
+    def advocacy(self, agent: str, first: dict | None) -> str:
         """The devil's advocate's instruction: argue the label the first vote gave the fewest votes to."""
-        if agent != advocate or not first:  # the first vote itself is every member's own
+        if agent != self.advocate or not first:  # the first vote itself is every member's own
             return ""
-        counts = tally(first, t.labels)
-        side = min(t.labels, key=lambda lab: counts[lab])  # ties: the earlier label in the task's order
+        counts = tally(first, self.t.labels)
+        side = min(self.t.labels, key=lambda lab: counts[lab])  # ties: the earlier label in the task's order
         return prompts.render(
             "engine.devils_advocate", side=side, first_vote=", ".join(f"{k}: {n}" for k, n in counts.items())
         )
 
-    def member_specs(rnd: int, summary: str) -> Steps[list[TurnSpec]]:
-        vals = {**vals_common, "chair_summary": summary or "None"}
+    def member_specs(self, rnd: int, summary: str) -> Steps[list[TurnSpec]]:
+        ctx, t, small = self.ctx, self.t, self.small
+        vals = {**self.vals_common, "chair_summary": summary or "None"}
         specs = []
         fields = fewshot.vote_first_fields("vote", t.labels) if small else json_answer("vote", t.labels)
         vote_only = json_answer("vote", t.labels, text_key=None)  # a member whose lineup entry says explain: false
-        discussion_now = council_discussion(latest_apart=True)
-        for m in members:
+        discussion_now = self.council_discussion(latest_apart=True)
+        for m in self.members:
             says = not small or m.explain
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append(
@@ -146,7 +162,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                             0,
                             vals,
                             explain=ctx.p("explain") == "after" and says,
-                            threshold=thresholds.get(m.agent),
+                            threshold=self.thresholds.get(m.agent),
                         )
                     )
                 )
@@ -161,7 +177,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                 phase="vote",
                 round=rnd,
                 history=history,
-                addendum=advocacy(m.agent, ctx.first_votes) if rnd else "",
+                addendum=self.advocacy(m.agent, ctx.first_votes) if rnd else "",
             )
             specs.append(
                 TurnSpec(
@@ -174,49 +190,95 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     labels=t.labels,
                     answer_format=f'{{"vote": {t.labels_or}, "explanation": "..."}}',
                     constrain=small,
-                    threshold=thresholds.get(m.agent),
+                    threshold=self.thresholds.get(m.agent),
                     **(fields if says else vote_only),
                 )
             )
         return specs
 
-    def votes_of(turns: list[TurnFinished]) -> dict:
-        return {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from")), thresholds.get(x.agent)) for x in turns}
+    def chair_spec(self, rnd: int) -> Steps[TurnSpec]:
+        vals = {**self.vals_common, "vote_status": vote_status(self.votes, self.t.labels, self.theta)}
+        msgs = yield from self.ctx.prompt(
+            self.chair,
+            None,
+            "turquaz.council.chair",
+            vals,
+            {"discussion": self.council_discussion(latest_apart=False)},
+            phase="chair",
+            round=rnd,
+        )
+        return TurnSpec(
+            self.chair,
+            "chair",
+            rnd,
+            msgs,
+            "turquaz.council.chair",
+            parse=_chair_parse,
+            answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
+            **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary"),
+        )
 
-    def tallied(rnd: int, votes: dict) -> VotesTallied:
+    # -- counting -------------------------------------------------------------------------------------
+    def votes_of(self, turns: list[TurnFinished]) -> dict:
+        source = str(self.ctx.p("vote_from"))
+        return {x.agent: member_vote(x, self.t.labels, source, self.thresholds.get(x.agent)) for x in turns}
+
+    def tallied(self, rnd: int, votes: dict) -> VotesTallied:
+        t, history = self.t, self.history
         prev = history[-2] if len(history) > 1 else None
-        label, _ = majority(votes, t.labels, t.tie_label, prev, str(ctx.p("tie_rule")))
-        ctx.given.append(tally_figures(tally(votes, t.labels)))  # the shares the chair and the members are shown
+        label, _ = majority(votes, t.labels, t.tie_label, prev, str(self.ctx.p("tie_rule")))
+        self.ctx.given.append(tally_figures(tally(votes, t.labels)))  # the shares the chair and the members are shown
         return VotesTallied(
             round=rnd,
             votes=dict(votes),
             counts=tally(votes, t.labels),
             consensus_share=round(consensus_share(votes), 6),
-            threshold=theta,
-            reached=consensus_reached(votes, theta),
+            threshold=self.theta,
+            reached=consensus_reached(votes, self.theta),
             majority=label,
-            stabilised=votes_stabilised(history, int(ctx.p("stable_rounds"))),
+            stabilised=votes_stabilised(history, int(self.ctx.p("stable_rounds"))),
         )
 
-    yield ctx.phase(
-        "vote", 0, "Initial votes", "Alg. 3 line 4: every council member assesses the tweet and votes, all at once."
-    )
-    turns = yield from ctx.turns((yield from member_specs(0, "")))
-    said += turns
-    votes = votes_of(turns)
-    history.append(votes)
-    ctx.first_votes = dict(votes)  # the plain vote the debate is shown against
-    ctx.first_written = {x.agent: x.label for x in turns}  # what they wrote, when the aids count otherwise
-    tally_ev = tallied(0, votes)
-    yield tally_ev
-    how = "consensus at the first vote"
-    # min_rounds > 0 holds discussion rounds even when the members already agree: a fork of a debate
-    # that agreed at once has nothing else to continue with (the paper's council stops at consensus);
-    # always_discuss (teaching) asks for at least one, so a unanimous council still argues
-    min_rounds = min(max(0, int(ctx.p("min_rounds")), 1 if ctx.p("always_discuss") else 0), max_rounds)
-    if not tally_ev.reached or min_rounds > 0:
-        how = f"no consensus after {max_rounds} rounds"
-        for r in range(1, max_rounds + 1):
+    # -- phases ---------------------------------------------------------------------------------------
+    def members_vote(self, rnd: int, summary: str) -> Steps[VotesTallied]:
+        """Every member answers at once (Alg. 3 lines 4 and 10); their votes are counted and tallied."""
+        self.turns = yield from self.ctx.turns((yield from self.member_specs(rnd, summary)))
+        self.said += self.turns
+        self.votes = self.votes_of(self.turns)
+        self.history.append(self.votes)
+        return self.tallied(rnd, self.votes)
+
+    def initial_vote(self) -> Steps[VotesTallied]:
+        ctx = self.ctx
+        yield ctx.phase(
+            "vote", 0, "Initial votes", "Alg. 3 line 4: every council member assesses the tweet and votes, all at once."
+        )
+        tally_ev = yield from self.members_vote(0, "")
+        ctx.first_votes = dict(self.votes)  # the plain vote the debate is shown against
+        ctx.first_written = {x.agent: x.label for x in self.turns}  # what they wrote, when the aids count otherwise
+        yield tally_ev
+        return tally_ev
+
+    def chair_turn(self, rnd: int) -> Steps[str]:
+        """The chair summarises and guides (Alg. 3 line 9): its summary, as the members will read it."""
+        ch = yield from self.ctx.turn((yield from self.chair_spec(rnd)))
+        summary = (ch.parsed or {}).get("summary") if ch.valid else None
+        summary = summary or ch.text.strip()
+        yield ChairSummary(round=rnd, agent=self.chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
+        self.summaries.append((ch, summary))
+        return summary
+
+    def discussion_rounds(self, first: VotesTallied) -> Steps[str]:
+        """Up to R rounds of chair summary and member votes, ending early on consensus or stable votes
+        (Alg. 3 lines 8-13); how the council stopped."""
+        ctx = self.ctx
+        # min_rounds > 0 holds discussion rounds even when the members already agree: a fork of a debate
+        # that agreed at once has nothing else to continue with (the paper's council stops at consensus);
+        # always_discuss (teaching) asks for at least one, so a unanimous council still argues
+        min_rounds = min(max(0, int(ctx.p("min_rounds")), 1 if ctx.p("always_discuss") else 0), self.max_rounds)
+        if first.reached and min_rounds <= 0:
+            return "consensus at the first vote"
+        for r in range(1, self.max_rounds + 1):
             ctx.rounds = r
             yield ctx.phase(
                 "discussion",
@@ -224,76 +286,58 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                 f"Discussion round {r}",
                 "Alg. 3 lines 9-11: the chair summarises and guides, then members update their votes.",
             )
-            vals = {**vals_common, "vote_status": vote_status(votes, t.labels, theta)}
-            msgs = yield from ctx.prompt(
-                chair,
-                None,
-                "turquaz.council.chair",
-                vals,
-                {"discussion": council_discussion(latest_apart=False)},
-                phase="chair",
-                round=r,
-            )
-            ch = yield from ctx.turn(
-                TurnSpec(
-                    chair,
-                    "chair",
-                    r,
-                    msgs,
-                    "turquaz.council.chair",
-                    parse=_chair_parse,
-                    answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
-                    **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary"),
-                )
-            )
-            summary = (ch.parsed or {}).get("summary") if ch.valid else None
-            summary = summary or ch.text.strip()
-            yield ChairSummary(round=r, agent=chair.agent, summary=summary, parsed=ch.parsed if ch.valid else None)
-            summaries.append((ch, summary))
-            turns = yield from ctx.turns((yield from member_specs(r, summary)))
-            said += turns
-            votes = votes_of(turns)
-            history.append(votes)
-            tally_ev = tallied(r, votes)
+            summary = yield from self.chair_turn(r)
+            tally_ev = yield from self.members_vote(r, summary)
             yield tally_ev
             if r < min_rounds:
                 continue
             if tally_ev.reached:
-                how = f"consensus in round {r}"
-                break
+                return f"consensus in round {r}"
             if tally_ev.stabilised:
-                how = f"votes stabilised in round {r}"
-                break
-    label, rule = majority(
-        votes, t.labels, t.tie_label, history[-2] if len(history) > 1 else None, str(ctx.p("tie_rule"))
-    )
-    counts = ", ".join(f"{k}: {n}" for k, n in tally(votes, t.labels).items())
-    note = {
-        "majority": "majority vote",
-        "tie:previous": "tie broken by the previous round's leader",
-        "tie:default": f"tie broken by the default label {t.tie_label}",
-        "no valid votes": "no member gave a readable vote",
-    }[rule]
-    n_for = sum(1 for x in votes.values() if x == label and label is not None)
-    # votes read from probabilities (vote_from=probs, a fitted threshold) may outvote what the members wrote
-    written, wrule = majority({x.agent: x.label for x in turns}, t.labels, t.tie_label, None, "default")
-    by_probs = (str(ctx.p("vote_from")) == "probs" or bool(thresholds)) and wrule == "majority"
-    aid = (
-        "each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
-        if thresholds
-        else "each member's vote read from its label probabilities"
-    )
-    yield ctx.verdict(
-        label,
-        f"{how}; {counts}; {note}.",
-        "majority",
-        round(n_for / len(votes), 6) if votes else None,
-        written=written if by_probs else None,
-        aid=aid,
-        basis="votes",
-        votes_for=n_for if votes else None,
-        voters=len(votes) if votes else None,
-    )
+                return f"votes stabilised in round {r}"
+        return f"no consensus after {self.max_rounds} rounds"
+
+    def decide(self, how: str) -> Event:
+        """The majority of the last votes under the tie rule (Alg. 3 line 16), as the verdict."""
+        ctx, t, votes, history = self.ctx, self.t, self.votes, self.history
+        label, rule = majority(
+            votes, t.labels, t.tie_label, history[-2] if len(history) > 1 else None, str(ctx.p("tie_rule"))
+        )
+        counts = ", ".join(f"{k}: {n}" for k, n in tally(votes, t.labels).items())
+        note = {
+            "majority": "majority vote",
+            "tie:previous": "tie broken by the previous round's leader",
+            "tie:default": f"tie broken by the default label {t.tie_label}",
+            "no valid votes": "no member gave a readable vote",
+        }[rule]
+        n_for = sum(1 for x in votes.values() if x == label and label is not None)
+        # votes read from probabilities (vote_from=probs, a fitted threshold) may outvote what the members wrote
+        written, wrule = majority({x.agent: x.label for x in self.turns}, t.labels, t.tie_label, None, "default")
+        by_probs = (str(ctx.p("vote_from")) == "probs" or bool(self.thresholds)) and wrule == "majority"
+        aid = (
+            "each member's P(" + t.labels[0] + ") against the threshold fitted on train for its model"
+            if self.thresholds
+            else "each member's vote read from its label probabilities"
+        )
+        return ctx.verdict(
+            label,
+            f"{how}; {counts}; {note}.",
+            "majority",
+            round(n_for / len(votes), 6) if votes else None,
+            written=written if by_probs else None,
+            aid=aid,
+            basis="votes",
+            votes_for=n_for if votes else None,
+            voters=len(votes) if votes else None,
+        )
+
+
+def run(ctx: DebateContext) -> Iterator[Event]:
+    council = _Council(ctx)
+    council.prepare()
+    first = yield from council.initial_vote()
+    how = yield from council.discussion_rounds(first)
+    yield council.decide(how)
 
 
 def seating(lineup: dict, params: dict) -> list[Agent]:

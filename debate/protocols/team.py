@@ -44,76 +44,84 @@ def public_slot(turns: list[TurnFinished]) -> Slot:
     return Slot(entries(turns, _public_prefix))
 
 
-def run(ctx: DebateContext) -> Iterator[Event]:
-    v = ctx.task_values()
-    ctx.sides_as_votes()  # shown against the verdict: what the sides alone (no debate) would decide
-    phrase = ctx.task.phrase
-    teams = {"proponent": ctx.with_role("proponent"), "opponent": ctx.with_role("opponent")}
-    private: dict[str, list[TurnFinished]] = {"proponent": [], "opponent": []}  # each team's own, all rounds
-    public: list[TurnFinished] = []  # team arguments, in the order they were given
-    in_turn = str(ctx.p("team_turns")) == "sequential"
-    answer_same_round = str(ctx.p("rebuttal_order")) == "sequential"
+class _Team:
+    """One team debate's state and its phases (Alg. 2): `discussion_round`, `openings`, `rebuttals`,
+    `judge`. Prompts are built by `discuss_messages` and `argue_messages`; `speak` runs the turns."""
 
-    def visible(side: str, rnd: int) -> list[TurnFinished]:
+    def __init__(self, ctx: DebateContext) -> None:
+        self.ctx = ctx
+        self.v = ctx.task_values()
+        self.phrase = ctx.task.phrase
+        self.teams = {"proponent": ctx.with_role("proponent"), "opponent": ctx.with_role("opponent")}
+        self.private: dict[str, list[TurnFinished]] = {"proponent": [], "opponent": []}  # each team's own, all rounds
+        self.public: list[TurnFinished] = []  # team arguments, in the order they were given
+        self.in_turn = str(ctx.p("team_turns")) == "sequential"
+        self.answer_same_round = str(ctx.p("rebuttal_order")) == "sequential"
+
+    # -- prompts --------------------------------------------------------------------------------------
+    def visible(self, side: str, rnd: int) -> list[TurnFinished]:
         """Public arguments a member of `side` has heard before speaking in round `rnd`."""
         return [
             t
-            for t in public
-            if t.round < rnd or (t.round == rnd and (t.role == side or (rnd > 0 and answer_same_round)))
+            for t in self.public
+            if t.round < rnd or (t.round == rnd and (t.role == side or (rnd > 0 and self.answer_same_round)))
         ]
 
-    def discuss(side: str, i: int, rnd: int) -> Steps[list[Message]]:
+    def discuss_messages(self, side: str, i: int, rnd: int) -> Steps[list[Message]]:
         if rnd == 0:
             step = (
                 f"Internal discussion: develop your team's strategy to argue that the tweet "
-                f"{'' if side == 'proponent' else 'does NOT '}{phrase}."
+                f"{'' if side == 'proponent' else 'does NOT '}{self.phrase}."
             )
         else:
             step = f"Internal discussion: plan rebuttals to the {OTHER[side]} team's arguments."
-        heard = private[side] + (visible(side, rnd) if rnd and ctx.p("discussion_sees_debate") else [])
+        heard = self.private[side] + (self.visible(side, rnd) if rnd and self.ctx.p("discussion_sees_debate") else [])
         heard.sort(key=lambda t: int(t.turn_id[1:]) if t.turn_id[1:].isdigit() else 0)
         slot = Slot(entries(heard, lambda t: _private_prefix(t) if t.phase == "discussion" else _public_prefix(t)))
-        vals = {**v, "side": SIDE[side][0]}
+        vals = {**self.v, "side": SIDE[side][0]}
         return (
-            yield from ctx.prompt(
-                teams[side][i],
+            yield from self.ctx.prompt(
+                self.teams[side][i],
                 f"turquaz.system.{side}",
                 "turquaz.team.internal",
                 vals,
                 {"team_discussion": slot},
                 phase="discussion",
                 round=rnd,
-                addendum=ctx.step(step),
+                addendum=self.ctx.step(step),
             )
         )
 
-    def argue(side: str, i: int, rnd: int) -> Steps[list[Message]]:
+    def argue_messages(self, side: str, i: int, rnd: int) -> Steps[list[Message]]:
         step = (
-            f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{phrase}."
+            f"Opening: argue that the tweet {'' if side == 'proponent' else 'does NOT '}{self.phrase}."
             if rnd == 0
             else "Rebuttal: present coordinated rebuttals to the opposing team."
         )
-        strategy = Slot(entries([t for t in private[side] if t.round == rnd], lambda t: f"{t.agent}: "))
-        vals = {**v, "side": SIDE[side][0]}
+        strategy = Slot(entries([t for t in self.private[side] if t.round == rnd], lambda t: f"{t.agent}: "))
+        vals = {**self.v, "side": SIDE[side][0]}
         return (
-            yield from ctx.prompt(
-                teams[side][i],
+            yield from self.ctx.prompt(
+                self.teams[side][i],
                 f"turquaz.system.{side}",
                 "turquaz.team.external",
                 vals,
-                {"team_strategy": strategy, "context": public_slot(visible(side, rnd))},
+                {"team_strategy": strategy, "context": public_slot(self.visible(side, rnd))},
                 phase="opening" if rnd == 0 else "rebuttal",
                 round=rnd,
-                addendum=ctx.step(step),
+                addendum=self.ctx.step(step),
             )
         )
 
-    def speak(sides: list[str], rnd: int, phase: str, build, store: str) -> Iterator[Event]:
+    # -- turns ----------------------------------------------------------------------------------------
+    def speak(self, sides: list[str], rnd: int, phase: str) -> Iterator[Event]:
         """Members of `sides` speak: in turn within a team (`team_turns`), the listed teams side by side."""
+        teams = self.teams
+        build = self.discuss_messages if phase == "discussion" else self.argue_messages
         size = max(len(teams[s]) for s in sides)
         waves = (
             [[(s, k) for s in sides if k < len(teams[s])] for k in range(size)]
-            if in_turn
+            if self.in_turn
             else [[(s, i) for s in sides for i in range(len(teams[s]))]]
         )
         for wave in waves:
@@ -129,56 +137,72 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                         "turquaz.team.internal" if phase == "discussion" else "turquaz.team.external",
                     )
                 )
-            done = yield from ctx.turns(specs)
+            done = yield from self.ctx.turns(specs)
             for (s, _), t in zip(wave, done):
-                (private[s] if store == "private" else public).append(t)
+                (self.private[s] if phase == "discussion" else self.public).append(t)
 
-    def discussion_round(rnd: int) -> Iterator[Event]:
-        yield ctx.phase(
+    # -- phases ---------------------------------------------------------------------------------------
+    def discussion_round(self, rnd: int) -> Iterator[Event]:
+        yield self.ctx.phase(
             "discussion",
             rnd,
             "Internal team discussions" if rnd == 0 else f"Round {rnd}: team discussions",
             "Alg. 2: each team plans in private, its members in turn; the other team and the judge never see it.",
         )
-        yield from speak(["proponent", "opponent"], rnd, "discussion", discuss, "private")
+        yield from self.speak(["proponent", "opponent"], rnd, "discussion")
 
-    yield from discussion_round(0)
-    yield ctx.phase(
-        "opening",
-        0,
-        "Opening arguments",
-        "Alg. 2 lines 7-8: every member presents the team's arguments; the two teams' openings do not see each other.",
-    )
-    yield from speak(["proponent", "opponent"], 0, "opening", argue, "public")
-    for r in range(1, int(ctx.p("rounds")) + 1):
-        ctx.rounds = r
-        yield from discussion_round(r)
-        yield ctx.phase(
+    def openings(self) -> Iterator[Event]:
+        yield self.ctx.phase(
+            "opening",
+            0,
+            "Opening arguments",
+            "Alg. 2 lines 7-8: every member presents the team's arguments; the two teams' openings do not see "
+            "each other.",
+        )
+        yield from self.speak(["proponent", "opponent"], 0, "opening")
+
+    def rebuttals(self, rnd: int) -> Iterator[Event]:
+        yield self.ctx.phase(
             "rebuttal",
-            r,
-            f"Round {r}: rebuttals",
+            rnd,
+            f"Round {rnd}: rebuttals",
             "Alg. 2 lines 13-14: the proponent team rebuts, then the opponent team answers."
-            if answer_same_round
+            if self.answer_same_round
             else "Alg. 2 lines 13-15: both teams rebut the previous round.",
         )
-        if answer_same_round:
-            yield from speak(["proponent"], r, "rebuttal", argue, "public")
-            yield from speak(["opponent"], r, "rebuttal", argue, "public")
+        if self.answer_same_round:
+            yield from self.speak(["proponent"], rnd, "rebuttal")
+            yield from self.speak(["opponent"], rnd, "rebuttal")
         else:
-            yield from speak(["proponent", "opponent"], r, "rebuttal", argue, "public")
-    yield ctx.phase(
-        "judge",
-        ctx.rounds,
-        "Judge's decision",
-        "Alg. 2 line 17: the judge reads every team argument (never the private discussions).",
-    )
-    j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.team.judge", public_slot(public))))
-    yield ctx.verdict(
-        j.label,
-        (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read.",
-        "judge",
-        j.confidence,
-    )
+            yield from self.speak(["proponent", "opponent"], rnd, "rebuttal")
+
+    def judge(self) -> Iterator[Event]:
+        ctx = self.ctx
+        yield ctx.phase(
+            "judge",
+            ctx.rounds,
+            "Judge's decision",
+            "Alg. 2 line 17: the judge reads every team argument (never the private discussions).",
+        )
+        j = yield from ctx.turn((yield from judge_spec(ctx, "turquaz.team.judge", public_slot(self.public))))
+        yield ctx.verdict(
+            j.label,
+            (j.parsed or {}).get("explanation", "") if j.valid else "The judge's answer could not be read.",
+            "judge",
+            j.confidence,
+        )
+
+
+def run(ctx: DebateContext) -> Iterator[Event]:
+    team = _Team(ctx)
+    ctx.sides_as_votes()  # shown against the verdict: what the sides alone (no debate) would decide
+    yield from team.discussion_round(0)
+    yield from team.openings()
+    for r in range(1, int(ctx.p("rounds")) + 1):
+        ctx.rounds = r
+        yield from team.discussion_round(r)
+        yield from team.rebuttals(r)
+    yield from team.judge()
 
 
 def seating(lineup: dict, params: dict) -> list[Agent]:

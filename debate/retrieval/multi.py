@@ -176,7 +176,7 @@ class MultiRetriever:
         if sources is not None:
             self.sources = {s.name: s for s in sources}
         else:
-            names_all = self.requested or list(src.NAMES)
+            names_all = self.requested or list(src.names())
             self.sources = {n: src.make(n, self.settings, local if n == "local" else None) for n in names_all}
         self.last: Gathered | None = None
 
@@ -257,7 +257,7 @@ class MultiRetriever:
 
     # -- one search over all of them -----------------------------------------------------------------
     def query_for(self, source: Source, query: str) -> str:
-        return keywords(query) if source.name in ("scholar", "wikipedia") else query
+        return keywords(query) if source.keywords else query
 
     def gather(
         self,

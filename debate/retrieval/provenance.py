@@ -12,12 +12,6 @@ from collections.abc import Iterable
 
 from debate.sanitize import plain_text
 
-BADGES = {
-    "local": ("local index", "#546e7a"),
-    "scholar": ("OpenAlex", "#6a1b9a"),
-    "wikipedia": ("Wikipedia", "#37474f"),
-    "web": ("web", "#1565c0"),
-}
 _CITE = re.compile(r"\[(E\d{1,3})\]")
 
 # "more about this" mark: ℹ in text presentation (U+2139 U+FE0E). DejaVu Sans, which Debian's chromium
@@ -50,10 +44,23 @@ def cited_by(turns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     return out
 
 
+def _badge_of(origin: str) -> tuple[str, str]:
+    """(word, colour) of a source's badge, from the sources registry; an unknown origin (a source no
+    longer installed, an imported file's) wears its own name."""
+    from debate.errors import InvalidInput
+    from debate.retrieval.sources import get
+
+    try:
+        info = get(origin)
+    except InvalidInput:
+        return origin, "#546e7a"
+    return info.badge or info.title, info.color
+
+
 def badge(origin: str) -> str:
-    label, color = BADGES.get(origin or "local", (origin or "local", "#546e7a"))
+    label, color = _badge_of(origin or "local")
     return (
-        f'<span class="src-badge" style="background:{color};color:#fff;border-radius:4px;padding:0 5px;'
+        f'<span class="src-badge" style="background:{_e(color)};color:#fff;border-radius:4px;padding:0 5px;'
         f'font-size:0.8em">{_e(label)}</span>'
     )
 

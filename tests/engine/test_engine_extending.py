@@ -1,19 +1,17 @@
-"""Adding a protocol as docs/architecture.md says, and nothing more: its code blocks are the code that runs.
+"""Adding a protocol, an evidence source or a model backend as docs/architecture.md says, and nothing more:
+its code blocks are the code that runs.
 
-The test writes each code block of the section "A protocol" to the file its first line names, in a
-temporary folder, installs that package as the docs say (pip, into a folder of its own: the shared
-environment is left as it is), and runs the protocol through the command line on scripted models.
-When the docs and the code drift apart, this fails.
+The doc's packages are written to a temporary folder and installed as the docs say (tests/support/extending.py:
+pip, into a folder of their own; one install for the three), then each runs through the command line on
+scripted or toy models. When the docs and the code drift apart, this fails.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -22,64 +20,49 @@ from debate import lineups, prompts
 from debate.errors import InvalidInput
 from debate.protocols import PROTOCOLS, register, resolve_agents
 from debate.protocols.base import ProtocolInfo, params
+from tests.support.extending import SECTIONS, doc_blocks, install
 
 REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "architecture.md"
+CLAIM = "Coffee drinkers live longer, a study says."
 
 
-def doc_blocks(start: str, end: str) -> dict[str, str]:
-    """The fenced code blocks between two headings of the architecture doc, by the path their first line names."""
-    text = DOC.read_text(encoding="utf-8")
-    section = text[text.index(start) : text.index(end)]
-    out = {}
-    for m in re.finditer(r"^( *)```\w+\n(.*?)^\1```", section, re.M | re.S):
-        body = textwrap.dedent(m.group(2))
-        first, _, rest = body.partition("\n")
-        out[first.removeprefix("#").strip()] = body
-    return out
+@pytest.fixture(scope="module")
+def toys(tmp_path_factory) -> Path:
+    """The doc's three packages, installed once for this file's command-line tests."""
+    return install(tmp_path_factory.mktemp("toys"))
 
 
-def test_the_docs_name_the_files_of_a_protocol():
-    blocks = doc_blocks("**A protocol.**", "**An evidence source.**")
-    assert set(blocks) == {"toy_debate/toy.py", "toy_debate/toy.toml", "pyproject.toml"}
-
-
-@pytest.mark.timeout(180)
-def test_a_protocol_written_as_the_docs_say_runs_from_the_command_line(tmp_path):
-    pkg = tmp_path / "toy-debate"
-    for rel, body in doc_blocks("**A protocol.**", "**An evidence source.**").items():
-        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
-        (pkg / rel).write_text(body, encoding="utf-8")
-    (pkg / "toy_debate" / "__init__.py").write_text("")
-    site = tmp_path / "site"
-    # `pip install .`, into its own folder (no network: the build backend is the environment's setuptools)
-    pip = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--no-build-isolation"]
-        + ["--target", str(site), str(pkg)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+def _debate(site: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)]), "DEBATE_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "debate", *args], capture_output=True, text=True, env=env, cwd=home.parent, timeout=120
     )
-    assert pip.returncode == 0, pip.stderr[-2000:]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)]), "DEBATE_HOME": str(tmp_path / "home")}
 
-    def debate(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "debate", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
-        )
 
-    listed = debate("protocols")
+def _events(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_the_docs_name_the_files_of_each_extension():
+    assert set(doc_blocks(*SECTIONS["protocol"])) == {"toy_debate/toy.py", "toy_debate/toy.toml", "pyproject.toml"}
+    assert set(doc_blocks(*SECTIONS["source"])) == {"toy_evidence/notes.py", "pyproject.toml"}
+    assert set(doc_blocks(*SECTIONS["backend"])) == {"toy_backend/echo.py", "pyproject.toml"}
+
+
+@pytest.mark.timeout(240)
+def test_a_protocol_written_as_the_docs_say_runs_from_the_command_line(toys, tmp_path):
+    listed = _debate(toys, tmp_path / "home", "protocols")
     assert listed.returncode == 0 and "toy" in listed.stdout and "One speaker argues" in listed.stdout, listed.stderr
     assert "not loaded" not in listed.stdout
     lineup = tmp_path / "lineup.json"
     lineup.write_text(json.dumps({"name": "scripted", "members": [{"model": "scripted:a"}]}))
     events = tmp_path / "toy.jsonl"
-    ran = debate(
-        "run", "Coffee drinkers live longer, a study says.", "--protocol", "toy", "--lineup", str(lineup),
+    ran = _debate(
+        toys, tmp_path / "home", "run", CLAIM, "--protocol", "toy", "--lineup", str(lineup),
         "--events", str(events), "--color", "never", "--no-check",
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-2000:]
-    evs = [json.loads(line) for line in events.read_text().splitlines()]
+    evs = _events(events)
     started = evs[0]
     assert started["type"] == "debate_started" and started["protocol"] == "toy"
     assert [a["agent"] for a in started["lineup"]] == ["speaker", "judge"]  # the seats of its declared roles
@@ -88,6 +71,66 @@ def test_a_protocol_written_as_the_docs_say_runs_from_the_command_line(tmp_path)
     verdict = next(e for e in evs if e["type"] == "verdict")
     assert verdict["label"] == "YES"  # the scripted models' answer, read by the judge's parser
     assert evs[-1]["type"] == "finished" and evs[-1]["status"] == "completed"
+
+
+@pytest.mark.timeout(240)
+def test_a_backend_written_as_the_docs_say_runs_from_the_command_line(toys, tmp_path):
+    listed = _debate(toys, tmp_path / "home", "models", "--backend", "echo")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert "[echo]" in listed.stdout and "echo:YES" in listed.stdout and "answers YES" in listed.stdout
+    lineup = tmp_path / "lineup.json"
+    lineup.write_text(json.dumps({"name": "echoes", "members": [{"model": "echo:YES"}, {"model": "echo:YES"}]}))
+    events = tmp_path / "echo.jsonl"
+    ran = _debate(
+        toys,
+        tmp_path / "home",
+        "run",
+        CLAIM,
+        "--protocol",
+        "council",
+        "--lineup",
+        str(lineup),
+        "--events",
+        str(events),
+        "--color",
+        "never",
+    )  # fmt: skip: the lineup check asks the toy backend for its models too
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    evs = _events(events)
+    assert {a["model"] for a in evs[0]["lineup"]} == {"echo:YES"}
+    votes = [e for e in evs if e["type"] == "turn_finished"]
+    assert votes and all(t["text"] == "YES" and t["label"] == "YES" for t in votes)  # the toy's own answers
+    verdict = next(e for e in evs if e["type"] == "verdict")
+    assert verdict["label"] == "YES" and evs[-1]["status"] == "completed"
+
+
+@pytest.mark.timeout(240)
+def test_an_evidence_source_written_as_the_docs_say_runs_from_the_command_line(toys, tmp_path):
+    lineup = tmp_path / "lineup.json"
+    lineup.write_text(json.dumps({"name": "scripted", "members": [{"model": "scripted:a"}]}))
+    events = tmp_path / "notes.jsonl"
+    ran = _debate(
+        toys, tmp_path / "home", "run", CLAIM, "--protocol", "council", "--lineup", str(lineup),
+        "--evidence", "--sources", "notes", "--events", str(events), "--color", "never", "--no-check",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    evs = _events(events)
+    assert evs[0]["settings"]["sources"] == "notes"
+    (evidence,) = [e for e in evs if e["type"] == "evidence"]
+    assert [s["name"] for s in evidence["sources"]] == ["notes"] and evidence["sources"][0]["state"] == "live"
+    assert evidence["passages"] and {p["origin"] for p in evidence["passages"]} == {"notes"}
+    assert any("cohort study" in p["text"] for p in evidence["passages"])  # the toy's own notes
+    assert evs[-1]["status"] == "completed"
+
+
+def test_unknown_backend_and_source_names_say_which_exist():
+    from debate.models.spec import ModelSpec
+    from debate.retrieval.sources import parse_names
+
+    with pytest.raises(InvalidInput, match="Use one of: local, ollama, openai, scripted, human"):
+        ModelSpec.parse("nosuch:model")
+    with pytest.raises(InvalidInput, match="Choose from: local, scholar, wikipedia, web"):
+        parse_names("local,nosuch")
 
 
 def test_seats_follow_the_declared_roles():
@@ -124,3 +167,20 @@ def test_a_registered_protocol_gets_its_seats_and_templates_and_a_clash_is_refus
         PROTOCOLS.pop("mine", None)
         prompts._EXTRA.remove(toml)
         prompts.templates.cache_clear()
+
+
+def test_a_backend_or_source_registered_twice_or_as_something_else_is_refused():
+    from debate.models import backends
+    from debate.retrieval import sources
+
+    with pytest.raises(InvalidInput, match="already registered"):
+        backends.register(backends.BackendInfo("ollama", "Mine", lambda spec, section, guard: None))
+    with pytest.raises(InvalidInput, match="BackendInfo"):
+        backends.register(object())
+    with pytest.raises(InvalidInput, match="cannot start a model spec"):
+        backends.register(backends.BackendInfo("My Backend", "Mine", lambda spec, section, guard: None))
+    with pytest.raises(InvalidInput, match="already registered"):
+        sources.register(sources.SourceInfo("web", "Mine", lambda settings, retriever: None))
+    with pytest.raises(InvalidInput, match="cannot be chosen"):
+        sources.register(sources.SourceInfo("auto", "Mine", lambda settings, retriever: None))
+    assert "My Backend" not in backends.names() and "auto" not in sources.names()

@@ -233,7 +233,7 @@ SERVER_JUDGE = [  # the reason leans FALSE ("false" with 0.9), the verdict slot 
 
 
 def test_a_server_judge_is_read_where_its_verdict_is_written():
-    from debate.models.local import label_probs_at_key
+    from debate.models.labelprobs import label_probs_at_key
 
     chosen, positions = _server_answer(SERVER_JUDGE)
     probs, at = label_probs_at_key(chosen, positions, LABELS, "verdict", greedy=True)
@@ -244,7 +244,7 @@ def test_a_server_judge_is_read_where_its_verdict_is_written():
 
 
 def test_a_server_label_split_over_spellings_says_so():
-    from debate.models.local import label_probs_at_key
+    from debate.models.labelprobs import label_probs_at_key
 
     pieces = [(" [VERDICT]:", {" [VERDICT]:": 1.0}), (" TRUE", {" TRUE": 0.4, " FALSE": 0.35, "FALSE": 0.25})]
     probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=True)
@@ -254,7 +254,7 @@ def test_a_server_label_split_over_spellings_says_so():
 
 
 def test_a_server_answer_without_its_key_falls_back_and_says_so():
-    from debate.models.local import label_probs_at_key
+    from debate.models.labelprobs import label_probs_at_key
 
     pieces = [(" I think", {" I think": 1.0}), (" FALSE", {" FALSE": 0.8, " TRUE": 0.2})]
     probs, at = label_probs_at_key(*_server_answer(pieces), LABELS, "verdict", greedy=True)
@@ -329,7 +329,7 @@ def test_greedy_the_digit_written_is_the_argmax_of_the_labels_digits():
 
 
 def test_a_server_digit_label_is_read_where_it_is_written():
-    from debate.models.local import label_probs_at_key
+    from debate.models.labelprobs import label_probs_at_key
 
     pieces = [
         ('{"explanation": "', {'{"explanation": "': 1.0}),

@@ -13,8 +13,10 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from debate import config
@@ -179,12 +181,25 @@ class DiskCache:
             pass  # a read-only home only costs a fresh search next time
 
 
+@dataclass(frozen=True)
+class SourceInfo:
+    """One evidence source in the registry (sources/__init__.py): `make(settings, retriever)` builds it
+    (`retriever`: the local index, which only `local` reads)."""
+
+    name: str  # what --sources and the pickers take
+    title: str  # how the pickers name it
+    make: Callable[[SourceSettings | None, Any], Source]
+    badge: str = ""  # the short word on a passage's badge (default: the title)
+    color: str = "#546e7a"  # the badge's colour (white text on it)
+
+
 class Source:
-    """Base class: subclasses set `name`/`label` and implement `_search` and `_health`."""
+    """Base class: subclasses set `name`/`label` and implement `_search` and `_health_check`."""
 
     name = "source"
     label = "Source"
     online = True
+    keywords = False  # searched with the claim's keywords, not its sentence (a search engine of titles)
 
     def __init__(self, settings: SourceSettings | None = None, *, cache: bool = True) -> None:
         self.settings = settings or SourceSettings.load()

@@ -5,7 +5,7 @@ go stale when the user adds documents) and never rate-limited."""
 from __future__ import annotations
 
 from debate.retrieval.retriever import load_failure_note
-from debate.retrieval.sources.base import Hit, Source, SourceSettings, site_of
+from debate.retrieval.sources.base import Hit, Source, SourceInfo, SourceSettings, site_of
 from debate.retrieval.sources.http import SourceError
 
 
@@ -88,3 +88,6 @@ class LocalSource(Source):
                 )
             )
         return hits
+
+
+INFO = SourceInfo("local", "Local index", lambda settings, retriever: LocalSource(retriever, settings), "local index")

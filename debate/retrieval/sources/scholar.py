@@ -12,7 +12,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from debate.retrieval.sources import http
-from debate.retrieval.sources.base import Hit, Source, site_of
+from debate.retrieval.sources.base import Hit, Source, SourceInfo, site_of
 
 MAX_BYTES = 3_000_000
 SELECT = (
@@ -22,6 +22,7 @@ SELECT = (
 
 
 class ScholarSource(Source):
+    keywords = True  # a search over titles and abstracts: the claim's words, not its sentence
     name = "scholar"
     label = "OpenAlex"
 
@@ -96,3 +97,8 @@ class ScholarSource(Source):
                 )
             )
         return hits
+
+
+INFO = SourceInfo(
+    "scholar", "OpenAlex (scholarly works)", lambda settings, retriever: ScholarSource(settings), "OpenAlex", "#6a1b9a"
+)

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from debate.retrieval.corpus import split_words
 from debate.retrieval.sources import http
-from debate.retrieval.sources.base import Hit, Source, site_of
+from debate.retrieval.sources.base import Hit, Source, SourceInfo, site_of
 
 SEARCH_MAX_BYTES = 2_000_000
 PASSAGES_PER_PAGE = 4
@@ -254,3 +254,6 @@ class WebSource(Source):
             return "", {"blocked": http.UNREADABLE}
         except Exception:  # noqa: BLE001 - one hostile page must not empty the whole web source
             return "", {}
+
+
+INFO = SourceInfo("web", "Web search", lambda settings, retriever: WebSource(settings), "web", "#1565c0")

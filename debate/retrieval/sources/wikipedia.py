@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from debate.retrieval.corpus import split_words
 from debate.retrieval.sources import http
-from debate.retrieval.sources.base import Hit, Source
+from debate.retrieval.sources.base import Hit, Source, SourceInfo
 
 MAX_BYTES = 2_000_000
 PAGES = 3
@@ -21,6 +21,7 @@ _TAG = re.compile(r"<[^>]{0,200}>")
 
 
 class WikipediaSource(Source):
+    keywords = True  # a search over titles and abstracts: the claim's words, not its sentence
     name = "wikipedia"
     label = "Wikipedia"
 
@@ -92,3 +93,6 @@ class WikipediaSource(Source):
                     )
                 )
         return hits[:n]
+
+
+INFO = SourceInfo("wikipedia", "Wikipedia", lambda settings, retriever: WikipediaSource(settings), color="#37474f")
