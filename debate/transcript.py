@@ -187,6 +187,9 @@ class TextRenderer:
         self.chairs: dict[str, outcome.ChairTag] = {}
         self.since_tally: list[Event] = []  # finished turns since the last tally: the votes behind the next one
         self.rounds: list[outcome.RoundVotes] = []
+        # a whole stored stream (render_text): each vote as its tally counted it, so a member's footer says
+        # "wrote NO, counted as YES" as the card's tag does; streaming live, the tally line says both
+        self.votes: dict[str, outcome.MemberVote] = {}
 
     # -- styling --------------------------------------------------------------------------------
     def _c(self, code: str, text: str) -> str:
@@ -215,6 +218,8 @@ class TextRenderer:
                 bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
             elif ev.turn_id in self.chairs:  # the tally's state, not the chair's own status field
                 bits.append(self._c("1", f"→ {outcome.chair_words(self.chairs[ev.turn_id])}"))
+            elif ev.turn_id in self.votes and self.votes[ev.turn_id].differs:
+                bits.append(self._c("1", f"→ {outcome.vote_words(self.votes[ev.turn_id])}"))
             elif ev.label is not None:
                 conf = f" ({turn_number(ev)})" if turn_number(ev) else ""
                 bits.append(self._c("1", f"→ {ev.label}{conf}"))
@@ -420,5 +425,7 @@ class TextRenderer:
 
 
 def render_text(events: Iterable[Event], color: bool = False) -> str:
+    events = list(events)
     r = TextRenderer(color=color)
+    r.votes = outcome.counted_votes(events)
     return "".join(r.feed(ev) for ev in events)

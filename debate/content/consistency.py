@@ -1,0 +1,499 @@
+"""Do the screens of one debate say the same thing? Statements read from rendered text, and their contradictions.
+
+Every screen and export of a stored debate (the verdict card and bubbles of the Debate and Library pages,
+Learn's notes, Present, the Markdown / HTML / terminal transcripts, the JSON export) states the same
+facts in its own words: the verdict's label, who voted what as written and as counted, whether a round
+reached consensus, whether the first vote was unanimous, how the debate stopped, whether the small-model
+aids ran. debate/outcome.py is meant to be the one place they come from; this module checks, from the
+rendered *text* alone, that it is: it reads each screen's statements and reports every one that
+contradicts another. Reading the text (not the view objects) is the point: a screen that formats the
+outcome's words its own way, or reads an event field the outcome does not, is caught where a reader
+would catch it.
+
+A statement is (screen, key, value, quote). Keys:
+
+- `verdict` (`verdict#2`… when a screen gives several, as an all-categories CheckThat debate does);
+- `consensus:rN` — "reached" / "not reached", from a tally line or from a chair's tag (which states the
+  tally it read);
+- `counts:rN:written`, `counts:rN:counted` — "NO=1,YES=2" from a tally line, a headline, or the members'
+  tags of that round when the screen tags every vote the tally counts; `counts:final:*` from the verdict's
+  headline (the last tally), resolved to the last round any screen shows;
+- `vote:rN:AGENT:written` / `:counted` — a member's tag ("YES", or "wrote NO, counted as YES");
+- `unanimous:first:written` / `:counted` — "yes" / "no", from the "Debate vs. vote" line and Learn's note,
+  and derived from the first tally and the first round's tags;
+- `status`, `stop_reason`, `rounds`, `aids` ("on" / "off", from the settings line).
+
+Two statements with one key and two values contradict each other. Model text is hostile and may contain
+any of these words: it is left out where the markup marks it (Markdown quotes, the HTML's text blocks,
+the terminal's turn bodies), and tags are read only where the product draws them (chips, "→" footers,
+"— **…**" after a Markdown turn heading).
+
+Pure: text in, statements and contradictions out; imports nothing else of `debate`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+LABELS = ("HALF-TRUE", "NOT ENOUGH INFO", "TRUE", "FALSE", "YES", "NO", "NEI")
+_ALT = "|".join(re.escape(x) for x in LABELS)
+_L = r"(?<![\w-])(" + _ALT + r")(?![\w-])"
+LABEL = re.compile(_L)
+NO_VERDICT = "no verdict"
+VOTE_ROLES = ("member",)
+CHAIR_ROLES = ("chair", "chairperson")
+TAG_OPEN, TAG_CLOSE = "⟦", "⟧"  # a tag the product draws (a chip, a footer): never model text
+
+
+@dataclass(frozen=True)
+class Statement:
+    screen: str
+    key: str
+    value: str
+    quote: str  # the line it was read from (shortened)
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    key: str
+    said: Statement  # the statement that contradicts
+    against: Statement  # the one it contradicts (the reference value's first statement)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key}: {self.said.screen} says {self.said.value!r} ({self.said.quote!r}) "
+            f"but {self.against.screen} says {self.against.value!r} ({self.against.quote!r})"
+        )
+
+
+# -- text of a screen, as lines a reader sees -----------------------------------------------------------
+_BLOCK = {"div", "p", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "table", "section", "main", "hr"}
+_MODEL_TEXT = {"txt", "raw", "raw-json", "full-text", "think", "explanation", "quote", "claim"}
+_SKIP_TAGS = {"script", "style", "svg", "details", "title", "head"}
+_VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
+
+
+class _Flatten(HTMLParser):
+    """HTML to lines: block elements break lines, chips become ⟦tags⟧, model text and folded parts are left out."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.stack: list[tuple[str, bool, bool]] = []  # (tag, skipping, chip)
+
+    @property
+    def skipping(self) -> bool:
+        return any(s for _, s, _ in self.stack)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = set((dict(attrs).get("class") or "").split())
+        if tag in _BLOCK:
+            self.out.append("\n")
+        if tag in _VOID:
+            return
+        skip = tag in _SKIP_TAGS or bool(classes & _MODEL_TEXT)
+        chip = tag == "span" and "chip" in classes
+        if chip and not self.skipping:
+            self.out.append(" " + TAG_OPEN)
+        self.stack.append((tag, skip, chip))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            t, _, chip = self.stack.pop()
+            if chip and not self.skipping:
+                self.out.append(TAG_CLOSE + " ")
+            if t == tag:
+                break
+        if tag in _BLOCK:
+            self.out.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping:
+            self.out.append(data.replace("\n", " "))
+
+
+def _looks_html(text: str) -> bool:
+    return bool(re.search(r"<(div|span|p|h[1-6]|table|main)\b", text))
+
+
+def lines_of(text: str) -> list[str]:
+    """A screen's text as the lines a reader sees, model text left out and drawn tags marked ⟦…⟧."""
+    if _looks_html(text):
+        p = _Flatten()
+        p.feed(text)
+        p.close()
+        raw = "".join(p.out).split("\n")
+    else:
+        raw = text.split("\n")
+    out: list[str] = []
+    in_turn = False  # the terminal transcript: a turn's body between its "▶" header and its footer
+    for line in raw:
+        s = re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip()
+        st = s.strip()
+        if st.startswith(">"):  # a Markdown quote: model text
+            continue
+        if st.startswith("▶ "):
+            in_turn = True
+            out.append(st)
+            continue
+        if in_turn:
+            m = re.match(r"^→ (.*?)(?: · (?:cut|shortened|repaired|cites|reasoning).*?)?(?: · \d+\+\d+ tok.*)?$", st)
+            if re.search(r"\d+\+\d+ tok · ", st) or m:
+                in_turn = False
+                if m:
+                    out.append(f"{TAG_OPEN}{m.group(1)}{TAG_CLOSE}")
+                elif st.startswith(("INVALID", "NO ANSWER")):
+                    out.append(f"{TAG_OPEN}invalid{TAG_CLOSE}")
+            continue
+        st = re.sub(r"^#{1,6}\s+", "", st)
+        st = re.sub(r"^- ", "", st)
+        # a Markdown turn heading's tag: "### smol (member, m) — **wrote NO, counted as YES**"
+        st = re.sub(
+            r"^(\S+ \([^)]*\)) — \*\*(.+?)\*\*", lambda m: f"{m.group(1)} {TAG_OPEN}{m.group(2)}{TAG_CLOSE}", st
+        )
+        st = st.replace("**", "").replace("__", "")
+        st = re.sub(r"\s+", " ", st).strip()
+        if st:
+            out.append(st)
+    return out
+
+
+# -- reading statements ------------------------------------------------------------------------------
+def _counts(d: Mapping[str, int]) -> str:
+    return ",".join(f"{k}={d[k]}" for k in sorted(d) if d[k])
+
+
+def _parse_list(s: str) -> dict[str, int]:
+    """ "2 YES, 1 NO" -> counts."""
+    return {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) " + _L, s)}
+
+
+_WROTE = re.compile(
+    r"((?:\d+ wrote (?:"
+    + _ALT
+    + r")(?:, )?)+)(?:, (\d+) gave no readable vote)?; counted from their probabilities: ([^·—\n⟧]*)"
+)
+_OF = re.compile(r"(\d+) of (\d+) members voted " + _L + r"(?: \(([^)]*)\))?")
+_TALLY = re.compile(r"Votes,? \(?round (\d+)\)?:(.*)")
+_CONS = re.compile(r"consensus (\d+)% vs (?:threshold|θ) (\d+)%\W*(not reached|reached|votes stabilised)")
+_CONS_LEARN = re.compile(r"consensus (\d+)% (<|≥) (\d+)%")
+_TURN = re.compile(
+    r"^(?:▶\s+)?([^\s()·⟦]+)\s*(?:\(|·)?\s*(member|chairperson|chair|judge|proponent|opponent)\b[),]?(.*)$"
+)
+_CHAIR = re.compile(r"(CONSENSUS (?:NOT )?REACHED)", re.I)
+_INVALID = re.compile(r"invalid|no answer|no readable vote|INVALID", re.I)
+
+
+def _headline_counts(s: str) -> tuple[dict[str, int], dict[str, int]] | None:
+    """(written, counted) from a headline: "2 wrote YES, 1 wrote NO; counted from their probabilities: 3 YES"
+    or "2 of 3 members voted YES (2 YES, 1 NO)"."""
+    m = _WROTE.search(s)
+    if m:
+        written = {x.group(2): int(x.group(1)) for x in re.finditer(r"(\d+) wrote " + _L, m.group(1))}
+        if m.group(2):
+            written["invalid"] = int(m.group(2))
+        counted = _parse_list(m.group(3))
+        return written, counted
+    m = _OF.search(s)
+    if m:
+        k, n, top, inner = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4) or ""
+        counted = _parse_list(inner) if inner else {top: k}
+        bad = re.search(r"(\d+) invalid", inner)
+        if bad:
+            counted["invalid"] = int(bad.group(1))
+        elif not inner and k != n:
+            counted["invalid"] = n - k
+        return dict(counted), counted
+    return None
+
+
+def _tally_counts(rest: str) -> dict[str, int]:
+    """Counted votes from a tally line without a headline: "YES: 2, NO: 1", "YES 2, NO 1", "⟦YES⟧ ×2"."""
+    head = rest.split("consensus")[0]
+    c = {m.group(1): int(m.group(2)) for m in re.finditer(_L + r"⟧?\s*(?::|×)?\s*(\d+)", head)}
+    bad = re.search(r"invalid\s*×?\s*(\d+)", head)
+    if bad:
+        c["invalid"] = int(bad.group(1))
+    return c
+
+
+def _vote_tag(t: str) -> tuple[str | None, str | None] | None:
+    """(written, counted) from a member's tag text; None when it carries no vote."""
+    w = re.search(r"wrote " + _L, t)
+    c = re.search(r"(?:counted as|the tally counts|votes) " + _L, t)
+    if w or c:
+        written = w.group(1) if w else (c.group(1) if c else None)
+        return written, (c.group(1) if c else written)
+    m = LABEL.search(t)
+    if m:
+        return m.group(1), m.group(1)
+    if _INVALID.search(t):
+        return "invalid", "invalid"
+    return None
+
+
+def _unanimous_words(s: str) -> tuple[str | None, str | None] | None:
+    """(written, counted) unanimity from a "Debate vs. vote" line or Learn's note on it."""
+    low = s.lower()
+    if "unanimous at the first vote" in low or "everyone agreed at once" in low:
+        if "not as written" in low:
+            return "no", "yes"
+        if "as counted" in low:
+            return None, "yes"
+        return "yes", "yes"
+    if "first vote's majority stood" in low or "ended where the plain vote would have" in low:
+        return None, "no"
+    return None
+
+
+def statements(screen: str, text: str) -> list[Statement]:
+    """Every statement one screen's text makes (see the module's doc for the keys)."""
+    if screen.startswith("json"):
+        return json_statements(screen, text)
+    out: list[Statement] = []
+    say = lambda key, value, quote: out.append(Statement(screen, key, str(value), quote[:160]))
+    pending: dict[str, tuple[str | None, str | None, str]] = {}  # member votes since the last tally
+    first_round_votes: list[tuple[str | None, str | None, str]] = []
+    open_turn: tuple[str, str] | None = None
+    last_round: int | None = None
+    first_round: int | None = None
+    verdicts = 0
+    prev = ""
+    expect: str = ""  # what the next line states: "verdict" (after a bare "Verdict" heading), "finished" (Learn)
+    lines = lines_of(text)
+    for line in lines:
+        # a tally: "Votes, round N: …"
+        m = _TALLY.search(line)
+        if m and "members voted" not in line[: m.start()]:
+            rnd, rest = int(m.group(1)), m.group(2)
+            last_round = rnd
+            first_round = rnd if first_round is None else min(first_round, rnd)
+            c = _CONS.search(rest)
+            if c:
+                say(f"consensus:r{rnd}", "reached" if c.group(3) == "reached" else "not reached", line)
+            hc = _headline_counts(rest)
+            written, counted = hc if hc else (None, None)
+            if counted is None:
+                counted = _tally_counts(rest)
+                written = dict(counted) if counted else None
+            if counted:
+                say(f"counts:r{rnd}:counted", _counts(counted), line)
+            if written:
+                say(f"counts:r{rnd}:written", _counts(written), line)
+            # the members' tags of this round, against it
+            total = sum((counted or {}).values())
+            if pending:
+                for agent, (w, cnt, q) in pending.items():
+                    if w is not None:
+                        say(f"vote:r{rnd}:{agent}:written", w, q)
+                    if cnt is not None:
+                        say(f"vote:r{rnd}:{agent}:counted", cnt, q)
+                if total and len(pending) == total:
+                    tag_w = Counter(w for w, _, _ in pending.values() if w)
+                    tag_c = Counter(c for _, c, _ in pending.values() if c)
+                    q = f"the members' tags of round {rnd}"
+                    say(f"counts:r{rnd}:written", _counts(tag_w), q)
+                    say(f"counts:r{rnd}:counted", _counts(tag_c), q)
+                if rnd == first_round:
+                    first_round_votes = list(pending.values())
+            pending = {}
+            prev = line
+            continue
+        c = _CONS_LEARN.search(line)
+        if c and last_round is not None and prev.startswith("Votes, round"):
+            say(f"consensus:r{last_round}", "reached" if c.group(2) == "≥" else "not reached", line)
+        # a turn: its tag, a member's vote or a chair's status
+        t = _TURN.match(line)
+        tag_only = line.startswith(TAG_OPEN) and open_turn is not None
+        if t or tag_only:
+            agent, role, rest = (t.group(1), t.group(2), t.group(3)) if t else (*open_turn, line)  # type: ignore[misc]
+            is_tagged = TAG_OPEN in rest or re.match(r"^\)?:?\s*(votes|wrote)\b", rest.strip()) is not None
+            learn_chair = re.match(r"^\)?:\s*consensus (not )?reached\s*$", rest.strip(), re.I)
+            if t and not is_tagged and not learn_chair and line.startswith("▶"):
+                open_turn = (agent, role)
+            elif role in CHAIR_ROLES and (TAG_OPEN in rest or learn_chair):
+                ch = _CHAIR.search(rest)
+                if ch:
+                    r = re.search(r"the tally it read \(round (\d+)\)", rest)
+                    rnd = int(r.group(1)) if r else last_round
+                    if rnd is not None:
+                        say(f"consensus:r{rnd}", ch.group(1).lower().replace("consensus ", ""), line)
+                open_turn = None
+            elif role in VOTE_ROLES and is_tagged:
+                v = _vote_tag(rest)
+                if v is not None:
+                    pending[agent] = (v[0], v[1], line)
+                open_turn = None
+            prev = line
+            continue
+        # the verdict
+        vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L, line)
+        if expect == "verdict" and not vm:
+            vm = re.match(r"^⟦?" + _L, line)
+            if vm is None and re.match(r"^⟦?no verdict|NO VALID ANSWER", line, re.I):
+                verdicts += 1
+                say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
+        elif line in ("Verdict", "Verdict ⟦no verdict⟧") or re.match(r"^VERDICT.*NO VALID ANSWER", line):
+            if "no verdict" in line or "NO VALID ANSWER" in line:
+                verdicts += 1
+                say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
+            else:
+                expect = "verdict"
+                prev = line
+                continue
+        if vm:
+            verdicts += 1
+            say("verdict" if verdicts == 1 else f"verdict#{verdicts}", vm.group(1), line)
+        # the verdict's headline (the last tally), wherever it is said outside a tally line
+        hc = _headline_counts(line)
+        if hc:
+            say("counts:final:written", _counts(hc[0]), line)
+            say("counts:final:counted", _counts(hc[1]), line)
+        # the debate against its first vote
+        u = _unanimous_words(line)
+        if u:
+            if u[0]:
+                say("unanimous:first:written", u[0], line)
+            if u[1]:
+                say("unanimous:first:counted", u[1], line)
+        # how it ended
+        f = re.match(r"^Finished: (\w+) \((.*?)\)", line) or re.match(
+            r"^══ (completed|stopped|failed|error)(?:: (.+?))? · \d+ model calls", line
+        )
+        if f:
+            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
+            reason = f.group(2) or ""
+            say("stop_reason", "" if reason in ("", "done") else reason.strip(), line)
+        f = re.match(r"^(completed|stopped|failed|error) · [\d,]+ model calls", line)
+        if f:
+            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
+        if expect == "finished":
+            f = re.match(r"^(\d+) rounds?, .*? s(?:; (.*))?\.$", line)
+            if f:
+                say("rounds", f.group(1), line)
+                say("stop_reason", (f.group(2) or "").strip(), line)
+        f = re.match(r"^Debate (completed|stopped|error|failed)$", line)
+        if f:
+            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
+            expect = "finished"
+            prev = line
+            continue
+        # the settings line
+        if re.search(r"small-model aids on\b|small-model aids' values in effect", line):
+            say("aids", "on", line)
+        elif re.search(r"small-model aids off\b", line):
+            say("aids", "off", line)
+        expect = ""
+        prev = line
+    # the first round's tags: two different votes are never unanimous
+    ws = {w for w, _, _ in first_round_votes if w}
+    cs = {c for _, c, _ in first_round_votes if c}
+    if first_round is not None:
+        q = f"the members' tags of round {first_round}"
+        if len(ws) > 1:
+            say("unanimous:first:written", "no", q)
+        if len(cs) > 1:
+            say("unanimous:first:counted", "no", q)
+    return out
+
+
+# -- the JSON export: the record itself, read field by field (not through debate.outcome) ----------------
+def json_statements(screen: str, text: str) -> list[Statement]:
+    """Statements of the JSON export ({"debate", "events"} or a bare list of events), from its raw fields."""
+    data = json.loads(text)
+    events = data.get("events", []) if isinstance(data, dict) else data
+    out: list[Statement] = []
+    say = lambda key, value, quote: out.append(Statement(screen, key, str(value), quote))
+    turns: list[dict] = []
+    verdicts = 0
+    for e in events:
+        t = e.get("type")
+        if t == "turn_finished":
+            turns.append(e)
+        elif t == "votes_tallied":
+            rnd = int(e.get("round") or 0)
+            q = f"votes_tallied round {rnd}"
+            say(f"consensus:r{rnd}", "reached" if e.get("reached") else "not reached", q)
+            counted = Counter("invalid" if v is None else v for v in (e.get("votes") or {}).values())
+            say(f"counts:r{rnd}:counted", _counts(counted), q)
+            latest = {
+                str(x.get("agent")): x
+                for x in turns
+                if x.get("phase") == "vote"
+                and int(x.get("round") or 0) == rnd
+                and str(x.get("role") or "").lower() not in CHAIR_ROLES
+            }
+            written = Counter()
+            for agent, v in (e.get("votes") or {}).items():
+                turn = latest.get(agent)
+                w = (turn.get("label") if turn.get("valid", True) else None) if turn else v
+                written["invalid" if w is None else w] += 1
+                say(f"vote:r{rnd}:{agent}:written", "invalid" if w is None else w, q)
+                say(f"vote:r{rnd}:{agent}:counted", "invalid" if v is None else v, q)
+            say(f"counts:r{rnd}:written", _counts(written), q)
+            turns = []
+        elif t == "verdict":
+            verdicts += 1
+            label = e.get("label")
+            if label is None and e.get("labels"):
+                continue  # an all-categories verdict: its labels per category, no single label to compare
+            say("verdict" if verdicts == 1 else f"verdict#{verdicts}", label or NO_VERDICT, "verdict event")
+        elif t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
+            if e.get("outcome") == "unanimous":
+                say("unanimous:first:counted", "yes", "vote_comparison event")
+            elif e.get("outcome") == "stood":
+                say("unanimous:first:counted", "no", "vote_comparison event")
+        elif t == "debate_finished":
+            say("status", e.get("status"), "debate_finished event")
+            say("stop_reason", e.get("stop_reason") or "", "debate_finished event")
+            say("rounds", int(e.get("rounds") or 0), "debate_finished event")
+    return out
+
+
+# -- contradictions ------------------------------------------------------------------------------------
+def _resolve(stmts: list[Statement]) -> list[Statement]:
+    """`counts:final:*` to the last round any screen tallies, and the first round's unanimity from its tallies."""
+    rounds = [int(m.group(1)) for s in stmts if (m := re.match(r"counts:r(\d+):", s.key))]
+    out = []
+    for s in stmts:
+        if s.key.startswith("counts:final:") and rounds:
+            s = Statement(s.screen, s.key.replace("final", f"r{max(rounds)}"), s.value, s.quote)
+        out.append(s)
+    if rounds:
+        first = min(rounds)
+        for s in list(out):
+            if s.key in (f"counts:r{first}:written", f"counts:r{first}:counted") and s.value:
+                which = s.key.rsplit(":", 1)[1]
+                parts = dict(x.split("=") for x in s.value.split(","))
+                one = len(parts) == 1 and "invalid" not in parts
+                out.append(Statement(s.screen, f"unanimous:first:{which}", "yes" if one else "no", s.quote))
+    return out
+
+
+def contradictions(stmts: Iterable[Statement], reference: str = "json") -> list[Contradiction]:
+    """Every statement whose value differs from its key's reference value: the reference screen's when it
+    states the key, else the value most statements give (ties: the first said)."""
+    by_key: dict[str, list[Statement]] = {}
+    for s in _resolve(list(stmts)):
+        by_key.setdefault(s.key, []).append(s)
+    out: list[Contradiction] = []
+    for key, ss in by_key.items():
+        ref_vals = [s.value for s in ss if s.screen == reference]
+        if ref_vals:
+            ref = ref_vals[0]
+        else:
+            counts = Counter(s.value for s in ss)
+            ref = max(counts, key=lambda v: (counts[v], -[s.value for s in ss].index(v)))
+        anchor = next(s for s in ss if s.value == ref)
+        out += [Contradiction(key, s, anchor) for s in ss if s.value != ref]
+    return out
+
+
+def check(screens: Mapping[str, str]) -> list[Contradiction]:
+    """The contradictions among the screens of one debate: {screen name: its rendered text}."""
+    return contradictions(s for name, text in screens.items() for s in statements(name, text))
