@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debate.content.sentences import json_prose
+from debate.events import VoteComparison, event_from_dict
 
 CHAIR_ROLES = ("chair", "chairperson")
 
@@ -311,3 +312,26 @@ def chair_words(tag: ChairTag) -> str:
     """The chair's status in words for a note or an export."""
     s = f"{tag.label} — {tag.why}"
     return s + (f"; its own status field said {tag.wrote}, but the tally decides" if tag.wrote else "")
+
+
+# -- the debate against its first vote ----------------------------------------------------------------
+def first_counted_otherwise(comparison: Any, rounds: list[RoundVotes]) -> bool:
+    """Whether the first votes a comparison counts differ from what the members wrote: the event's own
+    flag, or, for a stream stored before the flag existed, the first tally of its category read here.
+    Every sink asks this one question, so "unanimous at the first vote" is never said on one screen beside
+    a first tally that says a member wrote otherwise on another."""
+    if str(_get(comparison, "basis") or "first votes") != "first votes":
+        return False
+    if _get(comparison, "counted_otherwise"):
+        return True
+    cat = _get(comparison, "category")
+    mine = [r for r in rounds if r.category == cat] or rounds
+    return bool(mine) and min(mine, key=lambda r: r.round).differs
+
+
+def comparison_sentence(comparison: Any, rounds: list[RoundVotes]) -> str:
+    """The line on the debate against its first vote (VoteComparison.sentence), for an event or its dict,
+    with the first votes' written-or-counted state read by first_counted_otherwise."""
+    c = comparison if isinstance(comparison, VoteComparison) else event_from_dict(dict(comparison))
+    assert isinstance(c, VoteComparison)
+    return replace(c, counted_otherwise=first_counted_otherwise(c, rounds)).sentence()

@@ -405,7 +405,8 @@ class TextRenderer:
             return f"  {at.rests_sentence(ev.to_dict())}{contested}\n"
         if kind == "vote_comparison":
             cat = f" (category {ev.category})" if ev.category else ""
-            return f"  Debate vs. vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
+            line = outcome.comparison_sentence(ev, self.rounds)
+            return f"  Debate vs. vote{cat}: {line} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
         if kind == "error":
             return (
                 "\n"

@@ -383,6 +383,14 @@ def statements(screen: str, text: str) -> list[Statement]:
             expect = "finished"
             prev = line
             continue
+        # a verdict's two readings (debate.outcome.Reading's note)
+        cal = re.search(r"Calibrated reading: " + _L, line)
+        if cal:
+            say("verdict:calibrated", cal.group(1), line)
+        both = re.search(r"wrote " + _L + r"; the calibration gives " + _L, line)
+        if both:
+            say("verdict:written", both.group(1), line)
+            say("verdict:calibrated", both.group(2), line)
         # the settings line
         if re.search(r"small-model aids on\b|small-model aids' values in effect", line):
             say("aids", "on", line)
@@ -443,15 +451,19 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             if label is None and e.get("labels"):
                 continue  # an all-categories verdict: its labels per category, no single label to compare
             say("verdict" if verdicts == 1 else f"verdict#{verdicts}", label or NO_VERDICT, "verdict event")
+            if e.get("calibrated_label") and e.get("calibrated_label") != label:
+                say("verdict:calibrated", e["calibrated_label"], "verdict event")
+            if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
+                say("verdict:written", e["written_label"], "verdict event")
         elif t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
             if e.get("outcome") == "unanimous":
                 say("unanimous:first:counted", "yes", "vote_comparison event")
             elif e.get("outcome") == "stood":
                 say("unanimous:first:counted", "no", "vote_comparison event")
-        elif t == "debate_finished":
-            say("status", e.get("status"), "debate_finished event")
-            say("stop_reason", e.get("stop_reason") or "", "debate_finished event")
-            say("rounds", int(e.get("rounds") or 0), "debate_finished event")
+        elif t == "finished":
+            say("status", e.get("status"), "finished event")
+            say("stop_reason", e.get("stop_reason") or "", "finished event")
+            say("rounds", int(e.get("rounds") or 0), "finished event")
     return out
 
 

@@ -797,7 +797,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
         elif t == "vote_comparison":
-            out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
+            out += [f"**Debate vs. vote:** {md_text(outcome.comparison_sentence(e, rounds))}", ""]
         elif t == "attribution":
             out += [f"⚑ {md_text(at.rests_sentence(e))}", ""]
             if e.get("contested"):

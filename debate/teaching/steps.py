@@ -201,7 +201,7 @@ def _note(
         conf = f", {head}" if head else conf
         return f"Verdict{cat}: {label}", f"{words}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "vote_comparison":
-        return "Debate vs. vote", vote_note(e)
+        return "Debate vs. vote", vote_note(e, outcome.first_counted_otherwise(e, said.rounds))
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
@@ -215,8 +215,9 @@ def _note(
     return t or "event", ""
 
 
-def vote_note(e: dict) -> str:
-    """One plain note on what the discussion added over simply counting the first answers."""
+def vote_note(e: dict, counted_otherwise: bool | None = None) -> str:
+    """One plain note on what the discussion added over simply counting the first answers;
+    `counted_otherwise` as debate.outcome.first_counted_otherwise reads it (default: the event's flag)."""
     first = (
         "the sides the debaters were told to argue (an even split, so the tie rule decides)"
         if e.get("basis") == "assigned sides"
@@ -227,7 +228,8 @@ def vote_note(e: dict) -> str:
         "stood": "The discussion ended where the plain vote would have: it changed nothing.",
         "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}.",
     }
-    if e.get("outcome") == "unanimous" and e.get("counted_otherwise"):
+    otherwise = e.get("counted_otherwise") if counted_otherwise is None else counted_otherwise
+    if e.get("outcome") == "unanimous" and otherwise:
         what["unanimous"] = (
             "As counted, everyone agreed at once (not as written: a member's vote was read from its "
             "probabilities), so the discussion could not change anything."
