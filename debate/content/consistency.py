@@ -73,7 +73,20 @@ class Contradiction:
 
 # -- text of a screen, as lines a reader sees -----------------------------------------------------------
 _BLOCK = {"div", "p", "br", "h1", "h2", "h3", "h4", "h5", "h6", "li", "tr", "table", "section", "main", "hr"}
-_MODEL_TEXT = {"txt", "raw", "raw-json", "full-text", "think", "explanation", "quote", "claim"}
+_MODEL_TEXT = {
+    "txt",
+    "raw",
+    "raw-json",
+    "full-text",
+    "think",
+    "explanation",
+    "quote",
+    "claim",
+    "claim-text",
+    "p-claim",
+    "p-expl",
+    "p-said",
+}
 _SKIP_TAGS = {"script", "style", "svg", "details", "title", "head"}
 _VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
 
@@ -180,7 +193,8 @@ _WROTE = re.compile(
 )
 _OF = re.compile(r"(\d+) of (\d+) members voted " + _L + r"(?: \(([^)]*)\))?")
 _TALLY = re.compile(r"Votes,? \(?round (\d+)\)?:(.*)")
-_CONS = re.compile(r"consensus (\d+)% vs (?:threshold|θ) (\d+)%\W*(not reached|reached|votes stabilised)")
+_CONS = re.compile(r"consensus (\d+)% (?:vs (?:threshold|θ) |\(θ )(\d+)%\)?\W*(not reached|reached|votes stabilised)")
+_ONE_VOTE = re.compile(r"^Vote, round (\d+): (\S+) (?:wrote " + _L + r", counted as|changed to) " + _L + r"$")
 _CONS_LEARN = re.compile(r"consensus (\d+)% (<|≥) (\d+)%")
 _TURN = re.compile(
     r"^(?:▶\s+)?([^\s()·⟦]+)\s*(?:\(|·)?\s*(member|chairperson|chair|judge|proponent|opponent)\b[),]?(.*)$"
@@ -267,6 +281,20 @@ def statements(screen: str, text: str) -> list[Statement]:
     expect: str = ""  # what the next line states: "verdict" (after a bare "Verdict" heading), "finished" (Learn)
     lines = lines_of(text)
     for line in lines:
+        # one vote with its round (a table's row: Learn's dynamics, the CSV)
+        one = _ONE_VOTE.match(line)
+        if one:
+            rnd, agent = one.group(1), one.group(2)
+            if one.group(3):
+                say(f"vote:r{rnd}:{agent}:written", one.group(3), line)
+            say(f"vote:r{rnd}:{agent}:counted", one.group(4), line)
+            continue
+        listed = re.match(r"^Listed: verdict (.+?) · status (\w+)$", line)
+        if listed:
+            verdicts += 1
+            say("verdict", listed.group(1), line)
+            say("status", listed.group(2), line)
+            continue
         # a tally: "Votes, round N: …"
         m = _TALLY.search(line)
         if m and "members voted" not in line[: m.start()]:
