@@ -47,6 +47,7 @@ LABEL = re.compile(_L)
 NO_VERDICT = "no verdict"
 VOTE_ROLES = ("member",)
 CHAIR_ROLES = ("chair", "chairperson")
+DECIDERS = ("judge", "baseline")  # the roles whose answer is the verdict as written
 TAG_OPEN, TAG_CLOSE = "⟦", "⟧"  # a tag the product draws (a chip, a footer): never model text
 
 
@@ -169,6 +170,11 @@ def lines_of(text: str) -> list[str]:
         st = re.sub(
             r"^(\S+ \([^)]*\)) — \*\*(.+?)\*\*", lambda m: f"{m.group(1)} {TAG_OPEN}{m.group(2)}{TAG_CLOSE}", st
         )
+        st = re.sub(
+            r"^(\S+ \([^)]*\)) — (INVALID answer|no answer \(countdown ended\))",
+            rf"\1 {TAG_OPEN}invalid{TAG_CLOSE}",
+            st,
+        )
         st = st.replace("**", "").replace("__", "")
         st = re.sub(r"\s+", " ", st).strip()
         if st:
@@ -197,7 +203,7 @@ _CONS = re.compile(r"consensus (\d+)% (?:vs (?:threshold|θ) |\(θ )(\d+)%\)?\W*
 _ONE_VOTE = re.compile(r"^Vote, round (\d+): (\S+) (?:wrote " + _L + r", counted as|changed to) " + _L + r"$")
 _CONS_LEARN = re.compile(r"consensus (\d+)% (<|≥) (\d+)%")
 _TURN = re.compile(
-    r"^(?:▶\s+)?([^\s()·⟦]+)\s*(?:\(|·)?\s*(member|chairperson|chair|judge|proponent|opponent)\b[),]?(.*)$"
+    r"^(?:▶\s+)?([^\s()·⟦]+)\s*(?:\(|·)?\s*(member|chairperson|chair|judge|baseline|proponent|opponent)\b[),]?(.*)$"
 )
 _CHAIR = re.compile(r"(CONSENSUS (?:NOT )?REACHED)", re.I)
 _INVALID = re.compile(r"invalid|no answer|no readable vote|INVALID", re.I)
@@ -277,6 +283,8 @@ def statements(screen: str, text: str) -> list[Statement]:
     last_round: int | None = None
     first_round: int | None = None
     verdicts = 0
+    last_judge: tuple[str, str] | None = None  # the last judge's tag: (label, line)
+    comparisons = 0
     prev = ""
     expect: str = ""  # what the next line states: "verdict" (after a bare "Verdict" heading), "finished" (Learn)
     lines = lines_of(text)
@@ -340,7 +348,9 @@ def statements(screen: str, text: str) -> list[Statement]:
         tag_only = line.startswith(TAG_OPEN) and open_turn is not None
         if t or tag_only:
             agent, role, rest = (t.group(1), t.group(2), t.group(3)) if t else (*open_turn, line)  # type: ignore[misc]
-            is_tagged = TAG_OPEN in rest or re.match(r"^\)?:?\s*(votes|wrote)\b", rest.strip()) is not None
+            is_tagged = (
+                TAG_OPEN in rest or re.match(r"^\)?:?\s*(votes|wrote|decides|answers)\b", rest.strip()) is not None
+            )
             learn_chair = re.match(r"^\)?:\s*consensus (not )?reached\s*$", rest.strip(), re.I)
             if t and not is_tagged and not learn_chair and line.startswith("▶"):
                 open_turn = (agent, role)
@@ -352,6 +362,10 @@ def statements(screen: str, text: str) -> list[Statement]:
                     if rnd is not None:
                         say(f"consensus:r{rnd}", ch.group(1).lower().replace("consensus ", ""), line)
                 open_turn = None
+            elif role in DECIDERS and is_tagged:
+                j = LABEL.search(rest)
+                last_judge = (j.group(1) if j else "invalid" if _INVALID.search(rest) else "?", line)
+                open_turn = None
             elif role in VOTE_ROLES and is_tagged:
                 v = _vote_tag(rest)
                 if v is not None:
@@ -359,6 +373,26 @@ def statements(screen: str, text: str) -> list[Statement]:
                 open_turn = None
             prev = line
             continue
+        # a stop check (RADAR): its decision and preliminary verdict
+        sc = re.match(r"^Stop check,? \(?(?:after )?round (\d+)\b(.*)$", line)
+        if sc:
+            d = re.search(r"→ (CONTINUE|STOP|continue|stop)\b", sc.group(2))
+            if d:
+                say(f"stop:r{sc.group(1)}", d.group(1).lower(), line)
+                p = re.search(r"preliminary(?: verdict)? ⟦?" + _L, sc.group(2))
+                if p:
+                    say(f"stop:r{sc.group(1)}:preliminary", p.group(1), line)
+            elif not sc.group(2).strip():
+                expect, prev = f"stop:r{sc.group(1)}", line
+                continue
+        if expect.startswith("stop:r"):
+            if "RADAR stops early" in line:
+                say(expect, "stop", line)
+                p = re.search(r"preliminary verdict is " + _L, line)
+                if p:
+                    say(f"{expect}:preliminary", p.group(1), line)
+            elif "the debate goes on" in line:
+                say(expect, "continue", line)
         # the verdict
         vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L, line)
         if expect == "verdict" and not vm:
@@ -382,7 +416,17 @@ def statements(screen: str, text: str) -> list[Statement]:
         if hc:
             say("counts:final:written", _counts(hc[0]), line)
             say("counts:final:counted", _counts(hc[1]), line)
-        # the debate against its first vote
+        # the debate against its first vote: what the plain vote said, what the debate said
+        vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
+        plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
+        if vs or plain:
+            comparisons += 1 if line.startswith(("Debate vs. vote", "Without any discussion")) else 0
+            k = "vs" if comparisons <= 1 else f"vs#{comparisons}"
+            if vs:
+                say(f"{k}:vote", vs.group(1), line)
+                say(f"{k}:debate", vs.group(2), line)
+            if plain:
+                say(f"{k}:vote", plain.group(1), line)
         u = _unanimous_words(line)
         if u:
             if u[0]:
@@ -426,6 +470,8 @@ def statements(screen: str, text: str) -> list[Statement]:
             say("aids", "off", line)
         expect = ""
         prev = line
+    if last_judge is not None:
+        say("judge:last", *last_judge)
     # the first round's tags: two different votes are never unanimous
     ws = {w for w, _, _ in first_round_votes if w}
     cs = {c for _, c, _ in first_round_votes if c}
@@ -447,10 +493,18 @@ def json_statements(screen: str, text: str) -> list[Statement]:
     say = lambda key, value, quote: out.append(Statement(screen, key, str(value), quote))
     turns: list[dict] = []
     verdicts = 0
+    comparisons = 0
+    last_judge = None
     for e in events:
         t = e.get("type")
         if t == "turn_finished":
             turns.append(e)
+            if str(e.get("role") or "") in DECIDERS:
+                last_judge = (e.get("label") if e.get("valid", True) else None) or "invalid"
+        elif t == "stop_check":
+            say(f"stop:r{int(e.get('round') or 0)}", e.get("decision") or "continue", "stop_check event")
+            if e.get("preliminary_verdict"):
+                say(f"stop:r{int(e.get('round') or 0)}:preliminary", e["preliminary_verdict"], "stop_check event")
         elif t == "votes_tallied":
             rnd = int(e.get("round") or 0)
             q = f"votes_tallied round {rnd}"
@@ -483,7 +537,14 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 say("verdict:calibrated", e["calibrated_label"], "verdict event")
             if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
                 say("verdict:written", e["written_label"], "verdict event")
-        elif t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
+        elif t == "vote_comparison":
+            comparisons += 1
+            k = "vs" if comparisons == 1 else f"vs#{comparisons}"
+            if e.get("vote_label"):
+                say(f"{k}:vote", e["vote_label"], "vote_comparison event")
+            if e.get("changed") and e.get("debate_label"):
+                say(f"{k}:debate", e["debate_label"], "vote_comparison event")
+        if t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
             if e.get("outcome") == "unanimous":
                 say("unanimous:first:counted", "yes", "vote_comparison event")
             elif e.get("outcome") == "stood":
@@ -492,6 +553,8 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             say("status", e.get("status"), "finished event")
             say("stop_reason", e.get("stop_reason") or "", "finished event")
             say("rounds", int(e.get("rounds") or 0), "finished event")
+    if last_judge is not None:
+        say("judge:last", last_judge, "the last judge turn")
     return out
 
 
@@ -504,6 +567,10 @@ def _resolve(stmts: list[Statement]) -> list[Statement]:
         if s.key.startswith("counts:final:") and rounds:
             s = Statement(s.screen, s.key.replace("final", f"r{max(rounds)}"), s.value, s.quote)
         out.append(s)
+    several = {s.screen for s in out if s.key.startswith("verdict#")}
+    for s in list(out):  # "the discussion changed the outcome: NO → YES": YES is the verdict
+        if s.key == "vs:debate" and s.screen not in several:
+            out.append(Statement(s.screen, "verdict", s.value, s.quote))
     if rounds:
         first = min(rounds)
         for s in list(out):
