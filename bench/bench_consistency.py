@@ -10,6 +10,7 @@ contradiction, then the totals per protocol.
 Where the debates come from (one or more):
 - `--home DIR`: the store of a DEBATE_HOME (DIR/debates.sqlite), e.g. one filled with
   `DEBATE_HOME=DIR python -m debate run --protocol P --lineup embedded ...`;
+- `--events GLOB`: JSONL event files, as `python -m debate run ... --events FILE` writes them (repeatable);
 - `--fixtures`: the stored fixtures (tests/fixtures/debates/*/debates.sqlite) and the event streams kept in
   bench/results/*-events.jsonl, imported into a temporary store;
 - `--scripted N`: N debates per protocol on scripted models (no model file, seconds), each with its own
@@ -153,6 +154,22 @@ def fixture_debates(store) -> list[str]:
     return ids
 
 
+def event_files(store, pattern: str) -> list[str]:
+    """Each JSONL events file matching `pattern` (a finished run of `python -m debate run --events`), stored."""
+    from debate.transcript import read_events
+
+    ids = []
+    for f in sorted(glob.glob(pattern)):
+        events = [e.to_dict() for e in read_events(f) if e.type != "token"]
+        if not any(e.get("type") == "finished" for e in events):
+            print(f"{f}: not finished, left out", file=sys.stderr)
+            continue
+        did = f"run-{Path(f).stem}"
+        _copy(store, did, events, {})
+        ids.append(did)
+    return ids
+
+
 def _copy(store, did: str, events: list[dict], row: dict) -> None:
     started = next((e for e in events if e.get("type") == "debate_started"), {})
     cfg = dict(started.get("config") or {}) or {
@@ -168,6 +185,7 @@ def _copy(store, did: str, events: list[dict], row: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--home", action="append", default=[], help="a DEBATE_HOME whose store to check (repeatable)")
+    ap.add_argument("--events", action="append", default=[], help="a glob of JSONL event files (repeatable)")
     ap.add_argument("--fixtures", action="store_true", help="the stored fixtures and bench/results event streams")
     ap.add_argument("--scripted", type=int, default=0, help="N scripted debates per protocol")
     ap.add_argument("--protocols", default="", help="comma-separated (default: every registered protocol)")
@@ -188,6 +206,8 @@ def main() -> None:
     sources: list[tuple[DebateStore, str, str]] = []  # (store, id, where from)
     if a.fixtures:
         sources += [(store, d, "fixture") for d in fixture_debates(store)]
+    for pattern in a.events:
+        sources += [(store, d, "events") for d in event_files(store, pattern)]
     if a.scripted:
         t = time.time()
         sources += [(store, d, "scripted") for d in scripted_debates(store, protocols, a.scripted)]

@@ -205,6 +205,8 @@ _CONS_LEARN = re.compile(r"consensus (\d+)% (<|≥) (\d+)%")
 _TURN = re.compile(
     r"^(?:▶\s+)?([^\s()·⟦]+)\s*(?:\(|·)?\s*(member|chairperson|chair|judge|baseline|proponent|opponent)\b[),]?(.*)$"
 )
+# a bubble whose agent is named for its role draws no role beside it: "chair local:qwen ⟦CONSENSUS …⟧"
+_ROLE_AGENT = re.compile(r"^((chairperson|chair|judge|baseline))\s+(?!\()(\S+\s*⟦.*)$")
 _CHAIR = re.compile(r"(CONSENSUS (?:NOT )?REACHED)", re.I)
 _INVALID = re.compile(r"invalid|no answer|no readable vote|INVALID", re.I)
 
@@ -344,7 +346,7 @@ def statements(screen: str, text: str) -> list[Statement]:
         if c and last_round is not None and prev.startswith("Votes, round"):
             say(f"consensus:r{last_round}", "reached" if c.group(2) == "≥" else "not reached", line)
         # a turn: its tag, a member's vote or a chair's status
-        t = _TURN.match(line)
+        t = _TURN.match(line) or _ROLE_AGENT.match(line)
         tag_only = line.startswith(TAG_OPEN) and open_turn is not None
         if t or tag_only:
             agent, role, rest = (t.group(1), t.group(2), t.group(3)) if t else (*open_turn, line)  # type: ignore[misc]
