@@ -284,6 +284,7 @@ def statements(screen: str, text: str) -> list[Statement]:
     open_turn: tuple[str, str] | None = None
     last_round: int | None = None
     first_round: int | None = None
+    seg = 0  # which debate of an all-categories run the tallies belong to (their rounds start again at each)
     verdicts = 0
     last_judge: tuple[str, str] | None = None  # the last judge's tag: (label, line)
     comparisons = 0
@@ -309,42 +310,46 @@ def statements(screen: str, text: str) -> list[Statement]:
         m = _TALLY.search(line)
         if m and "members voted" not in line[: m.start()]:
             rnd, rest = int(m.group(1)), m.group(2)
+            if last_round is not None and rnd <= last_round:  # the rounds start again: the next category's debate
+                seg += 1
+            rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
             last_round = rnd
             first_round = rnd if first_round is None else min(first_round, rnd)
             c = _CONS.search(rest)
             if c:
-                say(f"consensus:r{rnd}", "reached" if c.group(3) == "reached" else "not reached", line)
+                say(f"consensus:{rk}", "reached" if c.group(3) == "reached" else "not reached", line)
             hc = _headline_counts(rest)
             written, counted = hc if hc else (None, None)
             if counted is None:
                 counted = _tally_counts(rest)
                 written = dict(counted) if counted else None
             if counted:
-                say(f"counts:r{rnd}:counted", _counts(counted), line)
+                say(f"counts:{rk}:counted", _counts(counted), line)
             if written:
-                say(f"counts:r{rnd}:written", _counts(written), line)
+                say(f"counts:{rk}:written", _counts(written), line)
             # the members' tags of this round, against it
             total = sum((counted or {}).values())
             if pending:
                 for agent, (w, cnt, q) in pending.items():
                     if w is not None:
-                        say(f"vote:r{rnd}:{agent}:written", w, q)
+                        say(f"vote:{rk}:{agent}:written", w, q)
                     if cnt is not None:
-                        say(f"vote:r{rnd}:{agent}:counted", cnt, q)
+                        say(f"vote:{rk}:{agent}:counted", cnt, q)
                 if total and len(pending) == total:
                     tag_w = Counter(w for w, _, _ in pending.values() if w)
                     tag_c = Counter(c for _, c, _ in pending.values() if c)
                     q = f"the members' tags of round {rnd}"
-                    say(f"counts:r{rnd}:written", _counts(tag_w), q)
-                    say(f"counts:r{rnd}:counted", _counts(tag_c), q)
-                if rnd == first_round:
+                    say(f"counts:{rk}:written", _counts(tag_w), q)
+                    say(f"counts:{rk}:counted", _counts(tag_c), q)
+                if rnd == first_round and seg == 0:
                     first_round_votes = list(pending.values())
             pending = {}
             prev = line
             continue
         c = _CONS_LEARN.search(line)
         if c and last_round is not None and prev.startswith("Votes, round"):
-            say(f"consensus:r{last_round}", "reached" if c.group(2) == "≥" else "not reached", line)
+            rk = f"r{last_round}" if seg == 0 else f"s{seg}r{last_round}"
+            say(f"consensus:{rk}", "reached" if c.group(2) == "≥" else "not reached", line)
         # a turn: its tag, a member's vote or a chair's status
         t = _TURN.match(line) or _ROLE_AGENT.match(line)
         tag_only = line.startswith(TAG_OPEN) and open_turn is not None
@@ -362,7 +367,8 @@ def statements(screen: str, text: str) -> list[Statement]:
                     r = re.search(r"the tally it read \(round (\d+)\)", rest)
                     rnd = int(r.group(1)) if r else last_round
                     if rnd is not None:
-                        say(f"consensus:r{rnd}", ch.group(1).lower().replace("consensus ", ""), line)
+                        rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
+                        say(f"consensus:{rk}", ch.group(1).lower().replace("consensus ", ""), line)
                 open_turn = None
             elif role in DECIDERS and is_tagged:
                 j = LABEL.search(rest)
@@ -413,11 +419,15 @@ def statements(screen: str, text: str) -> list[Statement]:
         if vm:
             verdicts += 1
             say("verdict" if verdicts == 1 else f"verdict#{verdicts}", vm.group(1), line)
+            cat = re.match(r"^(?:VERDICT · category |Verdict \(category )(\d+)", line)
+            if cat:
+                say(f"verdict:cat{cat.group(1)}", vm.group(1), line)
         # the verdict's headline (the last tally), wherever it is said outside a tally line
         hc = _headline_counts(line)
         if hc:
-            say("counts:final:written", _counts(hc[0]), line)
-            say("counts:final:counted", _counts(hc[1]), line)
+            fk = "final" if seg == 0 else f"final{seg}"
+            say(f"counts:{fk}:written", _counts(hc[0]), line)
+            say(f"counts:{fk}:counted", _counts(hc[1]), line)
         # the debate against its first vote: what the plain vote said, what the debate said
         vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
         plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
@@ -431,10 +441,11 @@ def statements(screen: str, text: str) -> list[Statement]:
                 say(f"{k}:vote", plain.group(1), line)
         u = _unanimous_words(line)
         if u:
+            uk = "first" if seg == 0 else f"first{seg}"
             if u[0]:
-                say("unanimous:first:written", u[0], line)
+                say(f"unanimous:{uk}:written", u[0], line)
             if u[1]:
-                say("unanimous:first:counted", u[1], line)
+                say(f"unanimous:{uk}:counted", u[1], line)
         # how it ended
         f = re.match(r"^Finished: (\w+) \((.*?)\)", line) or re.match(
             r"^══ (completed|stopped|failed|error)(?:: (.+?))? · \d+ model calls", line
@@ -497,6 +508,8 @@ def json_statements(screen: str, text: str) -> list[Statement]:
     verdicts = 0
     comparisons = 0
     last_judge = None
+    last_round: int | None = None
+    seg = 0
     for e in events:
         t = e.get("type")
         if t == "turn_finished":
@@ -509,10 +522,14 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 say(f"stop:r{int(e.get('round') or 0)}:preliminary", e["preliminary_verdict"], "stop_check event")
         elif t == "votes_tallied":
             rnd = int(e.get("round") or 0)
+            if last_round is not None and rnd <= last_round:
+                seg += 1
+            last_round = rnd
+            rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
             q = f"votes_tallied round {rnd}"
-            say(f"consensus:r{rnd}", "reached" if e.get("reached") else "not reached", q)
+            say(f"consensus:{rk}", "reached" if e.get("reached") else "not reached", q)
             counted = Counter("invalid" if v is None else v for v in (e.get("votes") or {}).values())
-            say(f"counts:r{rnd}:counted", _counts(counted), q)
+            say(f"counts:{rk}:counted", _counts(counted), q)
             latest = {
                 str(x.get("agent")): x
                 for x in turns
@@ -525,9 +542,9 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 turn = latest.get(agent)
                 w = (turn.get("label") if turn.get("valid", True) else None) if turn else v
                 written["invalid" if w is None else w] += 1
-                say(f"vote:r{rnd}:{agent}:written", "invalid" if w is None else w, q)
-                say(f"vote:r{rnd}:{agent}:counted", "invalid" if v is None else v, q)
-            say(f"counts:r{rnd}:written", _counts(written), q)
+                say(f"vote:{rk}:{agent}:written", "invalid" if w is None else w, q)
+                say(f"vote:{rk}:{agent}:counted", "invalid" if v is None else v, q)
+            say(f"counts:{rk}:written", _counts(written), q)
             turns = []
         elif t == "verdict":
             verdicts += 1
@@ -535,6 +552,8 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             if label is None and e.get("labels"):
                 continue  # an all-categories verdict: its labels per category, no single label to compare
             say("verdict" if verdicts == 1 else f"verdict#{verdicts}", label or NO_VERDICT, "verdict event")
+            if e.get("category") is not None and label:
+                say(f"verdict:cat{e['category']}", label, "verdict event")
             if e.get("calibrated_label") and e.get("calibrated_label") != label:
                 say("verdict:calibrated", e["calibrated_label"], "verdict event")
             if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
@@ -547,10 +566,11 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             if e.get("changed") and e.get("debate_label"):
                 say(f"{k}:debate", e["debate_label"], "vote_comparison event")
         if t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
+            uk = "first" if seg == 0 else f"first{seg}"
             if e.get("outcome") == "unanimous":
-                say("unanimous:first:counted", "yes", "vote_comparison event")
+                say(f"unanimous:{uk}:counted", "yes", "vote_comparison event")
             elif e.get("outcome") == "stood":
-                say("unanimous:first:counted", "no", "vote_comparison event")
+                say(f"unanimous:{uk}:counted", "no", "vote_comparison event")
         elif t == "finished":
             say("status", e.get("status"), "finished event")
             say("stop_reason", e.get("stop_reason") or "", "finished event")
@@ -562,25 +582,35 @@ def json_statements(screen: str, text: str) -> list[Statement]:
 
 # -- contradictions ------------------------------------------------------------------------------------
 def _resolve(stmts: list[Statement]) -> list[Statement]:
-    """`counts:final:*` to the last round any screen tallies, and the first round's unanimity from its tallies."""
-    rounds = [int(m.group(1)) for s in stmts if (m := re.match(r"counts:r(\d+):", s.key))]
+    """`counts:final:*` (a verdict's headline) to the last round any screen tallies in its debate, and each
+    debate's first-round unanimity from its first tally (an all-categories run holds one debate per category,
+    its keys marked s1, s2, … after the first)."""
+    rounds: dict[str, list[int]] = {}  # segment mark ("" for the first) -> its rounds
+    for s in stmts:
+        m = re.match(r"counts:(s\d+)?r(\d+):", s.key)
+        if m:
+            rounds.setdefault(m.group(1) or "", []).append(int(m.group(2)))
     out = []
     for s in stmts:
-        if s.key.startswith("counts:final:") and rounds:
-            s = Statement(s.screen, s.key.replace("final", f"r{max(rounds)}"), s.value, s.quote)
+        m = re.match(r"counts:final(\d*):(.*)$", s.key)
+        if m:
+            seg = f"s{m.group(1)}" if m.group(1) else ""
+            if rounds.get(seg):
+                s = Statement(s.screen, f"counts:{seg}r{max(rounds[seg])}:{m.group(2)}", s.value, s.quote)
         out.append(s)
     several = {s.screen for s in out if s.key.startswith("verdict#")}
     for s in list(out):  # "the discussion changed the outcome: NO → YES": YES is the verdict
         if s.key == "vs:debate" and s.screen not in several:
             out.append(Statement(s.screen, "verdict", s.value, s.quote))
-    if rounds:
-        first = min(rounds)
+    for seg, rs in rounds.items():
+        first = f"{seg}r{min(rs)}"
         for s in list(out):
-            if s.key in (f"counts:r{first}:written", f"counts:r{first}:counted") and s.value:
+            if s.key in (f"counts:{first}:written", f"counts:{first}:counted") and s.value:
                 which = s.key.rsplit(":", 1)[1]
                 parts = dict(x.split("=") for x in s.value.split(","))
                 one = len(parts) == 1 and "invalid" not in parts
-                out.append(Statement(s.screen, f"unanimous:first:{which}", "yes" if one else "no", s.quote))
+                key = f"unanimous:first{seg[1:]}:{which}"
+                out.append(Statement(s.screen, key, "yes" if one else "no", s.quote))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 from debate.content import consistency
@@ -25,11 +26,11 @@ REPO = Path(__file__).resolve().parents[2]
 PAGES = ("library", "learn", "present")
 
 
-def learn_text(events: list[dict]) -> str:
+def learn_text(events: list[dict], tables: bool = True) -> str:
     """Learn's step-through as text: each step's title and note (what the page shows one at a time), then
     the vote dynamics' tables (the counted-otherwise votes and who changed), as lines the checker reads."""
     lines = [x for s in steps(events) for x in (s.title, s.note)]
-    return "\n".join(lines + dynamics_lines(events))
+    return "\n".join(lines + (dynamics_lines(events) if tables else []))
 
 
 def dynamics_lines(events: list[dict]) -> list[str]:
@@ -63,15 +64,30 @@ def export_screens(store: DebateStore, did: str) -> dict[str, str]:
     assert row is not None, did
     events = store.event_dicts(did)
     listed = next((r for r in store.list(limit=100000) if r["id"] == did), row)
+    # an all-categories run: one debate per category, its rounds counted again from 0 in each; the tables
+    # (CSV, Learn's) give rounds without saying which debate, so they are read only for one category
+    several = len({e.get("category") for e in events if e.get("type") == "verdict"} - {None}) > 1
     return {
         "json": store.export_json(did),
-        "csv": csv_text(store, did),
+        "csv": "" if several else csv_text(store, did),
         "markdown": to_markdown(row, events),
         "html": to_html(events),
         "text": render_text([event_from_dict(e) for e in events]),
-        "learn-notes": learn_text(events),
-        "library-row": f"Listed: verdict {listed.get('verdict') or 'no verdict'} · status {listed.get('status')}",
+        "learn-notes": learn_text(events, tables=not several),
+        "library-row": library_row(listed),
     }
+
+
+def library_row(row: dict) -> str:
+    """The Library's list row: its status and verdict (an all-categories run's verdict per category)."""
+    verdict = row.get("verdict") or "no verdict"
+    try:
+        labels = json.loads(verdict) if str(verdict).startswith("{") else None
+    except ValueError:
+        labels = None
+    if isinstance(labels, dict):
+        return "\n".join(f"Verdict (category {k}): {v}" for k, v in labels.items())
+    return f"Listed: verdict {verdict} · status {row.get('status')}"
 
 
 def _app(timeout: float = 60):
