@@ -244,6 +244,17 @@ def _tally_counts(rest: str) -> dict[str, int]:
     return c
 
 
+def _costs(line: str, say) -> None:
+    """What a debate cost, as its closing line states it: tokens (or prompt+completion), model calls, cache hits."""
+    t = re.search(r"([\d,]+)\+([\d,]+) tokens", line) or re.search(r"([\d,]+)() tokens", line)
+    if t:
+        say("tokens", int(t.group(1).replace(",", "")) + int(t.group(2).replace(",", "") or 0), line)
+    for key, pat in (("model_calls", r"([\d,]+) model calls"), ("cache_hits", r"([\d,]+) cache hits")):
+        m = re.search(pat, line)
+        if m:
+            say(key, int(m.group(1).replace(",", "")), line)
+
+
 def _vote_tag(t: str) -> tuple[str | None, str | None] | None:
     """(written, counted) from a member's tag text; None when it carries no vote."""
     w = re.search(r"wrote " + _L, t)
@@ -454,14 +465,20 @@ def statements(screen: str, text: str) -> list[Statement]:
             say("status", "error" if f.group(1) == "failed" else f.group(1), line)
             reason = f.group(2) or ""
             say("stop_reason", "" if reason in ("", "done") else reason.strip(), line)
+            _costs(line, say)
         f = re.match(r"^(completed|stopped|failed|error) · [\d,]+ model calls", line)
         if f:
             say("status", "error" if f.group(1) == "failed" else f.group(1), line)
+            _costs(line, say)
         if expect == "finished":
             f = re.match(r"^(\d+) rounds?, .*? s(?:; (.*))?\.$", line)
             if f:
                 say("rounds", f.group(1), line)
                 say("stop_reason", (f.group(2) or "").strip(), line)
+                _costs(line, say)
+        f = re.match(r"^(Tokens|Model calls|Cache hits): ([\d,]+)$", line)  # the page's counters
+        if f:
+            say(f.group(1).lower().replace(" ", "_"), int(f.group(2).replace(",", "")), line)
         f = re.match(r"^Debate (completed|stopped|error|failed)$", line)
         if f:
             say("status", "error" if f.group(1) == "failed" else f.group(1), line)
@@ -575,6 +592,10 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             say("status", e.get("status"), "finished event")
             say("stop_reason", e.get("stop_reason") or "", "finished event")
             say("rounds", int(e.get("rounds") or 0), "finished event")
+            tokens = int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
+            say("tokens", tokens, "finished event")
+            say("model_calls", int(e.get("model_calls") or 0), "finished event")
+            say("cache_hits", int(e.get("cache_hits") or 0), "finished event")
     if last_judge is not None:
         say("judge:last", last_judge, "the last judge turn")
     return out

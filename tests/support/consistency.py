@@ -104,6 +104,7 @@ def app_text(at) -> str:
     out = []
     for kind in ("markdown", "caption", "info", "warning", "error", "success"):
         out += [str(e.value) for e in getattr(at, kind)]
+    out += [f"{m.label}: {m.value}" for m in at.metric]  # the counters: tokens, model calls, cache hits
     return "\n".join(out)
 
 
