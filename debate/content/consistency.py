@@ -184,7 +184,14 @@ def lines_of(text: str) -> list[str]:
 
 # -- reading statements ------------------------------------------------------------------------------
 def _counts(d: Mapping[str, int]) -> str:
-    return ",".join(f"{k}={d[k]}" for k in sorted(d) if d[k])
+    return ",".join(f"{k}={d[k]}" for k in sorted(d) if d[k] and k != "invalid")
+
+
+def _say_counts(say, key: str, d: Mapping[str, int], quote: str) -> None:
+    """A tally's counts, and its unreadable votes apart: a line that leaves them out omits, it does not contradict."""
+    say(key, _counts(d), quote)
+    if "invalid" in d:
+        say(key.replace("counts:", "invalid:", 1), d["invalid"], quote)
 
 
 def _parse_list(s: str) -> dict[str, int]:
@@ -335,9 +342,9 @@ def statements(screen: str, text: str) -> list[Statement]:
                 counted = _tally_counts(rest)
                 written = dict(counted) if counted else None
             if counted:
-                say(f"counts:{rk}:counted", _counts(counted), line)
+                _say_counts(say, f"counts:{rk}:counted", counted, line)
             if written:
-                say(f"counts:{rk}:written", _counts(written), line)
+                _say_counts(say, f"counts:{rk}:written", written, line)
             # the members' tags of this round, against it
             total = sum((counted or {}).values())
             if pending:
@@ -350,8 +357,8 @@ def statements(screen: str, text: str) -> list[Statement]:
                     tag_w = Counter(w for w, _, _ in pending.values() if w)
                     tag_c = Counter(c for _, c, _ in pending.values() if c)
                     q = f"the members' tags of round {rnd}"
-                    say(f"counts:{rk}:written", _counts(tag_w), q)
-                    say(f"counts:{rk}:counted", _counts(tag_c), q)
+                    _say_counts(say, f"counts:{rk}:written", tag_w, q)
+                    _say_counts(say, f"counts:{rk}:counted", tag_c, q)
                 if rnd == first_round and seg == 0:
                     first_round_votes = list(pending.values())
             pending = {}
@@ -437,8 +444,8 @@ def statements(screen: str, text: str) -> list[Statement]:
         hc = _headline_counts(line)
         if hc:
             fk = "final" if seg == 0 else f"final{seg}"
-            say(f"counts:{fk}:written", _counts(hc[0]), line)
-            say(f"counts:{fk}:counted", _counts(hc[1]), line)
+            _say_counts(say, f"counts:{fk}:written", hc[0], line)
+            _say_counts(say, f"counts:{fk}:counted", hc[1], line)
         # the debate against its first vote: what the plain vote said, what the debate said
         vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
         plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
@@ -539,6 +546,7 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 say(f"stop:r{int(e.get('round') or 0)}:preliminary", e["preliminary_verdict"], "stop_check event")
         elif t == "votes_tallied":
             rnd = int(e.get("round") or 0)
+            first_of_segment = last_round is None or rnd <= last_round
             if last_round is not None and rnd <= last_round:
                 seg += 1
             last_round = rnd
@@ -546,7 +554,8 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             q = f"votes_tallied round {rnd}"
             say(f"consensus:{rk}", "reached" if e.get("reached") else "not reached", q)
             counted = Counter("invalid" if v is None else v for v in (e.get("votes") or {}).values())
-            say(f"counts:{rk}:counted", _counts(counted), q)
+            counted["invalid"] += 0
+            _say_counts(say, f"counts:{rk}:counted", counted, q)
             latest = {
                 str(x.get("agent")): x
                 for x in turns
@@ -561,7 +570,13 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 written["invalid" if w is None else w] += 1
                 say(f"vote:{rk}:{agent}:written", "invalid" if w is None else w, q)
                 say(f"vote:{rk}:{agent}:counted", "invalid" if v is None else v, q)
-            say(f"counts:{rk}:written", _counts(written), q)
+            written["invalid"] += 0
+            _say_counts(say, f"counts:{rk}:written", written, q)
+            if first_of_segment:
+                uk = "first" if seg == 0 else f"first{seg}"
+                for which, c in (("written", written), ("counted", counted)):
+                    one = len([k for k in c if c[k] and k != "invalid"]) == 1 and not c["invalid"]
+                    say(f"unanimous:{uk}:{which}", "yes" if one else "no", q)
             turns = []
         elif t == "verdict":
             verdicts += 1
@@ -613,11 +628,12 @@ def _resolve(stmts: list[Statement]) -> list[Statement]:
             rounds.setdefault(m.group(1) or "", []).append(int(m.group(2)))
     out = []
     for s in stmts:
-        m = re.match(r"counts:final(\d*):(.*)$", s.key)
+        m = re.match(r"(counts|invalid):final(\d*):(.*)$", s.key)
         if m:
-            seg = f"s{m.group(1)}" if m.group(1) else ""
+            seg = f"s{m.group(2)}" if m.group(2) else ""
             if rounds.get(seg):
-                s = Statement(s.screen, f"counts:{seg}r{max(rounds[seg])}:{m.group(2)}", s.value, s.quote)
+                key = f"{m.group(1)}:{seg}r{max(rounds[seg])}:{m.group(3)}"
+                s = Statement(s.screen, key, s.value, s.quote)
         out.append(s)
     several = {s.screen for s in out if s.key.startswith("verdict#")}
     for s in list(out):  # "the discussion changed the outcome: NO → YES": YES is the verdict
@@ -626,12 +642,11 @@ def _resolve(stmts: list[Statement]) -> list[Statement]:
     for seg, rs in rounds.items():
         first = f"{seg}r{min(rs)}"
         for s in list(out):
-            if s.key in (f"counts:{first}:written", f"counts:{first}:counted") and s.value:
+            # two labels in the first tally: not unanimous (one label says nothing: a line may leave out
+            # an unreadable vote; the JSON states unanimity itself)
+            if s.key in (f"counts:{first}:written", f"counts:{first}:counted") and s.value.count("=") > 1:
                 which = s.key.rsplit(":", 1)[1]
-                parts = dict(x.split("=") for x in s.value.split(","))
-                one = len(parts) == 1 and "invalid" not in parts
-                key = f"unanimous:first{seg[1:]}:{which}"
-                out.append(Statement(s.screen, key, "yes" if one else "no", s.quote))
+                out.append(Statement(s.screen, f"unanimous:first{seg[1:]}:{which}", "no", s.quote))
     return out
 
 
