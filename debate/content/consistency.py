@@ -128,11 +128,11 @@ class _Flatten(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self.skipping:
-            self.out.append(data.replace("\n", " "))
+            self.out.append(data)
 
 
 def _looks_html(text: str) -> bool:
-    return bool(re.search(r"<(div|span|p|h[1-6]|table|main)\b", text))
+    return bool(re.search(r"<(div|span|p|h[1-6]|table|main|br|b|details)\b", text))
 
 
 def lines_of(text: str) -> list[str]:
@@ -165,7 +165,7 @@ def lines_of(text: str) -> list[str]:
                     out.append(f"{TAG_OPEN}invalid{TAG_CLOSE}")
             continue
         st = re.sub(r"^#{1,6}\s+", "", st)
-        st = re.sub(r"^- ", "", st)
+        st = re.sub(r"^(?:- |▶ ?\d+\. |\d+\. )", "", st)  # a list's bullet or number (Learn's list of steps)
         # a Markdown turn heading's tag: "### smol (member, m) — **wrote NO, counted as YES**"
         st = re.sub(
             r"^(\S+ \([^)]*\)) — \*\*(.+?)\*\*", lambda m: f"{m.group(1)} {TAG_OPEN}{m.group(2)}{TAG_CLOSE}", st

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 from debate.content import consistency
@@ -98,12 +99,12 @@ def _app(timeout: float = 60):
     return at
 
 
-def app_text(at) -> str:
+def app_text(at, leave_out: set[str] = frozenset()) -> str:
     """What an AppTest run drew: every Markdown, caption, info and warning element's source, in order,
     and every table as lines."""
     out = []
     for kind in ("markdown", "caption", "info", "warning", "error", "success"):
-        out += [str(e.value) for e in getattr(at, kind)]
+        out += [str(e.value) for e in getattr(at, kind) if str(e.value) not in leave_out]
     out += [f"{m.label}: {m.value}" for m in at.metric]  # the counters: tokens, model calls, cache hits
     return "\n".join(out)
 
@@ -128,7 +129,10 @@ def page_screens(did: str, pages: tuple[str, ...] = PAGES, timeout: float = 60) 
         at.session_state["learn_step"] = n - 1  # the last step: the whole debate drawn, every step's title listed
         at.run()
         _ok(at)
-        text = app_text(at)
+        # every step's title, listed under the step shown: a screen of its own (its rounds start again)
+        listed = [str(m.value) for m in at.markdown if re.match(r"^(<b>▶ )?1\. ", str(m.value))]
+        out["page:learn-steps"] = "\n".join(listed)
+        text = app_text(at, leave_out=set(listed))
         at.session_state["learn_view"] = "Vote dynamics"
         at.run()
         _ok(at)
