@@ -23,7 +23,7 @@ def test_the_library_learn_and_present_pages_agree_with_every_export():
     store.append_events(did, council_events())
     store.release(did)
     pages = page_screens(did)
-    assert set(pages) == {"page:library", "page:learn", "page:present"}
+    assert set(pages) == {"page:library", "page:learn", "page:learn-steps", "page:present"}
     assert_one_truth({**export_screens(store, did), **pages})
     said = {name: {s.key: s.value for s in statements(name, text)} for name, text in pages.items()}
     for name in ("page:library", "page:learn"):  # the bubbles' tags, round by round
@@ -34,3 +34,4 @@ def test_the_library_learn_and_present_pages_agree_with_every_export():
         assert said[name].get("consensus:r0") == "not reached", (name, said[name])
     for name in pages:
         assert said[name].get("verdict") == "YES", (name, said[name])
+    assert said["page:learn-steps"].get("counts:r1:written") == "NO=1,YES=2"  # every step's title
