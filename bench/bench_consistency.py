@@ -30,6 +30,7 @@ import argparse
 import glob
 import hashlib
 import json
+import logging
 import os
 import random
 import sys
@@ -194,6 +195,7 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=5, help="contradictions printed per debate")
     a = ap.parse_args()
 
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" notes
     work = Path(tempfile.mkdtemp(prefix="consistency-"))
     if a.pages:  # the pages read DEBATE_HOME's store: the one this run fills
         os.environ["DEBATE_HOME"] = str(work)

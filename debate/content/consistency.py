@@ -281,6 +281,8 @@ def _unanimous_words(s: str) -> tuple[str | None, str | None] | None:
     """(written, counted) unanimity from a "Debate vs. vote" line or Learn's note on it."""
     low = s.lower()
     if "unanimous at the first vote" in low or "everyone agreed at once" in low:
+        if "every member wrote" in low:  # unanimous both ways, on different labels
+            return "yes", "yes"
         if "not as written" in low:
             return "no", "yes"
         if "as counted" in low:
@@ -390,7 +392,8 @@ def statements(screen: str, text: str) -> list[Statement]:
                 open_turn = None
             elif role in DECIDERS and is_tagged:
                 j = LABEL.search(rest)
-                last_judge = (j.group(1) if j else "invalid" if _INVALID.search(rest) else "?", line)
+                if j or f"{TAG_OPEN}invalid" in rest:
+                    last_judge = (j.group(1) if j else "invalid", line)
                 open_turn = None
             elif role in VOTE_ROLES and is_tagged:
                 v = _vote_tag(rest)
@@ -419,14 +422,27 @@ def statements(screen: str, text: str) -> list[Statement]:
                     say(f"{expect}:preliminary", p.group(1), line)
             elif "the debate goes on" in line:
                 say(expect, "continue", line)
+        # an all-categories run's answer: its label per category after the task's rule
+        one_cat = re.match(r"^Final verdict, category (\d+): " + _L, line)
+        if one_cat:
+            say(f"final:cat{one_cat.group(1)}", one_cat.group(2), line)
+            continue
+        fin = re.match(r"^(?:VERDICT|Verdict|Final verdict)\b[^:]*:\s*(.*)$", line)
+        dict_like = fin.group(1) if fin else (line if expect == "verdict" and line.startswith("{") else "")
+        pairs = re.findall(r"(?:cat |[\"'])?(\d)[\"']?\s*:\s*⟦?[\"']?" + _L, dict_like)
+        if len(pairs) > 1 or (pairs and dict_like.startswith(("{", "cat "))):
+            for k, lab in pairs:
+                say(f"final:cat{k}", lab, line)
+            expect, prev = "", line
+            continue
         # the verdict
-        vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L, line)
+        vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L + "(?! VALID)", line)
         if expect == "verdict" and not vm:
             vm = re.match(r"^⟦?" + _L, line)
             if vm is None and re.match(r"^⟦?no verdict|NO VALID ANSWER", line, re.I):
                 verdicts += 1
                 say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
-        elif line in ("Verdict", "Verdict ⟦no verdict⟧") or re.match(r"^VERDICT.*NO VALID ANSWER", line):
+        elif line in ("Verdict", "Verdict ⟦no verdict⟧") or re.match(r"^(?:VERDICT|Verdict)\b.*NO VALID ANSWER", line):
             if "no verdict" in line or "NO VALID ANSWER" in line:
                 verdicts += 1
                 say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
@@ -581,8 +597,11 @@ def json_statements(screen: str, text: str) -> list[Statement]:
         elif t == "verdict":
             verdicts += 1
             label = e.get("label")
-            if label is None and e.get("labels"):
-                continue  # an all-categories verdict: its labels per category, no single label to compare
+            if label is None and e.get("labels"):  # an all-categories run's answer: a label per category
+                for k, lab in (e.get("labels") or {}).items():
+                    if lab:
+                        say(f"final:cat{k}", lab, "verdict event (every category)")
+                continue
             say("verdict" if verdicts == 1 else f"verdict#{verdicts}", label or NO_VERDICT, "verdict event")
             if e.get("category") is not None and label:
                 say(f"verdict:cat{e['category']}", label, "verdict event")

@@ -201,7 +201,8 @@ def _note(
         conf = f", {head}" if head else conf
         return f"Verdict{cat}: {label}", f"{words}{over} Decided by {e.get('source') or 'the protocol'}{conf}.{gold}"
     if t == "vote_comparison":
-        return "Debate vs. vote", vote_note(e, outcome.first_counted_otherwise(e, said.rounds))
+        otherwise = outcome.first_counted_otherwise(e, said.rounds)
+        return "Debate vs. vote", vote_note(e, otherwise, outcome.first_written_label(e, said.rounds))
     if t == "error":
         return "Error", f"{e.get('message', '')} {e.get('hint', '')}".strip()
     if t == "finished":
@@ -215,9 +216,9 @@ def _note(
     return t or "event", ""
 
 
-def vote_note(e: dict, counted_otherwise: bool | None = None) -> str:
+def vote_note(e: dict, counted_otherwise: bool | None = None, wrote: str | None = None) -> str:
     """One plain note on what the discussion added over simply counting the first answers;
-    `counted_otherwise` as debate.outcome.first_counted_otherwise reads it (default: the event's flag)."""
+    `counted_otherwise` and `wrote` (the label every first voter wrote, if one) as debate.outcome reads them."""
     first = (
         "the sides the debaters were told to argue (an even split, so the tie rule decides)"
         if e.get("basis") == "assigned sides"
@@ -233,6 +234,12 @@ def vote_note(e: dict, counted_otherwise: bool | None = None) -> str:
         what["unanimous"] = (
             "As counted, everyone agreed at once (not as written: a member's vote was read from its "
             "probabilities), so the discussion could not change anything."
+        )
+    if e.get("outcome") == "unanimous" and otherwise and wrote and wrote != e.get("vote_label"):
+        what["unanimous"] = (
+            f"Everyone agreed at once, as written and as counted: every member wrote {wrote} and every vote "
+            f"was counted as {e.get('vote_label')} (read from its probabilities), so the discussion could not "
+            "change anything."
         )
     note = f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. " + what.get(
         str(e.get("outcome")), ""

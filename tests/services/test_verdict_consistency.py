@@ -95,3 +95,15 @@ def test_judge_protocols_read_the_same_everywhere(tmp_path):
             assert said[name].get("verdict") and said[name].get("judge:last") == said[name]["verdict"], (name, said)
         if protocol == "radar":
             assert said["json"].get("stop:r0") and said["markdown"].get("stop:r0") == said["json"]["stop:r0"]
+
+
+def test_a_first_vote_unanimous_as_written_and_as_counted_on_different_labels_says_both(tmp_path):
+    """Every member writes NO and every vote is counted YES: "as counted (not as written)" would be false
+    (they were unanimous as written too); the line says both labels."""
+    backend = ScriptedBackend({"a": BARE_NO, "b": BARE_NO, "smol": BARE_NO, "chair": CHAIR}, label_probs=_probs)
+    events = [e.to_dict() for e in run_debate(council_cfg(), ModelClient({"scripted": backend})) if e.type != "token"]
+    store = _store(tmp_path, "both01", events, asdict(council_cfg()))
+    screens = export_screens(store, "both01")
+    assert_one_truth(screens)
+    assert "unanimous at the first vote: every member wrote NO, every vote was counted as YES" in screens["markdown"]
+    assert "every member wrote NO and every vote was counted as YES" in screens["learn-notes"]

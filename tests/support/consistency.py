@@ -87,7 +87,7 @@ def library_row(row: dict) -> str:
     except ValueError:
         labels = None
     if isinstance(labels, dict):
-        return "\n".join(f"Verdict (category {k}): {v}" for k, v in labels.items())
+        return "\n".join(f"Final verdict, category {k}: {v}" for k, v in labels.items())
     return f"Listed: verdict {verdict} · status {row.get('status')}"
 
 
