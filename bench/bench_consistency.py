@@ -196,8 +196,13 @@ def main() -> None:
     a = ap.parse_args()
 
     logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" notes
-    work = Path(tempfile.mkdtemp(prefix="consistency-"))
-    if a.pages:  # the pages read DEBATE_HOME's store: the one this run fills
+    # the pages read DEBATE_HOME's store: the first --home given, else the one this run fills
+    work = (
+        Path(a.home[0])
+        if a.home and not (a.fixtures or a.scripted or a.events)
+        else Path(tempfile.mkdtemp(prefix="consistency-"))
+    )
+    if a.pages:
         os.environ["DEBATE_HOME"] = str(work)
     from debate.protocols import PROTOCOLS
     from debate.store import DebateStore
@@ -214,9 +219,13 @@ def main() -> None:
         t = time.time()
         sources += [(store, d, "scripted") for d in scripted_debates(store, protocols, a.scripted)]
         print(f"{a.scripted} scripted debates per protocol made in {time.time() - t:.1f} s", file=sys.stderr)
+    kinds = {"s-": "scripted", "fx-": "fixture", "ev-": "fixture", "run-": "events"}  # ids this script gives
     for home in a.home:
-        s = DebateStore(Path(home) / "debates.sqlite")
-        sources += [(s, r["id"], home) for r in s.list(limit=100000) if r["status"] != "running"]
+        s = store if Path(home) == work else DebateStore(Path(home) / "debates.sqlite")
+        for r in s.list(limit=100000):
+            if r["status"] != "running":
+                origin = next((v for k, v in kinds.items() if r["id"].startswith(k)), home)
+                sources.append((s, r["id"], origin))
 
     results = []
     paged: dict[str, int] = defaultdict(int)
