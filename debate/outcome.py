@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debate.content.sentences import json_prose
+from debate.events import VoteComparison, event_from_dict
 
 CHAIR_ROLES = ("chair", "chairperson")
 
@@ -311,3 +312,45 @@ def chair_words(tag: ChairTag) -> str:
     """The chair's status in words for a note or an export."""
     s = f"{tag.label} — {tag.why}"
     return s + (f"; its own status field said {tag.wrote}, but the tally decides" if tag.wrote else "")
+
+
+# -- the debate against its first vote ----------------------------------------------------------------
+def _first_round(comparison: Any, rounds: list[RoundVotes]) -> RoundVotes | None:
+    cat = _get(comparison, "category")
+    mine = [r for r in rounds if r.category == cat] or rounds
+    return min(mine, key=lambda r: r.round) if mine else None
+
+
+def first_written_label(comparison: Any, rounds: list[RoundVotes]) -> str | None:
+    """The label every first voter wrote, when they all wrote one readable label (else None): the aids may
+    count a vote that every member wrote NO as YES, and the first vote is then unanimous both ways."""
+    r0 = _first_round(comparison, rounds) if str(_get(comparison, "basis") or "first votes") == "first votes" else None
+    if r0 is None or not r0.votes or any(v.written is None for v in r0.votes):
+        return None
+    written = r0.written_counts()
+    return next(iter(written)) if len(written) == 1 else None
+
+
+def first_counted_otherwise(comparison: Any, rounds: list[RoundVotes]) -> bool:
+    """Whether the first votes a comparison counts differ from what the members wrote: the event's own
+    flag, or, for a stream stored before the flag existed, the first tally of its category read here.
+    Every sink asks this one question, so "unanimous at the first vote" is never said on one screen beside
+    a first tally that says a member wrote otherwise on another."""
+    if str(_get(comparison, "basis") or "first votes") != "first votes":
+        return False
+    if _get(comparison, "counted_otherwise"):
+        return True
+    r0 = _first_round(comparison, rounds)
+    return r0 is not None and r0.differs
+
+
+def comparison_sentence(comparison: Any, rounds: list[RoundVotes]) -> str:
+    """The line on the debate against its first vote (VoteComparison.sentence), for an event or its dict,
+    with the first votes' written-or-counted state read by first_counted_otherwise."""
+    c = comparison if isinstance(comparison, VoteComparison) else event_from_dict(dict(comparison))
+    assert isinstance(c, VoteComparison)
+    otherwise = first_counted_otherwise(c, rounds)
+    wrote = first_written_label(c, rounds)
+    if c.outcome == "unanimous" and otherwise and wrote and wrote != c.vote_label:  # unanimous both ways
+        return f"unanimous at the first vote: every member wrote {wrote}, every vote was counted as {c.vote_label}"
+    return replace(c, counted_otherwise=otherwise).sentence()

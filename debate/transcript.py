@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from debate import outcome
 from debate.errors import InvalidInput
 from debate.events import Event, checked_event
 from debate.retrieval import attribution as at
@@ -98,6 +99,9 @@ class TextRenderer:
         self.buffer: dict[str, list[str]] = {}
         self.current: str | None = None
         self.streamed: dict[str, str] = {}  # the tokens printed for a turn, as they came
+        # a whole stored stream (render_text): each vote as its tally counted it, so a member's footer says
+        # "wrote NO, counted as YES" as the card's tag does; streaming live, the tally line says both
+        self.votes: dict[str, outcome.MemberVote] = {}
 
     # -- styling --------------------------------------------------------------------------------
     def _c(self, code: str, text: str) -> str:
@@ -125,6 +129,8 @@ class TextRenderer:
             bits.append(self._c("1;31", "INVALID answer (unreadable even after one repair)"))
         elif t.chair is not None:  # the tally's state, not the chair's own status field
             bits.append(self._c("1", f"→ {t.label_words()}"))
+        elif t.turn_id in self.votes and self.votes[t.turn_id].differs:
+            bits.append(self._c("1", f"→ {outcome.vote_words(self.votes[t.turn_id])}"))
         elif t.label is not None:
             conf = f" ({turn_number(t)})" if turn_number(t) else ""
             bits.append(self._c("1", f"→ {t.label}{conf}"))
@@ -314,7 +320,8 @@ class TextRenderer:
 
     def _vote_comparison(self, ev: Event) -> str:
         cat = f" (category {ev.category})" if ev.category else ""
-        return f"  Debate vs. vote{cat}: {ev.sentence()} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
+        line = outcome.comparison_sentence(ev, self.view.rounds)
+        return f"  Debate vs. vote{cat}: {line} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
 
     def _error(self, ev: Event) -> str:
         hint = f"\n  hint: {ev.hint}" if ev.hint else ""
@@ -331,5 +338,7 @@ class TextRenderer:
 
 
 def render_text(events: Iterable[Event], color: bool = False) -> str:
+    events = list(events)
     r = TextRenderer(color=color)
+    r.votes = outcome.counted_votes(events)
     return "".join(r.feed(ev) for ev in events)

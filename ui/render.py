@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from debate import outcome
 from debate.aids.calibration import disagreement
 from debate.live.pace import settings_line
 from debate.retrieval import attribution as at
@@ -385,14 +386,14 @@ def vote_comparison_html(view: DebateView) -> str:
     comps = view.vote_comparisons
     out = []
     for c in comps:
-        line = c.sentence()
+        line = outcome.comparison_sentence(c, view.rounds)
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
         basis = (
             f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
             if c.basis == "assigned sides"
             else ""
         )
-        if c.basis == "first votes" and view.rounds and any(r.round == 0 and r.differs for r in view.rounds):
+        if c.outcome != "unanimous" and outcome.first_counted_otherwise(c, view.rounds):  # (unanimous says it)
             basis = " (the first votes as counted from the members' probabilities)"
         out.append(f'<div class="gold vote-vs">Debate vs. vote: {escape(where + line + basis)}</div>')
     return "".join(out)

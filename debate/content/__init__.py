@@ -10,7 +10,9 @@
   in none of the claim, the evidence and the earlier turns;
 - `substance`: what a turn argues — a copy of another speaker, both sides or the other side, a refusal,
   off the claim, a named source no claim or evidence names (marked like a figure), a rebuttal that
-  answers, a judge's reason that ends and label that is the verdict shown.
+  answers, a judge's reason that ends and label that is the verdict shown;
+- `consistency`: not a turn but a whole screen's text: the statements a rendered screen or export makes
+  about a debate (verdict, votes as written and counted, consensus, stop) and where two contradict.
 
 The benchmark (bench/bench_content.py) scores turns with these, the decoder uses `sentences` and
 `script` while generating, and the viewer marks what `figures` finds. Imports nothing else of `debate`.

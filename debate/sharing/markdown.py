@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from debate import outcome
 from debate.events import Event
 from debate.live.pace import settings_line
 from debate.retrieval import attribution as at
@@ -90,7 +91,7 @@ _ITEMS: dict[str, Callable[[DebateView, Any], list[str]]] = {
     "chair_summary": lambda v, e: [f"**Chair summary ({md_text(e.agent)}):**", "", quote(unmarked(e.summary)), ""],
     "transcript_shortened": lambda v, e: [f"*{md_text(shortened_note(e))}*", ""],
     "rule_applied": lambda v, e: [f"**Rule:** {md_text(e.rule)} ({'changed' if e.changed else 'no change'})", ""],
-    "vote_comparison": lambda v, e: [f"**Debate vs. vote:** {md_text(e.sentence())}", ""],
+    "vote_comparison": lambda v, e: [f"**Debate vs. vote:** {md_text(outcome.comparison_sentence(e, v.rounds))}", ""],
     "error": lambda v, e: [f"**Error:** {md_text(e.message)} {md_text(e.hint or '')}".rstrip(), ""],
 }
 

@@ -443,7 +443,9 @@ def _tally(e: dict, cx: Context) -> Note:
     rv = cx.said.tallies.get(int(e.get("seq", cx.i)))
     head = rv.headline() if rv is not None else ", ".join(f"{k_} {v}" for k_, v in (e.get("counts") or {}).items())
     title = f"Votes, round {e.get('round')}: {head}"
-    agree = f"{head}: {pct(share)} agree (the consensus), and the council needs {pct(th)} to stop."
+    # the counts are in the title; the note says what they mean (a second copy of them would read, to a
+    # reader of the text, as a second tally)
+    agree = f"{pct(share)} of the members agree on one label (the consensus), and the council needs {pct(th)} to stop."
     maj = e.get("majority")
     nxt = cx.next_kinds()
     goes_on = bool(nxt) and nxt[0] in ("chair_summary", "phase_started")
@@ -570,8 +572,9 @@ def _verdict(e: dict, cx: Context) -> Note:
     return Note(f"Verdict{cat}: {label}", note, detail + ("." if detail else ""), _step_kind("verdict"))
 
 
-def vote_note(e: dict) -> str:
-    """One plain note on what the discussion added over simply counting the first answers."""
+def vote_note(e: dict, counted_otherwise: bool | None = None, wrote: str | None = None) -> str:
+    """One plain note on what the discussion added over simply counting the first answers;
+    `counted_otherwise` and `wrote` (the label every first voter wrote, if one) as debate.outcome reads them."""
     first = (
         "the sides the debaters were told to argue (an even split, so the tie rule decides)"
         if e.get("basis") == "assigned sides"
@@ -582,10 +585,17 @@ def vote_note(e: dict) -> str:
         "stood": "The discussion ended where the plain vote would have: it changed nothing.",
         "changed": f"The discussion changed the outcome: {e.get('vote_label')} → {e.get('debate_label')}.",
     }
-    if e.get("outcome") == "unanimous" and e.get("counted_otherwise"):
+    otherwise = e.get("counted_otherwise") if counted_otherwise is None else counted_otherwise
+    if e.get("outcome") == "unanimous" and otherwise:
         what["unanimous"] = (
             "As counted, everyone agreed at once (not as written: a member's vote was read from its "
             "probabilities), so the discussion could not change anything."
+        )
+    if e.get("outcome") == "unanimous" and otherwise and wrote and wrote != e.get("vote_label"):
+        what["unanimous"] = (
+            f"Everyone agreed at once, as written and as counted: every member wrote {wrote} and every vote "
+            f"was counted as {e.get('vote_label')} (read from its probabilities), so the discussion could not "
+            "change anything."
         )
     note = f"Without any discussion, a plain majority of {first} would have said {e.get('vote_label')}. " + what.get(
         str(e.get("outcome")), ""
@@ -599,7 +609,14 @@ def vote_note(e: dict) -> str:
 
 
 def _comparison(e: dict, cx: Context) -> Note:
-    return Note("Debate vs. vote", vote_note(e), "", _step_kind("vote_comparison"))
+    rounds = cx.said.rounds
+    otherwise = outcome.first_counted_otherwise(e, rounds)
+    return Note(
+        "Debate vs. vote",
+        vote_note(e, otherwise, outcome.first_written_label(e, rounds)),
+        "",
+        _step_kind("vote_comparison"),
+    )
 
 
 def _attribution(e: dict, cx: Context) -> Note:

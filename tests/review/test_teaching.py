@@ -97,9 +97,8 @@ def test_steps_and_notes_of_a_council_debate():
     assert kinds.count("turn_finished") == 6 and kinds[0] == "debate_started" and kinds[-1] == "finished"
     notes = {s.title: s.note for s in steps}
     tally1 = next(s for s in steps if s.kind == "votes_tallied" and s.round == 1)
-    assert tally1.note.startswith(
-        "2 of 3 members voted YES (2 YES, 1 NO): 67% agree (the consensus), and the council needs 80%"
-    )
+    assert tally1.title == "Votes, round 1: 2 of 3 members voted YES (2 YES, 1 NO)"
+    assert tally1.note.startswith("67% of the members agree on one label (the consensus), and the council needs 80%")
     assert "not enough yet: the chairperson summarises and a new round starts." in tally1.note
     assert "consensus 67% vs threshold 80%: not reached" in tally1.detail  # debate.outcome's words, in the detail
     tally2 = next(s for s in steps if s.kind == "votes_tallied" and s.round == 2)
