@@ -19,6 +19,8 @@ that is down becomes a row saying why.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 from debate import config
 from debate.errors import DebateError, InvalidInput
@@ -27,7 +29,7 @@ from debate.models.client import ModelClient
 from debate.models.spec import ModelSpec, server_url
 
 
-def _section(settings: dict | None, name: str) -> dict:
+def _section(settings: dict[str, Any] | None, name: str) -> dict[str, Any]:
     s = (settings or {}).get(name) or {}
     if not isinstance(s, dict):
         raise InvalidInput(
@@ -37,7 +39,7 @@ def _section(settings: dict | None, name: str) -> dict:
     return s
 
 
-def _checked(spec: ModelSpec, section: dict, field: str, setting: str, env: str, what: str) -> str | None:
+def _checked(spec: ModelSpec, section: dict[str, Any], field: str, setting: str, env: str, what: str) -> str | None:
     """The URL a backend is made for (the spec's, else the settings', else the environment's), refused
     when it holds a user name or password, saying where it came from (spec.py's docstring says why)."""
     if spec.base_url:
@@ -48,7 +50,7 @@ def _checked(spec: ModelSpec, section: dict, field: str, setting: str, env: str,
 
 
 def make_backend(
-    spec: ModelSpec, settings: dict | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
+    spec: ModelSpec, settings: dict[str, Any] | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
 ) -> Backend:
     """A backend instance for a spec (its base URL, if any, overrides the settings). `from_page`: the spec
     was typed on a page, so its base URL may name only a server the presenter configured or a public
@@ -113,7 +115,7 @@ def make_backend(
 
 
 def default_client(
-    settings: dict | None = None, cache: bool = True, *, from_page: bool = False, allow: tuple[str, ...] = ()
+    settings: dict[str, Any] | None = None, cache: bool = True, *, from_page: bool = False, allow: tuple[str, ...] = ()
 ) -> ModelClient:
     """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0).
 
@@ -129,20 +131,22 @@ def default_client(
     client = ModelClient(
         backend_factory=lambda spec: make_backend(spec, settings, from_page=from_page, allow=allow), cache=store
     )
-    client.settings = settings or {}  # type: ignore[attr-defined]  # read by known_models
+    client.settings = settings or {}  # read by known_models
     return client
 
 
 BACKENDS = ("local", "ollama", "openai")
 
 
-def known_models(source: ModelClient | dict | None = None, backends: tuple[str, ...] = BACKENDS) -> list[ModelInfo]:
+def known_models(
+    source: ModelClient | dict[str, Any] | None = None, backends: tuple[str, ...] = BACKENDS
+) -> list[ModelInfo]:
     """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
     installed models, the OpenAI-compatible server's /models; a down backend is one row saying why.
     `backends` limits the listing (the app lists each backend in its own background thread)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
-        get = lambda name: source.backend_for(ModelSpec(name, "-"))
+        get: Callable[[str], Backend] = lambda name: source.backend_for(ModelSpec(name, "-"))
     else:
         settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from debate.errors import ModelNotFound
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
@@ -34,7 +35,7 @@ class ScriptedBackend(Backend):
         n_ctx: int | None = None,
     ) -> None:
         self.n_ctx = n_ctx  # a context window to report (tests of prompts shortened to fit one); None: unknown
-        self._queues: dict[str, deque] = defaultdict(deque)
+        self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._fixed: dict[str, Reply] = {}
         for model, r in (replies or {}).items():
             if isinstance(r, list):
@@ -45,7 +46,7 @@ class ScriptedBackend(Backend):
         self.delay_s = delay_s
         self.max_parallel = max_parallel
         self._label_probs = label_probs
-        self.calls: list[dict] = []
+        self.calls: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
     def context_window(self, model: str) -> int | None:
