@@ -20,7 +20,8 @@ from the same prompt, so it and its probability do not change).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from debate import prompts
 from debate.aids.calibration import normalised
@@ -62,7 +63,7 @@ def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str, thresh
     return turn.label
 
 
-def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, str]] = ()) -> Slot:
+def discussion(turns: list[TurnFinished], summaries: Sequence[tuple[TurnFinished, str]] = ()) -> Slot:
     """The council's discussion so far: "m2 (round 1): ..." paragraphs, with the chair's earlier summaries
     ("Chairperson (round 1 summary): ...") in their place, as TurQUaz Table 5's log shows them."""
     said = list(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
@@ -77,7 +78,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     members, chair = ctx.with_role("member"), ctx.role("chair")
     said: list[TurnFinished] = []
     summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
-    history: list[dict] = []
+    history: list[dict[str, str | None]] = []
 
     def council_discussion(latest_apart: bool) -> Slot:
         """ "Council Discussion" as members and chair read it: with summaries_in_discussion (the paper) the
@@ -118,7 +119,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         )
     advocate = members[advocate_no - 1].agent if advocate_no else None
 
-    def advocacy(agent: str, first: dict | None) -> str:
+    def advocacy(agent: str, first: dict[str, str | None] | None) -> str:
         """The devil's advocate's instruction: argue the label the first vote gave the fewest votes to."""
         if agent != advocate or not first:  # the first vote itself is every member's own
             return ""
@@ -180,10 +181,10 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             )
         return specs
 
-    def votes_of(turns: list[TurnFinished]) -> dict:
+    def votes_of(turns: list[TurnFinished]) -> dict[str, str | None]:
         return {x.agent: member_vote(x, t.labels, str(ctx.p("vote_from")), thresholds.get(x.agent)) for x in turns}
 
-    def tallied(rnd: int, votes: dict) -> VotesTallied:
+    def tallied(rnd: int, votes: dict[str, str | None]) -> VotesTallied:
         prev = history[-2] if len(history) > 1 else None
         label, _ = majority(votes, t.labels, t.tie_label, prev, str(ctx.p("tie_rule")))
         ctx.given.append(tally_figures(tally(votes, t.labels)))  # the shares the chair and the members are shown
@@ -296,7 +297,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     )
 
 
-def seating(lineup: dict, params: dict) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     """N members (the parameter `members`; 0 = every lineup member; past the lineup's end its members
     again, with other seeds), then the chair."""
     s = Seating(lineup)

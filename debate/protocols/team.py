@@ -18,7 +18,8 @@ to count agreement on without inventing a vote; the README's deviation table say
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from debate.events import Event, TurnFinished
 from debate.lineups import Agent, Seating
@@ -108,7 +109,9 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             )
         )
 
-    def speak(sides: list[str], rnd: int, phase: str, build, store: str) -> Iterator[Event]:
+    def speak(
+        sides: list[str], rnd: int, phase: str, build: Callable[[str, int, int], Steps[list[Message]]], store: str
+    ) -> Iterator[Event]:
         """Members of `sides` speak: in turn within a team (`team_turns`), the listed teams side by side."""
         size = max(len(teams[s]) for s in sides)
         waves = (
@@ -181,7 +184,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     )
 
 
-def seating(lineup: dict, params: dict) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     """Team A (pro-1..S), Team B (opp-1..S), the judge: the lineup's `teams`, else its members split in
     two; `config=same` puts the same members on both sides (the opponents with other seeds)."""
     s = Seating(lineup)
