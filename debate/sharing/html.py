@@ -144,8 +144,8 @@ def vote_chart_svg(tallies: list[dict], width: int = 520, height: int = 220) -> 
     )
     parts.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#333" stroke-width="2"/>')
     for p in pts:
-        x, y = p.split(",")
-        parts.append(f'<circle cx="{x}" cy="{y}" r="3" fill="#333"/>')
+        cx, cy = p.split(",")
+        parts.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="#333"/>')
     parts.append(f'<text x="4" y="{upper - 8}" font-size="11">votes (bars, max {top}) · consensus (line)</text>')
     legend = " ".join(
         f'<tspan fill="{colors.get(k, "#C9C9C9")}">■</tspan> {_e(k)}'
@@ -330,7 +330,7 @@ def to_html(events: Iterable[Event | dict], title: str = "", people: dict | None
             f'<h2 id="evidence">Evidence ({len(passages)} passages'
             f"{'' if (evidence or {}).get('in_prompts', True) else ', shown for reference; the agents did not see them'})</h2>"
         )
-        if evidence.get("sources") or evidence.get("note"):
+        if evidence and (evidence.get("sources") or evidence.get("note")):  # (passages come with it)
             body.append(f'<div class="meta">{prov.summary_html(evidence)}</div>')
         by_agent = prov.cited_by(
             (str(e.get("agent") or ""), str(e.get("text") or "")) for e in ds if e.get("type") == "turn_finished"

@@ -12,6 +12,7 @@ WAL lets other processes read while a debate is being written.
 from __future__ import annotations
 
 import atexit
+import builtins
 import csv
 import io
 import json
@@ -19,12 +20,13 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from debate import outcome
 from debate.errors import InvalidInput, checked_text
-from debate.events import Event, event_from_dict
+from debate.events import Event, VoteComparison, event_from_dict
 from debate.models.spec import redacted
 from debate.retrieval import attribution as at
 from debate.retrieval.safety import flag_text
@@ -114,6 +116,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _interrupt(debate_id: str) -> Callable[[sqlite3.Connection], Any]:
+    """The transaction that marks `debate_id` interrupted if it is still running."""
+    return lambda db: db.execute(
+        "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
+        (INTERRUPTED, _now(), debate_id),
+    )
+
+
 def _jsonable(obj: Any) -> Any:
     """Configs may hold dataclasses or paths; the store keeps plain JSON."""
     if hasattr(obj, "__dataclass_fields__"):
@@ -176,13 +186,7 @@ class DebateStore(SqliteStore):
         """At interpreter exit: debates this process still writes will never finish."""
         for debate_id in self.owned():
             try:
-                self._tx(
-                    lambda db, i=debate_id: db.execute(
-                        "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? "
-                        "WHERE id=? AND status='running'",
-                        (INTERRUPTED, _now(), i),
-                    )
-                )
+                self._tx(_interrupt(debate_id))
             except Exception:  # noqa: BLE001 - closed or broken store: the stopped heartbeat tells the rest
                 pass
 
@@ -338,12 +342,7 @@ class DebateStore(SqliteStore):
         )
         dead = [r["id"] for r in rows if r["id"] not in owned]
         for debate_id in dead:
-            self._tx(
-                lambda db, i=debate_id: db.execute(
-                    "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
-                    (INTERRUPTED, _now(), i),
-                )
-            )
+            self._tx(_interrupt(debate_id))
         return dead
 
     def delete(self, debate_id: str) -> bool:
@@ -421,7 +420,7 @@ class DebateStore(SqliteStore):
         sql += " ORDER BY created_at DESC LIMIT ?"
         return [self._row(r) for r in self._q(sql, (*args, int(limit)))]
 
-    def distinct(self, column: str) -> list[str]:
+    def distinct(self, column: str) -> builtins.list[str]:  # (`list` is a method here)
         if column not in ("task", "protocol", "verdict", "status"):
             raise InvalidInput(f"Cannot list values of {column!r}.", "Use task, protocol, verdict or status.")
         return [
@@ -527,10 +526,10 @@ class DebateStore(SqliteStore):
                 )
         return buf.getvalue()
 
-    def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
+    def overrules(self, debate_ids: builtins.list[str]) -> dict[str, builtins.list[dict]]:
         """debate id -> its verdict events whose readings disagree (an aid changed the written label, or
         under the written reading gave another as a second opinion; debate.outcome), in seq order."""
-        out: dict[str, list[dict]] = {}
+        out: dict[str, builtins.list[dict]] = {}
         ids = list(dict.fromkeys(debate_ids))
         for i in range(0, len(ids), 500):  # well under SQLite's bound on query parameters
             chunk = ids[i : i + 500]
@@ -547,7 +546,7 @@ class DebateStore(SqliteStore):
                     out.setdefault(r[0], []).append(v)
         return out
 
-    def list_csv(self, rows: list[dict]) -> str:
+    def list_csv(self, rows: builtins.list[dict]) -> str:
         """The Library's current list (`rows` from `list`) as CSV, with the aids' overrules read from the events."""
         return list_csv(rows, self.overrules([r["id"] for r in rows]))
 
@@ -797,7 +796,7 @@ def to_markdown(row: dict, events: list[dict]) -> str:
                 out.append(f"\nGold: {e['gold']} — {'right' if e.get('correct') else 'wrong'}")
             out += ["", _quote(e.get("explanation", "")), ""]
         elif t == "vote_comparison":
-            out += [f"**Debate vs. vote:** {md_text(event_from_dict(e).sentence())}", ""]
+            out += [f"**Debate vs. vote:** {md_text(cast(VoteComparison, event_from_dict(e)).sentence())}", ""]
         elif t == "attribution":
             out += [f"⚑ {md_text(at.rests_sentence(e))}", ""]
             if e.get("contested"):
