@@ -106,7 +106,7 @@ def _http_library() -> Any:
     """The httpx-like library the installed openai SDK is built on (httpx2 in 3.x, httpx before)."""
     import openai._base_client as base
 
-    return getattr(base, "httpx2", None) or base.httpx  # type: ignore[attr-defined]  # SDKs before 3.x
+    return getattr(base, "httpx2", None) or base.httpx
 
 
 def _window_of(model: Any) -> int | None:

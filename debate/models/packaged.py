@@ -79,7 +79,7 @@ class _Catalogue(dict[str, PackagedModel]):
     def __getitem__(self, name: str) -> PackagedModel:
         return super().__getitem__(ALIASES.get(name, name))
 
-    def get(self, name: str, default: PackagedModel | None = None) -> PackagedModel | None:  # type: ignore[override]
+    def get(self, name: str, default: PackagedModel | None = None) -> PackagedModel | None:  # type: ignore[override]  # names only (dict.get takes any key)
         return super().get(ALIASES.get(name, name), default)
 
 
