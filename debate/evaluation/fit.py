@@ -55,7 +55,7 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
         models.add((ans or {}).get("model"))  # (there: a missing answer has no probabilities)
     if len(models) != 1 or len(scores) < 10:
         raise InvalidInput(
-            f"{run_dir}: {len(scores)} items with label probabilities from models {sorted(models)}.",
+            f"{run_dir}: {len(scores)} items with label probabilities from models {sorted(models, key=str)}.",
             "Fit needs one model and at least 10 items answered with answer=reason-first or label-first.",
         )
     if len(views) > 1:
@@ -124,7 +124,7 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
         models.add((j or {}).get("model"))
     if len(models) != 1 or len(probs) < 10:
         raise InvalidInput(
-            f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models {sorted(models)}.",
+            f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models {sorted(models, key=str)}.",
             "Fit needs one judge model and at least 10 items with --param judge_answer=constrained.",
         )
     setting.update(model=models.pop(), task=ds.get("task", "halftruth"), protocol=protocol, labels=labels, items=ids)
