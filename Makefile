@@ -81,6 +81,7 @@ run: models datasets
 lint: test-setup
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
+	$(VPY) -m mypy
 
 # no --quiet: mkdocs counts the warnings that --strict turns into a failure only when it prints them, so
 # `--strict --quiet` exits 0 on a broken link

@@ -240,7 +240,7 @@ def read_averitec(fh: Any, path: Path, *, classes: int = 4) -> list[Item]:
     for i, rec in enumerate(data):
         if not isinstance(rec, dict) or not str(rec.get("claim") or "").strip():
             raise _bad(path, None, f"record {i} has no `claim`.", "Every record needs a claim and a label.")
-        label = AVERITEC_MAP.get(rec.get("label"))
+        label = AVERITEC_MAP.get(str(rec.get("label")))
         if label is None:
             raise _bad(
                 path,

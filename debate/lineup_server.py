@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -281,7 +281,7 @@ def _shown(names: list[str], n: int = 20) -> str:
     return ", ".join(cut) + (f" … ({len(names) - n} more)" if len(names) > n else "") if names else "(none)"
 
 
-def missing_error(server: Server, rows: list[dict], available: list[str], unused: list[str] = ()) -> ModelNotFound:
+def missing_error(server: Server, rows: list[dict], available: list[str], unused: Sequence[str] = ()) -> ModelNotFound:
     """What is missing on the server, for which seats, what it has, and what to do."""
     bad = [r for r in rows if r["server_model"] is None]
     parts = []

@@ -312,11 +312,11 @@ def load_lineup(ref: str | dict) -> dict:
             raise InvalidInput(
                 f"The lineup's team {side!r} is not a list of entries.", 'Write it as [{"model": "..."}, ...].'
             )
-    for role, e in (data.get("roles") or {}).items():
-        _check_entry(e, f"roles.{role}")
+    for role, entry in (data.get("roles") or {}).items():
+        _check_entry(entry, f"roles.{role}")
     for side, lst in (data.get("teams") or {}).items():
-        for i, e in enumerate(lst or []):
-            _check_entry(e, f"teams.{side}[{i}]")
+        for i, entry in enumerate(lst or []):
+            _check_entry(entry, f"teams.{side}[{i}]")
     data.setdefault("name", "custom")
     return data
 

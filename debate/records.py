@@ -20,5 +20,5 @@ class Record:
 
     @classmethod
     def from_dict(cls: type[R], d: dict[str, Any]) -> R:
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]  # every subclass is a dataclass
         return cls(**{k: v for k, v in d.items() if k in names})

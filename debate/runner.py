@@ -18,7 +18,7 @@ import ast
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -252,7 +252,9 @@ def seat_people(agents: list[Agent], who: list[str]) -> list[Agent]:
     return [_replace(a, model=PERSON_SPEC) if a.agent in wanted or a.role in wanted else a for a in agents]
 
 
-def run_debate(config: DebateConfig, client, retriever=None, cancel: threading.Event | None = None) -> Iterator[Event]:
+def run_debate(
+    config: DebateConfig, client, retriever=None, cancel: threading.Event | None = None
+) -> Generator[Event, None, None]:
     prepared = prepare(config)  # raises before the first event
     return _stream(prepared, client, retriever, cancel)
 
@@ -272,7 +274,7 @@ def _parse_gold_labels(gold: str | None) -> dict[str, str] | None:
     for i, v in enumerate(vals, 1):
         s = str(v).strip().upper()
         out[str(i)] = "YES" if s in ("1", "1.0", "YES", "TRUE") else "NO" if s in ("0", "0.0", "NO", "FALSE") else None
-    return out if all(out.values()) else None
+    return {k: v for k, v in out.items() if v} if all(out.values()) else None
 
 
 class _Stream:
@@ -301,7 +303,8 @@ class _Stream:
             self.ctx.replay = [dict(t) for t in self.fork.turns]
             self.pending += [(n, "fork") for n in self.fork.notes]
         self.totals = {"prompt": 0, "completion": 0}
-        self.status, self.stop_reason, self.final_label = "completed", "", None
+        self.status, self.stop_reason = "completed", ""
+        self.final_label: str | None = None
         self.forked = self.fork is None
 
     def stamp(self, ev: Event) -> Event:
@@ -439,7 +442,7 @@ class _Stream:
         )
 
 
-def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> Iterator[Event]:
+def _stream(pp: Prepared, client, retriever, cancel: threading.Event | None) -> Generator[Event, None, None]:
     s = _Stream(pp, client, cancel)
     yield s.started()
     yield from s.body(retriever)
@@ -594,7 +597,7 @@ def _ready(retriever) -> bool:
     return bool(getattr(retriever, "searchable", True))
 
 
-def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
+def _body(pp: Prepared, ctx: DebateContext, retriever) -> Generator[Event, None, None]:
     cfg = pp.config
     if cfg.fork is not None and cfg.fork.evidence is not None:  # a fork argues over its parent's passages
         ev = EvidenceRetrieved(**{k: v for k, v in cfg.fork.evidence.items() if k not in ("seq", "t", "type")})
@@ -611,8 +614,8 @@ def _body(pp: Prepared, ctx: DebateContext, retriever) -> Iterator[Event]:
         later = _LaterEvidence(pp, ctx, retriever)
         try:
             yield from later.take(wait_s=0.1)  # an index already loaded answers at once: shown first
-            for ev in _protocol_body(pp, ctx):
-                yield ev
+            for said in _protocol_body(pp, ctx):
+                yield said
                 yield from later.take()
             if not later.emitted and not ctx.stopping():
                 got = list(later.take(wait_s=EVIDENCE_AFTER_S))
@@ -701,7 +704,9 @@ def _protocol_body(pp: Prepared, ctx: DebateContext) -> Iterator[Event]:
             yield PhaseStarted(
                 phase="category", category=c, title=f"Category {c}: {ctx.task.extra.get('title', '')}", note=note
             )
-        for ev in pp.info.run(ctx):
+        run = pp.info.run
+        assert run is not None  # protocols.register refuses a protocol without one
+        for ev in run(ctx):
             if isinstance(ev, Verdict) and multi:
                 labels[str(c)] = ev.label
             yield ev

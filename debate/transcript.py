@@ -259,7 +259,7 @@ class TextRenderer:
         counts = ", ".join(f"{k} {n}" for k, n in ev.counts.items())
         if rv is not None and rv.differs:  # written and counted both, as the verdict card's headline says them
             counts = rv.headline()
-        invalid = sum(1 for v in ev.votes.values() if v is None)
+        invalid = len([v for v in ev.votes.values() if v is None])
         state = "reached" if ev.reached else "not reached"
         extra = " · votes stabilised" if ev.stabilised else ""
         line = (

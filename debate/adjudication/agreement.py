@@ -25,13 +25,15 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
+from typing import Literal
 
 Ratings = Mapping[str, Mapping[str, str]]  # item -> annotator -> label
+Level = Literal["nominal", "ordinal"]  # the levels of measurement alpha is computed at here
 ORDINAL = {"FALSE": 0, "HALF-TRUE": 1, "TRUE": 2, "NO": 0, "YES": 1}  # the order ordinal alpha uses
 
 
 def krippendorff_alpha(
-    ratings: Ratings, level: str = "nominal", order: Mapping[str, int] | None = None
+    ratings: Ratings, level: Level = "nominal", order: Mapping[str, int] | None = None
 ) -> float | None:
     """Krippendorff's alpha of {item: {annotator: label}} at the `nominal` or `ordinal` level."""
     import numpy as np
@@ -59,7 +61,7 @@ def krippendorff_alpha(
     return alpha_matrix(data, level)
 
 
-def alpha_matrix(data, level: str = "nominal") -> float | None:
+def alpha_matrix(data, level: Level = "nominal") -> float | None:
     """Krippendorff's alpha of a raters x units matrix (NaN = missing) from the `krippendorff` package."""
     import krippendorff
     import numpy as np

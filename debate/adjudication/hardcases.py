@@ -173,8 +173,10 @@ def from_runs(
     unknown = wanted - set(REASONS)
     if unknown:
         raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
-    datasets, cases = set(), {}
-    task, labels, fmt = "", [], ""
+    datasets: set[str | None] = set()
+    cases: dict[str, HardCase] = {}
+    task, fmt = "", ""
+    labels: list[str] = []
     for run in runs:
         rows = read_rows(run, with_events=True)  # InvalidInput for a folder that is not a run
         ds = read_meta(run, "dataset") or {}
@@ -304,7 +306,7 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
         raw = {r[0].strip(): r[2].strip() for r in csv.reader(io.StringIO(text), delimiter="\t") if len(r) >= 3}
         for it in items:
             for c in spec.categories:
-                g = (it.gold or {}).get(c)
+                g = (it.gold if isinstance(it.gold, dict) else {}).get(c)  # per category here
                 case = HardCase(
                     item_id=it.id,
                     text=it.text,
@@ -323,7 +325,7 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
                 HardCase(
                     item_id=it.id,
                     text=it.text,
-                    gold=it.gold,
+                    gold=it.gold if isinstance(it.gold, str) else None,  # one label per item here
                     reasons=["uploaded"],
                     source={"record": records[int(it.id)]},
                 )
@@ -337,7 +339,11 @@ def from_dataset_file(filename: str, data: bytes, fmt: str, *, name: str = "") -
         for it in items:
             cases.append(
                 HardCase(
-                    item_id=it.id, text=it.text, gold=it.gold, reasons=["uploaded"], source={"row": rows.get(it.id, [])}
+                    item_id=it.id,
+                    text=it.text,
+                    gold=it.gold if isinstance(it.gold, str) else None,
+                    reasons=["uploaded"],
+                    source={"row": rows.get(it.id, [])},
                 )
             )
     return QueueSpec(

@@ -22,7 +22,7 @@ so the app, the CLI (`--aids`) and exports record the parameters that actually r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from debate.aids import calibration as cal
@@ -128,7 +128,7 @@ def _slices(agents: list, k_default: int) -> str:
     return "; ".join(f"{name}: {which(k, skip)}{how.get(found, '')}" for name, k, skip, found in views)
 
 
-def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: list = ()) -> str:
+def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence[Any] = ()) -> str:
     """What one aid does, in words a newcomer reads (the parameter names follow in brackets)."""
     who = "each member" if protocol == "council" else "the model"
     if k == "demos" and v == "dialogue":

@@ -140,6 +140,7 @@ class AudienceStore(SqliteStore):
                 "INSERT INTO seat_answers (debate_id, agent, turn_id, text, created_at) VALUES (?,?,?,?,?)",
                 (debate_id, agent, turn_id, answer, _now()),
             )
+            assert cur.lastrowid is not None  # set by the INSERT
             return int(cur.lastrowid)
 
         return self._tx(run)

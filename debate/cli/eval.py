@@ -169,8 +169,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_count(args.questions)  # before the dataset and the models load
 
     lineup = args.lineup
+    from debate.cli.server import on_server
+
     if args.server:  # every seat on one server, its names checked before the first item
-        from debate.cli.server import on_server
         from debate.models.registry import default_client
 
         lineup = on_server(args, args.lineup, default_client(cache=False))

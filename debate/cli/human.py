@@ -29,7 +29,8 @@ def read_answers(path: str) -> list[str]:
             f"The answers file {path} does not exist.",
             f"Write one answer per block, blocks separated by a line '{SEPARATOR}'.",
         )
-    blocks, cur = [], []
+    blocks: list[str] = []
+    cur: list[str] = []
     for line in p.read_text(encoding="utf-8").splitlines():
         if line.strip() == SEPARATOR:
             blocks.append("\n".join(cur).strip())

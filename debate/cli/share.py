@@ -70,7 +70,7 @@ def _people_of(ref: str) -> dict | None:
 def cmd_export(args: argparse.Namespace) -> int:
     from debate.sharing.html import to_html
 
-    out = Path(out_file(args.html, "--html"))
+    out = Path(out_file(args.html, "--html") or args.html)  # --html is required: never None
     events = load_events(args.events)
     try:
         out.write_text(to_html(events, people=_people_of(args.events)), encoding="utf-8")
@@ -123,6 +123,6 @@ def cmd_robustness(args: argparse.Namespace) -> int:
             ) as fh:
                 for ev in evs:
                     write_event(fh, ev)
-        rows.append({**variant_row(v.name, evs, evs[0].debate_id), "description": v.description})
+        rows.append({**variant_row(v.name, evs, getattr(evs[0], "debate_id", "")), "description": v.description})
     sys.stdout.write(format_table(table(original, rows)))
     return 0

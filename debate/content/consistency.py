@@ -374,10 +374,10 @@ def statements(screen: str, text: str) -> list[Statement]:
         if c and last_round is not None and prev.startswith("Votes, round"):
             rk = f"r{last_round}" if seg == 0 else f"s{seg}r{last_round}"
             say(f"consensus:{rk}", "reached" if c.group(2) == "≥" else "not reached", line)
-        w = _CONS_LEARN_WORDS.search(line)
-        if w and last_round is not None and prev.startswith("Votes, round"):
+        cw = _CONS_LEARN_WORDS.search(line)
+        if cw and last_round is not None and prev.startswith("Votes, round"):
             rk = f"r{last_round}" if seg == 0 else f"s{seg}r{last_round}"
-            say(f"consensus:{rk}", "reached" if int(w.group(1)) >= int(w.group(2)) else "not reached", line)
+            say(f"consensus:{rk}", "reached" if int(cw.group(1)) >= int(cw.group(2)) else "not reached", line)
         # a turn: its tag, a member's vote or a chair's status
         t = _TURN.match(line) or _ROLE_AGENT.match(line)
         tag_only = line.startswith(TAG_OPEN) and open_turn is not None
@@ -587,7 +587,7 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 and int(x.get("round") or 0) == rnd
                 and str(x.get("role") or "").lower() not in CHAIR_ROLES
             }
-            written = Counter()
+            written: Counter[str] = Counter()
             for agent, v in (e.get("votes") or {}).items():
                 turn = latest.get(agent)
                 w = (turn.get("label") if turn.get("valid", True) else None) if turn else v

@@ -378,7 +378,7 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
             reason = shown_text(
                 str(last_judge.get("text") or ""), last_judge.get("parsed"), bool(last_judge.get("valid", True))
             )
-            parsed = last_judge.get("parsed") if isinstance(last_judge.get("parsed"), dict) else {}
+            parsed = p if isinstance(p := last_judge.get("parsed"), dict) else {}
             reason = str(parsed.get("explanation") or "") or reason
             out["judges"].append(
                 {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from debate.errors import InvalidInput
 from debate.evaluation.checkpoint import DB_NAME, read_meta, read_rows
@@ -27,7 +28,7 @@ def list_runs(root: str | Path | None = None) -> list[dict]:
     """One summary per run folder under `root` (newest first): name, path, dataset, protocol, lineup,
     category, counts per status, macro_f1/accuracy (from metrics.json when present), created_at."""
     root = Path(root) if root is not None else runs_dir()
-    out = []
+    out: list[dict[str, Any]] = []
     for db in sorted(root.glob(f"*/{DB_NAME}")):
         run_dir = db.parent
         try:

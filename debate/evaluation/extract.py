@@ -105,7 +105,7 @@ def _vote_exit(events: list[dict], tallies: dict[str, list[dict]]) -> bool:
 
 def debate_stats(events: list[dict]) -> dict:
     """Rounds, early stop, first-vote consensus, vote changes, per-round stop scores, tokens, time."""
-    fin = next((e for e in reversed(events) if e.get("type") == "finished"), {})
+    fin: dict[str, Any] = next((e for e in reversed(events) if e.get("type") == "finished"), {})
     tokens_so_far = 0
     stop_checks: list[dict] = []
     tallies: dict[str, list[dict]] = {}  # per category ("" = single-category debate)

@@ -52,10 +52,10 @@ def answer_scores(run_dir: str) -> tuple[list[float], list[str], dict[str, Any]]
             continue
         scores.append(p["YES"])
         golds.append(str(gold).upper())
-        models.add(ans.get("model"))
+        models.add((ans or {}).get("model"))  # (there: a missing answer has no probabilities)
     if len(models) != 1 or len(scores) < 10:
         raise InvalidInput(
-            f"{run_dir}: {len(scores)} items with label probabilities from models {sorted(models)}.",
+            f"{run_dir}: {len(scores)} items with label probabilities from models {sorted(models, key=str)}.",
             "Fit needs one model and at least 10 items answered with answer=reason-first or label-first.",
         )
     if len(views) > 1:
@@ -79,7 +79,7 @@ def _view(events: list[dict], setting: dict) -> tuple[int, int, str]:
     """(k, skip, neighbours) of the demonstrations the baseline agent read: its own view from the lineup
     (recorded in debate_started), else the run's k_demos and the semantic search."""
     start = next((e for e in events if e.get("type") == "debate_started"), {})
-    agent = next((a for a in start.get("lineup") or [] if a.get("role") == "baseline"), {})
+    agent: dict[str, Any] = next((a for a in start.get("lineup") or [] if a.get("role") == "baseline"), {})
     return (
         int(agent.get("k_demos") or setting.get("k_demos") or 0),
         int(agent.get("demo_skip") or 0),
@@ -101,7 +101,7 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
             "on the data the weights are judged on.",
             "Fit on a --dataset liar-train run.",
         )
-    setting = {**PROTOCOLS[protocol].defaults(), **(opts.get("params") or {})}
+    setting = {**PROTOCOLS[str(protocol)].defaults(), **(opts.get("params") or {})}
     labels = tuple(ds.get("labels") or ())
     probs, golds, models, ids = [], [], set(), []
     for row in read_rows(run_dir, with_events=True):
@@ -121,10 +121,10 @@ def judge_probs(run_dir: str) -> tuple[list[dict], list[str], dict[str, Any]]:
         ids.append(str(row["item_id"]))
         probs.append(p)
         golds.append(str(row["gold"]).upper())
-        models.add(j.get("model"))
+        models.add((j or {}).get("model"))
     if len(models) != 1 or len(probs) < 10:
         raise InvalidInput(
-            f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models {sorted(models)}.",
+            f"{run_dir}: {len(probs)} judge verdicts with label probabilities from models {sorted(models, key=str)}.",
             "Fit needs one judge model and at least 10 items with --param judge_answer=constrained.",
         )
     setting.update(model=models.pop(), task=ds.get("task", "halftruth"), protocol=protocol, labels=labels, items=ids)

@@ -53,10 +53,14 @@ def _decisions(rows: list[dict], categories: list[str]) -> dict[str, tuple[list[
                 if not isinstance(pred, dict) or c not in pred or gold.get(c) in (None, SPLIT):
                     continue
                 ids, g, p = out.setdefault(c, ([], [], []))
-                ids.append(r["item_id"]), g.append(gold[c]), p.append(pred.get(c) or INVALID)
+                ids.append(r["item_id"])
+                g.append(gold[c])
+                p.append(pred.get(c) or INVALID)
         elif isinstance(gold, str) and gold != SPLIT:
             ids, g, p = out.setdefault("", ([], [], []))
-            ids.append(r["item_id"]), g.append(gold), p.append(pred if isinstance(pred, str) and pred else INVALID)
+            ids.append(r["item_id"])
+            g.append(gold)
+            p.append(pred if isinstance(pred, str) and pred else INVALID)
     return out
 
 

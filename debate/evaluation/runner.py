@@ -358,7 +358,7 @@ def run_eval(
                     events,
                 )
             if stats["status"] != "completed":
-                err = next((e for e in reversed(events) if e.get("type") == "error"), {})
+                err: dict[str, Any] = next((e for e in reversed(events) if e.get("type") == "error"), {})
                 raise _ItemFailed(
                     err.get("error") or "DebateNotCompleted",
                     err.get("message") or f"debate ended with status {stats['status']!r}",

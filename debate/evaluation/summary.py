@@ -98,22 +98,22 @@ def beside_papers(metrics: Sequence[dict]) -> str:
         lineup = lineup.get("name", "custom") if isinstance(lineup, dict) else lineup
         ours = f"`{run.get('name')}` ({lineup}) | {proto} | {_f(mf1)} | {_f(acc)}"
         if m.get("dataset") == "checkthat-dev":
-            col = {1: 3, 2: 4, 3: 5}.get(cat, 2)
+            col = {1: 3, 2: 4, 3: 5}.get(cat or 0, 2)
             rows = [r for r in TURQUAZ_TABLE2 if r[1] == proto]
             if rows:
                 what = "; ".join(f"{r[0]} {r[col]:.4f}" for r in rows)
                 lines.append(
-                    f"| {ours} | {_span([r[col] for r in rows], 4)} | – | TurQUaz Table 2, CheckThat 4a "
+                    f"| {ours} | {_span([float(r[col]) for r in rows], 4)} | – | TurQUaz Table 2, CheckThat 4a "
                     f"dev{f' cat {cat}' if cat else ' (mean of 3 categories)'}: {what} |"
                 )
         elif str(m.get("dataset", "")).startswith("liar"):
-            rows = [r for r in RADAR_RESULTS if r[2] == proto and r[0].startswith("PolitiFact")]
-            if rows:
+            radar = [r for r in RADAR_RESULTS if r[2] == proto and r[0].startswith("PolitiFact")]
+            if radar:
                 what = "; ".join(
-                    f"{r[1]}, {r[0].removeprefix('PolitiFact-Hidden, ')}: {r[4]:.3f} / {r[3]:.3f}" for r in rows
+                    f"{r[1]}, {r[0].removeprefix('PolitiFact-Hidden, ')}: {r[4]:.3f} / {r[3]:.3f}" for r in radar
                 )
                 lines.append(
-                    f"| {ours} | {_span([r[4] for r in rows])} | {_span([r[3] for r in rows])} | RADAR on "
+                    f"| {ours} | {_span([r[4] for r in radar])} | {_span([r[3] for r in radar])} | RADAR on "
                     f"PolitiFact-Hidden (another dataset, shown for scale): {what} |"
                 )
     return "\n".join(lines)

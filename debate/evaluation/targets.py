@@ -189,7 +189,8 @@ def knn_threshold(category: int, k: int, train_sample: int, seed: int = 0) -> tu
         if isinstance(it.gold, dict) and it.gold.get(str(category)) in LABELS
     ]
     t, f1 = cal.fit_threshold(
-        knn_shares([it.text for it in items], category, k), [it.gold[str(category)] for it in items]
+        knn_shares([it.text for it in items], category, k),
+        [it.gold[str(category)] for it in items if isinstance(it.gold, dict)],  # (all of them: kept above)
     )
     return t, f1, len(items)
 

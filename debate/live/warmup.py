@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from debate.events import DebateStarted
 from debate.models.base import GenOptions, Message
 from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
@@ -46,7 +47,7 @@ def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[M
     stream = run_debate(plain, client, retriever=retriever)
     try:
         for ev in stream:
-            if ev.type == "debate_started":
+            if isinstance(ev, DebateStarted):
                 models = {str(a.get("model")) for a in ev.lineup if a.get("model")}
             for call in list(scripted.calls):
                 spec = _spec_of(call["model"], models)

@@ -58,7 +58,7 @@ def new_debate_id() -> str:
 def _config_dict(config: Any) -> dict:
     from dataclasses import asdict, is_dataclass
 
-    d = asdict(config) if is_dataclass(config) else dict(config)
+    d = asdict(config) if is_dataclass(config) and not isinstance(config, type) else dict(config)
     if isinstance(d.get("fork"), dict):  # the parent's turns are in the events already: keep only where from
         d["fork"] = {k: d["fork"].get(k) for k in ("parent_id", "round", "notes")}
     return d

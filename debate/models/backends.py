@@ -37,7 +37,7 @@ class BackendInfo:
 
     name: str  # what a spec starts with: `NAME:model`
     title: str  # how pages name it ("Ollama", "Embedded (llama.cpp)")
-    make: Callable[[Any, dict, Any], Any]  # (ModelSpec, settings section, guard) -> Backend
+    make: Callable[[Any, dict[str, Any], Any], Any]  # (ModelSpec, settings section, guard) -> Backend
     one_line: str = ""
     server: bool = False  # talks to a server at a URL: `NAME:model@URL`, `--server NAME@URL`
     listed: bool = True  # its models are listed (Models page, `models`), and a lineup's seats may move onto a server

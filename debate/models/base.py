@@ -10,7 +10,7 @@ twice. Caching, locks and retries live in `debate.models.client.ModelClient`, no
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ class GenOptions:
     seed: int | None = 0
     max_tokens: int = 256
     stop: tuple[str, ...] = ()
-    json_schema: dict | None = None  # constrained output where the backend supports it
+    json_schema: dict[str, Any] | None = None  # constrained output where the backend supports it
     labels: tuple[str, ...] = ()  # labels to score with logprobs (e.g. ("YES", "NO"))
     cache: bool = True  # use the response cache when the request is deterministic
     stop_after_json: bool = False  # the answer is one JSON object: stop generating once it closes
@@ -67,7 +67,7 @@ class GenOptions:
         """Only deterministic requests may be answered from the cache."""
         return self.temperature == 0 or self.seed is not None
 
-    def key_dict(self) -> dict:
+    def key_dict(self) -> dict[str, Any]:
         """The parts of the options that change the model's answer (cache key material)."""
         d = asdict(self)
         d.pop("cache")
@@ -226,7 +226,7 @@ class ChatStream:
         self._ttft: float | None = None
         self._on_done = on_done or []
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Generator[str, None, None]:
         if self._result is not None:
             if self._parts:
                 yield "".join(self._parts)

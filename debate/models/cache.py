@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from debate import config
 from debate.errors import StoreError
@@ -126,7 +127,7 @@ class ResponseCache:
             label_at=stored.label_at,
         )
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         try:
             n, hits = self._conn().execute("SELECT COUNT(*), COALESCE(SUM(hits),0) FROM responses").fetchone()
         except sqlite3.Error as e:

@@ -30,6 +30,7 @@ class ModelClient:
         self._backends: dict[str, Backend] = dict(backends or {})
         self._factory = backend_factory
         self.cache = cache
+        self.settings: dict[str, Any] = {}  # the settings its backends were made with (registry.known_models)
         self._sems: dict[tuple[str, str], threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
 
@@ -75,8 +76,9 @@ class ModelClient:
                 return ChatStream(str(ms), self.cache.replay(hit), cached=True)
         sem = self._semaphore(backend, ms)
         on_done = []
-        if self.cache is not None and options.cache and options.deterministic:
-            on_done.append(lambda res: self.cache.put(key, messages, options, res))
+        cache = self.cache
+        if cache is not None and options.cache and options.deterministic:
+            on_done.append(lambda res: cache.put(key, messages, options, res))
         return ChatStream(str(ms), self._guarded(sem, backend.stream(ms.model, messages, options)), on_done=on_done)
 
     @staticmethod

@@ -22,6 +22,7 @@ answer's last n-1 tokens already stand in a protected text, and only the tokens 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
 
 # n in tokens. A run of 12 words (the copy the content benchmark counts) is at least 12 tokens, so n = 10
 # forbids it with a margin of two tokens for an opening word the copy tokenizes otherwise ("The" at the
@@ -40,7 +41,7 @@ class CopyGuard:
             raise ValueError(f"n must be at least 2, got {n}")
         self.n = n
         quoted = {tuple(q[i : i + n]) for q in quotable for i in range(len(q) - n + 1)}
-        self.table: dict[tuple, set] = {}
+        self.table: dict[tuple[Hashable, ...], set[Any]] = {}
         for p in protected:
             p = list(p)
             for i in range(len(p) - n + 1):
@@ -51,7 +52,7 @@ class CopyGuard:
     def __bool__(self) -> bool:
         return bool(self.table)
 
-    def banned(self, answer: Sequence[Hashable]) -> set:
+    def banned(self, answer: Sequence[Hashable]) -> set[Any]:  # token ids, or token texts
         """The tokens that would make the answer's last n tokens a protected run (empty when none)."""
         k = self.n - 1
         if len(answer) < k:

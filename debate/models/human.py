@@ -58,7 +58,7 @@ class HumanBackend(Backend):
         yield Final(prompt_tokens=0, completion_tokens=len(text.split()), finish_reason="stop")
 
 
-def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:
     return HumanBackend()
 
 

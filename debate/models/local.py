@@ -43,10 +43,14 @@ import contextlib
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 from debate.content.script import token_bytes_allowed
 from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileError, ModelNotFound
@@ -90,11 +94,13 @@ def check_request(messages: list[Message], options: GenOptions) -> None:
 
 
 # -- process-wide model cache ---------------------------------------------------------------------
-_loaded: dict[tuple, tuple[Any, threading.Lock]] = {}
+_loaded: dict[tuple[str, int, int, str | None], tuple[Any, threading.Lock]] = {}
 _load_lock = threading.Lock()
 
 
-def load_llama(path: Path, n_ctx: int = 4096, n_threads: int = 2, chat_format: str | None = None):
+def load_llama(
+    path: Path, n_ctx: int = 4096, n_threads: int = 2, chat_format: str | None = None
+) -> tuple[Any, threading.Lock]:
     """The shared (Llama, lock) for a file, loading it on first use."""
     key = (str(Path(path).resolve()), n_ctx, n_threads, chat_format)
     with _load_lock:
@@ -235,7 +241,7 @@ def copy_guard(llm: Any, key: str, options: GenOptions) -> CopyGuard | None:
     return guard or None
 
 
-def text_fields(schema: dict | None) -> tuple[tuple[str, ...], int]:
+def text_fields(schema: dict[str, Any] | None) -> tuple[tuple[str, ...], int]:
     """The keys of `schema`'s free-text values (strings without an enum) and the least maxLength among them
     (0 when none sets one)."""
     props = ((schema or {}).get("properties") or {}).items()
@@ -303,14 +309,14 @@ class _StepRecorder:
         self.llm: Any = None
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
         self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
-        self.widen: Callable[[set[str]], list[int]] = sorted  # a banned copy token's text -> the ids to ban
+        self.widen: Callable[[set[str]], list[int]] | None = None  # a banned copy token's text -> the ids to ban
         self.lower: list[str] = []  # each token id's lower-cased text (what the guard compares)
         self.refused = 0  # steps where the guard banned a copy's next token
         self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
         self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
         self.max_tokens = 0  # the cap llama.cpp is given: the budget plus any grace (`_recorder`)
 
-    def __call__(self, input_ids, scores):
+    def __call__(self, input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]) -> npt.NDArray[np.single]:
         if (self.watch is not None or self.slot is not None or self.kind is not None) and self.steps > 0:
             new = input_ids[self.prompt_tokens + self.steps - 1 :]  # the token accepted since the last step
             piece = self.llm.detokenize(list(new)).decode("utf-8", errors="ignore") if len(new) else ""
@@ -333,6 +339,7 @@ class _StepRecorder:
             gen = input_ids[self.prompt_tokens :]
             copy = self.guard.banned([self.lower[int(t)] for t in gen[max(0, len(gen) - self.guard.n + 1) :]])
             if copy:
+                assert self.widen is not None  # set together with the guard
                 scores[self.widen(copy)] = -math.inf
                 self.refused += 1
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
@@ -355,7 +362,7 @@ class _StepRecorder:
             self._kindly(scores)
         return scores
 
-    def _kindly(self, scores) -> None:
+    def _kindly(self, scores: npt.NDArray[np.single]) -> None:
         """Past the budget: the end token where the answer may end, a closing quote where a JSON answer's
         text must close (KindEnd)."""
         import numpy as np
@@ -376,7 +383,7 @@ class _StepRecorder:
             scores[:] = -math.inf
             scores[self.quotes] = keep
 
-    def _at_slot(self, scores, pos: dict[str, float]) -> None:
+    def _at_slot(self, scores: npt.NDArray[np.single], pos: dict[str, float]) -> None:
         """Right after the label key: when the label is about to be written here (the most probable token
         begins a label, or the labels hold half the mass), this is the label's position; greedy, only the
         most probable label's tokens stay allowed, so the label written is the argmax of what is read."""
@@ -393,7 +400,7 @@ class _StepRecorder:
     def llm_text(self, token: int) -> str:
         return self.llm.detokenize([token]).decode("utf-8", errors="ignore") if self.llm is not None else ""
 
-    def _decide(self, scores, pos: dict[str, float]) -> None:
+    def _decide(self, scores: npt.NDArray[np.single], pos: dict[str, float]) -> None:
         """At the first position where the labels hold at least half the mass (the position, and the
         mass, label_probs_from_positions(first=True) reads), keep only the label the threshold picks
         (two labels, a fitted threshold) or, greedy, the most probable one."""
@@ -408,7 +415,7 @@ class _StepRecorder:
         self._keep(scores, win)
         self.decided = True
 
-    def _keep(self, scores, win: int) -> None:
+    def _keep(self, scores: npt.NDArray[np.single], win: int) -> None:
         """Forbid every token that begins (a spelling of) another label and not this one."""
         lose = [
             j
@@ -495,13 +502,14 @@ class AlignedEval:
             # never sample from logits left by an earlier request: the prompt's last token is always evaluated
             self.llm._requires_eval = True
 
-    def __call__(self, tokens) -> None:
+    def __call__(self, tokens: Sequence[int]) -> None:
         """A prompt is always cut the same way: all but its last token in blocks ending at multiples of
         ALIGN (and at the end of that body), then the last token alone. So the same prompt again (the
         next council member's, or the real request after a warm-up) reuses everything but that token,
         and a prompt sharing a prefix reuses the whole blocks of it."""
         if not self.pending:
-            return self.inner(tokens)
+            self.inner(tokens)
+            return
         self.pending = False
         llm = self.llm
         matched = int(llm.n_tokens)  # generate() matched these with the new prompt (0 after a reset)
@@ -683,7 +691,9 @@ class LocalBackend(Backend):
         token comes at once. Gives way to any real request: it does not start while one waits for the
         CPU, and stops at the next block boundary when one arrives. True if the whole prompt was read."""
         check_request(messages, options)
-        stop = (lambda: _real_request_waiting() or give_way()) if give_way else _real_request_waiting
+        stop: Callable[[], bool] = (
+            (lambda: _real_request_waiting() or give_way()) if give_way else _real_request_waiting
+        )
         if stop():
             return False
         try:
@@ -740,7 +750,7 @@ class LocalBackend(Backend):
             with _waiting_lock:
                 _waiting -= 1
 
-    def _completion(self, llm: Any, path: Path, kwargs: dict[str, Any]) -> Iterator[Chunk]:
+    def _completion(self, llm: Any, path: Path, kwargs: dict[str, Any]) -> Generator[Chunk, None, str]:
         """llama.cpp's streamed answer as Deltas; returns its finish reason. Its errors as typed ones."""
         finish = "stop"
         try:
@@ -822,7 +832,7 @@ def _request(messages: list[Message], options: GenOptions, rec: _StepRecorder) -
     return kwargs
 
 
-def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:
     return LocalBackend(n_ctx=int(s.get("n_ctx", 4096)), n_threads=int(s.get("n_threads", 2)), models=s.get("models"))
 
 

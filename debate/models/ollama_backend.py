@@ -8,7 +8,7 @@ translated to DebateErrors that say how to start the server or which models are 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from debate.errors import (
@@ -45,7 +45,7 @@ def host_url(host: str | None) -> str:
     return (host if host.startswith(("http://", "https://")) else "http://" + host).rstrip("/")
 
 
-def key_for(host: str, settings: dict | None = None, env: dict | None = None) -> str | None:
+def key_for(host: str, settings: dict[str, Any] | None = None, env: Mapping[str, str] | None = None) -> str | None:
     """The Ollama API key that may be sent to `host`, or None: one saved for that host (settings
     `ollama.keys`), else `ollama.api_key` when `host` is the saved host, else OLLAMA_API_KEY when `host`
     is OLLAMA_HOST (or the default host when that is unset). The ollama client itself would send
@@ -99,14 +99,14 @@ class OllamaBackend(Backend):
         self._logprobs_ok = True
 
     @property
-    def client(self):
+    def client(self) -> Any:
         if self._client is None:
             from ollama import Client
 
             self._client = Client(host=self.host, timeout=self.timeout_s, transport=self._transport())
         return self._client
 
-    def _transport(self):
+    def _transport(self) -> Any:
         """Whole-response time and size bounds; Authorization only with this host's own key."""
         auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         return bounded_transport(
@@ -114,7 +114,7 @@ class OllamaBackend(Backend):
         )
 
     @property
-    def health_client(self):
+    def health_client(self) -> Any:
         """A client with the short timeout, for listing: a hung server answers nothing for minutes."""
         if self._health_client is None:
             from ollama import Client
@@ -122,7 +122,7 @@ class OllamaBackend(Backend):
             self._health_client = Client(host=self.host, timeout=self.health_timeout_s, transport=self._transport())
         return self._health_client
 
-    def _list(self):
+    def _list(self) -> Any:
         import httpx
 
         try:
@@ -237,7 +237,7 @@ class OllamaBackend(Backend):
             self._windows[model] = min(self.num_ctx, own) if self.num_ctx and own else (self.num_ctx or own)
         return self._windows[model]
 
-    def _open(self, model: str, messages: list[Message], options: GenOptions):
+    def _open(self, model: str, messages: list[Message], options: GenOptions) -> tuple[Any, Iterator[Any]]:
         opts: dict[str, Any] = {"temperature": options.temperature, "num_predict": options.max_tokens}
         if self.context_window(model):
             opts["num_ctx"] = self.context_window(model)
@@ -275,7 +275,7 @@ class OllamaBackend(Backend):
         last = None
         pieces = 0
 
-        def chunks():
+        def chunks() -> Iterator[Any]:
             if first is not None:
                 yield first
             yield from it
@@ -319,7 +319,7 @@ class OllamaBackend(Backend):
         )
 
 
-def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:
     host = settings_url(spec, s, "host", "ollama.host", "OLLAMA_HOST", "The Ollama host")
     return OllamaBackend(
         host,

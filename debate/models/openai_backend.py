@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlparse
 
@@ -50,7 +50,7 @@ START_HINT = (
 )
 
 
-def key_for(base_url: str, settings: dict | None = None, env: dict | None = None) -> str | None:
+def key_for(base_url: str, settings: dict[str, Any] | None = None, env: Mapping[str, str] | None = None) -> str | None:
     """The API key that may be sent to `base_url`, or None.
 
     A key belongs to the base URL it was configured for, so that a lineup file naming
@@ -71,7 +71,7 @@ def mask_key(key: str | None) -> str:
     return f"…{key[-4:]}" if key else ""
 
 
-def with_saved_key(section: dict, base_url: str, key: str = "", forget: bool = False) -> dict:
+def with_saved_key(section: dict[str, Any], base_url: str, key: str = "", forget: bool = False) -> dict[str, Any]:
     """The `openai` settings section after saving (or forgetting) the key for `base_url`.
 
     Keys are kept per URL in `keys`; an older single `api_key` moves there under the URL it served. An
@@ -104,7 +104,7 @@ def _detail(e: Exception) -> str:
     return text.rstrip(".") + "."
 
 
-def _http_library():
+def _http_library() -> Any:
     """The httpx-like library the installed openai SDK is built on (httpx2 in 3.x, httpx before)."""
     import openai._base_client as base
 
@@ -184,7 +184,7 @@ class OpenAIBackend(Backend):
         self._lock = threading.Lock()
 
     @property
-    def client(self):
+    def client(self) -> Any:
         if self._client is None:
             if not self.api_key:
                 raise AuthError(
@@ -363,7 +363,7 @@ class OpenAIBackend(Backend):
             self._known.add(model)
 
     # -- the call -------------------------------------------------------------------------------
-    def _request(self, model: str, messages: list[Message], options: GenOptions) -> dict:
+    def _request(self, model: str, messages: list[Message], options: GenOptions) -> dict[str, Any]:
         kw: dict[str, Any] = dict(
             model=model, messages=messages, stream=True, temperature=options.temperature, max_tokens=options.max_tokens
         )
@@ -387,7 +387,7 @@ class OpenAIBackend(Backend):
             kw["stream_options"] = {"include_usage": True}
         return kw
 
-    def _open(self, model: str, messages: list[Message], options: GenOptions):
+    def _open(self, model: str, messages: list[Message], options: GenOptions) -> Any:
         self._check_model(model)
         kw = self._request(model, messages, options)
         try:
@@ -401,7 +401,7 @@ class OpenAIBackend(Backend):
                 return self._next_json_form(model, messages, options, err)
             raise err from e
 
-    def _next_json_form(self, model: str, messages: list[Message], options: GenOptions, err: DebateError):
+    def _next_json_form(self, model: str, messages: list[Message], options: GenOptions, err: DebateError) -> Any:
         """The server refused this way of asking for JSON: try the next forms; keep the first that works.
         If none does, the refusal was about something else: report the first error, change nothing."""
         forms = self._json_forms
@@ -418,7 +418,7 @@ class OpenAIBackend(Backend):
         check_request(messages, options)
         return capped(self._read(model, messages, options), options, deadline_s=self.timeout_s, where=self.base_url)
 
-    def _recover(self, model: str, messages: list[Message], options: GenOptions):
+    def _recover(self, model: str, messages: list[Message], options: GenOptions) -> Any:
         """The stream ended before any token or finish reason: llama.cpp's server does this when the
         request fails after HTTP 200 (e.g. prompt longer than its context). Asking once more without
         streaming returns the real error, or the answer (nothing was yielded yet, so no duplicate)."""
@@ -502,7 +502,7 @@ class OpenAIBackend(Backend):
         )
 
 
-def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:
     url = (
         settings_url(spec, s, "base_url", "openai.base_url", "OPENAI_BASE_URL", "The OpenAI-compatible base URL")
         or DEFAULT_BASE_URL

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from debate import config
 from debate.errors import InvalidInput, ModelFileError
@@ -64,7 +65,7 @@ def _parts(prefix: str, n: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{i}" for i in range(1, n + 1))
 
 
-class _Catalogue(dict):
+class _Catalogue(dict[str, PackagedModel]):
     """The catalogue by name, also answering to a model's old names (`"qwen2.5-0.5b" in CATALOGUE`,
     `CATALOGUE["qwen2.5-0.5b"]`) while listing each model once, under its own name: lineups, stored
     debates and cached settings written before a rename still find their model."""
@@ -76,10 +77,10 @@ class _Catalogue(dict):
         return super().__contains__(self._own(name))
 
     def __getitem__(self, name: str) -> PackagedModel:
-        return super().__getitem__(self._own(name))
+        return super().__getitem__(ALIASES.get(name, name))
 
-    def get(self, name: str, default: PackagedModel | None = None) -> PackagedModel | None:  # type: ignore[override]
-        return super().get(self._own(name), default)
+    def get(self, name: str, default: PackagedModel | None = None) -> PackagedModel | None:  # type: ignore[override]  # names only (dict.get takes any key)
+        return super().get(ALIASES.get(name, name), default)
 
 
 CATALOGUE: dict[str, PackagedModel] = _Catalogue(
@@ -206,7 +207,7 @@ def _marker_path(model: PackagedModel) -> Path:
     return config.models_dir() / f".{(model.old_names or (model.name,))[0]}.verified"
 
 
-def _stat_key(path: Path) -> dict:
+def _stat_key(path: Path) -> dict[str, Any]:
     st = path.stat()
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
@@ -315,11 +316,11 @@ def status(model: PackagedModel) -> tuple[str, str, Path | None]:
 
 def prepare_all(
     names: tuple[str, ...] | list[str] = DEFAULT_PREPARE, log: Callable[[str], None] | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Assemble and verify several models; one report row each (errors recorded, not raised)."""
     report = []
     for name in names:
-        row: dict = {"name": name}
+        row: dict[str, Any] = {"name": name}
         t0 = time.perf_counter()
         try:
             model = get(name)

@@ -48,7 +48,9 @@ def _origin(url: str | None) -> tuple[str, str, int | None] | None:
     return (p.scheme.lower(), host, port) if host else None
 
 
-def configured_origins(settings: Mapping | None, env: Mapping[str, str] | None = None) -> set[tuple]:
+def configured_origins(
+    settings: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+) -> set[tuple[str, str, int | None]]:
     """The origins of every server the presenter configured (see the module's docstring)."""
     from debate.models.openai_backend import DEFAULT_BASE_URL
 
@@ -64,7 +66,9 @@ def configured_origins(settings: Mapping | None, env: Mapping[str, str] | None =
     return {o for o in (_origin(str(u)) for u in urls if u) if o}
 
 
-def page_guard(url: str, settings: Mapping | None, allow: Iterable[str] = (), env: Mapping[str, str] | None = None):
+def page_guard(
+    url: str, settings: Mapping[str, Any] | None, allow: Iterable[str] = (), env: Mapping[str, str] | None = None
+) -> Any:
     """None when `url` is a server the presenter configured (connect as usual); else the PageGuard every
     connection to it must go through, after checking it now: InvalidInput when its address is not public,
     saying what to do."""

@@ -18,6 +18,9 @@ that is down becomes a row saying why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from debate import config
 from debate.errors import DebateError, InvalidInput
 from debate.models import backends
@@ -26,7 +29,7 @@ from debate.models.client import ModelClient
 from debate.models.spec import ModelSpec
 
 
-def _section(settings: dict | None, name: str) -> dict:
+def _section(settings: dict[str, Any] | None, name: str) -> dict[str, Any]:
     s = (settings or {}).get(name) or {}
     if not isinstance(s, dict):
         raise InvalidInput(
@@ -37,7 +40,7 @@ def _section(settings: dict | None, name: str) -> dict:
 
 
 def make_backend(
-    spec: ModelSpec, settings: dict | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
+    spec: ModelSpec, settings: dict[str, Any] | None = None, *, from_page: bool = False, allow: tuple[str, ...] = ()
 ) -> Backend:
     """A backend instance for a spec (its base URL, if any, overrides the settings), made by its entry in
     the backends registry (backends.py) from its settings section. `from_page`: the spec was typed on a
@@ -49,11 +52,12 @@ def make_backend(
         from debate.models.reach import page_guard
 
         guard = page_guard(spec.base_url, settings, allow)
-    return info.make(spec, _section(settings, info.name), guard)
+    made: Backend = info.make(spec, _section(settings, info.name), guard)
+    return made
 
 
 def default_client(
-    settings: dict | None = None, cache: bool = True, *, from_page: bool = False, allow: tuple[str, ...] = ()
+    settings: dict[str, Any] | None = None, cache: bool = True, *, from_page: bool = False, allow: tuple[str, ...] = ()
 ) -> ModelClient:
     """The client for the app, the CLI and batch runs (response cache on unless DEBATE_CACHE=0).
 
@@ -69,18 +73,20 @@ def default_client(
     client = ModelClient(
         backend_factory=lambda spec: make_backend(spec, settings, from_page=from_page, allow=allow), cache=store
     )
-    client.settings = settings or {}  # type: ignore[attr-defined]  # read by known_models
+    client.settings = settings or {}  # read by known_models
     return client
 
 
-def known_models(source: ModelClient | dict | None = None, names: tuple[str, ...] | None = None) -> list[ModelInfo]:
+def known_models(
+    source: ModelClient | dict[str, Any] | None = None, names: tuple[str, ...] | None = None
+) -> list[ModelInfo]:
     """Every model per backend with its status: packaged (ready/missing), user .gguf files, Ollama's
     installed models, the OpenAI-compatible server's /models; a down backend is one row saying why.
     `names` limits the listing to those backends (the app lists each in its own background thread); None:
     every listed one (backends.listed)."""
     if isinstance(source, ModelClient):
         settings = getattr(source, "settings", {}) or {}
-        get = lambda name: source.backend_for(ModelSpec(name, "-"))
+        get: Callable[[str], Backend] = lambda name: source.backend_for(ModelSpec(name, "-"))
     else:
         settings = config.load_settings() if source is None else source
         get = lambda name: make_backend(ModelSpec(name, "-"), settings)

@@ -37,7 +37,7 @@ class ScriptedBackend(Backend):
         n_ctx: int | None = None,
     ) -> None:
         self.n_ctx = n_ctx  # a context window to report (tests of prompts shortened to fit one); None: unknown
-        self._queues: dict[str, deque] = defaultdict(deque)
+        self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._fixed: dict[str, Reply] = {}
         for model, r in (replies or {}).items():
             if isinstance(r, list):
@@ -48,7 +48,7 @@ class ScriptedBackend(Backend):
         self.delay_s = delay_s
         self.max_parallel = max_parallel
         self._label_probs = label_probs
-        self.calls: list[dict] = []
+        self.calls: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
     def context_window(self, model: str) -> int | None:
@@ -92,7 +92,7 @@ class ScriptedBackend(Backend):
         )
 
 
-def _make(spec: ModelSpec, s: dict, guard: Any) -> Backend:
+def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:
     return ScriptedBackend(default=s.get("default", "YES"))
 
 

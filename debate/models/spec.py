@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from debate.errors import InvalidInput
 from debate.models import backends
@@ -123,7 +124,7 @@ def server_url(url: str | None, what: str) -> str | None:
     return url
 
 
-def settings_url(spec: ModelSpec, section: dict, field: str, setting: str, env: str, what: str) -> str | None:
+def settings_url(spec: ModelSpec, section: dict[str, Any], field: str, setting: str, env: str, what: str) -> str | None:
     """The URL a server backend is made for (the spec's, else the settings', else the environment's),
     refused when it holds a user name or password, saying where it came from (spec.py's docstring says why)."""
     if spec.base_url:

@@ -10,6 +10,8 @@ no re-scan of what was already seen), and says when to stop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from debate.content.sentences import LoopWatch, sentence_ends
 
 JSON_RESERVE = 24  # tokens kept for what follows a JSON answer's text: `", "verdict": "HALF-TRUE"}` is ~10
@@ -129,7 +131,7 @@ class KindEnd:
         if self.json is not None:
             self.json.feed(piece)
 
-    def step(self, steps: int, next_breaks) -> str:
+    def step(self, steps: int, next_breaks: Callable[[], bool]) -> str:
         """What the next token must be after `steps` tokens; `next_breaks()` says whether the most probable
         next token begins with white space or is the end token (asked only at a sentence end)."""
         if self.json is None:

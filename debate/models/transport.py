@@ -102,7 +102,8 @@ def _classes(http: ModuleType) -> tuple[type, type]:
     if http.__name__ in _CLASSES:
         return _CLASSES[http.__name__]
 
-    class BoundedBody(http.SyncByteStream):
+    # bases of the library given at run time (httpx or httpx2), which mypy cannot follow
+    class BoundedBody(http.SyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, t0: float, deadline_s: float, max_bytes: int, where: str) -> None:
             self._inner, self._t0, self._deadline_s, self._max, self._where = inner, t0, deadline_s, max_bytes, where
 
@@ -127,7 +128,7 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         def close(self) -> None:
             self._inner.close()
 
-    class BoundedTransport(http.BaseTransport):
+    class BoundedTransport(http.BaseTransport):  # type: ignore[misc,name-defined]
         def __init__(
             self, where: str, strip: tuple[str, ...], headers: dict[str, str], max_bytes: int, inner: Any, url: str = ""
         ) -> None:
@@ -182,7 +183,7 @@ class _HeadWatch:
         self._streams: list[Any] = []
         outer = request.extensions.get("trace")
 
-        def trace(name: str, info: dict) -> None:
+        def trace(name: str, info: dict[str, Any]) -> None:
             if name.endswith(("connect_tcp.complete", "start_tls.complete")) and info.get("return_value") is not None:
                 self._streams.append(info["return_value"])
             if outer is not None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import logging
 from importlib.metadata import entry_points
+from typing import Any
 
 from debate import lineups, prompts
 from debate.errors import InvalidInput
 from debate.lineups import Agent
+from debate.models.client import ModelClient
 from debate.protocols import baseline, council, radar, single, team
 from debate.protocols.base import ProtocolInfo
 
@@ -76,13 +78,15 @@ def get(name: str) -> ProtocolInfo:
     return info
 
 
-def resolve_agents(lineup: dict, protocol: str, params: dict | None = None) -> list[Agent]:
+def resolve_agents(lineup: dict[str, Any], protocol: str, params: dict[str, Any] | None = None) -> list[Agent]:
     """The agents `protocol` uses with `lineup`, in speaking order, each with a unique name (its seats:
     ProtocolInfo.seat)."""
     return get(protocol).seat(lineup, params)
 
 
-def validate_lineup(lineup: str | dict, client, protocol: str | None = None, params: dict | None = None) -> list[dict]:
+def validate_lineup(
+    lineup: str | dict[str, Any], client: ModelClient, protocol: str | None = None, params: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """One row per distinct model of the seats `protocol` uses (every lineup entry without one):
     {model, ok, status, detail, agents}; never raises for a down backend (lineups.check_models)."""
     agents = resolve_agents(lineups.load_lineup(lineup), protocol, params) if protocol else None

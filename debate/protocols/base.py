@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from debate import prompts, seats
 from debate.aids import calibration as cal
@@ -41,12 +41,14 @@ from debate.events import (
 )
 from debate.lineups import Agent, seats_from_roles
 from debate.models.base import ChatStream, GenOptions, Message, ModelResult
+from debate.models.client import ModelClient
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
 from debate.protocols import prompting
 from debate.protocols.decisions import against_vote, normalise_probs
 from debate.protocols.parsing import ParseResult, parse_citations, split_think
-from debate.protocols.prompting import Said, Slot, order_of
+from debate.protocols.prompting import Said, order_of
+from debate.protocols.prompting import Slot as Slot  # the protocols take it from here
 from debate.retrieval import safety
 from debate.tasks import TaskView
 
@@ -73,9 +75,9 @@ class ProtocolInfo:
     params: dict[str, Param]
     run: Callable[[DebateContext], Iterator[Event]] | None = None
     uses_evidence: bool = False  # evidence on by default (RADAR)
-    choices: dict[str, tuple] = field(default_factory=dict)  # allowed values of string/int params
+    choices: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # allowed values of string/int params
     # seats that depend on the parameters (a council of N members, two teams): (lineup, params) -> agents
-    seating: Callable[[dict, dict], list[Agent]] | None = None
+    seating: Callable[[dict[str, Any], dict[str, Any]], list[Agent]] | None = None
     # its prompt templates: debate/prompts/NAME.toml for a protocol of this package (found by name), or
     # this file for one of another package (registered with it)
     prompt_file: Path | None = None
@@ -85,7 +87,7 @@ class ProtocolInfo:
     def defaults(self) -> dict[str, Any]:
         return {k: v[0] for k, v in self.params.items()}
 
-    def seat(self, lineup: dict, params: dict | None = None) -> list[Agent]:
+    def seat(self, lineup: dict[str, Any], params: dict[str, Any] | None = None) -> list[Agent]:
         """The agents this protocol uses with `lineup`, in speaking order, each with a unique name."""
         if self.seating is not None:
             return self.seating(lineup, params or {})
@@ -103,10 +105,10 @@ class TurnSpec:
     answer_format: str = ""  # shown in the repair prompt
     labels: tuple[str, ...] = ()  # scored with logprobs where the backend can
     temperature: float | None = None  # overrides the agent's (RADAR samples)
-    seed: int | None | str = "agent"  # "agent" = the agent's own seed
+    seed: int | None | Literal["agent"] = "agent"  # "agent" = the agent's own seed
     max_tokens: int | None = None
     repair: bool = True  # False for sampled answers: an unreadable sample simply counts as invalid
-    schema: dict | None = None  # JSON schema the repair call is constrained to, where the backend can
+    schema: dict[str, Any] | None = None  # JSON schema the repair call is constrained to, where the backend can
     schema_format: str = ""  # the answer format shown in a constrained repair prompt
     constrain: bool = False  # also constrain the first answer to `schema` (where the backend can)
     # the label is counted by P(labels[0]) >= threshold (fitted on train): a schema that writes text after
@@ -121,11 +123,11 @@ class TurnSpec:
 @dataclass
 class DebateContext:
     config: Any  # runner.DebateConfig
-    client: Any  # ModelClient
+    client: ModelClient
     agents: list[Agent]
     params: dict[str, Any]
-    task: TaskView | None = None
-    passages: list[dict] = field(default_factory=list)
+    _task: TaskView | None = None  # the task of the category being debated (the task property)
+    passages: list[dict[str, Any]] = field(default_factory=list)
     evidence_on: bool = False
     evidence_none_fit: bool = False  # passages were found but none reached the relevance floor
     cancel: threading.Event | None = None
@@ -134,8 +136,10 @@ class DebateContext:
     cache_hits: int = 0
     rounds: int = 0
     moderator_notes: list[str] = field(default_factory=list)  # said so far; every later prompt carries them
-    replay: list[dict] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
-    memo: dict = field(default_factory=dict)  # per-debate values every turn shares (e.g. chosen demonstrations)
+    replay: list[dict[str, Any]] = field(default_factory=list)  # a fork's parent turns still to re-emit, in order
+    memo: dict[Any, Any] = field(
+        default_factory=dict
+    )  # per-debate values every turn shares (e.g. chosen demonstrations)
     debate_id: str = ""  # where a person's answers for this debate are posted (debate.seats)
     # the first answers (agent -> label) a plain vote would have counted; set by the protocol, read after
     # its Verdict to show the debate against that vote (None: the protocol has no first answers to count)
@@ -155,6 +159,18 @@ class DebateContext:
     def p(self, name: str) -> Any:
         return self.params[name]
 
+    @property
+    def task(self) -> TaskView:
+        """The task of the category being debated: the runner sets it before a protocol runs, so a
+        protocol reads it without a None check (typed so that mypy holds every protocol to that)."""
+        if self._task is None:
+            raise DebateError("No task is set for this debate.", "Set ctx.task before running a protocol.")
+        return self._task
+
+    @task.setter
+    def task(self, value: TaskView) -> None:
+        self._task = value
+
     def role(self, role: str) -> Agent:
         for a in self.agents:
             if a.role == role:
@@ -166,7 +182,8 @@ class DebateContext:
 
     @property
     def claim(self) -> str:
-        return self.config.claim
+        claim: str = self.config.claim
+        return claim
 
     @property
     def script(self) -> str | None:
@@ -174,7 +191,8 @@ class DebateContext:
         English debate is not answered in Chinese; None for a claim in another script."""
         if "script" not in self.memo:
             self.memo["script"] = script_of(self.claim)
-        return self.memo["script"]
+        script: str | None = self.memo["script"]
+        return script
 
     def is_person(self, agent: Agent) -> bool:
         """A person plays this seat (its backend waits for their words instead of generating)."""
@@ -219,7 +237,7 @@ class DebateContext:
             self.memo["fence_key"] = cached
         return cached[1]
 
-    def carries_evidence(self, values: dict, lead: str = "") -> bool:
+    def carries_evidence(self, values: dict[str, Any], lead: str = "") -> bool:
         """Does a prompt built from `values` (or led by `lead`) quote the passages? Then its system text
         says they are data (safety.SYSTEM_NOTE)."""
         if not (self.evidence_on and self.passages) or self.guard() == "off":
@@ -274,7 +292,7 @@ class DebateContext:
         agent: Agent,
         system_id: str | None,
         user_id: str,
-        values: dict,
+        values: dict[str, Any],
         slots: dict[str, Slot] | None = None,
         *,
         phase: str = "",
@@ -306,7 +324,7 @@ class DebateContext:
             yield shortened(agent, phase, round, user_id, report)
         return msgs
 
-    def _shared_evidence(self, values: dict, history: list[Message] | None) -> str:
+    def _shared_evidence(self, values: dict[str, Any], history: list[Message] | None) -> str:
         """With `shared_evidence` on, the claim and the passages as the first words of the prompt: the
         same tokens for every role and phase, so the backend evaluates them once per model. Only where
         the template would carry this very pool (not a content-free calibration prompt, not a memory)."""
@@ -326,7 +344,7 @@ class DebateContext:
 
     # -- re-reading a finished prompt (which passages a verdict rests on) ------------------------------
     @contextlib.contextmanager
-    def passages_left(self, passages: list[dict]):
+    def passages_left(self, passages: list[dict[str, Any]]) -> Iterator[None]:
         """Prompts built inside quote only `passages` (each keeps its id), under this debate's own fence key:
         the prompt then differs from the verdict's only where a passage is missing, so llama.cpp reuses the
         evaluation of everything before it."""
@@ -369,7 +387,7 @@ class DebateContext:
             phase=phase,
             round=round,
             title=title or phase.capitalize(),
-            category=self.task.category if self.task else None,
+            category=self._task.category if self._task else None,
             note=note,
         )
 
@@ -379,7 +397,7 @@ class DebateContext:
         explanation: str,
         source: str,
         confidence: float | None = None,
-        probs: dict | None = None,
+        probs: dict[str, float] | None = None,
         written: str | None = None,
         aid: str = "",
         basis: str = "probability",
@@ -397,13 +415,13 @@ class DebateContext:
         answer and, under the written reading, the aid's label kept as a second opinion (debate.outcome)."""
         overruled = written is not None and label is not None and written != label
         cats = self._categories()  # a category decided only as input to a rule has no gold of its own
-        gold = self.config.gold if self.task and len(cats) == 1 and self.task.category == cats[0] else None
+        gold = self.config.gold if self._task and len(cats) == 1 and self._task.category == cats[0] else None
         return Verdict(
             label=label,
             explanation=explanation,
             source=source,
             confidence=confidence,
-            category=self.task.category if self.task else None,
+            category=self._task.category if self._task else None,
             gold=gold,
             probs=probs,
             written_label=written if overruled else None,
@@ -433,13 +451,13 @@ class DebateContext:
 
     def vote_comparison(self, v: Verdict) -> VoteComparison | None:
         """The debate's verdict `v` against the plain majority of the first answers, if the protocol set them."""
-        if self.first_votes is None or self.task is None:
+        if self.first_votes is None or self._task is None:
             return None
         d = against_vote(self.first_votes, self.task.labels, self.task.tie_label, v.label, v.gold)
         differ = self.first_written is not None and self.first_written != self.first_votes
         return VoteComparison(category=v.category, basis=self.first_basis, counted_otherwise=differ, **d)
 
-    def _categories(self) -> list:
+    def _categories(self) -> list[int | None]:
         from debate.tasks import task_categories
 
         return task_categories(self.config.task, self.config.category)
@@ -560,7 +578,7 @@ class DebateContext:
     def _concurrent(
         self, specs: list[TurnSpec], streams: list[ChatStream]
     ) -> Generator[Event, None, list[TurnFinished]]:
-        q: queue.Queue = queue.Queue()
+        q: queue.Queue[tuple[str, Any]] = queue.Queue()
         results: list[TurnFinished | None] = [None] * len(specs)
         limit = threading.BoundedSemaphore(max(1, int(self.params.get("max_concurrency", 8) or 8)))
 
@@ -607,10 +625,10 @@ class DebateContext:
                 self.abort.set()
             for t in threads:
                 t.join(timeout=2.0)
-        return results
+        return cast("list[TurnFinished]", results)  # each worker set its result before it said "done"
 
     def _chat(
-        self, spec: TurnSpec, messages: list[Message], json_schema: dict | None = None, min_tokens: int = 0
+        self, spec: TurnSpec, messages: list[Message], json_schema: dict[str, Any] | None = None, min_tokens: int = 0
     ) -> ChatStream:
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
@@ -641,7 +659,7 @@ class DebateContext:
             self.cache_hits += int(stream.cached)
         return stream
 
-    def _own_words(self, spec: TurnSpec, json_schema: dict | None) -> dict[str, Any]:
+    def _own_words(self, spec: TurnSpec, json_schema: dict[str, Any] | None) -> dict[str, Any]:
         """GenOptions fields that keep an answer its own and its length kind: an argument in words may not
         copy a run of another speaker's earlier turn (the claim, the evidence and the moderator's notes it
         may quote: `no_copy`), and an argument or a JSON answer under a grammar may finish its sentence past
@@ -659,7 +677,7 @@ class DebateContext:
             out["grace_tokens"] = grace
         return out
 
-    def _first_schema(self, spec: TurnSpec) -> dict | None:
+    def _first_schema(self, spec: TurnSpec) -> dict[str, Any] | None:
         """A TurnSpec with constrain=True is decoded under its JSON schema from the first token (small
         models then always give a readable label, and its probability is read at a forced position)."""
         if not (spec.constrain and spec.schema is not None):
@@ -727,7 +745,7 @@ class DebateContext:
             seats.close(seat)
         if self.stopping():
             raise Cancelled("The debate was stopped.")
-        base = dict(
+        base: dict[str, Any] = dict(
             turn_id=spec.turn_id,
             agent=a.agent,
             role=a.role,
@@ -827,7 +845,7 @@ class DebateContext:
         ptok, ctok, lat = res.prompt_tokens, res.completion_tokens, res.latency_s
         reused = res.prompt_reused_tokens
         cached, probs, label_at = res.cached, res.label_probs, res.label_at
-        parsed: dict | None = None
+        parsed: dict[str, Any] | None = None
         label, valid, repaired = None, True, False
         if res.finish_reason == "incomplete":  # the server closed the stream twice before the end
             valid, parsed = False, {"label": None, "error": CUT_OFF}
@@ -931,7 +949,7 @@ def ends_well(text: str, budget_ended: bool) -> tuple[str, str]:
     return text, how
 
 
-def prose_ends_well(parsed: dict, budget_ended: bool) -> tuple[dict, str, str]:
+def prose_ends_well(parsed: dict[str, Any], budget_ended: bool) -> tuple[dict[str, Any], str, str]:
     """(parsed with its words ended well, why: "" | "loop" | "sentence", those words as written). A JSON
     answer's label is decoded before its words, so a summary that loops until the budget still carries a
     readable status or vote; what it says is kept up to the repeat, as an argument in words is."""
@@ -990,7 +1008,7 @@ def moderator_block(notes: list[str]) -> str:
     return prompts.render("engine.moderator", notes="\n".join(f"- {n}" for n in notes))
 
 
-def entries(turns: list[TurnFinished], prefix) -> tuple[Said, ...]:
+def entries(turns: list[TurnFinished], prefix: Callable[[TurnFinished], str]) -> tuple[Said, ...]:
     """Earlier turns as prompt entries; `prefix(turn)` names the speaker as the template's transcript does."""
     return tuple(Said(t.text, prefix(t), order_of(t.turn_id, i)) for i, t in enumerate(turns))
 
@@ -1054,7 +1072,7 @@ def label_key_of(spec: TurnSpec) -> str:
     return ""
 
 
-def label_leads(schema: dict | None, labels: tuple[str, ...] | list[str]) -> bool:
+def label_leads(schema: dict[str, Any] | None, labels: tuple[str, ...] | list[str]) -> bool:
     """The schema decodes the label first and free text after it (vote-first answers): the label's
     probabilities are then read at its own position, not wherever the text later says "no"."""
     props = list(((schema or {}).get("properties") or {}).values())
@@ -1067,7 +1085,7 @@ def json_answer(
     text_key: str | None = "explanation",
     numeric: bool = False,
     text_chars: int = REPAIR_TEXT_CHARS,
-) -> dict:
+) -> dict[str, Any]:
     """TurnSpec fields for a constrained repair: a schema with a short free-text field first and then
     `key` in `labels` (0/1 for the paper's yes/no judge JSON), plus the format line shown to the model.
 
@@ -1076,8 +1094,8 @@ def json_answer(
     (118 of 122 repaired Qwen2.5-Coder-0.5B verdicts were YES, every direct one NO). The reason now comes first,
     so the label is decoded after the model has restated its argument; it is short so the label still
     fits in the token budget; and the options are shown as a placeholder, not as an answer to copy."""
-    values: list = [1, 0] if numeric else list(labels)
-    props: dict = {}
+    values: list[Any] = [1, 0] if numeric else list(labels)
+    props: dict[str, Any] = {}
     shown = "<1 for yes, 0 for no>" if numeric else "<one of " + ", ".join(f'"{v}"' for v in values) + ">"
     example = "{"
     if text_key:
@@ -1086,7 +1104,7 @@ def json_answer(
     props[key] = {"type": "integer" if numeric else "string", "enum": values}
     example += f'"{key}": {shown}' + "}"
     schema = {"type": "object", "properties": props, "required": list(props)}
-    out: dict = {"schema": schema, "schema_format": example}
+    out: dict[str, Any] = {"schema": schema, "schema_format": example}
     if numeric:  # the digits stand for the labels at the key: their probabilities are the labels'
         out["label_spellings"] = tuple(str(v) for v in values)
     return out

@@ -23,6 +23,7 @@ default is the paper's setting:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from debate.aids import calibration as cal
 from debate.aids.demos import format_demos, similar_demos
@@ -38,7 +39,7 @@ ANSWERS = ("paper", "reason-first", "label-first")
 DEMOS = ("paper", "similar", "dialogue")
 
 
-def _spec(ctx: DebateContext, values: dict, phase: str, round: int = 0) -> Steps[TurnSpec]:
+def _spec(ctx: DebateContext, values: dict[str, Any], phase: str, round: int = 0) -> Steps[TurnSpec]:
     """`spec = yield from _spec(...)`: the one answer turn (or its content-free twin) in the chosen
     answer format, its prompt built by ctx.prompt like every other turn's."""
     t = ctx.task
@@ -136,7 +137,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
             + ", ".join(f"{k} {v:.2f}" for k, v in (cal.normalised(cf_turn.label_probs, t.labels) or {}).items())
             + ")."
         )
-    elif how == "threshold":
+    elif how == "threshold" and raw is not None:  # (raw is there: a missing one took the first branch)
         thr, where = _threshold(ctx)
         if thr is None:
             notes.append(f"Uncalibrated: {where}.")
@@ -153,7 +154,11 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         if turn.label is not None and label != turn.label:
             notes.append(f"The model wrote {turn.label}; its calibrated probabilities give {label}.")
     use = chosen and cal_label is not None
-    confidence = round(probs[label], 6) if use and label in probs else turn.confidence
+    confidence = (
+        round(probs[label], 6)
+        if use and probs is not None and label is not None and label in probs
+        else turn.confidence
+    )
     yield ctx.verdict(
         label,
         " ".join(x for x in [written, *notes] if x),
@@ -166,17 +171,17 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         basis_note=(aid.split(":")[0] if aid else "") if use else "",
         reading="calibrated" if use else "written",
         calibrated=cal_label,
-        calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None else None,
+        calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None and probs is not None else None,
     )
 
 
-def seating(lineup: dict, params: dict) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     """One member (the parameter `member`, 1-based), or the lineup's `baseline` role when none is asked for."""
     s = Seating(lineup)
     idx = int(params.get("member", 1)) - 1
     if not 0 <= idx < len(s.members):
         raise InvalidInput(f"The lineup has no member {idx + 1}.", f"Choose 1..{len(s.members)}.")
-    entry = s.roles.get("baseline") if "member" not in params and s.roles.get("baseline") else s.members[idx]
+    entry = s.roles["baseline"] if "member" not in params and s.roles.get("baseline") else s.members[idx]
     return [s.seat(entry, "baseline", s.member_name(entry))]
 
 

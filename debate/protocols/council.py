@@ -20,7 +20,8 @@ from the same prompt, so it and its probability do not change).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from debate import prompts
 from debate.aids.calibration import normalised
@@ -62,7 +63,7 @@ def member_vote(turn: TurnFinished, labels: tuple[str, ...], source: str, thresh
     return turn.label
 
 
-def discussion(turns: list[TurnFinished], summaries: list[tuple[TurnFinished, str]] = ()) -> Slot:
+def discussion(turns: list[TurnFinished], summaries: Sequence[tuple[TurnFinished, str]] = ()) -> Slot:
     """The council's discussion so far: "m2 (round 1): ..." paragraphs, with the chair's earlier summaries
     ("Chairperson (round 1 summary): ...") in their place, as TurQUaz Table 5's log shows them."""
     said = list(entries(turns, lambda t: f"{t.agent} (round {t.round}): "))
@@ -82,12 +83,12 @@ class _Council:
         self.members, self.chair = ctx.with_role("member"), ctx.role("chair")
         self.said: list[TurnFinished] = []
         self.summaries: list[tuple[TurnFinished, str]] = []  # the chair's turns and what they summarised, in order
-        self.history: list[dict] = []
+        self.history: list[dict[str, Any]] = []
         self.small = ctx.p("demos") == "dialogue"
         self.thresholds: dict[str, float | None] = {}
         self.advocate: str | None = None
-        self.vals_common: dict = {}
-        self.votes: dict = {}
+        self.vals_common: dict[str, Any] = {}
+        self.votes: dict[str, Any] = {}
         self.turns: list[TurnFinished] = []
 
     # -- set-up ---------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ class _Council:
             return discussion(self.said)
         return discussion(self.said, self.summaries[:-1] if latest_apart else self.summaries)
 
-    def advocacy(self, agent: str, first: dict | None) -> str:
+    def advocacy(self, agent: str, first: dict[str, Any] | None) -> str:
         """The devil's advocate's instruction: argue the label the first vote gave the fewest votes to."""
         if agent != self.advocate or not first:  # the first vote itself is every member's own
             return ""
@@ -219,11 +220,11 @@ class _Council:
         )
 
     # -- counting -------------------------------------------------------------------------------------
-    def votes_of(self, turns: list[TurnFinished]) -> dict:
+    def votes_of(self, turns: list[TurnFinished]) -> dict[str, Any]:
         source = str(self.ctx.p("vote_from"))
         return {x.agent: member_vote(x, self.t.labels, source, self.thresholds.get(x.agent)) for x in turns}
 
-    def tallied(self, rnd: int, votes: dict) -> VotesTallied:
+    def tallied(self, rnd: int, votes: dict[str, Any]) -> VotesTallied:
         t, history = self.t, self.history
         prev = history[-2] if len(history) > 1 else None
         label, _ = majority(votes, t.labels, t.tie_label, prev, str(self.ctx.p("tie_rule")))
@@ -340,7 +341,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     yield council.decide(how)
 
 
-def seating(lineup: dict, params: dict) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     """N members (the parameter `members`; 0 = every lineup member; past the lineup's end its members
     again, with other seeds), then the chair."""
     s = Seating(lineup)

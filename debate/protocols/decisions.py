@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 Votes = Mapping[str, "str | None"]
 
@@ -135,7 +136,7 @@ def apply_cat2_rule(labels: Mapping[str, str | None]) -> tuple[dict[str, str | N
 # -- debate against vote -----------------------------------------------------------------------
 def against_vote(
     first_votes: Votes, labels: Sequence[str], tie_label: str | None, debate_label: str | None, gold: str | None = None
-) -> dict:
+) -> dict[str, Any]:
     """What a plain majority of the first answers would have decided with no discussion, beside the debate.
 
     Majority voting explains most of what debate gains in the literature, so every debate is shown

@@ -11,6 +11,8 @@ prefix the local backend reuses) and end with the paper's council member prompt.
 
 from __future__ import annotations
 
+from typing import Any
+
 from debate import prompts
 from debate.aids import calibration as cal
 from debate.aids.demos import dialogue, similar_demos
@@ -25,7 +27,7 @@ LABEL_KEY = "category"
 ONE_SENTENCE = r'^[^."\\\n]{12,' + str(REPAIR_TEXT_CHARS + 40) + r"}[.]$"
 
 
-def dialogue_values(ctx: DebateContext, values: dict) -> dict:
+def dialogue_values(ctx: DebateContext, values: dict[str, Any]) -> dict[str, Any]:
     """The task values with the description alone: the demonstrations replace the App. A.2 examples."""
     return {**values, "category_description_and_guidelines": ctx.task.description_and_guidelines(examples=False)}
 
@@ -39,7 +41,7 @@ def view(ctx: DebateContext, agent: Agent | None) -> tuple[int, int, str]:
 
 
 def dialogue_history(
-    ctx: DebateContext, values: dict, response_format: str, agent: Agent | None = None
+    ctx: DebateContext, values: dict[str, Any], response_format: str, agent: Agent | None = None
 ) -> list[Message]:
     """System message (task text and answer format), then the similar train tweets as answered turns
     (the agent's own slice of them when the lineup gives it one)."""
@@ -54,7 +56,8 @@ def dialogue_history(
 
 def json_answer_format(labels: tuple[str, ...]) -> str:
     """The label-first answer format line (the system message's, the same in every round)."""
-    return json_answer(LABEL_KEY, labels, text_key=None)["schema_format"]
+    shown: str = json_answer(LABEL_KEY, labels, text_key=None)["schema_format"]
+    return shown
 
 
 def label_first_spec(
@@ -62,7 +65,7 @@ def label_first_spec(
     agent: Agent,
     phase: str,
     round: int,
-    values: dict,
+    values: dict[str, Any],
     reason: bool = False,
     explain: bool = False,
     threshold: float | None = None,
@@ -101,7 +104,7 @@ def label_first_spec(
     )
 
 
-def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict:
+def vote_first_fields(key: str, labels: tuple[str, ...]) -> dict[str, Any]:
     """Schema fields for the council's `{"vote": ..., "explanation": ...}` with the vote decoded first,
     as the paper's format has it, so its probability is read before any argument is written."""
     schema = {

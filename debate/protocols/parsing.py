@@ -23,7 +23,7 @@ from typing import Any
 try:
     from json_repair import repair_json
 except ImportError:  # the repair step is an improvement, not a requirement
-    repair_json = None
+    repair_json = None  # type: ignore[assignment]  # its absence is checked before each use
 
 _THINK_TAG = re.compile(r"<(/?)think>", re.I)
 _FENCE = re.compile(r"```(?:json|JSON)?(.*?)```", re.S)  # no \s* before the lazy group: it was quadratic
@@ -181,7 +181,7 @@ def _close_cut_off(candidate: str) -> str | None:
     return out + "".join(reversed(stack))
 
 
-def _load(candidate: str, repair: bool = True) -> dict | None:
+def _load(candidate: str, repair: bool = True) -> dict[str, Any] | None:
     """The object in one candidate, or None. Deep nesting raises RecursionError in both parsers: that,
     like any other failure, makes the candidate unreadable rather than ending the debate."""
     try:
@@ -203,7 +203,7 @@ def _load(candidate: str, repair: bool = True) -> dict | None:
     return obj if isinstance(obj, dict) and obj else None
 
 
-def parse_json_object(text: str) -> dict | None:
+def parse_json_object(text: str) -> dict[str, Any] | None:
     """The last JSON object in the answer that parses (models often restate, the last is the answer).
 
     Candidates are tried from the last, at most MAX_JSON_CANDIDATES of them: an answer made of
@@ -211,7 +211,7 @@ def parse_json_object(text: str) -> dict | None:
     return _json_object(split_think(text)[0])
 
 
-def _json_object(answer: str) -> dict | None:
+def _json_object(answer: str) -> dict[str, Any] | None:
     repairs = 2  # json_repair calls per answer (each up to ~25 ms on hostile text)
     for cand in reversed(_json_candidates(answer)[-MAX_JSON_CANDIDATES:]):
         cand = cand.strip()
@@ -251,14 +251,14 @@ def parse_label(text: str, labels: tuple[str, ...], keys: tuple[str, ...] = LABE
             if k in lowered:
                 lab = normalise_label(lowered[k], labels)
                 if lab is not None:
-                    data = {"label": lab, "key": k, "json": obj}
+                    data: dict[str, Any] = {"label": lab, "key": k, "json": obj}
                     expl = lowered.get("explanation") or lowered.get("reason") or lowered.get("summary")
                     if expl is not None:
                         data["explanation"] = str(expl)
                     return ParseResult(lab, data, "json")
     lab = _line_label(answer, tuple(k.upper() for k in keys) + ("FINAL VERDICT", "FINAL ANSWER"), labels)
     if lab is not None:
-        data: dict[str, Any] = {"label": lab}
+        data = {"label": lab}
         reason = parse_reason(answer)
         if reason:
             data["explanation"] = reason
@@ -313,7 +313,7 @@ def parse_domain(text: str) -> str | None:
     return words[0] if len(words) == 1 else None
 
 
-def parse_chair(text: str) -> dict | None:
+def parse_chair(text: str) -> dict[str, Any] | None:
     """Council chair JSON `{"status": "CONSENSUS REACHED"|..., "summary": ...}`; None when unreadable."""
     obj = parse_json_object(text)
     if obj is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from debate import prompts
 from debate.models.base import Message
@@ -73,7 +74,7 @@ class FitReport:
 Build = Callable[[dict[str, Slot]], list[Message]]
 
 
-class Prompt(list):
+class Prompt(list[Message]):
     """A turn's messages that remember how `fit` built them (`build` over the unshortened `slots`).
 
     A prompt that adds to a turn's messages afterwards (the repair after an unreadable answer) needs
@@ -132,7 +133,7 @@ def budget_chars(n_ctx: int | None, max_tokens: int, explicit_chars: int = 0) ->
 def assemble(
     system_id: str | None,
     user_id: str,
-    values: dict,
+    values: dict[str, Any],
     slots: dict[str, Slot] | None = None,
     *,
     history: list[Message] | None = None,
@@ -191,7 +192,7 @@ def fit(build: Build, slots: dict[str, Slot], budget: int | None) -> tuple[Promp
     older = refs[:-KEEP_RECENT] if len(refs) > KEEP_RECENT else []
     newest = refs[len(older) :]
 
-    def shrink(ref, new_text: str) -> int:
+    def shrink(ref: tuple[int, str, int], new_text: str) -> int:
         _, name, i = ref
         old = entries[name][i]
         entries[name][i] = replace(old, text=new_text)

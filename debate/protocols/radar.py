@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any, Literal, TypeVar
 
 from debate import prompts
 from debate.aids import calibration as cal
@@ -72,7 +73,7 @@ class Debate:
         self.ctx = ctx
         self.position = any(a.role in ("advocate", "critic") for a in debaters)
         self.debaters = debaters
-        self.history: dict[str, list[dict]] = {}
+        self.history: dict[str, list[dict[str, Any]]] = {}
         self.args: dict[str, list[TurnFinished]] = {a.role: [] for a in debaters}  # by role, in order
         self.closing: dict[str, TurnFinished] = {}
         self.domain = ""
@@ -278,7 +279,7 @@ class Debate:
         # calibration's label is kept beside it as a second opinion (debate.outcome.reading)
         chosen = bool(self.ctx.p("calibrated_reading"))
         cal_label = max(probs, key=lambda k: probs[k]) if probs else None
-        if cal_label is not None and chosen:
+        if cal_label is not None and chosen and probs is not None:
             label, conf, basis = cal_label, probs[cal_label], "calibrated"
             notes.append(how_note)
             if j.label is not None and label != j.label:
@@ -297,7 +298,7 @@ class Debate:
             basis_note=basis_note if basis == "calibrated" else "",
             reading="calibrated" if chosen and cal_label is not None else "written",
             calibrated=cal_label,
-            calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None else None,
+            calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None and probs is not None else None,
         )
         yield verdict
         yield from attribute(self.ctx, self, judge, "judge", rnd, verdict, lone=lone)
@@ -316,14 +317,18 @@ class Debate:
         )
 
 
-def _quietly(gen: Iterator[Event]):
+R = TypeVar("R")
+
+
+def _quietly(gen: Steps[R]) -> R:
     """The value a `yield from` generator returns, its events dropped (a re-read's prompt may be shortened
     to fit the context as the verdict's was; that was said once, at the verdict)."""
     try:
         while True:
             next(gen)
     except StopIteration as stop:
-        return stop.value
+        value: R = stop.value
+        return value
 
 
 def attribute(
@@ -345,7 +350,7 @@ def attribute(
     labels = tuple(ctx.task.labels)
     policy = str(ctx.p("contested"))
     threshold = float(ctx.p("attribution_threshold"))
-    base = {"label": verdict.label, "source": verdict.source, "threshold": threshold, "policy": policy}
+    base: dict[str, Any] = {"label": verdict.label, "source": verdict.source, "threshold": threshold, "policy": policy}
     backend = ctx.client.backend_for(ModelSpec.parse(judge.model))
     if ctx.is_person(judge) or not getattr(backend, "supports_logprobs", False):
         who = (
@@ -362,7 +367,7 @@ def attribute(
         done=0, total=total, note="The judge re-reads the evidence with each passage left out in turn…"
     )
 
-    def read(kept: list[dict]) -> dict[str, float] | None:
+    def read(kept: list[dict[str, Any]]) -> dict[str, float] | None:
         with ctx.passages_left(kept):
             spec = _quietly(d.judge_spec(judge, phase, rnd, partial=partial, lone=lone))
             return ctx.reread_label_probs(spec)
@@ -416,7 +421,9 @@ def _method(ctx: DebateContext, agents: list[Agent]) -> str:
     return "logprobs"
 
 
-def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Steps[tuple]:
+def stop_check(
+    ctx: DebateContext, d: Debate, rnd: int, upcoming: str
+) -> Steps[tuple[bool, ParseResult | TurnFinished | None, str | None, float, int | None]]:
     """One early-stopping check; returns (stop, preliminary TurnFinished-or-None, label, confidence, the
     number of sampled round-judge answers `confidence` is a share of, or None when it is a probability)."""
     t = ctx.task
@@ -434,7 +441,9 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Steps[
     )
     round_judge = yield from d.judge_spec(judge, "round-judge", rnd, partial=True)
 
-    def stop_spec(temp=None, seed="agent", repair=True):
+    def stop_spec(
+        temp: float | None = None, seed: int | None | Literal["agent"] = "agent", repair: bool = True
+    ) -> TurnSpec:
         return TurnSpec(
             stop_agent,
             "stop-check",
@@ -450,10 +459,12 @@ def stop_check(ctx: DebateContext, d: Debate, rnd: int, upcoming: str) -> Steps[
             **json_answer("decision", ("CONTINUE", "STOP"), None),
         )
 
-    def judge_spec(temp=None, seed="agent", repair=True):
+    def judge_spec(
+        temp: float | None = None, seed: int | None | Literal["agent"] = "agent", repair: bool = True
+    ) -> TurnSpec:
         return replace(round_judge, temperature=temp, seed=seed, repair=repair)
 
-    detail: dict = {"upcoming_round": upcoming}
+    detail: dict[str, Any] = {"upcoming_round": upcoming}
     nj = 0
     stop_probs = verdict_probs = None
     prelim: ParseResult | TurnFinished | None = None
@@ -528,7 +539,7 @@ def infer_domain(ctx: DebateContext, d: Debate, expert: Agent) -> Iterator[Event
             },
         )
     )
-    d.domain = t.label if t.valid else "general knowledge"
+    d.domain = t.label if t.valid and t.label is not None else "general knowledge"
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -686,7 +697,7 @@ _SHARED_CHOICES = {
 }
 
 
-def seating(lineup: dict, params: dict, single: bool = False) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any], single: bool = False) -> list[Agent]:
     """The debaters of the role set (2-4 expertise roles, or advocate and critic), the judge, the stop
     agent; RADAR-single: one debater (or the pair, or none) and the judge."""
     s = Seating(lineup)
@@ -706,7 +717,7 @@ def seating(lineup: dict, params: dict, single: bool = False) -> list[Agent]:
     return out + [s.seat(s.role("stop", s.judge), "stop-agent", "stop-agent")]
 
 
-def _single_seating(lineup: dict, params: dict) -> list[Agent]:
+def _single_seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     return seating(lineup, params, single=True)
 
 

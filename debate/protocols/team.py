@@ -19,6 +19,7 @@ to count agreement on without inventing a vote; the README's deviation table say
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from debate.events import Event, TurnFinished
 from debate.lineups import Agent, Seating
@@ -205,7 +206,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
     yield from team.judge()
 
 
-def seating(lineup: dict, params: dict) -> list[Agent]:
+def seating(lineup: dict[str, Any], params: dict[str, Any]) -> list[Agent]:
     """Team A (pro-1..S), Team B (opp-1..S), the judge: the lineup's `teams`, else its members split in
     two; `config=same` puts the same members on both sides (the opponents with other seeds)."""
     s = Seating(lineup)

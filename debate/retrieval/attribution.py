@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import median
+from typing import Any
 
 THRESHOLD = 0.2
 LOW_RELEVANCE = 0.5
@@ -60,7 +61,8 @@ def leave_one_out(
     ref = normalised(full, labels)
     ref_label = top(ref)
     target = verdict if verdict in labels else ref_label
-    rows, rests = [], []
+    rows: list[dict[str, Any]] = []
+    rests: list[str] = []
     for pid, probs in without.items():
         p = normalised(probs, labels)
         if ref is None or p is None or target is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from debate.retrieval.minilm import (
     BATCH_SIZE,
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 _lock = threading.Lock()
-_embedder = None  # Embedder, or embed_process.ProcessEmbedder in process mode
+_embedder: Any = None  # Embedder, or embed_process.ProcessEmbedder in process mode
 _process_mode = False
 
 

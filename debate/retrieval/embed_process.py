@@ -213,7 +213,7 @@ class ProcessEmbedder:
             )
 
     def _check_starved(self, probe: tuple[float, int] | None) -> tuple[float, int] | None:
-        waited = run_queue_ns(self.pid)
+        waited = run_queue_ns(self.pid) if self.pid is not None else None
         now = time.monotonic()
         if waited is None:
             return None  # no schedstat: no judgement (the load timeout still bounds the wait)

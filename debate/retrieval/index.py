@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import cast
 
 from debate import config
 from debate.errors import InvalidInput, StoreError
@@ -163,7 +164,7 @@ class VectorIndex:
         if items and isinstance(items[0], Document):
             params = self.meta.get("chunking", {})
             new, _ = to_passages(
-                items,
+                cast("list[Document]", items),  # all of one kind: the first item says which
                 max_words or params.get("max_words", 120),
                 overlap if overlap is not None else params.get("overlap", 30),
                 seen,
@@ -171,7 +172,7 @@ class VectorIndex:
             )
         else:
             new = []
-            for p in items:
+            for p in cast("list[Passage]", items):
                 if p.key not in seen and p.passage_id not in taken:
                     seen.add(p.key)
                     taken.add(p.passage_id)
@@ -306,7 +307,7 @@ def build(
     if missing:
         vectors[missing] = (embed_fn or embed_mod.embed)([passages[i].text for i in missing])
     for i, p in enumerate(passages):
-        if p.key in known:
+        if p.key in known and reuse is not None:  # (known is empty without reuse)
             vectors[i] = reuse.vectors[known[p.key]]
     t1 = time.perf_counter()
     index = make_faiss_index(vectors, limit)

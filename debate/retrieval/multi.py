@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from debate.errors import DebateError, InvalidInput
 from debate.retrieval import ranking
@@ -164,7 +165,7 @@ class MultiRetriever:
         settings: SourceSettings | None = None,
         local=None,
         budget_s: float | None = None,
-        floor: float | None | str = "fitted",
+        floor: float | None | Literal["fitted"] = "fitted",
         sources: list[Source] | None = None,
         mmr: bool = True,
     ) -> None:
@@ -278,7 +279,7 @@ class MultiRetriever:
         use, left_out, note = self.active()
         queries = [query, *[q for q in (questions or []) if isinstance(q, str) and q.strip()]]
         lock = threading.Lock()
-        slots = {
+        slots: dict[str, dict[str, Any]] = {
             s.name: {
                 "hits": [],
                 "state": "waiting",

@@ -18,6 +18,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 from debate.retrieval.corpus import text_key
 
@@ -75,7 +80,9 @@ def merge_duplicates(hits: list) -> tuple[list, dict[int, list[str]], int]:
     """Hits whose normalised text is the same (a mirror, a repost, the same abstract from two
     sources) become one; `also[i]` lists the other sources that had hit i."""
     first: dict[str, int] = {}
-    kept, also, dups = [], {}, 0
+    kept: list[Any] = []
+    also: dict[int, list[str]] = {}
+    dups = 0
     for h in hits:
         key = text_key(h.text)
         if not h.text.strip():
@@ -106,7 +113,7 @@ def bm25_scores(query: str, texts: list[str]):
     return np.asarray(retriever.get_scores(q), dtype="float32")
 
 
-def _ranks(scores) -> object:
+def _ranks(scores) -> npt.NDArray[np.float64]:
     import numpy as np
 
     order = np.argsort(-np.asarray(scores), kind="stable")

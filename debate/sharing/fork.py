@@ -11,6 +11,7 @@ phase marker, the notes, and the new rounds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +37,7 @@ def _d(ev: Event | dict) -> dict:
     return ev.to_dict() if isinstance(ev, Event) else dict(ev)
 
 
-def rounds_of(events: list[Event | dict]) -> list[int]:
+def rounds_of(events: Sequence[Event | dict]) -> list[int]:
     """The rounds a debate has completed speech in (what 'Fork from round N' may offer)."""
     ds = [_d(e) for e in events]
     out = sorted(

@@ -138,8 +138,8 @@ def vote_chart_svg(tallies: list[dict], width: int = 520, height: int = 220) -> 
     )
     parts.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#333" stroke-width="2"/>')
     for p in pts:
-        x, y = p.split(",")
-        parts.append(f'<circle cx="{x}" cy="{y}" r="3" fill="#333"/>')
+        cx, cy = p.split(",")
+        parts.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="#333"/>')
     parts.append(f'<text x="4" y="{upper - 8}" font-size="11">votes (bars, max {top}) · consensus (line)</text>')
     legend = " ".join(
         f'<tspan fill="{colors.get(k, "#C9C9C9")}">■</tspan> {_e(k)}'

@@ -9,6 +9,7 @@ of the same claim, protocol and parameters with re-seated agents (DebateConfig.s
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,7 +133,7 @@ def variant_configs(events: list[Event | dict], seeds: int = 2, shuffle_seed: in
     return out
 
 
-def verdict_of(events: list[Event | dict]) -> tuple[str | None, str]:
+def verdict_of(events: Sequence[Event | dict]) -> tuple[str | None, str]:
     """(final label, status) of a debate's events; a multi-category verdict as 'c1=YES c2=NO ...'."""
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     v = next((e for e in reversed(ds) if e.get("type") == "verdict"), None)
@@ -143,14 +144,14 @@ def verdict_of(events: list[Event | dict]) -> tuple[str | None, str]:
     return label, (fin or {}).get("status", "running")
 
 
-def variant_row(name: str, events: list[Event | dict], debate_id: str = "", running: bool = False) -> dict:
+def variant_row(name: str, events: Sequence[Event | dict], debate_id: str = "", running: bool = False) -> dict:
     """One row of the robustness table from a variant's events: its verdict, status and what it ran.
 
     `running`: the variant is still being generated (its finished event may be written already while
     the worker winds down); such a row is shown but not counted."""
     ds = [e.to_dict() if isinstance(e, Event) else dict(e) for e in events]
     label, status = verdict_of(ds)
-    fin = next((e for e in reversed(ds) if e.get("type") == "finished"), {})
+    fin: dict[str, Any] = next((e for e in reversed(ds) if e.get("type") == "finished"), {})
     return {
         "variant": name,
         "label": label,

@@ -12,11 +12,13 @@ WAL lets other processes read while a debate is being written.
 from __future__ import annotations
 
 import atexit
+import builtins
 import json
 import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -101,6 +103,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _interrupt(debate_id: str) -> Callable[[sqlite3.Connection], Any]:
+    """The transaction that marks `debate_id` interrupted if it is still running."""
+    return lambda db: db.execute(
+        "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
+        (INTERRUPTED, _now(), debate_id),
+    )
+
+
 def _jsonable(obj: Any) -> Any:
     """Configs may hold dataclasses or paths; the store keeps plain JSON."""
     if hasattr(obj, "__dataclass_fields__"):
@@ -163,13 +173,7 @@ class DebateStore(SqliteStore):
         """At interpreter exit: debates this process still writes will never finish."""
         for debate_id in self.owned():
             try:
-                self._tx(
-                    lambda db, i=debate_id: db.execute(
-                        "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? "
-                        "WHERE id=? AND status='running'",
-                        (INTERRUPTED, _now(), i),
-                    )
-                )
+                self._tx(_interrupt(debate_id))
             except Exception:  # noqa: BLE001 - closed or broken store: the stopped heartbeat tells the rest
                 pass
 
@@ -325,12 +329,7 @@ class DebateStore(SqliteStore):
         )
         dead = [r["id"] for r in rows if r["id"] not in owned]
         for debate_id in dead:
-            self._tx(
-                lambda db, i=debate_id: db.execute(
-                    "UPDATE debates SET status='interrupted', stop_reason=?, updated_at=? WHERE id=? AND status='running'",
-                    (INTERRUPTED, _now(), i),
-                )
-            )
+            self._tx(_interrupt(debate_id))
         return dead
 
     def delete(self, debate_id: str) -> bool:
@@ -408,7 +407,7 @@ class DebateStore(SqliteStore):
         sql += " ORDER BY created_at DESC LIMIT ?"
         return [self._row(r) for r in self._q(sql, (*args, int(limit)))]
 
-    def distinct(self, column: str) -> list[str]:
+    def distinct(self, column: str) -> builtins.list[str]:  # (`list` is a method here)
         if column not in ("task", "protocol", "verdict", "status"):
             raise InvalidInput(f"Cannot list values of {column!r}.", "Use task, protocol, verdict or status.")
         return [
@@ -445,11 +444,11 @@ class DebateStore(SqliteStore):
             raise InvalidInput(f"No debate {debate_id!r} in the store.", "Pick one from the Library.")
         return row
 
-    def overrules(self, debate_ids: list[str]) -> dict[str, list[dict]]:
+    def overrules(self, debate_ids: builtins.list[str]) -> dict[str, builtins.list[dict]]:
         """debate id -> its verdict events whose readings disagree (an aid changed the written label, or
         under the written reading gave another as a second opinion; debate.outcome), in seq order."""
-        out: dict[str, list[dict]] = {}
-        ids = list(dict.fromkeys(debate_ids))
+        out: dict[str, builtins.list[dict]] = {}
+        ids: builtins.list[str] = builtins.list(dict.fromkeys(debate_ids))
         for i in range(0, len(ids), 500):  # well under SQLite's bound on query parameters
             chunk = ids[i : i + 500]
             rows = self._q(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ def explain(e: sqlite3.Error, what: str, path: Path, verb: str) -> tuple[str, st
 class SqliteStore:
     what = "store"  # named in error messages, e.g. "debate store"
     migrations_table = "schema_migrations"  # records which numbered migrations ran
-    migrations: tuple[tuple[int, str, str], ...] = ()  # (number, name, SQL), append-only
+    migrations: Sequence[tuple[int, str, str]] = ()  # (number, name, SQL), append-only
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else _config.store_db()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from debate import outcome
 from debate.tasks import override_note, stop_confidence_words, turn_number, verdict_number, verdict_sentences
@@ -232,7 +233,8 @@ def _started(e: dict, cx: Context) -> Note:
         + (f"; parameters: {', '.join(f'{k}={v}' for k, v in params.items())}" if params else "")
         + "."
     )
-    settings = e.get("settings") if isinstance(e.get("settings"), dict) else {}
+    raw = e.get("settings")
+    settings: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if settings.get("evidence_on") is False or (settings.get("evidence") is False and "evidence_on" not in settings):
         intro += " This debate searched no evidence: the agents argue from what they know."
     look = " Look at the claim card: that is what everyone is asked about."

@@ -14,6 +14,7 @@ import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlparse
 
 from debate.errors import DebateError
@@ -117,7 +118,14 @@ class PageGuard:
         guard = self
 
         class Backend(core.SyncBackend):
-            def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            def connect_tcp(
+                self,
+                host: str,
+                port: int,
+                timeout: float | None = None,
+                local_address: str | None = None,
+                socket_options: Iterable[Any] | None = None,
+            ) -> Any:
                 last: OSError | None = None
                 for family, kind, proto, _, address in guard.vetted(host, port):
                     sock = socket.socket(family, kind, proto)
