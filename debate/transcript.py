@@ -17,7 +17,28 @@ from typing import IO
 
 from debate import outcome
 from debate.errors import InvalidInput
-from debate.events import Event, checked_event
+from debate.events import (
+    Attribution,
+    ChairSummary,
+    DebateFinished,
+    DebateStarted,
+    ErrorEvent,
+    Event,
+    EvidenceRetrieved,
+    HumanAsked,
+    HumanTimedOut,
+    Moderator,
+    PhaseStarted,
+    RuleApplied,
+    StopCheck,
+    TokenDelta,
+    TranscriptShortened,
+    TurnFinished,
+    TurnStarted,
+    VoteComparison,
+    VotesTallied,
+    checked_event,
+)
 from debate.retrieval import attribution as at
 from debate.sanitize import unmarked
 from debate.tasks import echoed_mark, stop_confidence_words, turn_number
@@ -178,11 +199,10 @@ class TextRenderer:
     # -- dispatch -------------------------------------------------------------------------------
     def feed(self, ev: Event) -> str:
         self.view.apply(ev)
-        kind = ev.type
-        if kind == "turn_started":
+        if isinstance(ev, TurnStarted):
             self.open.append(ev.turn_id)
             return self._show(ev.turn_id) if self.current is None else ""
-        if kind == "token":
+        if isinstance(ev, TokenDelta):
             sofar = self.streamed[ev.turn_id] = self.streamed.get(ev.turn_id, "") + ev.text
             if sofar.lstrip().startswith("{"):
                 return ""  # a JSON answer: its words are printed when it ends, never the JSON
@@ -191,7 +211,7 @@ class TextRenderer:
                 return text
             self.buffer.setdefault(ev.turn_id, []).append(text)
             return ""
-        if kind == "turn_finished":
+        if isinstance(ev, TurnFinished):
             if ev.turn_id not in self.open:  # a stream cut before TurnStarted: show it plainly
                 self.open.append(ev.turn_id)
             self.shown_done.add(ev.turn_id)
@@ -204,16 +224,16 @@ class TextRenderer:
         """Anything but a turn, printed from the view: the head, the evidence, a section's title, a note,
         the verdict, the end."""
         view, kind = self.view, ev.type
-        if kind == "debate_started":
-            return self._started(view.started)
-        if kind == "evidence":
+        if isinstance(ev, DebateStarted):
+            return self._started(ev)
+        if isinstance(ev, EvidenceRetrieved):
             return self._evidence()
-        if kind == "phase_started":
+        if isinstance(ev, PhaseStarted):
             sec = view.sections[-1]
             out = "\n" + self._rule(sec.title, "═" if sec.phase == "category" else "─")
             return out + (self._c("2", f"  {sec.note}") + "\n" if sec.note else "")
-        if kind == "finished":
-            return self._finished(view.finished)
+        if isinstance(ev, DebateFinished):
+            return self._finished(ev)
         items = view.sections[-1].items if view.sections else []
         if not items or kind not in (*NOTE_TYPES, "verdict") or items[-1][0] != kind:
             return ""  # nothing a view shows (a progress event), or an event already folded in
@@ -221,7 +241,7 @@ class TextRenderer:
         render = getattr(self, f"_{item_kind}", None)
         return render(item) if render is not None else ""
 
-    def _started(self, ev: Event) -> str:
+    def _started(self, ev: DebateStarted) -> str:
         where = ev.task + (
             f" category {ev.category}"
             if ev.task == "checkthat" and ev.category
@@ -254,7 +274,7 @@ class TextRenderer:
             lines.append(f"  [{p.get('id')}] {sc}{text[:160]}{'…' if len(text) > 160 else ''}\n")
         return "".join(lines)
 
-    def _votes_tallied(self, ev: Event) -> str:
+    def _votes_tallied(self, ev: VotesTallied) -> str:
         rv = self.view.round_of(ev)
         counts = ", ".join(f"{k} {n}" for k, n in ev.counts.items())
         if rv is not None and rv.differs:  # written and counted both, as the verdict card's headline says them
@@ -269,14 +289,14 @@ class TextRenderer:
         )
         return self._c("1", line) + "\n"
 
-    def _moderator(self, ev: Event) -> str:
+    def _moderator(self, ev: Moderator) -> str:
         seen = "" if ev.seen else " (arrived after the last turn: no agent read it)"
         return self._c("1;33", f"\n  Moderator ({ev.source}){seen}: ") + unmarked(ev.text) + "\n"
 
-    def _chair_summary(self, ev: Event) -> str:
+    def _chair_summary(self, ev: ChairSummary) -> str:
         return f"\n  Chair {self._agent(ev.agent)} (round {ev.round}): {unmarked(ev.summary)}\n"
 
-    def _stop_check(self, ev: Event) -> str:
+    def _stop_check(self, ev: StopCheck) -> str:
         line = (
             f"\n  Stop check (after round {ev.round}, {ev.method}): margin {ev.stop_margin:+.2f} "
             f"vs τs {ev.tau_s:.2f}, {stop_confidence_words(ev)} vs τc {ev.tau_c:.2f}"
@@ -284,17 +304,17 @@ class TextRenderer:
         )
         return self._c("1", line) + "\n"
 
-    def _transcript_shortened(self, ev: Event) -> str:
+    def _transcript_shortened(self, ev: TranscriptShortened) -> str:
         return self._c("33", f"\n  {shortened_note(ev)}") + "\n"
 
-    def _human_asked(self, ev: Event) -> str:
+    def _human_asked(self, ev: HumanAsked) -> str:
         said = f"\n  A person plays {ev.agent} ({ev.role}): waiting up to {ev.timeout_s:g} s for their answer."
         return self._c("1;35", said) + "\n"
 
-    def _human_timeout(self, ev: Event) -> str:
+    def _human_timeout(self, ev: HumanTimedOut) -> str:
         return self._c("1;35", f"\n  {ev.message}") + "\n"
 
-    def _rule_applied(self, ev: Event) -> str:
+    def _rule_applied(self, ev: RuleApplied) -> str:
         changed = [f"category {k}: {ev.before.get(k)} → {v}" for k, v in ev.after.items() if ev.before.get(k) != v]
         return f"\n  Rule: {ev.rule}: {', '.join(changed) or 'no label changed'}\n"
 
@@ -314,20 +334,20 @@ class TextRenderer:
         )
         return "\n" + head + said + over + (f"\n  {v.reason}" if v.reason else "") + cut + "\n"
 
-    def _attribution(self, ev: Event) -> str:
+    def _attribution(self, ev: Attribution) -> str:
         contested = f"\n  {self._c('1;33', at.contested_sentence(ev.to_dict()))}" if ev.contested else ""
         return f"  {at.rests_sentence(ev.to_dict())}{contested}\n"
 
-    def _vote_comparison(self, ev: Event) -> str:
+    def _vote_comparison(self, ev: VoteComparison) -> str:
         cat = f" (category {ev.category})" if ev.category else ""
         line = outcome.comparison_sentence(ev, self.view.rounds)
         return f"  Debate vs. vote{cat}: {line} [plain majority of the {ev.basis}: {ev.vote_label}]\n"
 
-    def _error(self, ev: Event) -> str:
+    def _error(self, ev: ErrorEvent) -> str:
         hint = f"\n  hint: {ev.hint}" if ev.hint else ""
         return "\n" + self._c("1;31", f"ERROR ({ev.error}): {ev.message}") + hint + "\n"
 
-    def _finished(self, ev: Event) -> str:
+    def _finished(self, ev: DebateFinished) -> str:
         status = "failed" if ev.status == "error" else ev.status
         return "\n" + self._rule(
             f"{status}{': ' + ev.stop_reason if ev.stop_reason else ''} · "

@@ -17,12 +17,30 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from debate import outcome
 from debate.content.sentences import PROSE_KEYS, is_json_text
-from debate.events import Event, event_from_dict
+from debate.events import (
+    Attribution,
+    ChairSummary,
+    DebateFinished,
+    DebateStarted,
+    ErrorEvent,
+    Event,
+    EvidenceRetrieved,
+    PhaseStarted,
+    StopCheck,
+    TokenDelta,
+    TurnFinished,
+    TurnStarted,
+    Verdict,
+    VoteComparison,
+    VotesTallied,
+    event_from_dict,
+)
 from debate.sanitize import unmarked
 from debate.tasks import cut_off_mark, override_note, verdict_number, verdict_sentences
 
@@ -250,23 +268,25 @@ def _jsonable(x: Any) -> Any:
 
 @dataclass
 class DebateView:
-    started: Any = None
+    started: DebateStarted | None = None
     evidence: list[dict] = field(default_factory=list)
     evidence_in_prompts: bool = True
     evidence_event: dict = field(default_factory=dict)  # floor, turned-away passages, each source's state
     evidence_progress: dict = field(default_factory=dict)  # the latest evidence_progress while retrieval runs
     sections: list[Section] = field(default_factory=list)
     turns: dict[str, TurnView] = field(default_factory=dict)
-    tallies: list[Any] = field(default_factory=list)
-    stop_checks: list[Any] = field(default_factory=list)
-    verdicts: list[Any] = field(default_factory=list)
+    tallies: list[VotesTallied] = field(default_factory=list)
+    stop_checks: list[StopCheck] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
     verdict_views: list[VerdictView] = field(default_factory=list)  # each verdict as the views state it
-    vote_comparisons: list[Any] = field(default_factory=list)  # the debate against its first vote, per category
+    vote_comparisons: list[VoteComparison] = field(
+        default_factory=list
+    )  # the debate against its first vote, per category
     rounds: list[outcome.RoundVotes] = field(default_factory=list)  # each tally with the votes behind it
     attribution: dict = field(default_factory=dict)  # which passages the verdict rests on (after the verdict)
     attribution_progress: dict = field(default_factory=dict)  # the latest re-read while that runs
-    errors: list[Any] = field(default_factory=list)
-    finished: Any = None
+    errors: list[ErrorEvent] = field(default_factory=list)
+    finished: DebateFinished | None = None
     colors: dict[str, str] = field(default_factory=dict)
     last_seq: int = -1
     last_t: float = 0.0
@@ -298,32 +318,32 @@ class DebateView:
         self.last_t = max(self.last_t, ev.t or 0.0)
         self.n_events += 1
         t = ev.type
-        handler = _HANDLERS.get(t)
+        handler = _HANDLERS.get(type(ev))
         if handler is not None:
             handler(self, ev)
         elif t in NOTE_TYPES:
             self._note(ev)
         elif t in ("evidence_progress", "attribution_progress"):
             setattr(self, t, ev.to_dict())
-        elif t == "finished":
+        elif isinstance(ev, DebateFinished):
             self.finished = ev
 
-    def _on_started(self, ev: Event) -> None:
+    def _on_started(self, ev: DebateStarted) -> None:
         self.started = ev
         for member in ev.lineup or []:
             if member.get("agent"):
                 self.color(member["agent"])
 
-    def _on_evidence(self, ev: Event) -> None:
+    def _on_evidence(self, ev: EvidenceRetrieved) -> None:
         self.evidence = list(ev.passages or [])
         self.evidence_in_prompts = bool(getattr(ev, "in_prompts", True))
         self.evidence_event = ev.to_dict()
 
-    def _on_phase(self, ev: Event) -> None:
+    def _on_phase(self, ev: PhaseStarted) -> None:
         title = ev.title or f"{ev.phase.replace('_', ' ').title()} · round {ev.round}"
         self.sections.append(Section(ev.phase, ev.round, title, ev.note, ev.category))
 
-    def _on_turn_started(self, ev: Event) -> None:
+    def _on_turn_started(self, ev: TurnStarted) -> None:
         self.color(ev.agent)
         self.turns[ev.turn_id] = TurnView(
             ev.turn_id,
@@ -338,14 +358,14 @@ class DebateView:
         )
         self._section().items.append(("turn", ev.turn_id))
 
-    def _on_token(self, ev: Event) -> None:
+    def _on_token(self, ev: TokenDelta) -> None:
         turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
         if turn.t_first is None:
             turn.t_first = ev.t
         turn.text += ev.text
         turn.tokens += 1
 
-    def _on_turn_finished(self, ev: Event) -> None:
+    def _on_turn_finished(self, ev: TurnFinished) -> None:
         turn = self.turns.get(ev.turn_id) or self._orphan(ev.turn_id, ev.agent, ev.t)
         turn.role, turn.model = ev.role or turn.role, ev.model or turn.model
         turn.phase, turn.round = ev.phase or turn.phase, ev.round
@@ -373,7 +393,7 @@ class DebateView:
 
     def _note(self, ev: Event) -> None:
         t = ev.type
-        if t == "votes_tallied":  # votes read from probabilities may differ from the written label
+        if isinstance(ev, VotesTallied):  # votes read from probabilities may differ from the written label
             cat = self._category()
             mine = [x for x in self.turns.values() if x.done and x.category == cat]
             rv = outcome.round_votes(ev, mine, cat)
@@ -382,16 +402,21 @@ class DebateView:
                 turn = self.turns.get(v.turn_id)
                 if turn is not None and v.differs:
                     turn.counted = v.counted
-        elif t == "attribution":
+        elif isinstance(ev, Attribution):
             self.attribution = ev.to_dict()
         self._section().items.append((t, ev))
-        lists = {"votes_tallied": self.tallies, "stop_check": self.stop_checks, "error": self.errors}
-        lists.get(t, []).append(ev)
-        {"vote_comparison": self.vote_comparisons}.get(t, []).append(ev)
-        if t == "chair_summary":
+        if isinstance(ev, VotesTallied):
+            self.tallies.append(ev)
+        elif isinstance(ev, StopCheck):
+            self.stop_checks.append(ev)
+        elif isinstance(ev, ErrorEvent):
+            self.errors.append(ev)
+        elif isinstance(ev, VoteComparison):
+            self.vote_comparisons.append(ev)
+        elif isinstance(ev, ChairSummary):
             self.color(ev.agent)
 
-    def _on_verdict(self, ev: Event) -> None:
+    def _on_verdict(self, ev: Verdict) -> None:
         self.verdicts.append(ev)
         r = outcome.reading(ev)
         done = [x for x in reversed(self.turns.values()) if x.done and x.role in ("judge", "baseline")]
@@ -495,14 +520,15 @@ class DebateView:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
 
 
-_HANDLERS = {
-    "debate_started": DebateView._on_started,
-    "evidence": DebateView._on_evidence,
-    "phase_started": DebateView._on_phase,
-    "turn_started": DebateView._on_turn_started,
-    "token": DebateView._on_token,
-    "turn_finished": DebateView._on_turn_finished,
-    "verdict": DebateView._on_verdict,
+# one handler per event class the view folds into its own fields (the notes go to _note)
+_HANDLERS: dict[type[Event], Callable[[DebateView, Any], None]] = {
+    DebateStarted: DebateView._on_started,
+    EvidenceRetrieved: DebateView._on_evidence,
+    PhaseStarted: DebateView._on_phase,
+    TurnStarted: DebateView._on_turn_started,
+    TokenDelta: DebateView._on_token,
+    TurnFinished: DebateView._on_turn_finished,
+    Verdict: DebateView._on_verdict,
 }
 
 

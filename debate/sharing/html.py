@@ -195,7 +195,7 @@ def _head_html(view: DebateView) -> list[str]:
         for x in (
             getattr(s, "protocol", ""),
             getattr(s, "task", ""),
-            f"category {s.category}" if getattr(s, "category", None) else "",
+            f"category {s.category}" if s is not None and s.category else "",
             f"lineup {settings.get('lineup_name', '')}",
             getattr(s, "created_at", ""),
         )
