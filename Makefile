@@ -88,12 +88,17 @@ lint: test-setup
 docs: test-setup
 	$(VPY) -m mkdocs build --strict
 
-# TEST_WORKERS=2: two pytest-xdist workers, a test file to a worker (one worker's waits leave the other core
-# free). Not the default yet: a few tests measure what holds only on an otherwise quiet machine (docs/testing.md)
+# TEST_WORKERS=N: N pytest-xdist workers, a test file to a worker (one worker's waits leave the other core
+# free); then the tests marked `quiet` (they hold only while nothing else uses the CPU) alone, in one process.
+# TEST_WORKERS=0: everything in one process (docs/testing.md)
 TEST_WORKERS ?= 0
-PYTEST_WORKERS := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 test: lint docs models datasets
-	$(VPY) -m pytest tests $(PYTEST_WORKERS)
+ifeq ($(TEST_WORKERS),0)
+	$(VPY) -m pytest tests
+else
+	$(VPY) -m pytest tests -n $(TEST_WORKERS) --dist loadfile -m "not quiet"
+	$(VPY) -m pytest tests -m quiet
+endif
 
 test-fast: lint
 	$(VPY) -m pytest tests -m "not browser and not real_model"

@@ -143,6 +143,7 @@ def _ends(pid: int, within: float = 60.0) -> bool:
     return False
 
 
+@pytest.mark.quiet
 @pytest.mark.timeout(600)
 def test_a_debate_waiting_on_a_starved_idle_worker_gets_a_normal_one():
     """Other programs keep every core busy: an idle-priority worker gets no CPU at all, and a debate that
@@ -172,6 +173,7 @@ def test_a_debate_waiting_on_a_starved_idle_worker_gets_a_normal_one():
     assert _ends(idle_pid), "the starved worker was left behind"
 
 
+@pytest.mark.quiet
 @pytest.mark.timeout(600)
 def test_a_quiet_machine_keeps_the_idle_worker():
     worker = ProcessEmbedder()

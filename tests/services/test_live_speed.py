@@ -170,7 +170,9 @@ def test_display_only_evidence_never_delays_the_first_model_call(searchable):
     if searchable:
         assert evidence < first_turn  # ready: shown before the debate, as before
     else:
-        assert evidence > types.index("verdict")  # still loading: shown after the verdict, not waited for
+        # still loading: the first model call was not held for it. When it comes (beside a turn or after the
+        # verdict) depends on how fast the machine runs the thread that searches, so only the order is asserted
+        assert evidence > first_turn
 
 
 def test_evidence_still_loading_after_the_verdict_is_waited_for_a_bounded_time(monkeypatch):
