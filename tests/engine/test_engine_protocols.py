@@ -172,7 +172,7 @@ def test_single_debate_call_sequence_and_prompts():
     assert turns(ev) == expected and len(backend.calls) == 11
     v = by_type(ev, "verdict")[-1]
     assert (v.label, v.source, v.explanation) == ("YES", "judge", "The proponent was convincing.")
-    sys_p, user_p = backend.calls[0]["messages"]
+    sys_p, user_p = next(c["messages"] for c in backend.calls if c["model"] == "m1")  # the proponent's first
     assert sys_p["content"].startswith(
         "You are a scientific content detector participating in a formal debate. "
         "Your job is to argue why the given tweets contain scientific claims."
@@ -341,7 +341,8 @@ def test_radar_stops_after_opening_with_logprobs():
     assert sc.stop_margin == pytest.approx(0.8) and sc.verdict_confidence == pytest.approx(0.9)
     v = by_type(ev, "verdict")[-1]
     assert (v.label, v.source) == ("HALF-TRUE", "round-judge") and v.confidence == pytest.approx(0.9)
-    opening = backend.calls[0]["messages"]
+    # the two openings run at once: the politician's (member 1's model) may be recorded second
+    opening = next(c["messages"] for c in backend.calls if c["model"] == "m1")
     assert opening[0]["content"].startswith("You are a politician in a political debate, skilled at persuasive")
     assert "Based on your stance as a politician, either support or oppose the claim." in opening[1]["content"]
     assert re.search(r"\[E1\] \(Doc 1 — src\) <data \w{6}> Passage 1 about the claim\.", opening[1]["content"])
@@ -429,7 +430,8 @@ def test_radar_three_and_four_debaters_and_position_roles():
         client, "radar", task="halftruth", category=None, params={"roles": "position", "rounds": 1, "early_stop": False}
     )
     assert [a for a, _, _ in turns(ev)][:2] == ["advocate", "critic"]
-    adv, cri = backend.calls[0]["messages"], backend.calls[1]["messages"]
+    # the two openings run at once, recorded in either order: each found by its seat's model
+    adv, cri = (next(c["messages"] for c in backend.calls if c["model"] == m) for m in ("m1", "m2"))
     assert adv[0]["content"] == "You are a critical thinker participating in a factual debate."
     assert adv[1]["content"].startswith("You support the following claim.")
     assert cri[1]["content"].startswith("You oppose the following claim.")
