@@ -158,14 +158,26 @@ def held_out(protocol: str, n: int) -> list[dict]:
     return items[:n]
 
 
-def generate(protocols: list[str], n: int, lineup: str, out: Path) -> list[dict]:
-    """Run n debates per protocol with the engine at the app's defaults; each written to `out` (JSONL) as
-    soon as it ends, so an interrupted run keeps what it made."""
+def lineup_tag(lineup: str) -> str:
+    """A lineup's short name for file names: a preset's name, or a lineup file's stem."""
+    return Path(lineup).stem if lineup.endswith(".json") else lineup
+
+
+def generate(protocols: list[str], n: int, lineups: list[str], out: Path) -> list[dict]:
+    """Run n debates per protocol with the engine at the app's defaults, each claim by every lineup in turn
+    (so a run stopped early still compares like with like); each debate written as soon as it ends, so an
+    interrupted run keeps what it made: to `out` (JSONL), or with several lineups to one file per lineup
+    (`out`'s name with -<lineup> before -events.jsonl)."""
     from bench_content import RADAR, config_for
 
     from debate.cli.run import _retriever
     from debate.models.registry import default_client
     from debate.runner import run_debate
+
+    def path_for(lineup: str) -> Path:
+        if len(lineups) == 1:
+            return out
+        return out.with_name(out.name.replace("-events.jsonl", f"-{lineup_tag(lineup)}-events.jsonl"))
 
     client = default_client(cache=False)
     retriever = None
@@ -174,23 +186,28 @@ def generate(protocols: list[str], n: int, lineup: str, out: Path) -> list[dict]
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
         for it in held_out(proto, n):
-            t0 = time.perf_counter()
-            cfg = config_for(proto, it, lineup)
-            events = [e.to_dict() for e in run_debate(cfg, client, retriever if proto in RADAR else None)]
-            d = {
-                "protocol": proto,
-                "item": it["id"],
-                "lineup": lineup,
-                "gold": it["gold"],
-                "wall_s": round(time.perf_counter() - t0, 2),
-                "load_1min": round(os.getloadavg()[0], 2),
-                "events": events,
-            }
-            made.append(d)
-            with out.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(d, ensure_ascii=False) + "\n")
-            v = next((e for e in reversed(events) if e["type"] == "verdict"), {})
-            print(f"{proto} {it['id']}: {v.get('label')} at {v.get('t')} s", file=sys.stderr, flush=True)
+            for lineup in lineups:
+                t0 = time.perf_counter()
+                cfg = config_for(proto, it, lineup)
+                events = [e.to_dict() for e in run_debate(cfg, client, retriever if proto in RADAR else None)]
+                d = {
+                    "protocol": proto,
+                    "item": it["id"],
+                    "lineup": lineup,
+                    "gold": it["gold"],
+                    "wall_s": round(time.perf_counter() - t0, 2),
+                    "load_1min": round(os.getloadavg()[0], 2),
+                    "events": events,
+                }
+                made.append(d)
+                with path_for(lineup).open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(d, ensure_ascii=False) + "\n")
+                v = next((e for e in reversed(events) if e["type"] == "verdict"), {})
+                print(
+                    f"{proto} {it['id']} {lineup_tag(lineup)}: {v.get('label')} at {v.get('t')} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return made
 
 
@@ -221,8 +238,11 @@ def score(debates: list[dict]) -> dict:
     by_proto: dict[str, dict[str, list]] = defaultdict(lambda: {"turns": [], "rebuttals": [], "judges": []})
     times: dict[str, list[float]] = defaultdict(list)
     n_debates: dict[str, int] = defaultdict(int)
+    several = len({d.get("lineup") for d in debates}) > 1  # then each lineup is scored apart
     for d in debates:
         p = d.get("protocol") or "?"
+        if several:
+            p += f" ({lineup_tag(str(d.get('lineup') or '?'))})"
         n_debates[p] += 1
         s = score_substance(d["events"], prompt_texts())
         for k in s:
@@ -275,7 +295,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--content", default="", help="content benchmark results (bench_content.py --out, comma-separated)")
     ap.add_argument("--run", type=int, default=0, help="first generate N debates per protocol (engine, app defaults)")
     ap.add_argument("--protocol", default="radar,council", help="protocols for --run (comma-separated)")
-    ap.add_argument("--lineup", default="embedded", help="lineup for --run (default: the embedded one)")
+    ap.add_argument(
+        "--lineup",
+        default="embedded",
+        help="lineup for --run (default: the embedded one); several, comma-separated, debate each claim in turn "
+        "and are scored apart",
+    )
     ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
@@ -284,7 +309,9 @@ def main(argv: list[str] | None = None) -> None:
     debates: list[dict] = []
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.run:
-        debates += generate(args.protocol.split(","), args.run, args.lineup, RESULTS / f"substance-{tag}-events.jsonl")
+        debates += generate(
+            args.protocol.split(","), args.run, args.lineup.split(","), RESULTS / f"substance-{tag}-events.jsonl"
+        )
     for f in filter(None, args.events.split(",")):
         debates += debates_from_jsonl(Path(f))
     for f in filter(None, args.content.split(",")):
