@@ -208,7 +208,8 @@ def known_models(refresh: bool = False) -> list:
     from debate.models.registry import known_models as list_backend
 
     settings = load_settings()
-    key = json.dumps(settings, sort_keys=True)
+    # what the listing depends on: the settings and the folder the packaged models are assembled in
+    key = json.dumps([settings, str(config.models_dir())], sort_keys=True)
     shown = listed()
     values = off_render(
         {f"models:{b}:{key}": (lambda b=b: list_backend(settings, (b,))) for b in shown}, refresh=refresh
