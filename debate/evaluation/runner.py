@@ -465,14 +465,6 @@ def _execute(
 ) -> RunSummary:
     from tqdm import tqdm
 
-    queue: Iterator[str] = iter(todo)
-    retry_queue: list[str] = []
-    tries: dict[str, int] = {}
-    failures: list[tuple[str, str]] = []
-    successes = 0
-    tokens = 0
-    ran = 0
-    abort: DebateError | None = None
     bar = tqdm(
         total=len(ids),
         initial=skipped,
@@ -482,88 +474,131 @@ def _execute(
         disable=not opts.progress,
         dynamic_ncols=True,
     )
+    batch = _Batch(opts, cp, todo, by_id, run_item, cancel, on_progress, bar, total=len(ids))
     with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="eval") as pool:
-        running: dict[Future, str] = {}
+        batch.run(pool)
+    bar.close()
+    summary = _finish(out, cp, ids, ran=batch.ran, skipped=skipped, interrupted=interrupted, t0=t0)
+    if batch.abort is not None:
+        raise batch.abort
+    return summary
 
-        def submit_next() -> bool:
-            if cancel.is_set():
-                return False
-            iid = retry_queue.pop(0) if retry_queue else next(queue, None)
-            if iid is None:
-                return False
-            cp.mark_running(iid)  # committed before work starts: a kill now leaves it `running`
-            tries[iid] = tries.get(iid, 0) + 1
-            running[pool.submit(run_item, by_id[iid])] = iid
-            return True
 
-        while abort is None and len(running) < opts.concurrency and submit_next():
-            pass
-        while running:
+def _progress(counts: dict[str, int], total: int, tokens: int) -> dict:
+    """What on_progress is told after each item."""
+    return {"done": counts.get("done", 0), "failed": counts.get("failed", 0), "total": total, "tokens": tokens}
+
+
+class _Batch:
+    """One invocation's items: at most `concurrency` in flight, failed ones queued again up to `retries`
+    times, each one's end recorded in the checkpoint, and a stop when the first attempts all fail alike.
+    Only the main thread touches this state; the workers run `run_item`."""
+
+    def __init__(
+        self,
+        opts: EvalOptions,
+        cp: Checkpoint,
+        todo: list[str],
+        by_id: dict[str, Item],
+        run_item: Callable,
+        cancel: threading.Event,
+        on_progress: Callable[[dict], None] | None,
+        bar: Any,
+        *,
+        total: int,
+    ) -> None:
+        self.opts, self.cp, self.by_id, self.run_item = opts, cp, by_id, run_item
+        self.cancel, self.on_progress, self.bar, self.total = cancel, on_progress, bar, total
+        self.todo = len(todo)
+        self.queue: Iterator[str] = iter(todo)
+        self.retry_queue: list[str] = []
+        self.tries: dict[str, int] = {}
+        self.failures: list[tuple[str, str]] = []
+        self.successes = 0
+        self.tokens = 0
+        self.ran = 0
+        self.abort: DebateError | None = None
+        self.running: dict[Future, str] = {}
+
+    def run(self, pool: ThreadPoolExecutor) -> None:
+        self._fill(pool)
+        while self.running:
             try:
-                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
             except KeyboardInterrupt:
-                cancel.set()  # debates in flight stop between tokens; they stay `running` -> redone on resume
-                bar.close()
+                self.cancel.set()  # debates in flight stop between tokens; they stay `running` -> redone on resume
+                self.bar.close()
                 raise
             for fut in finished:
-                iid = running.pop(fut)
-                ran += tries[iid] == 1
-                try:
-                    events, pred, stats = fut.result()
-                except _ItemFailed as f:
-                    if cancel.is_set():  # stopped by the user, not a failure: leave it for the resume
-                        cp.conn.execute("UPDATE items SET status='pending' WHERE item_id=?", (iid,))
-                        continue
-                    failures.append((f.kind, f.message))
-                    if tries[iid] <= opts.retries and abort is None:
-                        retry_queue.append(iid)
-                        cp.conn.execute(
-                            "UPDATE items SET status='pending', error=? WHERE item_id=?",
-                            (f"{f.kind}: {f.message}", iid),
-                        )
-                    else:
-                        cp.finish(
-                            iid,
-                            status="failed",
-                            error=f"{f.kind}: {f.message} {f.hint}".strip(),
-                            events=f.events,
-                            stats=debate_stats(f.events),
-                        )
-                        bar.update(1)
-                    if should_abort(failures, successes, len(todo)):
-                        abort = DebateError(
-                            f"Stopping the batch: the first attempts all failed with {f.kind}: {f.message}",
-                            f.hint or "Fix the lineup or the backend, then re-run the same command to resume.",
-                        )
-                        retry_queue.clear()
-                    continue
-                successes += 1
-                tokens += int(stats.get("tokens", 0))
-                cp.finish(iid, status="done", prediction=pred, events=events, stats=stats)
-                bar.update(1)
-                counts = cp.counts()
-                bar.set_postfix(
-                    tokens=tokens,
-                    fail=counts.get("failed", 0),
-                    s_per_item=f"{stats.get('wall_s', 0):.1f}",
-                    refresh=False,
-                )
-                if on_progress:
-                    on_progress(
-                        {
-                            "done": counts.get("done", 0),
-                            "failed": counts.get("failed", 0),
-                            "total": len(ids),
-                            "tokens": tokens,
-                        }
-                    )
-            while abort is None and len(running) < opts.concurrency and submit_next():
-                pass
-    bar.close()
-    summary = _finish(out, cp, ids, ran=ran, skipped=skipped, interrupted=interrupted, t0=t0)
-    if abort is not None:
-        raise abort
-    return summary
+                self._settle(fut)
+            self._fill(pool)
+
+    def _fill(self, pool: ThreadPoolExecutor) -> None:
+        while self.abort is None and len(self.running) < self.opts.concurrency and self._submit_next(pool):
+            pass
+
+    def _submit_next(self, pool: ThreadPoolExecutor) -> bool:
+        if self.cancel.is_set():
+            return False
+        iid = self.retry_queue.pop(0) if self.retry_queue else next(self.queue, None)
+        if iid is None:
+            return False
+        self.cp.mark_running(iid)  # committed before work starts: a kill now leaves it `running`
+        self.tries[iid] = self.tries.get(iid, 0) + 1
+        self.running[pool.submit(self.run_item, self.by_id[iid])] = iid
+        return True
+
+    def _settle(self, fut: Future) -> None:
+        iid = self.running.pop(fut)
+        self.ran += self.tries[iid] == 1
+        try:
+            events, pred, stats = fut.result()
+        except _ItemFailed as f:
+            self._failed(iid, f)
+            return
+        self._done(iid, events, pred, stats)
+
+    def _failed(self, iid: str, f: _ItemFailed) -> None:
+        if self.cancel.is_set():  # stopped by the user, not a failure: leave it for the resume
+            self.cp.conn.execute("UPDATE items SET status='pending' WHERE item_id=?", (iid,))
+            return
+        self.failures.append((f.kind, f.message))
+        if self.tries[iid] <= self.opts.retries and self.abort is None:
+            self.retry_queue.append(iid)
+            self.cp.conn.execute(
+                "UPDATE items SET status='pending', error=? WHERE item_id=?",
+                (f"{f.kind}: {f.message}", iid),
+            )
+        else:
+            self.cp.finish(
+                iid,
+                status="failed",
+                error=f"{f.kind}: {f.message} {f.hint}".strip(),
+                events=f.events,
+                stats=debate_stats(f.events),
+            )
+            self.bar.update(1)
+        if should_abort(self.failures, self.successes, self.todo):
+            self.abort = DebateError(
+                f"Stopping the batch: the first attempts all failed with {f.kind}: {f.message}",
+                f.hint or "Fix the lineup or the backend, then re-run the same command to resume.",
+            )
+            self.retry_queue.clear()
+
+    def _done(self, iid: str, events: list[dict], pred: Any, stats: dict) -> None:
+        self.successes += 1
+        self.tokens += int(stats.get("tokens", 0))
+        self.cp.finish(iid, status="done", prediction=pred, events=events, stats=stats)
+        self.bar.update(1)
+        counts = self.cp.counts()
+        self.bar.set_postfix(
+            tokens=self.tokens,
+            fail=counts.get("failed", 0),
+            s_per_item=f"{stats.get('wall_s', 0):.1f}",
+            refresh=False,
+        )
+        if self.on_progress:
+            self.on_progress(_progress(counts, self.total, self.tokens))
 
 
 def _finish(
