@@ -167,12 +167,7 @@ def from_runs(
     from debate.tasks import resolve_task
 
     runs = [Path(r) for r in run_dirs]
-    if not runs:
-        raise InvalidInput("No evaluation run was chosen.", "Pick at least one run folder (runs/NAME).")
-    wanted = set(criteria)
-    unknown = wanted - set(REASONS)
-    if unknown:
-        raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
+    wanted = _wanted(runs, criteria)
     datasets: set[str | None] = set()
     cases: dict[str, HardCase] = {}
     task, fmt = "", ""
@@ -184,37 +179,7 @@ def from_runs(
         datasets.add(ds.get("name"))
         task, labels = ds.get("task") or task, list(ds.get("labels") or labels)
         fmt = ds.get("format") or str(ds.get("name") or "").split("-")[0]
-        cats: list[int | None] = (
-            [int(opts["category"])]
-            if opts.get("category") is not None
-            else [int(c) for c in ds.get("categories") or []]
-        ) or [None]
-        for r in rows:
-            if r.get("status") != "done":
-                continue
-            for cat in cats:
-                key = case_key(r["item_id"], cat)
-                gold, soft = _gold(r.get("gold"), cat)
-                case = cases.setdefault(
-                    key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat, gold=gold, gold_split=soft)
-                )
-                sig = decision_signals(r.get("events") or [], cat)
-                label = _pick(r.get("prediction"), cat)
-                case.verdicts.append(
-                    {
-                        "run": run.name,
-                        "protocol": opts.get("protocol", ""),
-                        "label": label,
-                        "confidence": sig["confidence"],
-                        "number": sig["number"],
-                        "consensus": sig["consensus"],
-                        "correct": None if case.gold is None or label is None else label == case.gold,
-                    }
-                )
-                case.votes += [{"run": run.name, **v} for v in sig["votes"]]
-                case.debates.append(
-                    {"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")}
-                )
+        _add_run(cases, run, rows, opts, _run_categories(opts, ds))
     if len(datasets) > 1:
         raise InvalidInput(
             f"The runs are on different datasets ({', '.join(sorted(map(str, datasets)))}).",
@@ -222,38 +187,7 @@ def from_runs(
         )
     if not labels and task:
         labels = list(resolve_task(task, 1 if task == "checkthat" else None, "x").labels)
-    picked = []
-    for case in cases.values():
-        preds = [v["label"] for v in case.verdicts]
-        confs = [v["confidence"] for v in case.verdicts if v["confidence"] is not None]
-        shares = [v["consensus"] for v in case.verdicts if v["consensus"] is not None]
-        case.confidence = min(confs) if confs else None
-        case.consensus = min(shares) if shares else None
-        reasons = []
-        if len({p for p in preds if p is not None}) > 1:
-            reasons.append("protocols disagree")
-        if case.consensus is not None and case.consensus + 1e-9 < consensus_below:
-            reasons.append("low consensus")
-        if case.confidence is not None and case.confidence + 1e-9 < confidence_below:
-            reasons.append("low confidence")
-        if case.gold is not None and any(p is not None and p != case.gold for p in preds):
-            reasons.append("wrong")
-        if any(p is None for p in preds):
-            reasons.append("no verdict")
-        if case.gold_split:
-            reasons.append("annotators split")
-        case.reasons = [r for r in reasons if r in wanted]
-        if case.reasons:
-            picked.append(case)
-    picked.sort(
-        key=lambda c: (
-            -len(c.reasons),
-            c.confidence if c.confidence is not None else 1.0,
-            c.consensus if c.consensus is not None else 1.0,
-        )
-    )
-    if limit:
-        picked = picked[:limit]
+    picked = _hard_cases(cases.values(), wanted, consensus_below, confidence_below, limit)
     dataset = next(iter(datasets)) or ""
     return QueueSpec(
         name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}",
@@ -270,6 +204,103 @@ def from_runs(
             "criteria": sorted(wanted),
         },
     )
+
+
+def _wanted(runs: list[Path], criteria: Iterable[str]) -> set[str]:
+    """The reasons asked for, once there is a run to read them from and each is one of REASONS."""
+    if not runs:
+        raise InvalidInput("No evaluation run was chosen.", "Pick at least one run folder (runs/NAME).")
+    wanted = set(criteria)
+    unknown = wanted - set(REASONS)
+    if unknown:
+        raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
+    return wanted
+
+
+def _run_categories(opts: dict, ds: dict) -> list[int | None]:
+    """The decisions per item of a run: its one CheckThat category, each of the dataset's, or one (None)."""
+    cats: list[int | None] = (
+        [int(opts["category"])] if opts.get("category") is not None else [int(c) for c in ds.get("categories") or []]
+    )
+    return cats or [None]
+
+
+def _add_run(cases: dict[str, HardCase], run: Path, rows: list[dict], opts: dict, cats: list[int | None]) -> None:
+    """Each done item's decisions in one run, added to their cases (made on first sight): the run's
+    verdict with its signals, its models' last votes and where to replay the debate from."""
+    for r in rows:
+        if r.get("status") != "done":
+            continue
+        for cat in cats:
+            key = case_key(r["item_id"], cat)
+            gold, soft = _gold(r.get("gold"), cat)
+            case = cases.setdefault(
+                key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat, gold=gold, gold_split=soft)
+            )
+            sig = decision_signals(r.get("events") or [], cat)
+            label = _pick(r.get("prediction"), cat)
+            case.verdicts.append(
+                {
+                    "run": run.name,
+                    "protocol": opts.get("protocol", ""),
+                    "label": label,
+                    "confidence": sig["confidence"],
+                    "number": sig["number"],
+                    "consensus": sig["consensus"],
+                    "correct": None if case.gold is None or label is None else label == case.gold,
+                }
+            )
+            case.votes += [{"run": run.name, **v} for v in sig["votes"]]
+            case.debates.append({"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")})
+
+
+def _lowest(verdicts: list[dict], key: str) -> float | None:
+    """The lowest of the runs' values (the least sure run speaks for the case), None when no run gave one."""
+    values = [v[key] for v in verdicts if v[key] is not None]
+    return min(values) if values else None
+
+
+def _reasons(case: HardCase, consensus_below: float, confidence_below: float) -> list[str]:
+    """Every reason (of REASONS, in their order) that makes the case hard, from its verdicts and gold."""
+    preds = [v["label"] for v in case.verdicts]
+    reasons = []
+    if len({p for p in preds if p is not None}) > 1:
+        reasons.append("protocols disagree")
+    if case.consensus is not None and case.consensus + 1e-9 < consensus_below:
+        reasons.append("low consensus")
+    if case.confidence is not None and case.confidence + 1e-9 < confidence_below:
+        reasons.append("low confidence")
+    if case.gold is not None and any(p is not None and p != case.gold for p in preds):
+        reasons.append("wrong")
+    if any(p is None for p in preds):
+        reasons.append("no verdict")
+    if case.gold_split:
+        reasons.append("annotators split")
+    return reasons
+
+
+def _hardest_first(case: HardCase) -> tuple[int, float, float]:
+    """Cases with more reasons first, then the least confident, then the least agreed."""
+    return (
+        -len(case.reasons),
+        case.confidence if case.confidence is not None else 1.0,
+        case.consensus if case.consensus is not None else 1.0,
+    )
+
+
+def _hard_cases(
+    cases: Iterable[HardCase], wanted: set[str], consensus_below: float, confidence_below: float, limit: int | None
+) -> list[HardCase]:
+    """The cases with at least one wanted reason, hardest first, at most `limit` (0 or None: all)."""
+    picked = []
+    for case in cases:
+        case.confidence = _lowest(case.verdicts, "confidence")
+        case.consensus = _lowest(case.verdicts, "consensus")
+        case.reasons = [r for r in _reasons(case, consensus_below, confidence_below) if r in wanted]
+        if case.reasons:
+            picked.append(case)
+    picked.sort(key=_hardest_first)
+    return picked[:limit] if limit else picked
 
 
 # -- from an uploaded file in a dataset's own format ---------------------------------------------------
