@@ -537,8 +537,30 @@ def _from_upload(
     fmt = _sniff_upload(filename, data)
     if fmt:
         return from_dataset_file(filename, data, fmt, name=name)
-    rows = _records(filename, data)
-    first_line, first = rows[0]
+    cases = _uploaded_cases(filename, _records(filename, data), task)
+    labels = _upload_labels(filename, task, labels, cases)
+    return QueueSpec(
+        name=name or f"upload · {filename}",
+        task=task or "custom",
+        labels=list(labels),
+        cases=cases,
+        dataset=Path(filename).stem,
+        source={"kind": "upload", "file": filename},
+    )
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Which of an uploaded file's columns hold the text, the id, the gold label and the verdict."""
+
+    text: str
+    id: str | None
+    gold: str | None
+    verdict: str | None
+
+
+def _columns(filename: str, first: dict) -> _Columns:
+    """The columns, named by the first row's keys; InvalidInput when none holds the text."""
     tcol = _col(first, TEXT_COLS)
     if tcol is None:
         names = sorted(map(str, first))  # a file's own header: a short list in words, not a Python list
@@ -549,60 +571,93 @@ def _from_upload(
             + ".",
             f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.",
         )
-    icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
+    return _Columns(tcol, _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS))
+
+
+def _uploaded_cases(filename: str, rows: list[tuple[int, dict]], task: str) -> list[HardCase]:
+    """One case per row, in the file's order; InvalidInput naming the first line at fault."""
+    cols = _columns(filename, rows[0][1])
     cases, seen = [], set()
     for n, (line, rec) in enumerate(rows):
-        text = str(rec.get(tcol) or "").strip()
-        if not text:
-            raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
-        iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
-        cat = _category(rec.get("category"), f"{filename}, line {line}")
-        if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
-            # it the page has no definition to show and the CheckThat export has no column for the label
-            raise InvalidInput(
-                f"{filename}, line {line}: "
-                + ("no category" if cat is None else f"category {cat}")
-                + ": a CheckThat case is one of its three questions.",
-                "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
-                "(scientific entities) on every row, or choose another task for these cases.",
-            )
+        text, iid, cat = _row_identity(filename, line, n, rec, cols, task)
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")
         seen.add(key)
-        conf_raw = rec.get("confidence")
-        try:
-            conf = float(conf_raw) if conf_raw not in (None, "") else None
-        except (TypeError, ValueError, OverflowError):
-            conf = math.nan
-        if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
-            raise InvalidInput(
-                f"{filename}, line {line}: confidence {str(conf_raw)[:40]!r} is not a number between 0 and 1.",
-                "Write confidences as numbers between 0 and 1.",
-            )
-        verdict = norm_label(rec.get(vcol)) if vcol else None
-        case = HardCase(
-            item_id=iid,
-            text=text,
-            category=cat,
-            gold=norm_label(rec.get(gcol)) if gcol else None,
-            confidence=conf,
-            reasons=["uploaded"],
+        conf = _confidence(rec.get("confidence"), f"{filename}, line {line}")
+        cases.append(_uploaded_case(filename, rec, cols, item_id=iid, text=text, category=cat, confidence=conf))
+    return cases
+
+
+def _row_identity(
+    filename: str, line: int, n: int, rec: dict, cols: _Columns, task: str
+) -> tuple[str, str, int | None]:
+    """(text, id, category) of a row: the text must be there, the id is the row's number when the file
+    gives none, and a CheckThat case must name one of its three questions."""
+    text = str(rec.get(cols.text) or "").strip()
+    if not text:
+        raise InvalidInput(f"{filename}, line {line}: empty {cols.text!r}.", "Every row needs a claim text.")
+    icol = cols.id
+    iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
+    cat = _category(rec.get("category"), f"{filename}, line {line}")
+    if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
+        # it the page has no definition to show and the CheckThat export has no column for the label
+        raise InvalidInput(
+            f"{filename}, line {line}: "
+            + ("no category" if cat is None else f"category {cat}")
+            + ": a CheckThat case is one of its three questions.",
+            "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
+            "(scientific entities) on every row, or choose another task for these cases.",
         )
-        if verdict is not None or conf is not None:
-            case.verdicts.append(
-                {
-                    "run": filename,
-                    "protocol": str(rec.get("protocol") or ""),
-                    "label": verdict,
-                    "confidence": conf,
-                    "consensus": None,
-                    "correct": None if case.gold is None or verdict is None else verdict == case.gold,
-                }
-            )
-        if str(rec.get("debate_id") or "").strip():
-            case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
-        cases.append(case)
+    return text, iid, cat
+
+
+def _confidence(raw: Any, where: str) -> float | None:
+    """A confidence cell as a number from 0 to 1, None when empty; anything else (NaN and inf too) is told."""
+    try:
+        conf = float(raw) if raw not in (None, "") else None
+    except (TypeError, ValueError, OverflowError):
+        conf = math.nan
+    if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
+        raise InvalidInput(
+            f"{where}: confidence {str(raw)[:40]!r} is not a number between 0 and 1.",
+            "Write confidences as numbers between 0 and 1.",
+        )
+    return conf
+
+
+def _uploaded_case(
+    filename: str, rec: dict, cols: _Columns, *, item_id: str, text: str, category: int | None, confidence: float | None
+) -> HardCase:
+    """A row's case: its gold label, the verdict it brings (shown as the file's run) and its debate to replay."""
+    verdict = norm_label(rec.get(cols.verdict)) if cols.verdict else None
+    case = HardCase(
+        item_id=item_id,
+        text=text,
+        category=category,
+        gold=norm_label(rec.get(cols.gold)) if cols.gold else None,
+        confidence=confidence,
+        reasons=["uploaded"],
+    )
+    if verdict is not None or confidence is not None:
+        case.verdicts.append(
+            {
+                "run": filename,
+                "protocol": str(rec.get("protocol") or ""),
+                "label": verdict,
+                "confidence": confidence,
+                "consensus": None,
+                "correct": None if case.gold is None or verdict is None else verdict == case.gold,
+            }
+        )
+    if str(rec.get("debate_id") or "").strip():
+        case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
+    return case
+
+
+def _upload_labels(filename: str, task: str, labels: list[str] | None, cases: list[HardCase]) -> list[str]:
+    """The queue's labels: those given, else the task's, else (a custom task) every label the file uses;
+    InvalidInput when there are none, or when a gold label is not among them."""
     if not labels:
         if task and task != "custom":
             from debate.tasks import resolve_task
@@ -621,11 +676,4 @@ def _from_upload(
             f"{filename}: gold labels {bad} are not in the task's labels {labels}.",
             "Pick the task that matches the file, or fix the labels.",
         )
-    return QueueSpec(
-        name=name or f"upload · {filename}",
-        task=task or "custom",
-        labels=list(labels),
-        cases=cases,
-        dataset=Path(filename).stem,
-        source={"kind": "upload", "file": filename},
-    )
+    return labels
