@@ -167,12 +167,7 @@ def from_runs(
     from debate.tasks import resolve_task
 
     runs = [Path(r) for r in run_dirs]
-    if not runs:
-        raise InvalidInput("No evaluation run was chosen.", "Pick at least one run folder (runs/NAME).")
-    wanted = set(criteria)
-    unknown = wanted - set(REASONS)
-    if unknown:
-        raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
+    wanted = _wanted(runs, criteria)
     datasets: set[str | None] = set()
     cases: dict[str, HardCase] = {}
     task, fmt = "", ""
@@ -184,37 +179,7 @@ def from_runs(
         datasets.add(ds.get("name"))
         task, labels = ds.get("task") or task, list(ds.get("labels") or labels)
         fmt = ds.get("format") or str(ds.get("name") or "").split("-")[0]
-        cats: list[int | None] = (
-            [int(opts["category"])]
-            if opts.get("category") is not None
-            else [int(c) for c in ds.get("categories") or []]
-        ) or [None]
-        for r in rows:
-            if r.get("status") != "done":
-                continue
-            for cat in cats:
-                key = case_key(r["item_id"], cat)
-                gold, soft = _gold(r.get("gold"), cat)
-                case = cases.setdefault(
-                    key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat, gold=gold, gold_split=soft)
-                )
-                sig = decision_signals(r.get("events") or [], cat)
-                label = _pick(r.get("prediction"), cat)
-                case.verdicts.append(
-                    {
-                        "run": run.name,
-                        "protocol": opts.get("protocol", ""),
-                        "label": label,
-                        "confidence": sig["confidence"],
-                        "number": sig["number"],
-                        "consensus": sig["consensus"],
-                        "correct": None if case.gold is None or label is None else label == case.gold,
-                    }
-                )
-                case.votes += [{"run": run.name, **v} for v in sig["votes"]]
-                case.debates.append(
-                    {"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")}
-                )
+        _add_run(cases, run, rows, opts, _run_categories(opts, ds))
     if len(datasets) > 1:
         raise InvalidInput(
             f"The runs are on different datasets ({', '.join(sorted(map(str, datasets)))}).",
@@ -222,38 +187,7 @@ def from_runs(
         )
     if not labels and task:
         labels = list(resolve_task(task, 1 if task == "checkthat" else None, "x").labels)
-    picked = []
-    for case in cases.values():
-        preds = [v["label"] for v in case.verdicts]
-        confs = [v["confidence"] for v in case.verdicts if v["confidence"] is not None]
-        shares = [v["consensus"] for v in case.verdicts if v["consensus"] is not None]
-        case.confidence = min(confs) if confs else None
-        case.consensus = min(shares) if shares else None
-        reasons = []
-        if len({p for p in preds if p is not None}) > 1:
-            reasons.append("protocols disagree")
-        if case.consensus is not None and case.consensus + 1e-9 < consensus_below:
-            reasons.append("low consensus")
-        if case.confidence is not None and case.confidence + 1e-9 < confidence_below:
-            reasons.append("low confidence")
-        if case.gold is not None and any(p is not None and p != case.gold for p in preds):
-            reasons.append("wrong")
-        if any(p is None for p in preds):
-            reasons.append("no verdict")
-        if case.gold_split:
-            reasons.append("annotators split")
-        case.reasons = [r for r in reasons if r in wanted]
-        if case.reasons:
-            picked.append(case)
-    picked.sort(
-        key=lambda c: (
-            -len(c.reasons),
-            c.confidence if c.confidence is not None else 1.0,
-            c.consensus if c.consensus is not None else 1.0,
-        )
-    )
-    if limit:
-        picked = picked[:limit]
+    picked = _hard_cases(cases.values(), wanted, consensus_below, confidence_below, limit)
     dataset = next(iter(datasets)) or ""
     return QueueSpec(
         name=name or f"hard cases · {dataset} · {', '.join(r.name for r in runs)}",
@@ -270,6 +204,103 @@ def from_runs(
             "criteria": sorted(wanted),
         },
     )
+
+
+def _wanted(runs: list[Path], criteria: Iterable[str]) -> set[str]:
+    """The reasons asked for, once there is a run to read them from and each is one of REASONS."""
+    if not runs:
+        raise InvalidInput("No evaluation run was chosen.", "Pick at least one run folder (runs/NAME).")
+    wanted = set(criteria)
+    unknown = wanted - set(REASONS)
+    if unknown:
+        raise InvalidInput(f"Unknown hard-case criteria {sorted(unknown)}.", f"Use some of: {', '.join(REASONS)}.")
+    return wanted
+
+
+def _run_categories(opts: dict, ds: dict) -> list[int | None]:
+    """The decisions per item of a run: its one CheckThat category, each of the dataset's, or one (None)."""
+    cats: list[int | None] = (
+        [int(opts["category"])] if opts.get("category") is not None else [int(c) for c in ds.get("categories") or []]
+    )
+    return cats or [None]
+
+
+def _add_run(cases: dict[str, HardCase], run: Path, rows: list[dict], opts: dict, cats: list[int | None]) -> None:
+    """Each done item's decisions in one run, added to their cases (made on first sight): the run's
+    verdict with its signals, its models' last votes and where to replay the debate from."""
+    for r in rows:
+        if r.get("status") != "done":
+            continue
+        for cat in cats:
+            key = case_key(r["item_id"], cat)
+            gold, soft = _gold(r.get("gold"), cat)
+            case = cases.setdefault(
+                key, HardCase(item_id=str(r["item_id"]), text=r["text"], category=cat, gold=gold, gold_split=soft)
+            )
+            sig = decision_signals(r.get("events") or [], cat)
+            label = _pick(r.get("prediction"), cat)
+            case.verdicts.append(
+                {
+                    "run": run.name,
+                    "protocol": opts.get("protocol", ""),
+                    "label": label,
+                    "confidence": sig["confidence"],
+                    "number": sig["number"],
+                    "consensus": sig["consensus"],
+                    "correct": None if case.gold is None or label is None else label == case.gold,
+                }
+            )
+            case.votes += [{"run": run.name, **v} for v in sig["votes"]]
+            case.debates.append({"run": str(run), "item_id": str(r["item_id"]), "protocol": opts.get("protocol", "")})
+
+
+def _lowest(verdicts: list[dict], key: str) -> float | None:
+    """The lowest of the runs' values (the least sure run speaks for the case), None when no run gave one."""
+    values = [v[key] for v in verdicts if v[key] is not None]
+    return min(values) if values else None
+
+
+def _reasons(case: HardCase, consensus_below: float, confidence_below: float) -> list[str]:
+    """Every reason (of REASONS, in their order) that makes the case hard, from its verdicts and gold."""
+    preds = [v["label"] for v in case.verdicts]
+    reasons = []
+    if len({p for p in preds if p is not None}) > 1:
+        reasons.append("protocols disagree")
+    if case.consensus is not None and case.consensus + 1e-9 < consensus_below:
+        reasons.append("low consensus")
+    if case.confidence is not None and case.confidence + 1e-9 < confidence_below:
+        reasons.append("low confidence")
+    if case.gold is not None and any(p is not None and p != case.gold for p in preds):
+        reasons.append("wrong")
+    if any(p is None for p in preds):
+        reasons.append("no verdict")
+    if case.gold_split:
+        reasons.append("annotators split")
+    return reasons
+
+
+def _hardest_first(case: HardCase) -> tuple[int, float, float]:
+    """Cases with more reasons first, then the least confident, then the least agreed."""
+    return (
+        -len(case.reasons),
+        case.confidence if case.confidence is not None else 1.0,
+        case.consensus if case.consensus is not None else 1.0,
+    )
+
+
+def _hard_cases(
+    cases: Iterable[HardCase], wanted: set[str], consensus_below: float, confidence_below: float, limit: int | None
+) -> list[HardCase]:
+    """The cases with at least one wanted reason, hardest first, at most `limit` (0 or None: all)."""
+    picked = []
+    for case in cases:
+        case.confidence = _lowest(case.verdicts, "confidence")
+        case.consensus = _lowest(case.verdicts, "consensus")
+        case.reasons = [r for r in _reasons(case, consensus_below, confidence_below) if r in wanted]
+        if case.reasons:
+            picked.append(case)
+    picked.sort(key=_hardest_first)
+    return picked[:limit] if limit else picked
 
 
 # -- from an uploaded file in a dataset's own format ---------------------------------------------------
@@ -506,8 +537,30 @@ def _from_upload(
     fmt = _sniff_upload(filename, data)
     if fmt:
         return from_dataset_file(filename, data, fmt, name=name)
-    rows = _records(filename, data)
-    first_line, first = rows[0]
+    cases = _uploaded_cases(filename, _records(filename, data), task)
+    labels = _upload_labels(filename, task, labels, cases)
+    return QueueSpec(
+        name=name or f"upload · {filename}",
+        task=task or "custom",
+        labels=list(labels),
+        cases=cases,
+        dataset=Path(filename).stem,
+        source={"kind": "upload", "file": filename},
+    )
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Which of an uploaded file's columns hold the text, the id, the gold label and the verdict."""
+
+    text: str
+    id: str | None
+    gold: str | None
+    verdict: str | None
+
+
+def _columns(filename: str, first: dict) -> _Columns:
+    """The columns, named by the first row's keys; InvalidInput when none holds the text."""
     tcol = _col(first, TEXT_COLS)
     if tcol is None:
         names = sorted(map(str, first))  # a file's own header: a short list in words, not a Python list
@@ -518,60 +571,93 @@ def _from_upload(
             + ".",
             f"Name the column with the claim one of: {', '.join(TEXT_COLS)}.",
         )
-    icol, gcol, vcol = _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS)
+    return _Columns(tcol, _col(first, ID_COLS), _col(first, GOLD_COLS), _col(first, VERDICT_COLS))
+
+
+def _uploaded_cases(filename: str, rows: list[tuple[int, dict]], task: str) -> list[HardCase]:
+    """One case per row, in the file's order; InvalidInput naming the first line at fault."""
+    cols = _columns(filename, rows[0][1])
     cases, seen = [], set()
     for n, (line, rec) in enumerate(rows):
-        text = str(rec.get(tcol) or "").strip()
-        if not text:
-            raise InvalidInput(f"{filename}, line {line}: empty {tcol!r}.", "Every row needs a claim text.")
-        iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
-        cat = _category(rec.get("category"), f"{filename}, line {line}")
-        if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
-            # it the page has no definition to show and the CheckThat export has no column for the label
-            raise InvalidInput(
-                f"{filename}, line {line}: "
-                + ("no category" if cat is None else f"category {cat}")
-                + ": a CheckThat case is one of its three questions.",
-                "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
-                "(scientific entities) on every row, or choose another task for these cases.",
-            )
+        text, iid, cat = _row_identity(filename, line, n, rec, cols, task)
         key = case_key(iid, cat)
         if key in seen:
             raise InvalidInput(f"{filename}, line {line}: duplicate id {iid!r}.", "Ids (with category) must be unique.")
         seen.add(key)
-        conf_raw = rec.get("confidence")
-        try:
-            conf = float(conf_raw) if conf_raw not in (None, "") else None
-        except (TypeError, ValueError, OverflowError):
-            conf = math.nan
-        if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
-            raise InvalidInput(
-                f"{filename}, line {line}: confidence {str(conf_raw)[:40]!r} is not a number between 0 and 1.",
-                "Write confidences as numbers between 0 and 1.",
-            )
-        verdict = norm_label(rec.get(vcol)) if vcol else None
-        case = HardCase(
-            item_id=iid,
-            text=text,
-            category=cat,
-            gold=norm_label(rec.get(gcol)) if gcol else None,
-            confidence=conf,
-            reasons=["uploaded"],
+        conf = _confidence(rec.get("confidence"), f"{filename}, line {line}")
+        cases.append(_uploaded_case(filename, rec, cols, item_id=iid, text=text, category=cat, confidence=conf))
+    return cases
+
+
+def _row_identity(
+    filename: str, line: int, n: int, rec: dict, cols: _Columns, task: str
+) -> tuple[str, str, int | None]:
+    """(text, id, category) of a row: the text must be there, the id is the row's number when the file
+    gives none, and a CheckThat case must name one of its three questions."""
+    text = str(rec.get(cols.text) or "").strip()
+    if not text:
+        raise InvalidInput(f"{filename}, line {line}: empty {cols.text!r}.", "Every row needs a claim text.")
+    icol = cols.id
+    iid = str(rec.get(icol)).strip() if icol and str(rec.get(icol) or "").strip() else str(n)
+    cat = _category(rec.get("category"), f"{filename}, line {line}")
+    if task == "checkthat" and cat not in (1, 2, 3):  # YES/NO answers one of three questions: without
+        # it the page has no definition to show and the CheckThat export has no column for the label
+        raise InvalidInput(
+            f"{filename}, line {line}: "
+            + ("no category" if cat is None else f"category {cat}")
+            + ": a CheckThat case is one of its three questions.",
+            "Add a column “category” with 1 (scientific claim), 2 (reference to a study) or 3 "
+            "(scientific entities) on every row, or choose another task for these cases.",
         )
-        if verdict is not None or conf is not None:
-            case.verdicts.append(
-                {
-                    "run": filename,
-                    "protocol": str(rec.get("protocol") or ""),
-                    "label": verdict,
-                    "confidence": conf,
-                    "consensus": None,
-                    "correct": None if case.gold is None or verdict is None else verdict == case.gold,
-                }
-            )
-        if str(rec.get("debate_id") or "").strip():
-            case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
-        cases.append(case)
+    return text, iid, cat
+
+
+def _confidence(raw: Any, where: str) -> float | None:
+    """A confidence cell as a number from 0 to 1, None when empty; anything else (NaN and inf too) is told."""
+    try:
+        conf = float(raw) if raw not in (None, "") else None
+    except (TypeError, ValueError, OverflowError):
+        conf = math.nan
+    if conf is not None and not 0.0 <= conf <= 1.0:  # also NaN and inf
+        raise InvalidInput(
+            f"{where}: confidence {str(raw)[:40]!r} is not a number between 0 and 1.",
+            "Write confidences as numbers between 0 and 1.",
+        )
+    return conf
+
+
+def _uploaded_case(
+    filename: str, rec: dict, cols: _Columns, *, item_id: str, text: str, category: int | None, confidence: float | None
+) -> HardCase:
+    """A row's case: its gold label, the verdict it brings (shown as the file's run) and its debate to replay."""
+    verdict = norm_label(rec.get(cols.verdict)) if cols.verdict else None
+    case = HardCase(
+        item_id=item_id,
+        text=text,
+        category=category,
+        gold=norm_label(rec.get(cols.gold)) if cols.gold else None,
+        confidence=confidence,
+        reasons=["uploaded"],
+    )
+    if verdict is not None or confidence is not None:
+        case.verdicts.append(
+            {
+                "run": filename,
+                "protocol": str(rec.get("protocol") or ""),
+                "label": verdict,
+                "confidence": confidence,
+                "consensus": None,
+                "correct": None if case.gold is None or verdict is None else verdict == case.gold,
+            }
+        )
+    if str(rec.get("debate_id") or "").strip():
+        case.debates.append({"debate_id": str(rec["debate_id"]).strip()})
+    return case
+
+
+def _upload_labels(filename: str, task: str, labels: list[str] | None, cases: list[HardCase]) -> list[str]:
+    """The queue's labels: those given, else the task's, else (a custom task) every label the file uses;
+    InvalidInput when there are none, or when a gold label is not among them."""
     if not labels:
         if task and task != "custom":
             from debate.tasks import resolve_task
@@ -590,11 +676,4 @@ def _from_upload(
             f"{filename}: gold labels {bad} are not in the task's labels {labels}.",
             "Pick the task that matches the file, or fix the labels.",
         )
-    return QueueSpec(
-        name=name or f"upload · {filename}",
-        task=task or "custom",
-        labels=list(labels),
-        cases=cases,
-        dataset=Path(filename).stem,
-        source={"kind": "upload", "file": filename},
-    )
+    return labels

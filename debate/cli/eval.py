@@ -28,14 +28,37 @@ def _kv(text: str) -> tuple[str, object]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from debate.retrieval.sources import names as source_names
+    _add_eval(sub)
+    _add_report(sub)
+    _add_compare(sub)
+    _add_calibrate(sub)
+    _add_fit_threshold(sub)
+    _add_table(sub)
+    _add_targets(sub)
+    d = sub.add_parser("datasets", help="list the named evaluation datasets")
+    d.set_defaults(func=cmd_datasets)
 
+
+def _add_eval(sub: argparse._SubParsersAction) -> None:
+    """`eval`: its options in the order its help lists them."""
     p = sub.add_parser(
         "eval",
         help="run (or resume) a batch evaluation over a dataset",
         description="Run a protocol over a dataset with a checkpoint per item; "
         "re-run the same command to resume after a stop or a crash.",
     )
+    _add_dataset_options(p)
+    _add_model_options(p)
+    _add_sample_options(p)
+    _add_generation_options(p)
+    _add_evidence_options(p)
+    _add_item_options(p)
+    _add_file_options(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def _add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """Which dataset: a named split or a file of one's own."""
     p.add_argument(
         "--dataset",
         required=True,
@@ -44,9 +67,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "TSV (recognised by content, used like the named splits) or any .csv/.tsv/.jsonl",
     )
     p.add_argument("--data-path", help="your own copy of a named dataset's file")
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """Which protocol, on which models (a lineup, or every seat on one server)."""
     p.add_argument("--protocol", default="council", help="single|team|council|baseline|radar|radar-single")
     p.add_argument("--lineup", default="embedded", help="lineup preset name or JSON file")
     add_server_args(p)
+
+
+def _add_sample_options(p: argparse.ArgumentParser) -> None:
+    """Which items of the dataset, judged as which task."""
     p.add_argument("--task", help="engine task for a custom file (checkthat|halftruth|averitec|custom)")
     p.add_argument("--category", type=int, choices=(1, 2, 3), help="CheckThat category (default: all three)")
     p.add_argument("--limit", type=int, help="only the first N items (of the sample, with --sample)")
@@ -57,6 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "share of the split, and the same --sample-seed picks the same items for every protocol",
     )
     p.add_argument("--sample-seed", type=int, default=0)
+
+
+def _add_generation_options(p: argparse.ArgumentParser) -> None:
+    """How many items at once, and the protocol's parameters, answer length and seed for each."""
     p.add_argument("--concurrency", type=int, default=2, help="items in flight at once (default 2)")
     p.add_argument(
         "--param",
@@ -68,6 +103,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
+
+
+def _add_evidence_options(p: argparse.ArgumentParser) -> None:
+    """What evidence each item gets: how many passages, from which sources, searched with which questions."""
+    from debate.retrieval.sources import names as source_names
+
     p.add_argument("--top-k", type=int, default=20)
     p.add_argument(
         "--sources",
@@ -87,6 +128,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev = p.add_mutually_exclusive_group()
     ev.add_argument("--evidence", dest="evidence", action="store_true", default=None)
     ev.add_argument("--no-evidence", dest="evidence", action="store_false")
+
+
+def _add_item_options(p: argparse.ArgumentParser) -> None:
+    """How an item's answer is read (the cat2 rule, the aids), and how a failing item is tried again."""
     p.add_argument("--no-cat2-rule", action="store_true", help="do not apply cat2 positive => cat3 positive")
     p.add_argument("--aids", action=argparse.BooleanOptionalAction, default=False, help=AIDS_HELP)
     p.add_argument("--retries", type=int, default=2, help="extra attempts for a failing item (default 2)")
@@ -96,17 +141,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1800.0,
         help="seconds one item may run before it is stopped and counted failed (default 1800)",
     )
+
+
+def _add_file_options(p: argparse.ArgumentParser) -> None:
+    """A custom file's columns, and where the run is written."""
     p.add_argument("--text-col", default="text")
     p.add_argument("--label-col", default="label")
     p.add_argument("--id-col", default="id")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--out", required=True, help="run folder, e.g. runs/ct-dev-council")
-    p.set_defaults(func=cmd_eval)
 
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("eval-report", help="rewrite metrics.json and report.html of a run folder")
     r.add_argument("run")
     r.set_defaults(func=cmd_report)
 
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("eval-compare", help="paired comparison of two runs (bootstrap CI, McNemar)")
     c.add_argument("run_a", help="a run folder, or several of one dataset joined by commas (pooled, each item once)")
     c.add_argument(
@@ -115,12 +167,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--n-boot", type=int, default=2000)
     c.set_defaults(func=cmd_compare)
 
+
+def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     k = sub.add_parser("eval-calibrate", help="RADAR early-stop grid search over a run's recorded scores")
     k.add_argument("run")
     k.add_argument("--objective", default="accuracy", choices=("accuracy", "macro_f1"))
     k.add_argument("--tolerance", type=float, default=0.0, help="accept this much less quality for fewer tokens")
     k.set_defaults(func=cmd_calibrate)
 
+
+def _add_fit_threshold(sub: argparse._SubParsersAction) -> None:
     f = sub.add_parser(
         "eval-fit-threshold",
         help="fit the baseline's P(YES) threshold on a CheckThat train run, or a RADAR judge's class weights on a LIAR train run",
@@ -133,10 +189,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     f.set_defaults(func=cmd_fit_threshold)
 
+
+def _add_table(sub: argparse._SubParsersAction) -> None:
     t = sub.add_parser("eval-table", help="markdown tables of runs, and of runs beside the papers' numbers")
     t.add_argument("runs", nargs="+")
     t.set_defaults(func=cmd_table)
 
+
+def _add_targets(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser(
         "eval-targets",
         help="the council's targets on CheckThat dev: against its best member, "
@@ -157,9 +217,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument("--n-boot", type=int, default=2000)
     g.set_defaults(func=cmd_targets)
-
-    d = sub.add_parser("datasets", help="list the named evaluation datasets")
-    d.set_defaults(func=cmd_datasets)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

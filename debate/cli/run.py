@@ -45,21 +45,57 @@ def _category(text: str) -> int | None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from debate.protocols import PROTOCOLS
-    from debate.retrieval.sources import names as source_names
-    from debate.runner import MAX_CLAIM_CHARS
-    from debate.tasks import TASK_NAMES
+    _add_run(sub)
 
+    q = sub.add_parser("protocols", help="list the protocols with their parameters and defaults")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_protocols)
+
+    r = sub.add_parser(
+        "replay", help="print the transcript of a JSONL events file, a Library export or a stored debate"
+    )
+    r.add_argument("events", metavar="FILE")
+    r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    r.set_defaults(func=cmd_replay)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    """`run`: its options in the order its help lists them."""
     p = sub.add_parser(
         "run",
         help="run one debate and stream its transcript",
         description="Run a debate on a tweet or claim; stream the transcript; write events as JSONL.",
     )
+    for add_options in (
+        _add_claim_options,
+        _add_model_options,
+        _add_debate_options,
+        _add_evidence_options,
+        _add_evidence_guard_options,
+        _add_task_options,
+        _add_terminal_options,
+        _add_human_options,
+    ):
+        add_options(p)
+    p.set_defaults(func=cmd_run)
+
+
+def _add_claim_options(p: argparse.ArgumentParser) -> None:
+    """The claim, and the task (and CheckThat category) it is judged for."""
+    from debate.runner import MAX_CLAIM_CHARS
+    from debate.tasks import TASK_NAMES
+
     p.add_argument(
         "claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from standard input)"
     )
     p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """Which protocol, on which models (a lineup, or every seat on one server)."""
+    from debate.protocols import PROTOCOLS
+
     p.add_argument("--protocol", default="council", choices=list(PROTOCOLS))
     p.add_argument(
         "--lineup",
@@ -67,6 +103,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="preset (embedded, paper-council[-ollama|-openai], paper-debate[-ollama]) or a lineup JSON file",
     )
     add_server_args(p)
+
+
+def _add_debate_options(p: argparse.ArgumentParser) -> None:
+    """Where the events go, and how long and at what pace the debate runs."""
     p.add_argument("--events", metavar="FILE", help="write every event to FILE as JSONL")
     p.add_argument("--rounds", type=int, help="rounds (sets the protocol's 'rounds' parameter)")
     p.add_argument("--max-tokens", type=int, default=None, help="per model answer (default 256; 128 at --pace demo)")
@@ -78,6 +118,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="paper: the papers' settings (default); demo: the app's live-demo pace for the embedded "
         "models (fewer rounds at most, shorter answers; see debate/live/pace.py)",
     )
+
+
+def _add_evidence_options(p: argparse.ArgumentParser) -> None:
+    """Whether the debate gets evidence: how many passages, from which index and sources, with which questions."""
+    from debate.retrieval.sources import names as source_names
+
     ev = p.add_mutually_exclusive_group()
     ev.add_argument(
         "--evidence", dest="evidence", action="store_true", default=None, help="retrieve evidence (default: only RADAR)"
@@ -100,6 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="0-3 questions the lineup's judge model writes for the evidence search, searched beside "
         "the claim (AVeriTeC / RADAR style; one more model call). Default 0: the claim alone",
     )
+
+
+def _add_evidence_guard_options(p: argparse.ArgumentParser) -> None:
+    """How a passage enters the prompts: what becomes of one that reads like an order, and its fence."""
     p.add_argument(
         "--flagged-evidence",
         choices=("mask", "keep", "drop"),
@@ -117,6 +167,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "neutralised, a system sentence that evidence is never an instruction (default); "
         "datamark = also ^ between the quoted words; off = verbatim (for measuring the guard)",
     )
+
+
+def _add_task_options(p: argparse.ArgumentParser) -> None:
+    """The protocol's parameters and seed, the gold label, a custom task's words and the cat2 rule."""
     p.add_argument(
         "--param",
         type=_kv,
@@ -130,9 +184,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--custom-title", default="", help="custom task: what the tweet is judged for")
     p.add_argument("--custom-description", default="")
     p.add_argument("--no-cat2-rule", action="store_true", help="do not apply 'category 2 => category 3'")
+
+
+def _add_terminal_options(p: argparse.ArgumentParser) -> None:
+    """The response cache, the models' availability check and the transcript's colours."""
     p.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     p.add_argument("--no-check", action="store_true", help="skip the model availability check")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+
+def _add_human_options(p: argparse.ArgumentParser) -> None:
+    """A person in a seat: which seat, answers from a file, and the time a turn may take."""
     p.add_argument(
         "--human",
         action="append",
@@ -153,18 +215,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds a person has for one turn; then it passes and the debate goes on (default 180)",
     )
-    p.set_defaults(func=cmd_run)
-
-    q = sub.add_parser("protocols", help="list the protocols with their parameters and defaults")
-    q.add_argument("--json", action="store_true")
-    q.set_defaults(func=cmd_protocols)
-
-    r = sub.add_parser(
-        "replay", help="print the transcript of a JSONL events file, a Library export or a stored debate"
-    )
-    r.add_argument("events", metavar="FILE")
-    r.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    r.set_defaults(func=cmd_replay)
 
 
 def out_file(path: str | None, what: str) -> str | None:

@@ -255,17 +255,6 @@ def _tally_counts(rest: str) -> dict[str, int]:
     return c
 
 
-def _costs(line: str, say) -> None:
-    """What a debate cost, as its closing line states it: tokens (or prompt+completion), model calls, cache hits."""
-    t = re.search(r"([\d,]+)\+([\d,]+) tokens", line) or re.search(r"([\d,]+)() tokens", line)
-    if t:
-        say("tokens", int(t.group(1).replace(",", "")) + int(t.group(2).replace(",", "") or 0), line)
-    for key, pat in (("model_calls", r"([\d,]+) model calls"), ("cache_hits", r"([\d,]+) cache hits")):
-        m = re.search(pat, line)
-        if m:
-            say(key, int(m.group(1).replace(",", "")), line)
-
-
 def _vote_tag(t: str) -> tuple[str | None, str | None] | None:
     """(written, counted) from a member's tag text; None when it carries no vote."""
     w = re.search(r"wrote " + _L, t)
@@ -297,252 +286,427 @@ def _unanimous_words(s: str) -> tuple[str | None, str | None] | None:
     return None
 
 
+def _round_key(rnd: int | str, seg: int) -> str:
+    """A round's mark in a key: `r2` in the first debate of a run, `s1r2` in the next category's (an
+    all-categories run's tallies start their rounds again at each category)."""
+    return f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
+
+
+def _segment_key(name: str, seg: int) -> str:
+    """`first` / `final` in a run's first debate, `first1` / `final1`… in the next categories' debates."""
+    return name if seg == 0 else f"{name}{seg}"
+
+
+def _numbered(key: str, n: int) -> str:
+    """The n-th statement of a key a screen may give several times: `verdict`, `verdict#2`, …"""
+    return key if n <= 1 else f"{key}#{n}"
+
+
+def _status_word(word: str) -> str:
+    """A debate's status as the record names it: a screen's "failed" is the record's "error"."""
+    return "error" if word == "failed" else word
+
+
+def _tally_line_counts(rest: str) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    """(written, counted) from what follows "Votes, round N:": its headline's, else the counts it lists
+    (the same as written and as counted)."""
+    hc = _headline_counts(rest)
+    written, counted = hc if hc else (None, None)
+    if counted is None:
+        counted = _tally_counts(rest)
+        written = dict(counted) if counted else None
+    return written, counted
+
+
+def _learn_consensus(line: str) -> list[str]:
+    """ "reached" / "not reached" as Learn's note under a tally states it, in symbols and in words."""
+    said = []
+    c = _CONS_LEARN.search(line)
+    if c:
+        said.append("reached" if c.group(2) == "≥" else "not reached")
+    cw = _CONS_LEARN_WORDS.search(line)
+    if cw:
+        said.append("reached" if int(cw.group(1)) >= int(cw.group(2)) else "not reached")
+    return said
+
+
+def _judge_label(rest: str) -> str | None:
+    """The label a judge's (or baseline's) tag gives, "invalid" for an unreadable answer, None for neither."""
+    j = LABEL.search(rest)
+    if j:
+        return j.group(1)
+    return "invalid" if f"{TAG_OPEN}invalid" in rest else None
+
+
+def _category_labels(line: str, after_heading: bool) -> list[tuple[str, str]]:
+    """(category, label) of an all-categories run's answer ("Final verdict: {1: YES, 2: NO}", or the line
+    after a bare "Verdict" heading); none unless the line gives several, or one in a dict's form."""
+    fin = re.match(r"^(?:VERDICT|Verdict|Final verdict)\b[^:]*:\s*(.*)$", line)
+    dict_like = fin.group(1) if fin else (line if after_heading and line.startswith("{") else "")
+    pairs = re.findall(r"(?:cat |[\"'])?(\d)[\"']?\s*:\s*⟦?[\"']?" + _L, dict_like)
+    if len(pairs) > 1 or (pairs and dict_like.startswith(("{", "cat "))):
+        return pairs
+    return []
+
+
+def _cost_facts(line: str) -> list[tuple[str, int]]:
+    """What a debate cost, as its closing line states it: tokens (or prompt+completion), model calls, cache hits."""
+    facts = []
+    t = re.search(r"([\d,]+)\+([\d,]+) tokens", line) or re.search(r"([\d,]+)() tokens", line)
+    if t:
+        facts.append(("tokens", int(t.group(1).replace(",", "")) + int(t.group(2).replace(",", "") or 0)))
+    for key, pat in (("model_calls", r"([\d,]+) model calls"), ("cache_hits", r"([\d,]+) cache hits")):
+        m = re.search(pat, line)
+        if m:
+            facts.append((key, int(m.group(1).replace(",", ""))))
+    return facts
+
+
+def _ending_facts(line: str, after_heading: bool) -> list[tuple[str, object]]:
+    """How the debate ended, from a closing line ("Finished: …", "══ completed …", "completed · N model
+    calls"), the line after a "Debate completed" heading (`after_heading`) or the page's counters."""
+    facts: list[tuple[str, object]] = []
+    f = re.match(r"^Finished: (\w+) \((.*?)\)", line) or re.match(
+        r"^══ (completed|stopped|failed|error)(?:: (.+?))? · \d+ model calls", line
+    )
+    if f:
+        reason = f.group(2) or ""
+        facts += [
+            ("status", _status_word(f.group(1))),
+            ("stop_reason", "" if reason in ("", "done") else reason.strip()),
+        ]
+        facts += _cost_facts(line)
+    f = re.match(r"^(completed|stopped|failed|error) · [\d,]+ model calls", line)
+    if f:
+        facts += [("status", _status_word(f.group(1))), *_cost_facts(line)]
+    if after_heading:
+        f = re.match(r"^(\d+) rounds?, .*? s(?:; (.*))?\.$", line)
+        if f:
+            facts += [("rounds", f.group(1)), ("stop_reason", (f.group(2) or "").strip()), *_cost_facts(line)]
+    f = re.match(r"^(Tokens|Model calls|Cache hits): ([\d,]+)$", line)  # the page's counters
+    if f:
+        facts.append((f.group(1).lower().replace(" ", "_"), int(f.group(2).replace(",", ""))))
+    return facts
+
+
+def _reading_facts(line: str) -> list[tuple[str, str]]:
+    """A verdict's two readings, as debate.outcome.Reading's note gives them."""
+    facts = []
+    cal = re.search(r"Calibrated reading: " + _L, line)
+    if cal:
+        facts.append(("verdict:calibrated", cal.group(1)))
+    both = re.search(r"wrote " + _L + r"; the calibration gives " + _L, line)
+    if both:
+        facts += [("verdict:written", both.group(1)), ("verdict:calibrated", both.group(2))]
+    return facts
+
+
+def _aids(line: str) -> str | None:
+    """ "on" / "off" from the settings line, None from any other line."""
+    if re.search(r"small-model aids on\b|small-model aids' values in effect", line):
+        return "on"
+    if re.search(r"small-model aids off\b", line):
+        return "off"
+    return None
+
+
+_Vote = tuple[str | None, str | None, str]  # a member's tag: (written, counted, its line)
+
+
+class _ScreenReader:
+    """One screen's statements, read line by line in the order a reader meets them.
+
+    A line's meaning can hang on what came before it (a member's tag on the tally that follows, a bare
+    "Verdict" heading on the next line, rounds that start again at the next category's debate): that
+    is the state kept here. What one line states by itself is read by the pure functions above."""
+
+    def __init__(self, screen: str) -> None:
+        self.screen = screen
+        self.out: list[Statement] = []
+        self.pending: dict[str, _Vote] = {}  # member votes since the last tally
+        self.first_round_votes: list[_Vote] = []
+        self.open_turn: tuple[str, str] | None = None
+        self.last_round: int | None = None
+        self.first_round: int | None = None
+        self.seg = 0  # which debate of an all-categories run the tallies belong to (their rounds start again at each)
+        self.verdicts = 0
+        self.last_judge: tuple[str, str] | None = None  # the last judge's tag: (label, line)
+        self.comparisons = 0
+        self.prev = ""
+        self.expect = ""  # what the next line states: "verdict" (after a bare "Verdict" heading), "finished" (Learn)
+
+    def say(self, key: str, value: object, quote: str) -> None:
+        self.out.append(Statement(self.screen, key, str(value), quote[:160]))
+
+    def say_all(self, facts: Iterable[tuple[str, object]], quote: str) -> None:
+        for key, value in facts:
+            self.say(key, value, quote)
+
+    def read(self, line: str) -> None:
+        """One line's statements; the steps in this order, a step that takes the whole line ends it."""
+        if self._one_vote(line) or self._listed(line) or self._tally(line):
+            return
+        if self.last_round is not None and self.prev.startswith("Votes, round"):
+            for value in _learn_consensus(line):
+                self.say(f"consensus:{_round_key(self.last_round, self.seg)}", value, line)
+        if self._turn(line) or self._stop_check(line):
+            return
+        self._stop_words(line)
+        if self._category_answer(line) or self._category_answers(line) or self._verdict(line):
+            return
+        self._headline(line)
+        self._comparison(line)
+        self._unanimity(line)
+        self.say_all(_ending_facts(line, self.expect == "finished"), line)
+        if self._debate_heading(line):
+            return
+        self.say_all(_reading_facts(line), line)
+        aids = _aids(line)
+        if aids:
+            self.say("aids", aids, line)
+        self.expect = ""
+        self.prev = line
+
+    def close(self) -> list[Statement]:
+        """What the whole screen states: the last judge's label, and a first round whose tags differ."""
+        if self.last_judge is not None:
+            self.say("judge:last", *self.last_judge)
+        # the first round's tags: two different votes are never unanimous
+        ws = {w for w, _, _ in self.first_round_votes if w}
+        cs = {c for _, c, _ in self.first_round_votes if c}
+        if self.first_round is not None:
+            q = f"the members' tags of round {self.first_round}"
+            if len(ws) > 1:
+                self.say("unanimous:first:written", "no", q)
+            if len(cs) > 1:
+                self.say("unanimous:first:counted", "no", q)
+        return self.out
+
+    def _one_vote(self, line: str) -> bool:
+        """One vote with its round (a table's row: Learn's dynamics, the CSV)."""
+        one = _ONE_VOTE.match(line)
+        if not one:
+            return False
+        rnd, agent = one.group(1), one.group(2)
+        if one.group(3):
+            self.say(f"vote:r{rnd}:{agent}:written", one.group(3), line)
+        self.say(f"vote:r{rnd}:{agent}:counted", one.group(4), line)
+        return True
+
+    def _listed(self, line: str) -> bool:
+        """The Library's row: its verdict and status."""
+        listed = re.match(r"^Listed: verdict (.+?) · status (\w+)$", line)
+        if not listed:
+            return False
+        self.verdicts += 1
+        self.say("verdict", listed.group(1), line)
+        self.say("status", listed.group(2), line)
+        return True
+
+    def _tally(self, line: str) -> bool:
+        """A tally, "Votes, round N: …": its consensus and counts, then the members' tags of its round."""
+        m = _TALLY.search(line)
+        if not m or "members voted" in line[: m.start()]:
+            return False
+        rnd, rest = int(m.group(1)), m.group(2)
+        if self.last_round is not None and rnd <= self.last_round:  # the rounds start again: the next category's
+            self.seg += 1
+        rk = _round_key(rnd, self.seg)
+        self.last_round = rnd
+        self.first_round = rnd if self.first_round is None else min(self.first_round, rnd)
+        c = _CONS.search(rest)
+        if c:
+            self.say(f"consensus:{rk}", "reached" if c.group(3) == "reached" else "not reached", line)
+        written, counted = _tally_line_counts(rest)
+        if counted:
+            _say_counts(self.say, f"counts:{rk}:counted", counted, line)
+        if written:
+            _say_counts(self.say, f"counts:{rk}:written", written, line)
+        self._round_tags(rnd, rk, sum((counted or {}).values()))
+        self.pending = {}
+        self.prev = line
+        return True
+
+    def _round_tags(self, rnd: int, rk: str, total: int) -> None:
+        """The members' tags since the last tally, as votes of this round; their counts when they are all of
+        the tally's votes."""
+        if not self.pending:
+            return
+        for agent, (w, cnt, q) in self.pending.items():
+            if w is not None:
+                self.say(f"vote:{rk}:{agent}:written", w, q)
+            if cnt is not None:
+                self.say(f"vote:{rk}:{agent}:counted", cnt, q)
+        if total and len(self.pending) == total:
+            tag_w = Counter(w for w, _, _ in self.pending.values() if w)
+            tag_c = Counter(c for _, c, _ in self.pending.values() if c)
+            q = f"the members' tags of round {rnd}"
+            _say_counts(self.say, f"counts:{rk}:written", tag_w, q)
+            _say_counts(self.say, f"counts:{rk}:counted", tag_c, q)
+        if rnd == self.first_round and self.seg == 0:
+            self.first_round_votes = list(self.pending.values())
+
+    def _turn(self, line: str) -> bool:
+        """A turn: its tag, a member's vote or a chair's status (a tag alone on its line belongs to the open turn)."""
+        t = _TURN.match(line) or _ROLE_AGENT.match(line)
+        if t:
+            agent, role, rest = t.group(1), t.group(2), t.group(3)
+        elif line.startswith(TAG_OPEN) and self.open_turn is not None:
+            (agent, role), rest = self.open_turn, line
+        else:
+            return False
+        is_tagged = TAG_OPEN in rest or re.match(r"^\)?:?\s*(votes|wrote|decides|answers)\b", rest.strip()) is not None
+        learn_chair = re.match(r"^\)?:\s*consensus (not )?reached\s*$", rest.strip(), re.I)
+        if t and not is_tagged and not learn_chair and line.startswith("▶"):
+            self.open_turn = (agent, role)
+        elif role in CHAIR_ROLES and (TAG_OPEN in rest or learn_chair):
+            self._chair(rest, line)
+            self.open_turn = None
+        elif role in DECIDERS and is_tagged:
+            label = _judge_label(rest)
+            if label is not None:
+                self.last_judge = (label, line)
+            self.open_turn = None
+        elif role in VOTE_ROLES and is_tagged:
+            v = _vote_tag(rest)
+            if v is not None:
+                self.pending[agent] = (v[0], v[1], line)
+            self.open_turn = None
+        self.prev = line
+        return True
+
+    def _chair(self, rest: str, line: str) -> None:
+        """A chair's tag: consensus reached or not, in the round of the tally it read (else the last one)."""
+        ch = _CHAIR.search(rest)
+        if not ch:
+            return
+        r = re.search(r"the tally it read \(round (\d+)\)", rest)
+        rnd = int(r.group(1)) if r else self.last_round
+        if rnd is not None:
+            self.say(f"consensus:{_round_key(rnd, self.seg)}", ch.group(1).lower().replace("consensus ", ""), line)
+
+    def _stop_check(self, line: str) -> bool:
+        """A stop check (RADAR): its decision and preliminary verdict; a bare heading leaves them to the next line."""
+        sc = re.match(r"^Stop check,? \(?(?:after )?round (\d+)\b(.*)$", line)
+        if not sc:
+            return False
+        d = re.search(r"→ (CONTINUE|STOP|continue|stop)\b", sc.group(2))
+        if d:
+            self.say(f"stop:r{sc.group(1)}", d.group(1).lower(), line)
+            p = re.search(r"preliminary(?: verdict)? ⟦?" + _L, sc.group(2))
+            if p:
+                self.say(f"stop:r{sc.group(1)}:preliminary", p.group(1), line)
+        elif not sc.group(2).strip():
+            self.expect, self.prev = f"stop:r{sc.group(1)}", line
+            return True
+        return False
+
+    def _stop_words(self, line: str) -> None:
+        """The line after a bare stop check heading, in words."""
+        if not self.expect.startswith("stop:r"):
+            return
+        if "RADAR stops early" in line:
+            self.say(self.expect, "stop", line)
+            p = re.search(r"preliminary verdict is " + _L, line)
+            if p:
+                self.say(f"{self.expect}:preliminary", p.group(1), line)
+        elif "the debate goes on" in line:
+            self.say(self.expect, "continue", line)
+
+    def _category_answer(self, line: str) -> bool:
+        """An all-categories run's answer for one category, after the task's rule."""
+        one_cat = re.match(r"^Final verdict, category (\d+): " + _L, line)
+        if not one_cat:
+            return False
+        self.say(f"final:cat{one_cat.group(1)}", one_cat.group(2), line)
+        return True
+
+    def _category_answers(self, line: str) -> bool:
+        """An all-categories run's answer: its label per category."""
+        pairs = _category_labels(line, self.expect == "verdict")
+        if not pairs:
+            return False
+        for k, lab in pairs:
+            self.say(f"final:cat{k}", lab, line)
+        self.expect, self.prev = "", line
+        return True
+
+    def _say_verdict(self, label: str, line: str) -> None:
+        self.verdicts += 1
+        self.say(_numbered("verdict", self.verdicts), label, line)
+
+    def _verdict(self, line: str) -> bool:
+        """The verdict, on its line or on the line after a bare "Verdict" heading (which takes its whole line)."""
+        vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L + "(?! VALID)", line)
+        if self.expect == "verdict" and not vm:
+            vm = re.match(r"^⟦?" + _L, line)
+            if vm is None and re.match(r"^⟦?no verdict|NO VALID ANSWER", line, re.I):
+                self._say_verdict(NO_VERDICT, line)
+        elif line in ("Verdict", "Verdict ⟦no verdict⟧") or re.match(r"^(?:VERDICT|Verdict)\b.*NO VALID ANSWER", line):
+            if "no verdict" in line or "NO VALID ANSWER" in line:
+                self._say_verdict(NO_VERDICT, line)
+            else:
+                self.expect = "verdict"
+                self.prev = line
+                return True
+        if vm:
+            self._say_verdict(vm.group(1), line)
+            cat = re.match(r"^(?:VERDICT · category |Verdict \(category )(\d+)", line)
+            if cat:
+                self.say(f"verdict:cat{cat.group(1)}", vm.group(1), line)
+        return False
+
+    def _headline(self, line: str) -> None:
+        """The verdict's headline (the last tally), wherever it is said outside a tally line."""
+        hc = _headline_counts(line)
+        if hc:
+            fk = _segment_key("final", self.seg)
+            _say_counts(self.say, f"counts:{fk}:written", hc[0], line)
+            _say_counts(self.say, f"counts:{fk}:counted", hc[1], line)
+
+    def _comparison(self, line: str) -> None:
+        """The debate against its first vote: what the plain vote said, what the debate said."""
+        vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
+        plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
+        if not (vs or plain):
+            return
+        self.comparisons += 1 if line.startswith(("Debate vs. vote", "Without any discussion")) else 0
+        k = _numbered("vs", self.comparisons)
+        if vs:
+            self.say(f"{k}:vote", vs.group(1), line)
+            self.say(f"{k}:debate", vs.group(2), line)
+        if plain:
+            self.say(f"{k}:vote", plain.group(1), line)
+
+    def _unanimity(self, line: str) -> None:
+        """Whether the first vote was unanimous, as written and as counted, in words."""
+        u = _unanimous_words(line)
+        if u:
+            uk = _segment_key("first", self.seg)
+            if u[0]:
+                self.say(f"unanimous:{uk}:written", u[0], line)
+            if u[1]:
+                self.say(f"unanimous:{uk}:counted", u[1], line)
+
+    def _debate_heading(self, line: str) -> bool:
+        """Learn's "Debate completed" heading: the status, and the next line says how it finished."""
+        f = re.match(r"^Debate (completed|stopped|error|failed)$", line)
+        if not f:
+            return False
+        self.say("status", _status_word(f.group(1)), line)
+        self.expect = "finished"
+        self.prev = line
+        return True
+
+
 def statements(screen: str, text: str) -> list[Statement]:
     """Every statement one screen's text makes (see the module's doc for the keys)."""
     if screen.startswith("json"):
         return json_statements(screen, text)
-    out: list[Statement] = []
-    say = lambda key, value, quote: out.append(Statement(screen, key, str(value), quote[:160]))
-    pending: dict[str, tuple[str | None, str | None, str]] = {}  # member votes since the last tally
-    first_round_votes: list[tuple[str | None, str | None, str]] = []
-    open_turn: tuple[str, str] | None = None
-    last_round: int | None = None
-    first_round: int | None = None
-    seg = 0  # which debate of an all-categories run the tallies belong to (their rounds start again at each)
-    verdicts = 0
-    last_judge: tuple[str, str] | None = None  # the last judge's tag: (label, line)
-    comparisons = 0
-    prev = ""
-    expect: str = ""  # what the next line states: "verdict" (after a bare "Verdict" heading), "finished" (Learn)
-    lines = lines_of(text)
-    for line in lines:
-        # one vote with its round (a table's row: Learn's dynamics, the CSV)
-        one = _ONE_VOTE.match(line)
-        if one:
-            rnd, agent = one.group(1), one.group(2)
-            if one.group(3):
-                say(f"vote:r{rnd}:{agent}:written", one.group(3), line)
-            say(f"vote:r{rnd}:{agent}:counted", one.group(4), line)
-            continue
-        listed = re.match(r"^Listed: verdict (.+?) · status (\w+)$", line)
-        if listed:
-            verdicts += 1
-            say("verdict", listed.group(1), line)
-            say("status", listed.group(2), line)
-            continue
-        # a tally: "Votes, round N: …"
-        m = _TALLY.search(line)
-        if m and "members voted" not in line[: m.start()]:
-            rnd, rest = int(m.group(1)), m.group(2)
-            if last_round is not None and rnd <= last_round:  # the rounds start again: the next category's debate
-                seg += 1
-            rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
-            last_round = rnd
-            first_round = rnd if first_round is None else min(first_round, rnd)
-            c = _CONS.search(rest)
-            if c:
-                say(f"consensus:{rk}", "reached" if c.group(3) == "reached" else "not reached", line)
-            hc = _headline_counts(rest)
-            written, counted = hc if hc else (None, None)
-            if counted is None:
-                counted = _tally_counts(rest)
-                written = dict(counted) if counted else None
-            if counted:
-                _say_counts(say, f"counts:{rk}:counted", counted, line)
-            if written:
-                _say_counts(say, f"counts:{rk}:written", written, line)
-            # the members' tags of this round, against it
-            total = sum((counted or {}).values())
-            if pending:
-                for agent, (w, cnt, q) in pending.items():
-                    if w is not None:
-                        say(f"vote:{rk}:{agent}:written", w, q)
-                    if cnt is not None:
-                        say(f"vote:{rk}:{agent}:counted", cnt, q)
-                if total and len(pending) == total:
-                    tag_w = Counter(w for w, _, _ in pending.values() if w)
-                    tag_c = Counter(c for _, c, _ in pending.values() if c)
-                    q = f"the members' tags of round {rnd}"
-                    _say_counts(say, f"counts:{rk}:written", tag_w, q)
-                    _say_counts(say, f"counts:{rk}:counted", tag_c, q)
-                if rnd == first_round and seg == 0:
-                    first_round_votes = list(pending.values())
-            pending = {}
-            prev = line
-            continue
-        c = _CONS_LEARN.search(line)
-        if c and last_round is not None and prev.startswith("Votes, round"):
-            rk = f"r{last_round}" if seg == 0 else f"s{seg}r{last_round}"
-            say(f"consensus:{rk}", "reached" if c.group(2) == "≥" else "not reached", line)
-        cw = _CONS_LEARN_WORDS.search(line)
-        if cw and last_round is not None and prev.startswith("Votes, round"):
-            rk = f"r{last_round}" if seg == 0 else f"s{seg}r{last_round}"
-            say(f"consensus:{rk}", "reached" if int(cw.group(1)) >= int(cw.group(2)) else "not reached", line)
-        # a turn: its tag, a member's vote or a chair's status
-        t = _TURN.match(line) or _ROLE_AGENT.match(line)
-        tag_only = line.startswith(TAG_OPEN) and open_turn is not None
-        if t or tag_only:
-            agent, role, rest = (t.group(1), t.group(2), t.group(3)) if t else (*open_turn, line)  # type: ignore[misc]
-            is_tagged = (
-                TAG_OPEN in rest or re.match(r"^\)?:?\s*(votes|wrote|decides|answers)\b", rest.strip()) is not None
-            )
-            learn_chair = re.match(r"^\)?:\s*consensus (not )?reached\s*$", rest.strip(), re.I)
-            if t and not is_tagged and not learn_chair and line.startswith("▶"):
-                open_turn = (agent, role)
-            elif role in CHAIR_ROLES and (TAG_OPEN in rest or learn_chair):
-                ch = _CHAIR.search(rest)
-                if ch:
-                    r = re.search(r"the tally it read \(round (\d+)\)", rest)
-                    rnd = int(r.group(1)) if r else last_round
-                    if rnd is not None:
-                        rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
-                        say(f"consensus:{rk}", ch.group(1).lower().replace("consensus ", ""), line)
-                open_turn = None
-            elif role in DECIDERS and is_tagged:
-                j = LABEL.search(rest)
-                if j or f"{TAG_OPEN}invalid" in rest:
-                    last_judge = (j.group(1) if j else "invalid", line)
-                open_turn = None
-            elif role in VOTE_ROLES and is_tagged:
-                v = _vote_tag(rest)
-                if v is not None:
-                    pending[agent] = (v[0], v[1], line)
-                open_turn = None
-            prev = line
-            continue
-        # a stop check (RADAR): its decision and preliminary verdict
-        sc = re.match(r"^Stop check,? \(?(?:after )?round (\d+)\b(.*)$", line)
-        if sc:
-            d = re.search(r"→ (CONTINUE|STOP|continue|stop)\b", sc.group(2))
-            if d:
-                say(f"stop:r{sc.group(1)}", d.group(1).lower(), line)
-                p = re.search(r"preliminary(?: verdict)? ⟦?" + _L, sc.group(2))
-                if p:
-                    say(f"stop:r{sc.group(1)}:preliminary", p.group(1), line)
-            elif not sc.group(2).strip():
-                expect, prev = f"stop:r{sc.group(1)}", line
-                continue
-        if expect.startswith("stop:r"):
-            if "RADAR stops early" in line:
-                say(expect, "stop", line)
-                p = re.search(r"preliminary verdict is " + _L, line)
-                if p:
-                    say(f"{expect}:preliminary", p.group(1), line)
-            elif "the debate goes on" in line:
-                say(expect, "continue", line)
-        # an all-categories run's answer: its label per category after the task's rule
-        one_cat = re.match(r"^Final verdict, category (\d+): " + _L, line)
-        if one_cat:
-            say(f"final:cat{one_cat.group(1)}", one_cat.group(2), line)
-            continue
-        fin = re.match(r"^(?:VERDICT|Verdict|Final verdict)\b[^:]*:\s*(.*)$", line)
-        dict_like = fin.group(1) if fin else (line if expect == "verdict" and line.startswith("{") else "")
-        pairs = re.findall(r"(?:cat |[\"'])?(\d)[\"']?\s*:\s*⟦?[\"']?" + _L, dict_like)
-        if len(pairs) > 1 or (pairs and dict_like.startswith(("{", "cat "))):
-            for k, lab in pairs:
-                say(f"final:cat{k}", lab, line)
-            expect, prev = "", line
-            continue
-        # the verdict
-        vm = re.match(r"^(?:VERDICT|Verdict)(?: · category \d+| \(category \d+\))?:?\s*⟦?" + _L + "(?! VALID)", line)
-        if expect == "verdict" and not vm:
-            vm = re.match(r"^⟦?" + _L, line)
-            if vm is None and re.match(r"^⟦?no verdict|NO VALID ANSWER", line, re.I):
-                verdicts += 1
-                say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
-        elif line in ("Verdict", "Verdict ⟦no verdict⟧") or re.match(r"^(?:VERDICT|Verdict)\b.*NO VALID ANSWER", line):
-            if "no verdict" in line or "NO VALID ANSWER" in line:
-                verdicts += 1
-                say("verdict" if verdicts == 1 else f"verdict#{verdicts}", NO_VERDICT, line)
-            else:
-                expect = "verdict"
-                prev = line
-                continue
-        if vm:
-            verdicts += 1
-            say("verdict" if verdicts == 1 else f"verdict#{verdicts}", vm.group(1), line)
-            cat = re.match(r"^(?:VERDICT · category |Verdict \(category )(\d+)", line)
-            if cat:
-                say(f"verdict:cat{cat.group(1)}", vm.group(1), line)
-        # the verdict's headline (the last tally), wherever it is said outside a tally line
-        hc = _headline_counts(line)
-        if hc:
-            fk = "final" if seg == 0 else f"final{seg}"
-            _say_counts(say, f"counts:{fk}:written", hc[0], line)
-            _say_counts(say, f"counts:{fk}:counted", hc[1], line)
-        # the debate against its first vote: what the plain vote said, what the debate said
-        vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
-        plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
-        if vs or plain:
-            comparisons += 1 if line.startswith(("Debate vs. vote", "Without any discussion")) else 0
-            k = "vs" if comparisons <= 1 else f"vs#{comparisons}"
-            if vs:
-                say(f"{k}:vote", vs.group(1), line)
-                say(f"{k}:debate", vs.group(2), line)
-            if plain:
-                say(f"{k}:vote", plain.group(1), line)
-        u = _unanimous_words(line)
-        if u:
-            uk = "first" if seg == 0 else f"first{seg}"
-            if u[0]:
-                say(f"unanimous:{uk}:written", u[0], line)
-            if u[1]:
-                say(f"unanimous:{uk}:counted", u[1], line)
-        # how it ended
-        f = re.match(r"^Finished: (\w+) \((.*?)\)", line) or re.match(
-            r"^══ (completed|stopped|failed|error)(?:: (.+?))? · \d+ model calls", line
-        )
-        if f:
-            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
-            reason = f.group(2) or ""
-            say("stop_reason", "" if reason in ("", "done") else reason.strip(), line)
-            _costs(line, say)
-        f = re.match(r"^(completed|stopped|failed|error) · [\d,]+ model calls", line)
-        if f:
-            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
-            _costs(line, say)
-        if expect == "finished":
-            f = re.match(r"^(\d+) rounds?, .*? s(?:; (.*))?\.$", line)
-            if f:
-                say("rounds", f.group(1), line)
-                say("stop_reason", (f.group(2) or "").strip(), line)
-                _costs(line, say)
-        f = re.match(r"^(Tokens|Model calls|Cache hits): ([\d,]+)$", line)  # the page's counters
-        if f:
-            say(f.group(1).lower().replace(" ", "_"), int(f.group(2).replace(",", "")), line)
-        f = re.match(r"^Debate (completed|stopped|error|failed)$", line)
-        if f:
-            say("status", "error" if f.group(1) == "failed" else f.group(1), line)
-            expect = "finished"
-            prev = line
-            continue
-        # a verdict's two readings (debate.outcome.Reading's note)
-        cal = re.search(r"Calibrated reading: " + _L, line)
-        if cal:
-            say("verdict:calibrated", cal.group(1), line)
-        both = re.search(r"wrote " + _L + r"; the calibration gives " + _L, line)
-        if both:
-            say("verdict:written", both.group(1), line)
-            say("verdict:calibrated", both.group(2), line)
-        # the settings line
-        if re.search(r"small-model aids on\b|small-model aids' values in effect", line):
-            say("aids", "on", line)
-        elif re.search(r"small-model aids off\b", line):
-            say("aids", "off", line)
-        expect = ""
-        prev = line
-    if last_judge is not None:
-        say("judge:last", *last_judge)
-    # the first round's tags: two different votes are never unanimous
-    ws = {w for w, _, _ in first_round_votes if w}
-    cs = {c for _, c, _ in first_round_votes if c}
-    if first_round is not None:
-        q = f"the members' tags of round {first_round}"
-        if len(ws) > 1:
-            say("unanimous:first:written", "no", q)
-        if len(cs) > 1:
-            say("unanimous:first:counted", "no", q)
-    return out
+    reader = _ScreenReader(screen)
+    for line in lines_of(text):
+        reader.read(line)
+    return reader.close()
 
 
 # -- the JSON export: the record itself, read field by field (not through debate.outcome) ----------------
@@ -574,7 +738,7 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             if last_round is not None and rnd <= last_round:
                 seg += 1
             last_round = rnd
-            rk = f"r{rnd}" if seg == 0 else f"s{seg}r{rnd}"
+            rk = _round_key(rnd, seg)
             q = f"votes_tallied round {rnd}"
             say(f"consensus:{rk}", "reached" if e.get("reached") else "not reached", q)
             counted = Counter("invalid" if v is None else v for v in (e.get("votes") or {}).values())
@@ -597,7 +761,7 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             written["invalid"] += 0
             _say_counts(say, f"counts:{rk}:written", written, q)
             if first_of_segment:
-                uk = "first" if seg == 0 else f"first{seg}"
+                uk = _segment_key("first", seg)
                 for which, c in (("written", written), ("counted", counted)):
                     one = len([k for k in c if c[k] and k != "invalid"]) == 1 and not c["invalid"]
                     say(f"unanimous:{uk}:{which}", "yes" if one else "no", q)
@@ -610,7 +774,7 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                     if lab:
                         say(f"final:cat{k}", lab, "verdict event (every category)")
                 continue
-            say("verdict" if verdicts == 1 else f"verdict#{verdicts}", label or NO_VERDICT, "verdict event")
+            say(_numbered("verdict", verdicts), label or NO_VERDICT, "verdict event")
             if e.get("category") is not None and label:
                 say(f"verdict:cat{e['category']}", label, "verdict event")
             if e.get("calibrated_label") and e.get("calibrated_label") != label:
@@ -619,13 +783,13 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 say("verdict:written", e["written_label"], "verdict event")
         elif t == "vote_comparison":
             comparisons += 1
-            k = "vs" if comparisons == 1 else f"vs#{comparisons}"
+            k = _numbered("vs", comparisons)
             if e.get("vote_label"):
                 say(f"{k}:vote", e["vote_label"], "vote_comparison event")
             if e.get("changed") and e.get("debate_label"):
                 say(f"{k}:debate", e["debate_label"], "vote_comparison event")
         if t == "vote_comparison" and e.get("basis", "first votes") == "first votes":
-            uk = "first" if seg == 0 else f"first{seg}"
+            uk = _segment_key("first", seg)
             if e.get("outcome") == "unanimous":
                 say(f"unanimous:{uk}:counted", "yes", "vote_comparison event")
             elif e.get("outcome") == "stood":

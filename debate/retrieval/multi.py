@@ -272,100 +272,13 @@ class MultiRetriever:
         queries; the ranking still scores against the claim, so the floor means the same with or
         without them). `progress(states)` is called from the sources' threads whenever a source's
         state changes (first with every asked source "waiting"), for a page that shows the search."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("The retrieval query is empty.", "Give the claim or tweet text to search for.")
-        if not isinstance(k, int) or not 1 <= k <= 200:
-            raise InvalidInput(f"k={k!r} passages is not usable.", "Use an integer from 1 to 200.")
+        _check_request(query, k)
         use, left_out, note = self.active()
-        queries = [query, *[q for q in (questions or []) if isinstance(q, str) and q.strip()]]
-        lock = threading.Lock()
-        slots: dict[str, dict[str, Any]] = {
-            s.name: {
-                "hits": [],
-                "state": "waiting",
-                "how": set(),
-                "note": "",
-                "ms": None,
-                "queries": [],
-                "final": False,
-                "done": threading.Event(),
-            }
-            for s in use
-        }
-
-        def snapshot() -> list[dict]:
-            with lock:
-                return [dict(x) for x in left_out] + [self._state(s, slots[s.name]) for s in use]
-
-        def report() -> None:
-            if progress is not None:
-                try:
-                    progress(snapshot())
-                except Exception:  # noqa: BLE001 - a page that cannot show progress must not stop the search
-                    pass
-
-        def ask(s: Source) -> None:
-            t0 = time.perf_counter()
-            slot = slots[s.name]
-            state, why = "", ""
-            for full in queries:
-                q = self.query_for(s, full)
-                with lock:
-                    if slot["final"]:
-                        return
-                    slot["queries"].append(q)
-                try:
-                    hits, how = s.search(q, LOCAL_CANDIDATES if s.name == "local" else ONLINE_CANDIDATES)
-                except src.SourceRateLimited as e:
-                    state, why = "rate-limited", e.message
-                except src.SourceTimeout as e:
-                    state, why = "timeout", e.message
-                except DebateError as e:
-                    state, why = "failed", f"{e.message} {e.hint}".strip()
-                except Exception as e:  # noqa: BLE001 - one broken source must not sink the others
-                    state, why = "failed", f"{s.label}: {type(e).__name__}: {str(e)[:200]}"
-                else:
-                    with lock:
-                        if slot["final"]:
-                            return
-                        slot["hits"].extend(hits)
-                        slot["how"].add(how)
-                if state:
-                    break
-            with lock:
-                if slot["final"]:
-                    return
-                slot.update(
-                    state=state or ("cache" if slot["how"] == {"cache"} else "live"),
-                    note=why,
-                    ms=round((time.perf_counter() - t0) * 1000),
-                    final=True,
-                )
-            slot["done"].set()
-            report()
-
-        report()
-        for s in use:
-            threading.Thread(target=ask, args=(s,), name=f"evidence-{s.name}", daemon=True).start()
-        start = time.monotonic()
-        for s in use:
-            slot = slots[s.name]
-            budget = None if not s.online else max(0.0, self.budget_s - (time.monotonic() - start))
-            if not slot["done"].wait(budget):
-                with lock:
-                    if not slot["final"]:
-                        kept = sum(1 for h in slot["hits"] if h.text)
-                        slot.update(
-                            state="timeout",
-                            ms=round(self.budget_s * 1000),
-                            final=True,
-                            note=f"{s.label} gave no full answer within its {self.budget_s:g} s budget: "
-                            + (f"kept the {kept} passages it had given." if kept else "left out of this debate."),
-                        )
-                report()
-        states = snapshot()
-        hits = [h for s in use for h in slots[s.name]["hits"] if h.text]
-        ranked = ranking.rank(query, hits, k, self.floor, mmr=self.mmr)
+        search = _Search(self, use, left_out, _queries(query, questions), progress)
+        search.start()
+        search.wait(self.budget_s)
+        states = search.snapshot()
+        ranked = ranking.rank(query, search.hits(), k, self.floor, mmr=self.mmr)
         out = Gathered(
             query=query,
             passages=ranked.passages,
@@ -377,16 +290,7 @@ class MultiRetriever:
             best_score=ranked.best_score,
         )
         if out.nothing_fits:
-            out.note = " ".join(
-                x
-                for x in (
-                    note,
-                    f"No passage is about this claim: the best scored "
-                    f"{ranked.best_score:.2f}, under the relevance floor "
-                    f"{self.floor:.2f}.",
-                )
-                if x
-            )
+            out.note = _nothing_fits_note(note, ranked.best_score, self.floor)
         self.last = out
         return out
 
@@ -413,3 +317,157 @@ class MultiRetriever:
         if skipped:
             row["skipped"] = skipped
         return row
+
+
+def _check_request(query: str, k: int) -> None:
+    """A search needs words to search for, and a number of passages it can give."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("The retrieval query is empty.", "Give the claim or tweet text to search for.")
+    if not isinstance(k, int) or not 1 <= k <= 200:
+        raise InvalidInput(f"k={k!r} passages is not usable.", "Use an integer from 1 to 200.")
+
+
+def _queries(query: str, questions: list[str] | None) -> list[str]:
+    """The claim's query first, then each extra question that has words."""
+    return [query, *[q for q in (questions or []) if isinstance(q, str) and q.strip()]]
+
+
+def _failure(s: Source, e: Exception) -> tuple[str, str]:
+    """(state, note) of a source whose search raised."""
+    if isinstance(e, src.SourceRateLimited):
+        return "rate-limited", e.message
+    if isinstance(e, src.SourceTimeout):
+        return "timeout", e.message
+    if isinstance(e, DebateError):
+        return "failed", f"{e.message} {e.hint}".strip()
+    return "failed", f"{s.label}: {type(e).__name__}: {str(e)[:200]}"
+
+
+def _timeout_note(label: str, budget_s: float, kept: int) -> str:
+    """Why a source that did not finish within its budget gives what it gave, or nothing."""
+    return f"{label} gave no full answer within its {budget_s:g} s budget: " + (
+        f"kept the {kept} passages it had given." if kept else "left out of this debate."
+    )
+
+
+def _nothing_fits_note(note: str, best_score: float | None, floor: float | None) -> str:
+    """The note when there were passages but none scored above the relevance floor."""
+    return " ".join(
+        x
+        for x in (
+            note,
+            f"No passage is about this claim: the best scored {best_score:.2f}, under the relevance floor {floor:.2f}.",
+        )
+        if x
+    )
+
+
+def _new_slot() -> dict[str, Any]:
+    """A source's record during one search, before it answers."""
+    return {
+        "hits": [],
+        "state": "waiting",
+        "how": set(),
+        "note": "",
+        "ms": None,
+        "queries": [],
+        "final": False,
+        "done": threading.Event(),
+    }
+
+
+class _Search:
+    """One gather's sources at work: each asks its queries in its own thread and fills its slot; the
+    caller waits for each within its budget. The slots are shared under one lock, and a slot once
+    `final` (answered, failed or timed out) is never changed again: a source answering after its
+    budget is not heard."""
+
+    def __init__(
+        self,
+        retriever: MultiRetriever,
+        use: list[Source],
+        left_out: list[dict],
+        queries: list[str],
+        progress: Callable[[list[dict]], None] | None,
+    ) -> None:
+        self.retriever = retriever  # its query_for and _state, which a subclass may change
+        self.use, self.left_out, self.queries, self.progress = use, left_out, queries, progress
+        self.lock = threading.Lock()
+        self.slots: dict[str, dict[str, Any]] = {s.name: _new_slot() for s in use}
+
+    def snapshot(self) -> list[dict]:
+        with self.lock:
+            return [dict(x) for x in self.left_out] + [self.retriever._state(s, self.slots[s.name]) for s in self.use]
+
+    def report(self) -> None:
+        if self.progress is not None:
+            try:
+                self.progress(self.snapshot())
+            except Exception:  # noqa: BLE001 - a page that cannot show progress must not stop the search
+                pass
+
+    def start(self) -> None:
+        self.report()
+        for s in self.use:
+            threading.Thread(target=self.ask, args=(s,), name=f"evidence-{s.name}", daemon=True).start()
+
+    def ask(self, s: Source) -> None:
+        """One source's thread: each query in turn until one fails, then its slot made final."""
+        t0 = time.perf_counter()
+        slot = self.slots[s.name]
+        state, why = "", ""
+        for full in self.queries:
+            q = self.retriever.query_for(s, full)
+            with self.lock:
+                if slot["final"]:
+                    return
+                slot["queries"].append(q)
+            try:
+                hits, how = s.search(q, LOCAL_CANDIDATES if s.name == "local" else ONLINE_CANDIDATES)
+            except Exception as e:  # noqa: BLE001 - one broken source must not sink the others
+                state, why = _failure(s, e)
+            else:
+                with self.lock:
+                    if slot["final"]:
+                        return
+                    slot["hits"].extend(hits)
+                    slot["how"].add(how)
+            if state:
+                break
+        with self.lock:
+            if slot["final"]:
+                return
+            slot.update(
+                state=state or ("cache" if slot["how"] == {"cache"} else "live"),
+                note=why,
+                ms=round((time.perf_counter() - t0) * 1000),
+                final=True,
+            )
+        slot["done"].set()
+        self.report()
+
+    def wait(self, budget_s: float) -> None:
+        """Each source's answer: the local index's however long it takes, an online one's within what is
+        left of the budget (they all run at once, so the budget is counted from the first wait)."""
+        start = time.monotonic()
+        for s in self.use:
+            slot = self.slots[s.name]
+            budget = None if not s.online else max(0.0, budget_s - (time.monotonic() - start))
+            if not slot["done"].wait(budget):
+                self._time_out(s, slot, budget_s)
+                self.report()
+
+    def _time_out(self, s: Source, slot: dict[str, Any], budget_s: float) -> None:
+        with self.lock:
+            if not slot["final"]:
+                kept = sum(1 for h in slot["hits"] if h.text)
+                slot.update(
+                    state="timeout",
+                    ms=round(budget_s * 1000),
+                    final=True,
+                    note=_timeout_note(s.label, budget_s, kept),
+                )
+
+    def hits(self) -> list:
+        """Every passage the sources gave (a result without text gave none)."""
+        return [h for s in self.use for h in self.slots[s.name]["hits"] if h.text]

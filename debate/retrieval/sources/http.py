@@ -14,10 +14,13 @@ import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from debate.errors import DebateError
+
+if TYPE_CHECKING:
+    import httpx
 
 USER_AGENT = "debate-viewer/1.0 (fact-checking research demo)"  # sources add the contact e-mail
 MAX_REDIRECTS = 3
@@ -279,78 +282,27 @@ def request(
     resend custom headers, and a 307/308 the body, to wherever the service points."""
     import httpx
 
-    from debate.models.transport import carries_secrets
-
     check_url(url)
     deadline = time.monotonic() + timeout_s
     hdrs = {"User-Agent": USER_AGENT, **(headers or {})}
-
-    def own_origin_only(req: httpx.Request) -> None:
-        if not carries_secrets(url, str(req.url)):
-            raise SourceError(
-                f"{service} redirected to {req.url.host or 'another address'}: not followed, "
-                "the key is sent only to the address it was saved for.",
-                "Set this source's address to where the service really answers.",
-            )
-
-    def plain_redirects_only(response: httpx.Response) -> None:
-        location = response.headers.get("location") if response.is_redirect else None
-        if location is not None:  # relative or absolute; what httpx and a browser would read differently is refused
-            try:
-                readable_url(str(response.url.join(location)))
-                bad = "\\" in location or any(ord(ch) < 0x20 for ch in location)
-            except (SourceBlocked, httpx.InvalidURL, ValueError):
-                bad = True
-            if bad:
-                raise SourceBlocked(f"Not fetched: it redirected to an address that could not be read ({service}).")
-
-    hooks: dict[str, list] = {"response": [plain_redirects_only]}
-    if keyed:
-        hooks["request"] = [own_origin_only]
     try:
         with httpx.Client(
             timeout=httpx.Timeout(timeout_s),
             follow_redirects=True,
             max_redirects=MAX_REDIRECTS,
             headers=hdrs,
-            event_hooks=hooks,
+            event_hooks=_redirect_hooks(service, url, keyed),
             transport=None if guard is None else guard.transport(),
         ) as client:
             with client.stream(method, url, params=params, data=data, json=json_body) as r:
-                if r.status_code == 429:
-                    wait = retry_after_s(r.headers.get("retry-after"))
-                    raise SourceRateLimited(
-                        f"{service} said 429 Too Many Requests: backing off {wait:.0f} s.",
-                        "The other sources still answer; this one is asked again after that.",
-                        retry_after=wait,
-                    )
-                if r.status_code >= 500:
-                    raise SourceError(
-                        f"{service} failed with HTTP {r.status_code}.",
-                        "A problem on the service's side: try again later.",
-                    )
-                if r.status_code not in ok_statuses:
-                    raise SourceError(
-                        f"{service} refused the request with HTTP {r.status_code}.",
-                        "Check this source's settings (address, key).",
-                    )
-                declared = r.headers.get("content-length")
-                if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise SourceTooLarge(
-                        f"{service} sent {int(declared) // 1_000_000} MB, over the "
-                        f"{max_bytes // 1_000_000 or 1} MB cap: not read."
-                    )
-                chunks, total = [], 0
-                for chunk in r.iter_bytes():
-                    total += len(chunk)
-                    if total > max_bytes:
-                        raise SourceTooLarge(f"{service} sent more than the {max_bytes // 1000} kB cap: cut off.")
-                    if time.monotonic() > deadline:
-                        raise SourceTimeout(f"{service} was still sending after {timeout_s:g} s: cut off.")
-                    chunks.append(chunk)
-                return Reply(
-                    r.status_code, str(r.url), r.headers.get("content-type", ""), b"".join(chunks), dict(r.headers)
-                )
+                refused = _status_problem(service, r.status_code, r.headers, ok_statuses)
+                if refused is not None:
+                    raise refused
+                too_large = _declared_size_problem(service, r.headers.get("content-length"), max_bytes)
+                if too_large is not None:
+                    raise too_large
+                body = _read_body(service, r.iter_bytes(), max_bytes=max_bytes, deadline=deadline, timeout_s=timeout_s)
+                return Reply(r.status_code, str(r.url), r.headers.get("content-type", ""), body, dict(r.headers))
     except SourceError:
         raise
     except httpx.TimeoutException:
@@ -366,3 +318,84 @@ def request(
             f"{service} cannot be reached ({type(e).__name__}).",
             "Check the network connection, or leave this source out.",
         ) from None
+
+
+def _redirect_hooks(service: str, url: str, keyed: bool) -> dict[str, list]:
+    """httpx's event hooks for `request`: every redirect's address must read plainly, and a keyed request's
+    every hop must stay on the origin its key was saved for."""
+    from debate.models.transport import carries_secrets
+
+    def own_origin_only(req: httpx.Request) -> None:
+        if not carries_secrets(url, str(req.url)):
+            raise SourceError(
+                f"{service} redirected to {req.url.host or 'another address'}: not followed, "
+                "the key is sent only to the address it was saved for.",
+                "Set this source's address to where the service really answers.",
+            )
+
+    def plain_redirects_only(response: httpx.Response) -> None:
+        location = response.headers.get("location") if response.is_redirect else None
+        if location is not None and _unreadable_redirect(response.url, location):
+            raise SourceBlocked(f"Not fetched: it redirected to an address that could not be read ({service}).")
+
+    hooks: dict[str, list] = {"response": [plain_redirects_only]}
+    if keyed:
+        hooks["request"] = [own_origin_only]
+    return hooks
+
+
+def _unreadable_redirect(base: httpx.URL, location: str) -> bool:
+    """Whether a redirect's Location (relative or absolute) is one httpx and a browser could read differently."""
+    import httpx
+
+    try:
+        readable_url(str(base.join(location)))
+        return "\\" in location or any(ord(ch) < 0x20 for ch in location)
+    except (SourceBlocked, httpx.InvalidURL, ValueError):
+        return True
+
+
+def _status_problem(
+    service: str, status: int, headers: httpx.Headers, ok_statuses: tuple[int, ...]
+) -> SourceError | None:
+    """What an answer's HTTP status says went wrong (a 429 with how long to back off), or None."""
+    if status == 429:
+        wait = retry_after_s(headers.get("retry-after"))
+        return SourceRateLimited(
+            f"{service} said 429 Too Many Requests: backing off {wait:.0f} s.",
+            "The other sources still answer; this one is asked again after that.",
+            retry_after=wait,
+        )
+    if status >= 500:
+        return SourceError(
+            f"{service} failed with HTTP {status}.",
+            "A problem on the service's side: try again later.",
+        )
+    if status not in ok_statuses:
+        return SourceError(
+            f"{service} refused the request with HTTP {status}.",
+            "Check this source's settings (address, key).",
+        )
+    return None
+
+
+def _declared_size_problem(service: str, declared: str | None, max_bytes: int) -> SourceTooLarge | None:
+    """An answer whose Content-Length is over the cap is not read at all."""
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        return SourceTooLarge(
+            f"{service} sent {int(declared) // 1_000_000} MB, over the {max_bytes // 1_000_000 or 1} MB cap: not read."
+        )
+    return None
+
+
+def _read_body(service: str, chunks: Iterable[bytes], *, max_bytes: int, deadline: float, timeout_s: float) -> bytes:
+    """The body, read chunk by chunk against one byte budget and one wall-clock deadline."""
+    parts, total = [], 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > max_bytes:
+            raise SourceTooLarge(f"{service} sent more than the {max_bytes // 1000} kB cap: cut off.")
+        if time.monotonic() > deadline:
+            raise SourceTimeout(f"{service} was still sending after {timeout_s:g} s: cut off.")
+        parts.append(chunk)
+    return b"".join(parts)
