@@ -163,7 +163,7 @@ def lineup_tag(lineup: str) -> str:
     return Path(lineup).stem if lineup.endswith(".json") else lineup
 
 
-def generate(protocols: list[str], n: int, lineups: list[str], out: Path) -> list[dict]:
+def generate(protocols: list[str], n: int, lineups: list[str], out: Path, skip: int = 0) -> list[dict]:
     """Run n debates per protocol with the engine at the app's defaults, each claim by every lineup in turn
     (so a run stopped early still compares like with like); each debate written as soon as it ends, so an
     interrupted run keeps what it made: to `out` (JSONL), or with several lineups to one file per lineup
@@ -185,7 +185,7 @@ def generate(protocols: list[str], n: int, lineups: list[str], out: Path) -> lis
     for proto in protocols:
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
-        for it in held_out(proto, n):
+        for it in held_out(proto, skip + n)[skip:]:  # skip: claims an earlier run already debated
             for lineup in lineups:
                 t0 = time.perf_counter()
                 cfg = config_for(proto, it, lineup)
@@ -301,6 +301,9 @@ def main(argv: list[str] | None = None) -> None:
         help="lineup for --run (default: the embedded one); several, comma-separated, debate each claim in turn "
         "and are scored apart",
     )
+    ap.add_argument(
+        "--skip", type=int, default=0, help="--run: leave out the first K claims (an earlier run debated them)"
+    )
     ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
@@ -310,7 +313,11 @@ def main(argv: list[str] | None = None) -> None:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.run:
         debates += generate(
-            args.protocol.split(","), args.run, args.lineup.split(","), RESULTS / f"substance-{tag}-events.jsonl"
+            args.protocol.split(","),
+            args.run,
+            args.lineup.split(","),
+            RESULTS / f"substance-{tag}-events.jsonl",
+            args.skip,
         )
     for f in filter(None, args.events.split(",")):
         debates += debates_from_jsonl(Path(f))
