@@ -16,6 +16,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+# Under pytest-xdist (`make test TEST_WORKERS=2`) each worker runs its models on one thread: llama.cpp's
+# threads wait for each other at every layer, so two workers with two threads each on two cores spend
+# their time waiting for a descheduled thread. Subprocesses (the app under test, servers) inherit it.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("DEBATE_N_THREADS", "1")
+
 _REAL_HOME = Path(os.environ.get("DEBATE_HOME", Path.home() / ".cache" / "debate-viewer")).expanduser()
 os.environ.setdefault("DEBATE_MODELS_DIR", str(_REAL_HOME / "models"))
 

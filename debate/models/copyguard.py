@@ -9,11 +9,17 @@ complete such a run after the answer's last n-1 tokens are banned (their logits 
 answer may share up to n-1 tokens in a row with another speaker's turn, never n, and may quote the
 claim and the evidence at any length.
 
+Tokens are compared by the word they spell, not by id: the embedded backend (debate.models.local) feeds
+each token as `spelling(text)`, its letters and digits lower-cased, and tokens that spell nothing
+(punctuation, "_", spaces) are skipped on every side. So a copy cannot go on by writing "Matter" where
+the other speaker wrote "matter" (another token id), nor by joining or splitting words with punctuation
+("six_years", "margin ofError" for "six years", "margin of error": the near-copies a small debater wrote
+once the exact ones were banned); the backend then bans every token that spells the banned word or its
+beginning.
+
 Linear: the table is built in one pass over the protected tokens (a set of the quotable runs first), and
-each step is one dictionary lookup of the last n-1 tokens (a tuple of ints: exact, no hash collisions to
-reason about). Pure: tokens in, tokens out. The embedded backend (debate.models.local) feeds it each token
-as its lower-cased text, so a copy cannot go on by writing "matter" where the other speaker wrote
-"Matter" (another token id), and bans every token of a banned text.
+each step is one dictionary lookup of the last n-1 tokens (a tuple: exact, no hash collisions to reason
+about). Pure: tokens in, tokens out.
 
 Greedy output is unchanged wherever the model was not about to copy: tokens are banned only where the
 answer's last n-1 tokens already stand in a protected text, and only the tokens that would continue it.
@@ -24,7 +30,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-# n in tokens. A run of 12 words (the copy the content benchmark counts) is at least 12 tokens, so n = 10
+SKIP = ""  # a token that spells nothing: not part of any run
+
+
+def spelling(text: str) -> str:
+    """What a token says for the guard: its letters and digits, lower-cased ("" for punctuation)."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _spoken(seq: Iterable[Hashable]) -> list[Hashable]:
+    return [t for t in seq if t != SKIP]
+
+
+# n in tokens that spell something. A run of 12 words (the copy the content benchmark counts) is at least 12 tokens, so n = 10
 # forbids it with a margin of two tokens for an opening word the copy tokenizes otherwise ("The" at the
 # start of a sentence, " the" inside one); below ~8 tokens (~6 words) stock phrases both sides use
 # ("the evidence does not support the claim that") would start to be banned too.
@@ -40,10 +58,9 @@ class CopyGuard:
         if n < 2:
             raise ValueError(f"n must be at least 2, got {n}")
         self.n = n
-        quoted = {tuple(q[i : i + n]) for q in quotable for i in range(len(q) - n + 1)}
+        quoted = {tuple(q[i : i + n]) for q in map(_spoken, quotable) for i in range(len(q) - n + 1)}
         self.table: dict[tuple[Hashable, ...], set[Any]] = {}
-        for p in protected:
-            p = list(p)
+        for p in map(_spoken, protected):
             for i in range(len(p) - n + 1):
                 run = tuple(p[i : i + n])
                 if run not in quoted:
@@ -53,14 +70,20 @@ class CopyGuard:
         return bool(self.table)
 
     def banned(self, answer: Sequence[Hashable]) -> set[Any]:  # token ids, or token texts
-        """The tokens that would make the answer's last n tokens a protected run (empty when none)."""
+        """The tokens that would make the answer's last n tokens a protected run (empty when none); tokens
+        that spell nothing (SKIP) are passed over, so the key is the last n-1 that do."""
         k = self.n - 1
-        if len(answer) < k:
-            return set()
-        return self.table.get(tuple(answer[len(answer) - k :]), set())
+        last: list[Hashable] = []
+        for t in reversed(answer):
+            if t != SKIP:
+                last.append(t)
+                if len(last) == k:
+                    return self.table.get(tuple(reversed(last)), set())
+        return set()
 
 
-def copied_run(answer: Sequence[int], protected: Iterable[Sequence[int]], n: int = DEFAULT_N) -> bool:
+def copied_run(answer: Sequence[Hashable], protected: Iterable[Sequence[Hashable]], n: int = DEFAULT_N) -> bool:
     """Does `answer` contain a run of n tokens that stands in a protected text? (For tests and checks.)"""
-    runs = {tuple(p[i : i + n]) for p in protected for i in range(len(p) - n + 1)}
-    return any(tuple(answer[i : i + n]) in runs for i in range(len(answer) - n + 1))
+    runs = {tuple(p[i : i + n]) for p in map(_spoken, protected) for i in range(len(p) - n + 1)}
+    spoken = _spoken(answer)
+    return any(tuple(spoken[i : i + n]) in runs for i in range(len(spoken) - n + 1))

@@ -57,7 +57,7 @@ from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileEr
 from debate.models import packaged
 from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.copyguard import DEFAULT_N, CopyGuard
+from debate.models.copyguard import DEFAULT_N, SKIP, CopyGuard, spelling
 from debate.models.labelprobs import (
     SLOT_TAIL,
     _fits,
@@ -174,7 +174,7 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
 
 _script_bans: dict[tuple[str, str], Any] = {}
 _by_text: dict[str, dict[str, list[int]]] = {}
-_lower: dict[str, list[str]] = {}
+_spelled: dict[str, list[str]] = {}
 _quote_ids: dict[str, Any] = {}
 
 
@@ -186,20 +186,21 @@ def vocab_texts(llm: Any, key: str) -> list[str]:
         return _vocab_texts[key]
 
 
-def lower_texts(llm: Any, key: str) -> list[str]:
-    """Every vocabulary token's text, lower-cased (what the copy guard compares), cached per model."""
+def spelled_texts(llm: Any, key: str) -> list[str]:
+    """Every vocabulary token's spelling (copyguard.spelling: its letters and digits, lower-cased; what the
+    copy guard compares), cached per model."""
     texts = vocab_texts(llm, key)
     with _load_lock:
-        if key not in _lower:
-            _lower[key] = [t.lower() for t in texts]
-        return _lower[key]
+        if key not in _spelled:
+            _spelled[key] = [spelling(t) for t in texts]
+        return _spelled[key]
 
 
 def spelled_by_prefix(llm: Any, key: str, banned: set[str]) -> list[int]:
-    """Every token whose lower-cased text is one of `banned` or a shorter beginning of one (" econ" for
-    " economy"): banning a copied word's token alone would let the copy go on spelled in two tokens, or
-    in another case."""
-    lower = lower_texts(llm, key)
+    """Every token whose spelling is one of `banned` or a shorter beginning of one ("econ" for "economy"):
+    banning a copied word's token alone would let the copy go on spelled in two tokens, in another case
+    or after a joining mark ("_economy")."""
+    lower = spelled_texts(llm, key)
     with _load_lock:
         if key not in _by_text:
             index: dict[str, list[int]] = {}
@@ -227,9 +228,9 @@ def quote_token_ids(llm: Any, key: str) -> Any:
 
 
 def copy_guard(llm: Any, key: str, options: GenOptions) -> CopyGuard | None:
-    """The request's CopyGuard over this model's tokens (as lower-cased texts) of its protected and quotable
+    """The request's CopyGuard over this model's tokens (as their spellings) of its protected and quotable
     texts."""
-    lower = lower_texts(llm, key)
+    lower = spelled_texts(llm, key)
 
     def ids(text: str) -> list[str]:
         toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
@@ -310,7 +311,9 @@ class _StepRecorder:
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
         self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
         self.widen: Callable[[set[str]], list[int]] | None = None  # a banned copy token's text -> the ids to ban
-        self.lower: list[str] = []  # each token id's lower-cased text (what the guard compares)
+        self.lower: list[str] = []  # each token id's spelling (what the guard compares)
+        self.spoken: list[str] = []  # the answer's spellings so far, those that spell something
+        self.heard = 0  # how many of the answer's tokens `spoken` has read
         self.refused = 0  # steps where the guard banned a copy's next token
         self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
         self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
@@ -337,7 +340,11 @@ class _StepRecorder:
             scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
         if self.guard is not None:
             gen = input_ids[self.prompt_tokens :]
-            copy = self.guard.banned([self.lower[int(t)] for t in gen[max(0, len(gen) - self.guard.n + 1) :]])
+            for t in gen[self.heard :]:  # one new token per step: linear over the answer
+                if (w := self.lower[int(t)]) != SKIP:
+                    self.spoken.append(w)
+            self.heard = len(gen)
+            copy = self.guard.banned(self.spoken)
             if copy:
                 assert self.widen is not None  # set together with the guard
                 scores[self.widen(copy)] = -math.inf
@@ -797,7 +804,7 @@ def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
         rec.watch = AnswerWatch(json_answer=options.stop_after_json)
     if options.no_copy:
         rec.guard = copy_guard(llm, key, options)
-        rec.lower = lower_texts(llm, key)
+        rec.lower = spelled_texts(llm, key)
         rec.widen = lambda texts: spelled_by_prefix(llm, key, texts)
     rec.max_tokens = int(options.max_tokens)
     grace = max(0, int(options.grace_tokens or 0))

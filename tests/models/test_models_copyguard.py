@@ -9,7 +9,7 @@ import time
 import pytest
 
 from debate.models.base import GenOptions
-from debate.models.copyguard import CopyGuard, copied_run
+from debate.models.copyguard import CopyGuard, copied_run, spelling
 from debate.models.stopping import JSON_RESERVE, KindEnd
 from tests.support.engine import lineup, run
 
@@ -79,6 +79,26 @@ def test_the_guard_compares_what_tokens_say_not_their_case():
     words = [w.lower() for w in ["of", "supporting", "the", "Black", "Lives", "Matter", "movement", ".", "This", "was"]]
     guard = CopyGuard([[f" {w}" for w in theirs]], n=10)
     assert guard.banned([f" {w}" for w in words[:9]]) == {" was"}
+
+
+def test_near_copies_spell_the_same_words_and_are_refused():
+    """The near-copies a small debater wrote once exact copies were banned: words joined by "_", a space
+    dropped before a capital, punctuation put in. Each token counts by the word it spells; tokens that
+    spell nothing are passed over."""
+    theirs = "The unemployment rate fell to six years low, within a margin of error of the survey"
+    protected = [spelling(f" {w}") for w in theirs.split()]
+    guard = CopyGuard([protected], n=10)
+    near = [" The", " unemployment", " rate", " fell", " to", " six", "_", "years", " low", " —", " within"]
+    near += [" a", " margin", " of", "Error"]
+    said = [spelling(t) for t in near]
+    assert "" in said  # "_" and " —" spell nothing
+    assert copied_run(said, [protected], 10)  # the check the benchmark makes sees through it
+    # decoding it: after nine spoken words in a row, the tenth is banned whatever joins them
+    assert guard.banned(said[:10]) == set()  # "the … six _ years low —": eight words
+    assert guard.banned(said[:11]) == {"a"}  # nine, "_" and "—" passed over: the tenth is banned
+    assert guard.banned([*said[:11], "", ""]) == {"a"}  # punctuation between does not reset the run
+    assert guard.banned(said[:14]) == {"error"}  # "…a margin of": "Error" (or " error") may not follow
+    assert spelling(" ofError") == "oferror" and spelling("Error") == spelling(" error") == "error"
 
 
 def test_greedy_output_is_unchanged_where_nothing_would_be_copied():
@@ -194,7 +214,11 @@ def test_the_embedded_model_is_refused_a_copy_and_otherwise_unchanged():
 
     path, chat_format = be.resolve(model)
     llm, _ = load_llama(path, be.n_ctx, be.n_threads, chat_format)  # the instance the backend generates with
-    toks = lambda s: [int(t) for t in llm.tokenize(s.encode(), add_bos=False, special=False)]
+    # by the words the tokens spell, as the guard compares: a near-copy ("six_years") counts too
+    toks = lambda s: [
+        spelling(llm.detokenize([t]).decode("utf-8", "ignore"))
+        for t in llm.tokenize(s.encode(), add_bos=False, special=False)
+    ]
     free = say(ask)
     guarded = say(ask, no_copy=(other,))
     assert copied_run(toks(free), [toks(other)], 10), free  # the model copies when let

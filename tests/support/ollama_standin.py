@@ -67,7 +67,12 @@ class StandIn:
         from llama_cpp import Llama
 
         if name not in self._llms:
-            self._llms[name] = Llama(model_path=str(self.paths[name]), n_ctx=self.n_ctx, n_threads=2, verbose=False)
+            self._llms[name] = Llama(
+                model_path=str(self.paths[name]),
+                n_ctx=self.n_ctx,
+                n_threads=int(os.environ.get("DEBATE_N_THREADS", 2)),
+                verbose=False,
+            )
         return self._llms[name]
 
     @staticmethod

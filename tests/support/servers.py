@@ -103,7 +103,7 @@ def start_llama_server(
     log_dir: Path,
     api_key: str | None = None,
     n_ctx: int = 2048,
-    n_threads: int = 2,
+    n_threads: int | None = None,
     interrupt_requests: bool = True,
 ) -> ServerProcess:
     """`python -m llama_cpp.server` on a free port; `.url` is the OpenAI base URL (…/v1). With
@@ -123,7 +123,7 @@ def start_llama_server(
         "--port",
         str(port),
         "--n_threads",
-        str(n_threads),
+        str(n_threads or int(os.environ.get("DEBATE_N_THREADS", 2))),
         "--n_ctx",
         str(n_ctx),
     ]
