@@ -91,7 +91,7 @@ docs: test-setup
 # TEST_WORKERS=N: N pytest-xdist workers, a test file to a worker (one worker's waits leave the other core
 # free); then the tests marked `quiet` (they hold only while nothing else uses the CPU) alone, in one process.
 # TEST_WORKERS=0: everything in one process (docs/testing.md)
-TEST_WORKERS ?= 0
+TEST_WORKERS ?= 2
 test: lint docs models datasets
 ifeq ($(TEST_WORKERS),0)
 	$(VPY) -m pytest tests

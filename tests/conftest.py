@@ -64,3 +64,46 @@ def pytest_collection_modifyitems(config, items) -> None:
             continue
         if group in FOLDER_MARKERS:
             item.add_marker(FOLDER_MARKERS[group])
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = longest_first(items, tests_dir)
+
+
+# Under pytest-xdist with `--dist loadfile` a test file goes whole to one worker, in collection order; a
+# long file handed out last keeps one worker busy while the other has nothing left (the run's tail was
+# ten minutes of one worker). Longest first evens them out: the files below took a minute or more in a
+# two-worker run (`make test TEST_WORKERS=2`, --durations, 2026-12-06), then the folders by their time.
+# The order changes which worker runs a file and when, never what a test checks.
+LONGEST_FILES = (
+    "real_model/test_engine_real.py",
+    "ui/test_ui_app.py",
+    "models/test_lineup_server.py",
+    "services/test_live_speed.py",
+    "models/test_router.py",
+    "browser/test_ui_browser.py",
+    "real_model/test_lonely_clone.py",
+    "real_model/test_share_fork_real.py",
+    "browser/test_ui_server_browser.py",
+    "browser/test_ui_people_browser.py",
+    "services/test_verdict_words.py",
+    "browser/test_ui_status_lines_browser.py",
+    "models/test_label_position.py",
+    "browser/test_ui_share_browser.py",
+)
+LONGEST_FOLDERS = ("browser", "real_model", "ui", "models", "services", "engine", "aids", "security")
+
+
+def longest_first(items: list, tests_dir: Path) -> list:
+    """`items` with the files known to take longest first (stable: a file's own tests keep their order)."""
+
+    def rank(item) -> tuple[int, int]:
+        try:
+            rel = Path(item.path).resolve().relative_to(tests_dir).as_posix()
+        except ValueError:
+            return (len(LONGEST_FILES) + len(LONGEST_FOLDERS), 0)
+        if rel in LONGEST_FILES:
+            return (LONGEST_FILES.index(rel), 0)
+        folder = rel.split("/", 1)[0]
+        k = LONGEST_FOLDERS.index(folder) if folder in LONGEST_FOLDERS else len(LONGEST_FOLDERS)
+        return (len(LONGEST_FILES) + k, 0)
+
+    return sorted(items, key=rank)

@@ -74,7 +74,7 @@ def _searching(view: DebateView) -> tuple:
 
 # After Run the debate starts below the set-up, out of sight on a laptop's screen: the page is scrolled to
 # its claim card once (tried for a few seconds, until the card is drawn), the card just under the header. Streamlit's own HTML element runs
-# no script; a zero-height component's frame (same origin) can reach the page.
+# no script; a one-pixel inline frame (same origin, ui.page_script) can reach the page.
 FOLLOW_JS = """<script>
 (() => { const doc = window.parent.document; let tries = 0;
   const go = () => { const cards = [...doc.querySelectorAll('.claim-card')]
@@ -91,9 +91,9 @@ FOLLOW_JS = """<script>
 
 def follow_debate() -> None:
     """Scroll the page to the debate that has just started (once, right after Run)."""
-    import streamlit.components.v1 as components
+    from ui.page_script import run_in_page
 
-    components.html(FOLLOW_JS, height=0)
+    run_in_page(FOLLOW_JS)
 
 
 def show_live(debate_id: str, gold: Any = None) -> None:

@@ -2,8 +2,8 @@
 
 The controls and the step's note stay at the top of the page (a sticky container), so they never scroll
 away; after Previous or Next the page is scrolled so that what the step added sits just under them: the newest turn or tally line of the transcript, the verdict
-card, the evidence or the claim. Streamlit's own HTML runs no script; a zero-height component's frame (same
-origin) can reach the page, as the Debate page's scroll after Run does (ui/live_view.py). The script waits
+card, the evidence or the claim. Streamlit's own HTML runs no script; a one-pixel inline frame (same
+origin, ui.page_script) can reach the page, as the Debate page's scroll after Run does (ui/live_view.py). The script waits
 until the run is over and no element is stale, scrolls, and looks again until the element stays in place
 (the sticky bar moves as the page scrolls), for a few seconds at most; then it marks the page's body with
 the step's number (`data-learn-followed`), which the browser test waits for.
@@ -61,6 +61,6 @@ def follow_js(kind: str, step: int) -> str:
 
 def follow_step(kind: str, step: int) -> None:
     """Scroll the main area to what step `step` added (call it last on the page, after the transcript)."""
-    import streamlit.components.v1 as components
+    from ui.page_script import run_in_page
 
-    components.html(follow_js(kind, step), height=0)
+    run_in_page(follow_js(kind, step))

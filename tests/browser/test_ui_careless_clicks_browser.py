@@ -19,6 +19,7 @@ from debate.models.scripted import ScriptedBackend
 from debate.runner import DebateConfig
 from debate.store import DebateStore
 from tests.support.browser import (
+    app_log_problems,
     app_server,
     browser_page,
     have_browser,
@@ -61,6 +62,7 @@ def app(tmp_path_factory):
         # the presenter's server (OPENAI_BASE_URL): a lineup may name it (models/reach.py)
         with app_server(home, {"DEBATE_WARM_AHEAD": "0", "OPENAI_BASE_URL": srv.url}) as url:
             yield url, store
+            assert app_log_problems(home) == []  # a double Run, a reload, a long paste: nothing in the app's log
 
 
 def _pick(page, key: str, option: str) -> None:

@@ -12,7 +12,16 @@ import pytest
 
 from debate.events import event_from_dict
 from debate.store import DebateStore
-from tests.support.browser import REPO, app_server, browser_page, have_browser, poll, shot, wait_settled
+from tests.support.browser import (
+    REPO,
+    app_log_problems,
+    app_server,
+    browser_page,
+    have_browser,
+    poll,
+    shot,
+    wait_settled,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -89,3 +98,4 @@ def test_next_brings_the_new_turn_into_view_and_every_glyph_renders(tmp_path):
         result = page.evaluate(TOFU_JS, _glyphs())
         assert result["control"], "the page draws no box for a missing glyph: the check cannot tell"
         assert result["missing"] == [], [f"{c} U+{ord(c):04X}" for c in result["missing"]]
+        assert app_log_problems(tmp_path) == []  # the scroll's frame wrote no deprecation notice

@@ -322,16 +322,16 @@ def test_first_requests_come_from_the_protocol_itself():
 
     cfg = DebateConfig(claim=COFFEE, protocol="council")
     got = first_requests(cfg)
-    assert [s for s, _, _ in got] == ["local:qwen2.5-coder-0.5b", "local:smollm2-135m"]
+    assert sorted(s for s, _, _ in got) == ["local:qwen2.5-coder-0.5b", "local:smollm2-135m"]
     scripted = ScriptedBackend(default='{"vote": "NO", "explanation": "."}')
     for _ in run_debate(cfg, ModelClient(backend_factory=lambda spec: scripted)):
         pass
-    first = {}
-    for c in scripted.calls:
-        first.setdefault(c["model"], c)
+    # the members of a round ask at once: which of the two Qwen members asks first depends on the threads,
+    # so the request read ahead for a model is one its members really send (word for word, same options)
     for spec, messages, options in got:
-        real = first[spec.split(":", 1)[1]]
-        assert messages == real["messages"] and options == real["options"]
+        model = spec.split(":", 1)[1]
+        sent = [c for c in scripted.calls if c["model"] == model]
+        assert any(messages == c["messages"] and options == c["options"] for c in sent), model
         assert COFFEE in messages[-1]["content"]
 
 

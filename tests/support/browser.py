@@ -86,6 +86,18 @@ def app_server(home: Path, env: dict | None = None, timeout: float = 60.0, addre
         log.close()
 
 
+# What the app's own log may not hold while a person uses it: a stack trace, a warning, a deprecation
+# notice (each is a line someone running the app reads as a fault). Interpreter shutdown is not checked.
+_LOG_PROBLEM = re.compile(r"Traceback|Warning|deprecat|will be removed|Please replace", re.IGNORECASE)
+
+
+def app_log_problems(home: Path) -> list[str]:
+    """The lines of the app's log (`app_server`'s streamlit.log in `home`) that report a fault, with the
+    lines after each (the message a notice spans)."""
+    lines = (home / "streamlit.log").read_text(encoding="utf-8", errors="replace").splitlines()
+    return ["\n".join(lines[i : i + 3]) for i, line in enumerate(lines) if _LOG_PROBLEM.search(line)]
+
+
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> bool:
     """Poll the app's health endpoint until it answers "ok" (True), the process ends or `timeout` passes."""
     deadline = time.time() + timeout
