@@ -112,6 +112,7 @@ def answer(model: str, msgs: list[dict], lookup: int, max_tokens: int) -> tuple[
         verbose=False,
         seed=0,
         draft_model=draft,
+        logits_all=bool(lookup),  # the draft path reads every position's logits (0.3.36 does not set it itself)
     )
     t0 = time.perf_counter()
     r = llm.create_chat_completion(messages=msgs, temperature=0.0, max_tokens=max_tokens, seed=0)
