@@ -96,7 +96,7 @@ test: lint docs models datasets
 ifeq ($(TEST_WORKERS),0)
 	$(VPY) -m pytest tests
 else
-	$(VPY) -m pytest tests -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not quiet"
+	$(VPY) -m pytest tests -n $(TEST_WORKERS) --dist loadfile -m "not quiet"
 	$(VPY) -m pytest tests -m quiet
 endif
 

@@ -237,21 +237,3 @@ def test_every_test_file_is_in_the_folder_of_its_group():
         if f.parent.name != grouping.group_of(f.name) or f.parent.parent != tests
     ]
     assert not misplaced, "run scripts/tidy.sh (or add a rule to scripts/group_tests.py): " + ", ".join(misplaced)
-
-
-def test_the_two_worker_run_hands_out_files_that_exist_longest_first():
-    """tests/conftest.py's order for pytest-xdist names files by path: a renamed file would silently lose its
-    place (and the run its balance)."""
-    from tests.conftest import LONGEST_FILES, LONGEST_FOLDERS, longest_first
-
-    tests = REPO / "tests"
-    assert [f for f in LONGEST_FILES if not (tests / f).is_file()] == []
-    assert [d for d in LONGEST_FOLDERS if not (tests / d).is_dir()] == []
-
-    class Item:
-        def __init__(self, rel: str) -> None:
-            self.path = tests / rel
-
-    items = [Item("evidence/test_x.py"), Item("browser/test_y.py"), Item(LONGEST_FILES[1]), Item(LONGEST_FILES[0])]
-    order = [i.path.relative_to(tests).as_posix() for i in longest_first(items, tests)]
-    assert order == [LONGEST_FILES[0], LONGEST_FILES[1], "browser/test_y.py", "evidence/test_x.py"]
