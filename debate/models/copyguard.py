@@ -42,10 +42,10 @@ def _spoken(seq: Iterable[Hashable]) -> list[Hashable]:
     return [t for t in seq if t != SKIP]
 
 
-# n in tokens that spell something. A run of 12 words (the copy the content benchmark counts) is at least 12 tokens, so n = 10
-# forbids it with a margin of two tokens for an opening word the copy tokenizes otherwise ("The" at the
-# start of a sentence, " the" inside one); below ~8 tokens (~6 words) stock phrases both sides use
-# ("the evidence does not support the claim that") would start to be banned too.
+# n in tokens that spell something. A run of 12 words (the copy the content benchmark counts) is at least
+# 12 such tokens, so n = 10 forbids it with a margin of two tokens for a word the copy tokenizes otherwise;
+# below ~8 tokens (~6 words) stock phrases both sides use ("the evidence does not support the claim that")
+# would start to be banned too.
 DEFAULT_N = 10
 
 

@@ -200,11 +200,11 @@ def spelled_by_prefix(llm: Any, key: str, banned: set[str]) -> list[int]:
     """Every token whose spelling is one of `banned` or a shorter beginning of one ("econ" for "economy"):
     banning a copied word's token alone would let the copy go on spelled in two tokens, in another case
     or after a joining mark ("_economy")."""
-    lower = spelled_texts(llm, key)
+    spelled = spelled_texts(llm, key)
     with _load_lock:
         if key not in _by_text:
             index: dict[str, list[int]] = {}
-            for i, t in enumerate(lower):
+            for i, t in enumerate(spelled):
                 if t:
                     index.setdefault(t, []).append(i)
             _by_text[key] = index
@@ -230,11 +230,11 @@ def quote_token_ids(llm: Any, key: str) -> Any:
 def copy_guard(llm: Any, key: str, options: GenOptions) -> CopyGuard | None:
     """The request's CopyGuard over this model's tokens (as their spellings) of its protected and quotable
     texts."""
-    lower = spelled_texts(llm, key)
+    spelled = spelled_texts(llm, key)
 
     def ids(text: str) -> list[str]:
         toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
-        return [lower[int(t)] for t in toks]
+        return [spelled[int(t)] for t in toks]
 
     guard = CopyGuard(
         [ids(t) for t in options.no_copy], [ids(t) for t in options.quotable], int(options.no_copy_n or DEFAULT_N)
@@ -311,7 +311,7 @@ class _StepRecorder:
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
         self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
         self.widen: Callable[[set[str]], list[int]] | None = None  # a banned copy token's text -> the ids to ban
-        self.lower: list[str] = []  # each token id's spelling (what the guard compares)
+        self.spellings: list[str] = []  # each token id's spelling (what the guard compares)
         self.spoken: list[str] = []  # the answer's spellings so far, those that spell something
         self.heard = 0  # how many of the answer's tokens `spoken` has read
         self.refused = 0  # steps where the guard banned a copy's next token
@@ -341,7 +341,7 @@ class _StepRecorder:
         if self.guard is not None:
             gen = input_ids[self.prompt_tokens :]
             for t in gen[self.heard :]:  # one new token per step: linear over the answer
-                if (w := self.lower[int(t)]) != SKIP:
+                if (w := self.spellings[int(t)]) != SKIP:
                     self.spoken.append(w)
             self.heard = len(gen)
             copy = self.guard.banned(self.spoken)
@@ -804,7 +804,7 @@ def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
         rec.watch = AnswerWatch(json_answer=options.stop_after_json)
     if options.no_copy:
         rec.guard = copy_guard(llm, key, options)
-        rec.lower = spelled_texts(llm, key)
+        rec.spellings = spelled_texts(llm, key)
         rec.widen = lambda texts: spelled_by_prefix(llm, key, texts)
     rec.max_tokens = int(options.max_tokens)
     grace = max(0, int(options.grace_tokens or 0))
