@@ -75,6 +75,7 @@ def load_into_process(site: Path) -> Iterator[None]:
     from debate.retrieval import sources
 
     sys.path.insert(0, str(site))
+    _forget_built_objects()
     had = (dict(protocol_registry.PROTOCOLS), dict(backends.BACKENDS), dict(sources.SOURCES))
     extra = list(prompts._EXTRA)
     try:
@@ -92,3 +93,15 @@ def load_into_process(site: Path) -> Iterator[None]:
         sys.path.remove(str(site))
         for name in [m for m in sys.modules if m.split(".")[0] in ("toy_debate", "toy_evidence", "toy_backend")]:
             del sys.modules[name]
+        _forget_built_objects()
+
+
+def _forget_built_objects() -> None:
+    """The app's shared objects built from the registries (ui/resources.py: the clients, the retrievers that
+    rank every source that answers) dropped, so that none built while the toys were registered outlives them:
+    a later test in this process whose page searched "every source" got the toy's passages from the cache.
+    The local index itself is kept (it holds no registry entry, and loading it again costs a minute)."""
+    resources = sys.modules.get("ui.resources")
+    if resources is not None:
+        resources._multi.clear()
+        resources._client.clear()
