@@ -51,7 +51,7 @@ class GenOptions:
     # judge writes `"category": 1` for YES and 0 for NO); their probabilities are read there as the labels'
     label_spellings: tuple[str, ...] = ()
     # no copying (debate.models.copyguard): the earlier turns of the other speakers, whose runs of
-    # `no_copy_n` tokens the answer may not repeat, and the texts it may quote at any length (the claim, the
+    # `no_copy_n` words the answer may not repeat, and the texts it may quote at any length (the claim, the
     # evidence). The embedded backend bans such a run's next token at decode time; the server backends
     # (Ollama, OpenAI-compatible) cannot see or bias tokens that way and ignore both. () = off
     no_copy: tuple[str, ...] = ()
@@ -89,6 +89,8 @@ class GenOptions:
         for k in ("no_copy_n", "grace_tokens"):
             if not d[k]:
                 d.pop(k)  # keys of requests without them stay as they were
+        if self.no_copy:
+            d["no_copy_unit"] = "word"  # the guard compared tokens before: those answers are not replayed
         if d["label_spellings"]:
             d["label_spellings"] = list(self.label_spellings)
         else:

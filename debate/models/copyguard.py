@@ -1,66 +1,75 @@
-"""No copying at decode time: the next token may not make the answer repeat another speaker's run.
+"""No copying at decode time: the next token may not make the answer repeat another speaker's run of words.
 
 Small debaters answer an opponent by writing the opponent's turn out again, word for word (a rebuttal
-that is the other side's opening). `CopyGuard` is built once per request from token ids: the earlier
-turns of the other speakers (`protected`) and the texts every speaker may quote (`quotable`: the claim
-and the evidence). Every run of `n` tokens of a protected text that is not also a run of a quotable text
-is put in a table keyed by its first n-1 tokens; while the answer is generated, the tokens that would
-complete such a run after the answer's last n-1 tokens are banned (their logits set to -inf). So an
-answer may share up to n-1 tokens in a row with another speaker's turn, never n, and may quote the
-claim and the evidence at any length.
+that is the other side's opening). `CopyGuard` is built once per request from texts: the earlier turns of
+the other speakers (`protected`) and the texts every speaker may quote (`quotable`: the claim and the
+evidence). Every run of `n` words of a protected text that is not also a run of a quotable text is put in a
+table keyed by its first n-1 words; while the answer is generated, a token may not begin the word that
+would complete such a run after the answer's last n-1 words. So an answer may share up to n-1 words in a
+row with another speaker's turn, never n, and may quote the claim and the evidence at any length.
 
-Tokens are compared by the word they spell, not by id: the embedded backend (debate.models.local) feeds
-each token as `spelling(text)`, its letters and digits lower-cased, and tokens that spell nothing
-(punctuation, "_", spaces) are skipped on every side. So a copy cannot go on by writing "Matter" where
-the other speaker wrote "matter" (another token id), nor by joining or splitting words with punctuation
-("six_years", "margin ofError" for "six years", "margin of error": the near-copies a small debater wrote
-once the exact ones were banned); the backend then bans every token that spells the banned word or its
-beginning.
+Words, not tokens. A word is a run of letters and digits, lower-cased (`words`): case, punctuation, "_" and
+"-" between words do not make another word, so "Matter" for "matter", "six_years" for "six years" and
+"margin ofError" for "margin of error" (the near-copies a small debater wrote once the exact ones were
+banned) go on no copy. And a word is the same word however the model's tokens split it: comparing tokens
+let "well-documented" through as "-d" + "ocumented" where the other speaker's tokens were "-", "documented".
+`Written` follows the answer's text as it is generated (its complete words and the word being written);
+`CopyGuard.banned` says what the next token may not begin: the rest of a banned word the current word has
+begun, and a banned word where a token starts a new one. The backend (debate.models.local) bans every
+token whose letters begin one of those, so a copy cannot go on by spelling the word in two tokens either.
 
-Linear: the table is built in one pass over the protected tokens (a set of the quotable runs first), and
-each step is one dictionary lookup of the last n-1 tokens (a tuple: exact, no hash collisions to reason
-about). Pure: tokens in, tokens out.
+Linear: the table is built in one pass over the protected words (a set of the quotable runs first), and
+each step is two dictionary lookups of word tuples (exact, no hash collisions to reason about). Pure:
+text in, words out.
 
 Greedy output is unchanged wherever the model was not about to copy: tokens are banned only where the
-answer's last n-1 tokens already stand in a protected text, and only the tokens that would continue it.
+answer's last n-1 words already stand in a protected text, and only the tokens that would continue it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+import re
+from collections.abc import Iterable, Sequence
 
-SKIP = ""  # a token that spells nothing: not part of any run
+_WORD = re.compile(r"[^\W_]+")
 
-
-def spelling(text: str) -> str:
-    """What a token says for the guard: its letters and digits, lower-cased ("" for punctuation)."""
-    return "".join(c for c in text.lower() if c.isalnum())
-
-
-def _spoken(seq: Iterable[Hashable]) -> list[Hashable]:
-    return [t for t in seq if t != SKIP]
+# n in words. A run of 12 words is the copy the content benchmark counts; below ~6 words stock phrases both
+# sides use ("the evidence does not support the claim that") would start to be banned too.
+DEFAULT_N = 8
 
 
-# n in tokens that spell something. A run of 12 words (the copy the content benchmark counts) is at least
-# 12 such tokens, so n = 10 forbids it with a margin of two tokens for a word the copy tokenizes otherwise;
-# below ~8 tokens (~6 words) stock phrases both sides use ("the evidence does not support the claim that")
-# would start to be banned too.
-DEFAULT_N = 10
+def words(text: str) -> list[str]:
+    """The words of a text as the guard compares them: runs of letters and digits, lower-cased."""
+    return _WORD.findall(text.lower())
+
+
+class Written:
+    """The answer's words as it is generated, fed piece by piece: the complete words, and the word being
+    written (`partial`, "" after a space or a mark). Linear in the text fed."""
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.partial = ""
+
+    def feed(self, piece: str) -> None:
+        for ch in piece.lower():
+            if ch.isalnum():
+                self.partial += ch
+            elif self.partial:
+                self.words.append(self.partial)
+                self.partial = ""
 
 
 class CopyGuard:
-    """Which tokens may not come next, given the answer's tokens so far (see the module doc)."""
+    """What the next token may not begin, given the answer written so far (see the module doc)."""
 
-    def __init__(
-        self, protected: Iterable[Sequence[Hashable]], quotable: Iterable[Sequence[Hashable]] = (), n: int = DEFAULT_N
-    ):
+    def __init__(self, protected: Iterable[str], quotable: Iterable[str] = (), n: int = DEFAULT_N):
         if n < 2:
             raise ValueError(f"n must be at least 2, got {n}")
         self.n = n
-        quoted = {tuple(q[i : i + n]) for q in map(_spoken, quotable) for i in range(len(q) - n + 1)}
-        self.table: dict[tuple[Hashable, ...], set[Any]] = {}
-        for p in map(_spoken, protected):
+        quoted = {tuple(q[i : i + n]) for q in map(words, quotable) for i in range(len(q) - n + 1)}
+        self.table: dict[tuple[str, ...], set[str]] = {}
+        for p in map(words, protected):
             for i in range(len(p) - n + 1):
                 run = tuple(p[i : i + n])
                 if run not in quoted:
@@ -69,21 +78,28 @@ class CopyGuard:
     def __bool__(self) -> bool:
         return bool(self.table)
 
-    def banned(self, answer: Sequence[Hashable]) -> set[Any]:  # token ids, or token texts
-        """The tokens that would make the answer's last n tokens a protected run (empty when none); tokens
-        that spell nothing (SKIP) are passed over, so the key is the last n-1 that do."""
+    def next_words(self, done: Sequence[str]) -> set[str]:
+        """The words that may not follow these complete words (empty when none)."""
         k = self.n - 1
-        last: list[Hashable] = []
-        for t in reversed(answer):
-            if t != SKIP:
-                last.append(t)
-                if len(last) == k:
-                    return self.table.get(tuple(reversed(last)), set())
-        return set()
+        return self.table.get(tuple(done[-k:]), set()) if len(done) >= k else set()
+
+    def banned(self, written: Written) -> tuple[set[str], set[str]]:
+        """(what a token that goes on with the current word may not begin: the rest of each banned word the
+        word being written has begun; what a token that starts a new word may not begin: each banned word
+        after the current one ends). A token that begins with a letter goes on with the current word; one
+        that begins with a space or a mark ends it and starts the next."""
+        p = written.partial
+        if not p:
+            now = self.next_words(written.words)
+            return now, now
+        go_on = {w[len(p) :] for w in self.next_words(written.words) if w.startswith(p) and len(w) > len(p)}
+        k = self.n - 1
+        done = (*written.words[-(k - 1) :], p) if k > 1 else (p,)
+        return go_on, self.table.get(done, set()) if len(done) == k else set()
 
 
-def copied_run(answer: Sequence[Hashable], protected: Iterable[Sequence[Hashable]], n: int = DEFAULT_N) -> bool:
-    """Does `answer` contain a run of n tokens that stands in a protected text? (For tests and checks.)"""
-    runs = {tuple(p[i : i + n]) for p in map(_spoken, protected) for i in range(len(p) - n + 1)}
-    spoken = _spoken(answer)
-    return any(tuple(spoken[i : i + n]) in runs for i in range(len(spoken) - n + 1))
+def copied_run(answer: str, protected: Iterable[str], n: int = DEFAULT_N) -> bool:
+    """Does `answer` contain a run of n words that stands in a protected text? (For tests and checks.)"""
+    runs = {tuple(p[i : i + n]) for p in map(words, protected) for i in range(len(p) - n + 1)}
+    said = words(answer)
+    return any(tuple(said[i : i + n]) in runs for i in range(len(said) - n + 1))

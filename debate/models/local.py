@@ -15,9 +15,9 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
   closes; a free-text answer ends at its first repeated sentence or long run of words (a JSON one when
   one sentence repeats three times).
 - **No copying another speaker** (`GenOptions.no_copy`, `debate.models.copyguard`): a token that would
-  make the answer repeat a run of n tokens (compared by their lower-cased text) of another speaker's earlier
-  turn is banned at decode time, with every token that spells it or its beginning in any case, so the copy
-  cannot go on spelled otherwise; runs of the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
+  begin the word completing a run of n words (letters and digits, lower-cased, however tokens split them)
+  of another speaker's earlier turn is banned at decode time, as is every token that spells the word's
+  beginning, so the copy cannot go on spelled otherwise; runs of the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
   here: both act on every token of the context (the claim and the evidence included, which a debater must
   be able to quote), and llama-cpp-python 0.3.36 exposes DRY only as a raw sampler, not in its chat API.
 - **A budget kept kindly** (`GenOptions.grace_tokens`, `debate.models.stopping.KindEnd`): past
@@ -39,6 +39,7 @@ a turn's label and its probabilities cannot contradict each other (`LABEL_AT` na
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import os
@@ -57,7 +58,7 @@ from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileEr
 from debate.models import packaged
 from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.copyguard import DEFAULT_N, SKIP, CopyGuard, spelling
+from debate.models.copyguard import DEFAULT_N, CopyGuard, Written
 from debate.models.labelprobs import (
     SLOT_TAIL,
     _fits,
@@ -173,8 +174,7 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
 
 
 _script_bans: dict[tuple[str, str], Any] = {}
-_by_text: dict[str, dict[str, list[int]]] = {}
-_spelled: dict[str, list[str]] = {}
+_word_starts: dict[str, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
 _quote_ids: dict[str, Any] = {}
 
 
@@ -186,33 +186,39 @@ def vocab_texts(llm: Any, key: str) -> list[str]:
         return _vocab_texts[key]
 
 
-def spelled_texts(llm: Any, key: str) -> list[str]:
-    """Every vocabulary token's spelling (copyguard.spelling: its letters and digits, lower-cased; what the
-    copy guard compares), cached per model."""
+def word_starts(llm: Any, key: str) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Every token by the letters it writes first (lower-cased): (tokens that begin with a letter or digit,
+    so go on with the word being written; tokens that begin with a space or a mark and then start a word),
+    each a map from those letters to the ids. Cached per model; what the copy guard's bans look up."""
     texts = vocab_texts(llm, key)
     with _load_lock:
-        if key not in _spelled:
-            _spelled[key] = [spelling(t) for t in texts]
-        return _spelled[key]
+        if key not in _word_starts:
+            go_on: dict[str, list[int]] = {}
+            start: dict[str, list[int]] = {}
+            for i, t in enumerate(texts):
+                low = t.lower()
+                begins = low[:1].isalnum()
+                j = 0 if begins else next((k for k, c in enumerate(low) if c.isalnum()), -1)
+                if j < 0:
+                    continue  # spaces and marks only: they end a word, never begin one
+                k = j
+                while k < len(low) and low[k].isalnum():
+                    k += 1
+                (go_on if begins else start).setdefault(low[j:k], []).append(i)
+            _word_starts[key] = (go_on, start)
+        return _word_starts[key]
 
 
-def spelled_by_prefix(llm: Any, key: str, banned: set[str]) -> list[int]:
-    """Every token whose spelling is one of `banned` or a shorter beginning of one ("econ" for "economy"):
-    banning a copied word's token alone would let the copy go on spelled in two tokens, in another case
-    or after a joining mark ("_economy")."""
-    spelled = spelled_texts(llm, key)
-    with _load_lock:
-        if key not in _by_text:
-            index: dict[str, list[int]] = {}
-            for i, t in enumerate(spelled):
-                if t:
-                    index.setdefault(t, []).append(i)
-            _by_text[key] = index
-        index = _by_text[key]
+def copy_bans(llm: Any, key: str, go_on: set[str], start: set[str]) -> list[int]:
+    """The ids of every token whose first letters are one of `go_on` (a token that goes on with the current
+    word) or `start` (a token that starts the next word), or a shorter beginning of one ("econ" for
+    "economy"): banning a copied word's own token alone would let the copy go on spelled in two tokens."""
+    by_go_on, by_start = word_starts(llm, key)
     out: set[int] = set()
-    for t in banned:
-        for k in range(1, len(t) + 1):
-            out.update(index.get(t[:k], ()))
+    for index, banned in ((by_go_on, go_on), (by_start, start)):
+        for w in banned:
+            for k in range(1, len(w) + 1):
+                out.update(index.get(w[:k], ()))
     return sorted(out)
 
 
@@ -227,18 +233,9 @@ def quote_token_ids(llm: Any, key: str) -> Any:
         return _quote_ids[key]
 
 
-def copy_guard(llm: Any, key: str, options: GenOptions) -> CopyGuard | None:
-    """The request's CopyGuard over this model's tokens (as their spellings) of its protected and quotable
-    texts."""
-    spelled = spelled_texts(llm, key)
-
-    def ids(text: str) -> list[str]:
-        toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
-        return [spelled[int(t)] for t in toks]
-
-    guard = CopyGuard(
-        [ids(t) for t in options.no_copy], [ids(t) for t in options.quotable], int(options.no_copy_n or DEFAULT_N)
-    )
+def copy_guard(options: GenOptions) -> CopyGuard | None:
+    """The request's CopyGuard over the words of its protected and quotable texts."""
+    guard = CopyGuard(options.no_copy, options.quotable, int(options.no_copy_n or DEFAULT_N))
     return guard or None
 
 
@@ -310,10 +307,10 @@ class _StepRecorder:
         self.llm: Any = None
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
         self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
-        self.widen: Callable[[set[str]], list[int]] | None = None  # a banned copy token's text -> the ids to ban
-        self.spellings: list[str] = []  # each token id's spelling (what the guard compares)
-        self.spoken: list[str] = []  # the answer's spellings so far, those that spell something
-        self.heard = 0  # how many of the answer's tokens `spoken` has read
+        self.bans: Callable[[set[str], set[str]], list[int]] | None = None  # the guard's words -> the ids to ban
+        self.written = Written()  # the answer's words so far (what the guard reads)
+        self.utf8: Any = None  # an incremental decoder: a character split across tokens is read whole
+        self.heard = 0  # how many of the answer's tokens `written` has read
         self.refused = 0  # steps where the guard banned a copy's next token
         self.kind: KindEnd | None = None  # the budget kept kindly (GenOptions.grace_tokens)
         self.quotes: Any = None  # ids of the tokens that may close a JSON string (for `kind`)
@@ -340,14 +337,13 @@ class _StepRecorder:
             scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
         if self.guard is not None:
             gen = input_ids[self.prompt_tokens :]
-            for t in gen[self.heard :]:  # one new token per step: linear over the answer
-                if (w := self.spellings[int(t)]) != SKIP:
-                    self.spoken.append(w)
+            if self.heard < len(gen):  # one new token per step: linear over the answer
+                self.written.feed(self.utf8.decode(self.llm.detokenize([int(t) for t in gen[self.heard :]])))
             self.heard = len(gen)
-            copy = self.guard.banned(self.spoken)
-            if copy:
-                assert self.widen is not None  # set together with the guard
-                scores[self.widen(copy)] = -math.inf
+            go_on, start = self.guard.banned(self.written)
+            if go_on or start:
+                assert self.bans is not None  # set together with the guard
+                scores[self.bans(go_on, start)] = -math.inf
                 self.refused += 1
         if self.ids is not None and len(self.ids) and len(self.positions) < LABEL_SCAN_STEPS:
             import numpy as np
@@ -803,9 +799,9 @@ def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
     if not options.json_schema:  # a grammar decides where a constrained answer may end
         rec.watch = AnswerWatch(json_answer=options.stop_after_json)
     if options.no_copy:
-        rec.guard = copy_guard(llm, key, options)
-        rec.spellings = spelled_texts(llm, key)
-        rec.widen = lambda texts: spelled_by_prefix(llm, key, texts)
+        rec.guard = copy_guard(options)
+        rec.bans = lambda go_on, start: copy_bans(llm, key, go_on, start)
+        rec.utf8 = codecs.getincrementaldecoder("utf-8")(errors="ignore")
     rec.max_tokens = int(options.max_tokens)
     grace = max(0, int(options.grace_tokens or 0))
     # free text, or JSON under a grammar (which writes the label once its text is closed); a JSON
