@@ -389,7 +389,8 @@ def vote_comparison_html(view: DebateView) -> str:
         line = outcome.comparison_sentence(c, view.rounds)
         where = f"category {c.category}: " if len(comps) > 1 and c.category is not None else ""
         basis = (
-            f" (first answers = the assigned sides, an even split the tie rule gives to {c.vote_label})"
+            f" (without the debate there were only the sides the debaters were given, one for and one against: "
+            f"an even split, which the tie rule gives to {c.vote_label})"
             if c.basis == "assigned sides"
             else ""
         )

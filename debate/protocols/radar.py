@@ -561,7 +561,7 @@ def run(ctx: DebateContext) -> Iterator[Event]:
         "opening",
         0,
         "Opening statements",
-        "Each debater assesses the claim over the shared evidence from its role"
+        "Each debater assesses the claim over the same evidence passages from its role"
         + (" (the journalist first)." if journalist else "; both speak at once."),
     )
     yield from round_of_speech("opening", 0)

@@ -149,8 +149,8 @@ PHASES = {
 PROTOCOL_INTRO = {
     "council": "A council of {n} members votes on the claim. If fewer than {theta} of them agree, a chairperson "
     "sums up the arguments and everyone votes again — at most {rounds} discussion round(s). The council stops as "
-    "soon as {theta} agree, or when nobody changes their vote any more, or when the rounds run out; then the "
-    "majority decides.",
+    "soon as {theta} agree, or when nobody has changed their vote for {stable} rounds in a row, or when the rounds "
+    "run out; then the majority decides.",
     "single": "Two debaters argue: the proponent says yes, the opponent says no. After the openings come {rounds} "
     "rebuttal round(s) and the closings; then a judge reads it all and decides. Nobody votes along the way and "
     "there is no threshold for stopping early: every round is held.",
@@ -219,8 +219,12 @@ def _started(e: dict, cx: Context) -> Note:
     theta = params.get("theta", 0.8)
     theta = float(theta) if isinstance(theta, (int, float)) else 0.8
     rounds = params.get("rounds")
+    stable = params.get("stable_rounds", 2)
     intro = intro.format(
-        n=len(members) or "several", theta=pct(theta), rounds=rounds if isinstance(rounds, int) else "a few"
+        n=len(members) or "several",
+        theta=pct(theta),
+        rounds=rounds if isinstance(rounds, int) else "a few",
+        stable=stable if isinstance(stable, int) else "a few",
     )
     title = getattr(info, "title", proto) or "A debate"
     title = re.sub(r"\s*\(.*\)$", "", title)
@@ -230,7 +234,7 @@ def _started(e: dict, cx: Context) -> Note:
         + (f", category {e['category']}" if e.get("category") else "")
         + f"; {len(e.get('lineup') or [])} agents"
         + (f" ({roles})" if roles else "")
-        + (f"; parameters: {', '.join(f'{k}={v}' for k, v in params.items())}" if params else "")
+        + (f"; parameters: {', '.join(_param_words(k, v, len(members)) for k, v in params.items())}" if params else "")
         + "."
     )
     raw = e.get("settings")
@@ -239,6 +243,14 @@ def _started(e: dict, cx: Context) -> Note:
         intro += " This debate searched no evidence: the agents argue from what they know."
     look = " Look at the claim card: that is what everyone is asked about."
     return Note(f"{title} starts", intro + look, detail, _step_kind("debate_started"))
+
+
+def _param_words(name: str, value: Any, members: int) -> str:
+    """One parameter as `name=value`, with what a value means where the number alone misleads: a council's
+    `members=0` is the lineup's own number of members, not none."""
+    if name == "members" and value == 0 and members:
+        return f"members=0 (the lineup's own number: {members})"
+    return f"{name}={value}"
 
 
 def _passage_gist(p: dict) -> str:
@@ -659,7 +671,9 @@ def _finished(e: dict, cx: Context) -> Note:
     tokens = int(e.get("prompt_tokens") or 0) + int(e.get("completion_tokens") or 0)
     status = str(e.get("status") or "completed")
     rounds = int(e.get("rounds") or 0)
-    note = f"The debate {_STOP_WORDS.get(status, status)} after {rounds} round{'s' if rounds != 1 else ''}."
+    note = (
+        f"The debate {_STOP_WORDS.get(status, status)} {_after_rounds(str(cx.started.get('protocol') or ''), rounds)}."
+    )
     why = e.get("stop_reason") or _why_it_ended(cx)
     if why:
         note += f" Why it ended then: {why}."
@@ -669,6 +683,18 @@ def _finished(e: dict, cx: Context) -> Note:
         + "."
     )
     return Note(f"Debate {status}", note, detail, _step_kind("finished"))
+
+
+def _after_rounds(protocol: str, rounds: int) -> str:
+    """When it ended, in the protocol's own terms: "after 0 rounds" read, to a student who had just watched an
+    opening and a closing, as if nothing had happened."""
+    if rounds:
+        return f"after {rounds} round{'s' if rounds != 1 else ''}"
+    return {
+        "council": "at its first vote, with no discussion round",
+        "baseline": "after its one answer",
+        "radar-single": "after the opening and the closing (this protocol has no rounds)",
+    }.get(protocol, "after the openings, with no rebuttal round")
 
 
 def _why_it_ended(cx: Context) -> str:

@@ -280,3 +280,24 @@ def test_protocol_diagrams_are_traced_from_the_engine():
     assert '"stop_check" -> "verdict" [label="stop"]' in radar and '"start" -> "evidence"' in radar
     with pytest.raises(Exception, match="Unknown protocol"):
         protocol_dot("nonsense")
+
+
+def test_start_and_end_notes_say_what_a_number_means_for_a_student():
+    """A reader of Learn who had not read the papers took "members=0" beside "3 members" for a contradiction,
+    missed that unchanged votes stop a council, and read "after 0 rounds" after an opening and a closing as if
+    nothing had happened."""
+    ev = _council([R1, R1])
+    ev[0]["settings"] = {"params": {"members": 0, "stable_rounds": 3, "theta": 0.8, "rounds": 2}}
+    start = tc.steps(ev)[0]
+    assert "nobody has changed their vote for 3 rounds in a row" in start.note
+    assert "members=0 (the lineup's own number: 3)" in start.detail and "stable_rounds=3" in start.detail
+    for proto, said in (
+        ("council", "at its first vote, with no discussion round"),
+        ("radar-single", "after the opening and the closing (this protocol has no rounds)"),
+        ("radar", "after the openings, with no rebuttal round"),
+    ):
+        end = [
+            {"type": "debate_started", "protocol": proto, "task": "halftruth", "lineup": []},
+            {"type": "finished", "status": "completed", "rounds": 0},
+        ]
+        assert tc.steps(end)[-1].note.startswith(f"The debate finished normally {said}."), tc.steps(end)[-1].note
