@@ -11,11 +11,14 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
   (explain=after: same prompt, label decoded first, so votes and thresholds are unchanged, and a live
   audience sees arguments even when the council agrees at once);
 - RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
-  probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them.
+  probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them;
+  each debater with a side told which side it argues (state_side: a line after the paper's template; the
+  0.5B debaters otherwise wrote both sides in one turn, or the other side's case).
 
 An aid applies only where its data exists (a fitted threshold for every member's model and category,
 fitted weights for the judge), and never over a value the person changed from the paper's default.
-Prompts' task text, the council's rounds, consensus and chair, and RADAR's debate are the papers'.
+Prompts' task text, the council's rounds, consensus and chair, and RADAR's debate are the papers' (RADAR's
+debaters get one line after the paper's template naming their side).
 Off: exactly the papers' settings. The engine applies the aids in `runner.prepare` (DebateConfig.aids),
 so the app, the CLI (`--aids`) and exports record the parameters that actually ran.
 """
@@ -43,8 +46,8 @@ AIDS: dict[str, dict[str, Any]] = {
         "calibration": "threshold",
         "explain": "after",
     },
-    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted"},
-    "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted"},
+    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
+    "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
 }
 
 
@@ -170,6 +173,11 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
             "the judge's label probabilities are weighted by class weights fitted on LIAR train, a calibrated "
             "reading shown beside the verdict it wrote as a second opinion where they differ (the verdict "
             "stays the label written unless calibrated_reading is on)"
+        )
+    if k == "state_side" and v is True:
+        return (
+            "each debater with a side is told which side it argues, in a line after the paper's prompt (the "
+            "politician for the claim, the scientist against it)"
         )
     return ""
 

@@ -162,11 +162,41 @@ def side_trouble(text: str, role: str) -> str:
 
 _REFUSAL = re.compile(
     r"\b(?:I(?:'m| am) (?:sorry|afraid),? but I (?:can(?:no|')t|am unable|won't)"
-    r"|I (?:can(?:no|')t|am unable to|won't|will not|must decline to) "
-    r"(?:provide|give|answer|help|assist|comply|fulfil|fulfill|engage|take part|participate|discuss|offer)"
-    r"|as an AI(?: language model)?,? I)",
+    r"|I(?: can(?:no|')t|(?:'m| am)(?: not able| unable) to| won't| will not| must decline to"
+    r"| (?:do not|don't) have the (?:capability|ability) to) "
+    r"(?:provide|give|answer|help|assist|comply|fulfil|fulfill|engage|take part|participate|discuss|offer"
+    r"|supply|respond|perform)"
+    r"|as an? (?:AI|artificial intelligence|intelligent AI|chatbot|(?:AI )?language model|AI assistant),? I)",
     re.I,
 )
+
+
+# what a debater may never write (GenOptions.no_phrases, the protocols' `no_refusal`): the openings of the
+# refusals `refuses` finds, as word sequences; the embedded backend bans each one's last word where the words
+# before it stand, so "I cannot provide an answer" becomes "I cannot" + whatever else the model writes ("I
+# cannot agree with my opponent" stays allowed: a debater may disagree)
+_REFUSING = ("i cannot", "i can t", "i am unable to", "i m unable to", "i won t", "i will not", "i must decline to")
+_DECLINED = (
+    "provide", "give", "answer", "help", "assist", "comply", "fulfil", "fulfill", "engage", "participate",
+    "discuss", "offer", "take part", "supply", "respond",
+)  # fmt: skip
+REFUSAL_PHRASES: tuple[str, ...] = (
+    *(f"{who} {what}" for who in _REFUSING for what in _DECLINED),
+    "i m sorry but",
+    "i am sorry but",
+    "i m afraid but",
+    "i regret to inform",
+    "as an ai",
+)
+# what a debater may not open its turn with (GenOptions.no_openings): a refusal opens the answer, and
+# anchored there the ban needs no list of every verb ("I cannot respond", "I cannot supply" were the 0.5B
+# models' way round the phrases above); later in a turn "I cannot agree" stays a debater's to write
+REFUSAL_OPENINGS: tuple[str, ...] = (
+    "i cannot", "i can t", "i am unable", "i m unable", "i am not able", "i m not able", "i won t", "i will not",
+    "i must decline", "i m sorry", "i am sorry", "i m afraid", "i apologize", "i regret", "sorry", "unfortunately i",
+    "i do not have the", "i don t have the", "as an ai", "as an artificial", "as an intelligent", "as a language",
+    "as a chatbot", "as an assistant",
+)  # fmt: skip
 
 
 def refuses(text: str) -> bool:

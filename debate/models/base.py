@@ -57,6 +57,11 @@ class GenOptions:
     no_copy: tuple[str, ...] = ()
     quotable: tuple[str, ...] = ()
     no_copy_n: int = 0  # 0 = copyguard.DEFAULT_N
+    # phrases the answer may never complete (debate.models.copyguard.phrase_guards: a refusal's opening, "I
+    # cannot provide"): the embedded backend bans the phrase's last word where the words before it stand;
+    # servers ignore it. () = off
+    no_phrases: tuple[str, ...] = ()
+    no_openings: tuple[str, ...] = ()  # phrases the answer may not open with (copyguard.OpeningGuard)
     # a kind budget: past `max_tokens` the embedded backend lets a free-text answer go on for at most this
     # many tokens to finish its sentence or paragraph, and a JSON answer to end its text at a sentence and
     # close (its label never lost to the budget); servers stop at max_tokens. 0 = a hard cap, as before
@@ -81,7 +86,7 @@ class GenOptions:
             d.pop("script")
         if not d["label_key"]:
             d.pop("label_key")
-        for k in ("no_copy", "quotable"):
+        for k in ("no_copy", "quotable", "no_phrases", "no_openings"):
             if d[k]:
                 d[k] = list(d[k])
             else:

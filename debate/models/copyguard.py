@@ -98,6 +98,45 @@ class CopyGuard:
         return go_on, self.table.get(done, set()) if len(done) == k else set()
 
 
+def phrase_guards(phrases: Iterable[str]) -> list[CopyGuard]:
+    """Guards that refuse the last word of each phrase (of two words or more) wherever the answer has
+    written the words before it: one CopyGuard per phrase length, the phrases as its protected texts.
+    (What a debater may never write, e.g. a refusal's opening, "I cannot provide".)"""
+    by_n: dict[int, list[str]] = {}
+    for p in phrases:
+        n = len(words(p))
+        if n >= 2:
+            by_n.setdefault(n, []).append(p)
+    return [g for n, ps in sorted(by_n.items()) if (g := CopyGuard(ps, n=n))]
+
+
+class OpeningGuard:
+    """What an answer may not open with: each phrase's last word is refused where the answer's words so far
+    are exactly the words before it ("I cannot", "As an AI" as a debater's first words). A refusal opens the
+    answer; anchoring the phrase there lets a debater write "I cannot agree with my opponent" later on.
+    Same interface as CopyGuard.banned; after the longest phrase's words it costs a length check."""
+
+    def __init__(self, phrases: Iterable[str]):
+        self.table: dict[tuple[str, ...], set[str]] = {}
+        for p in map(words, phrases):
+            if p:
+                self.table.setdefault(tuple(p[:-1]), set()).add(p[-1])
+        self.longest = max((len(k) for k in self.table), default=-1)
+
+    def __bool__(self) -> bool:
+        return bool(self.table)
+
+    def banned(self, written: Written) -> tuple[set[str], set[str]]:
+        if len(written.words) > self.longest:
+            return set(), set()
+        done, p = tuple(written.words), written.partial
+        if not p:
+            now = self.table.get(done, set())
+            return now, now
+        go_on = {w[len(p) :] for w in self.table.get(done, ()) if w.startswith(p) and len(w) > len(p)}
+        return go_on, self.table.get((*done, p), set())
+
+
 def copied_run(answer: str, protected: Iterable[str], n: int = DEFAULT_N) -> bool:
     """Does `answer` contain a run of n words that stands in a protected text? (For tests and checks.)"""
     runs = {tuple(p[i : i + n]) for p in map(words, protected) for i in range(len(p) - n + 1)}

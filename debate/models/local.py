@@ -58,7 +58,7 @@ from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileEr
 from debate.models import packaged
 from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.copyguard import DEFAULT_N, CopyGuard, Written
+from debate.models.copyguard import DEFAULT_N, CopyGuard, OpeningGuard, Written, phrase_guards
 from debate.models.labelprobs import (
     SLOT_TAIL,
     _fits,
@@ -233,10 +233,14 @@ def quote_token_ids(llm: Any, key: str) -> Any:
         return _quote_ids[key]
 
 
-def copy_guard(options: GenOptions) -> CopyGuard | None:
-    """The request's CopyGuard over the words of its protected and quotable texts."""
+def copy_guards(options: GenOptions) -> list[CopyGuard | OpeningGuard]:
+    """The request's guards: one over the words of its protected and quotable texts (`no_copy`), one per
+    length of the phrases it may never complete (`no_phrases`), one for the phrases it may not open with
+    (`no_openings`)."""
     guard = CopyGuard(options.no_copy, options.quotable, int(options.no_copy_n or DEFAULT_N))
-    return guard or None
+    opening = OpeningGuard(options.no_openings)
+    guards: list[CopyGuard | OpeningGuard] = [guard, *phrase_guards(options.no_phrases), opening]
+    return [g for g in guards if g]
 
 
 def text_fields(schema: dict[str, Any] | None) -> tuple[tuple[str, ...], int]:
@@ -306,7 +310,8 @@ class _StepRecorder:
         self.watch: AnswerWatch | None = None
         self.llm: Any = None
         self.banned: Any = None  # token ids of other scripts: never generated (GenOptions.script)
-        self.guard: CopyGuard | None = None  # another speaker's runs: never completed (GenOptions.no_copy)
+        # another speaker's runs and the phrases never to write: never completed (GenOptions.no_copy, no_phrases)
+        self.guards: list[CopyGuard | OpeningGuard] = []
         self.bans: Callable[[set[str], set[str]], list[int]] | None = None  # the guard's words -> the ids to ban
         self.written = Written()  # the answer's words so far (what the guard reads)
         self.utf8: Any = None  # an incremental decoder: a character split across tokens is read whole
@@ -335,12 +340,17 @@ class _StepRecorder:
         self.steps += 1
         if self.banned is not None and len(self.banned):
             scores[self.banned] = -math.inf  # before the labels are read: they are read as decoded
-        if self.guard is not None:
+        if self.guards:
             gen = input_ids[self.prompt_tokens :]
             if self.heard < len(gen):  # one new token per step: linear over the answer
                 self.written.feed(self.utf8.decode(self.llm.detokenize([int(t) for t in gen[self.heard :]])))
             self.heard = len(gen)
-            go_on, start = self.guard.banned(self.written)
+            go_on: set[str] = set()
+            start: set[str] = set()
+            for guard in self.guards:
+                more_go_on, more_start = guard.banned(self.written)
+                go_on |= more_go_on
+                start |= more_start
             if go_on or start:
                 assert self.bans is not None  # set together with the guard
                 scores[self.bans(go_on, start)] = -math.inf
@@ -798,8 +808,8 @@ def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
         rec.banned = script_banned_ids(llm, key, options.script)
     if not options.json_schema:  # a grammar decides where a constrained answer may end
         rec.watch = AnswerWatch(json_answer=options.stop_after_json)
-    if options.no_copy:
-        rec.guard = copy_guard(options)
+    if options.no_copy or options.no_phrases or options.no_openings:
+        rec.guards = copy_guards(options)
         rec.bans = lambda go_on, start: copy_bans(llm, key, go_on, start)
         rec.utf8 = codecs.getincrementaldecoder("utf-8")(errors="ignore")
     rec.max_tokens = int(options.max_tokens)

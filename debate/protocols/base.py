@@ -25,7 +25,7 @@ from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import PROSE_KEYS, ends_mid_sentence, find_loop, last_full_sentence
-from debate.content.substance import unsourced_names
+from debate.content.substance import REFUSAL_OPENINGS, REFUSAL_PHRASES, SIDE, unsourced_names
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (
     Event,
@@ -515,6 +515,11 @@ class DebateContext:
         if n > 0 and free_text and not self.is_person(agent):
             words = told_words(int(self.config.max_tokens))
             lines.append(prompts.render("engine.length", n=str(n), s="" if n == 1 else "s", words=str(words)))
+        side = (
+            SIDE.get(agent.role) if self.params.get("state_side") and free_text and not self.is_person(agent) else None
+        )
+        if side:
+            lines.append(prompts.render(f"engine.side_{side}"))
         if agent.role == "judge" and self.unsupported:
             with self._lock:
                 figs = "; ".join(f"{fig} ({who})" for who, fig in dict.fromkeys(self.unsupported))
@@ -665,6 +670,8 @@ class DebateContext:
         may quote: `no_copy`), and an argument or a JSON answer under a grammar may finish its sentence past
         the budget (`budget_grace`). Backends that cannot do either ignore them (GenOptions)."""
         out: dict[str, Any] = {}
+        if spec.parse is None and self.params.get("no_refusal", True) and not self.is_person(spec.agent):
+            out.update(no_phrases=REFUSAL_PHRASES, no_openings=REFUSAL_OPENINGS)
         if spec.parse is None and self.params.get("no_copy", True):
             with self._lock:
                 others = tuple(dict.fromkeys(t for who, t in self.said_by if who != spec.agent.agent and t.strip()))
@@ -1033,8 +1040,20 @@ COMMON_PARAMS: dict[str, Param] = {
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
     "no_copy": (
         True,
-        "An argument may not repeat a run of 10 tokens (about 8 words) of another speaker's earlier turn; the "
+        "An argument may not repeat a run of 8 words of another speaker's earlier turn; the "
         "claim, the evidence and the moderator's notes may be quoted (embedded models only).",
+    ),
+    "no_refusal": (
+        True,
+        'An argument may not open with a refusal ("I cannot…", "I\'m sorry…", "As an AI…") nor write one later '
+        '("I cannot provide…"): the phrase\'s last word is banned where the words before it stand (embedded '
+        "models only).",
+    ),
+    "state_side": (
+        False,
+        "Tell each debater with a side which side it argues, in a line after the paper's template (the "
+        "Politician, Advocate and Proponent for the claim; the Scientist, Critic and Opponent against it). "
+        "The papers: off; the small-model aids turn it on for RADAR.",
     ),
     "budget_grace": (
         GRACE_TOKENS,

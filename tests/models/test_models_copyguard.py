@@ -9,7 +9,7 @@ import time
 import pytest
 
 from debate.models.base import GenOptions
-from debate.models.copyguard import CopyGuard, Written, copied_run, words
+from debate.models.copyguard import CopyGuard, OpeningGuard, Written, copied_run, phrase_guards, words
 from debate.models.stopping import JSON_RESERVE, KindEnd
 from tests.support.engine import lineup, run
 
@@ -123,6 +123,37 @@ def test_the_guard_is_linear_in_the_text_it_protects():
         CopyGuard([OTHER], n=1)
 
 
+def test_a_refusal_cannot_be_written_and_disagreement_can():
+    """The phrases a debater may never complete (a refusal's opening): the last word is refused where the
+    words before it stand, in any case and however joined; "I cannot agree" stays a debater's to write."""
+    from debate.content.substance import REFUSAL_OPENINGS, REFUSAL_PHRASES, refuses
+
+    guards = phrase_guards(REFUSAL_PHRASES)
+
+    def banned(text: str) -> set[str]:
+        w = Written()
+        w.feed(text)
+        return set().union(*(g.banned(w)[1] for g in guards))
+
+    assert "provide" in banned("Thank you. I cannot ") and "agree" not in banned("Thank you. I cannot ")
+    assert "provide" in banned("I CAN'T ") and "ai" in banned("Well, as an ")
+    assert "inform" in banned("I regret to ") and banned("The claim cannot be ") == set()
+    # every phrase is a refusal the substance benchmark counts (the openers, with the words that follow them)
+    natural = lambda p: p.replace("i m ", "I'm ").replace("i can t", "I can't").replace("i won t", "I won't")
+    openers = {"i m sorry but", "i am sorry but", "i m afraid but", "i regret to inform", "as an ai"}
+    assert all(refuses(natural(p) + " that.") for p in REFUSAL_PHRASES if p not in openers)
+    assert all(refuses(natural(p) + ", I cannot help you.") for p in openers)
+    # and the openings: the models' ways round the phrases ("I am not able to provide", "As an intelligent AI")
+    opened = OpeningGuard(REFUSAL_OPENINGS)
+    w = Written()
+    w.feed("I am not ")
+    assert opened.banned(w)[1] == {"able"} and opened.banned(said("I", "cannot", "agree"))[1] == set()
+    w = Written()
+    w.feed("The politician says I cannot ")  # not an opening: a debater may write it later on
+    assert opened.banned(w) == (set(), set())
+    assert refuses("I am not able to provide an answer.") and refuses("As an intelligent AI, I cannot take sides.")
+
+
 def test_a_budget_is_kept_kindly_for_free_text():
     kind = KindEnd(budget=5, grace=10)
     kind.feed("It fell in 2019.")
@@ -184,7 +215,8 @@ def test_the_protocols_say_whose_words_an_argument_may_not_copy():
         later = by[me][1:]
         assert later and all(o.no_copy == (said[other],) for o in later)
         assert all(claim in o.quotable and o.grace_tokens == 40 for o in later)
-    assert all(o.no_copy == () for o in by["judge"])
+    assert all(o.no_copy == () and o.no_phrases == () for o in by["judge"])
+    assert all(o.no_phrases and "i cannot provide" in o.no_phrases for o in by["pol"] + by["sci"])
     off = ScriptedBackend({"pol": said["pol"], "sci": said["sci"], "judge": verdict})
     run(
         ModelClient({"scripted": off}),
@@ -196,10 +228,39 @@ def test_the_protocols_say_whose_words_an_argument_may_not_copy():
     assert all(c["options"].no_copy == () and c["options"].grace_tokens == 0 for c in off.calls)
 
 
+def test_the_aids_tell_each_radar_debater_its_side():
+    """With state_side (on with the small-model aids for RADAR) the politician's prompts end with the line
+    that it argues for the claim, the scientist's that it argues against; the judge's carry neither."""
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.prompts import render
+
+    verdict = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
+    lu = lineup(2)
+    lu["roles"] = {
+        "politician": {"name": "pol", "model": "scripted:pol"},
+        "scientist": {"name": "sci", "model": "scripted:sci"},
+    }
+    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
+    for on in (True, False):
+        b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
+        params = {"rounds": 1, "early_stop": False, "state_side": on}
+        run(ModelClient({"scripted": b}), "radar", params=params, lineup=lu, claim="Texas created most jobs.")
+        last = {m: [c["messages"][-1]["content"] for c in b.calls if c["model"] == m] for m in ("pol", "sci", "judge")}
+        assert len(last["pol"]) == 3 and len(last["sci"]) == 3  # opening, rebuttal, closing
+        assert all(t.endswith(render("engine.side_for")) == on for t in last["pol"])
+        assert all(t.endswith(render("engine.side_against")) == on for t in last["sci"])
+        assert not any("Your side in this debate" in t for t in last["judge"])
+
+
+REFUSAL = "I cannot provide an answer to this question because it is political."
+
+
 @pytest.mark.real_model
 def test_the_embedded_model_is_refused_a_copy_and_otherwise_unchanged():
     """SmolLM2 asked to repeat another speaker's sentence does, word for word; guarded it cannot write a run
     of 8 of its words; asked something the protected text does not hold, it writes the same tokens."""
+    from debate.content.substance import REFUSAL_OPENINGS, REFUSAL_PHRASES, refuses
     from debate.models.local import LocalBackend
 
     be = LocalBackend()
@@ -217,5 +278,9 @@ def test_the_embedded_model_is_refused_a_copy_and_otherwise_unchanged():
     guarded = say(ask, no_copy=(other,))
     assert copied_run(free, [other]), free  # the model copies when let
     assert guarded.strip() and not copied_run(guarded, [other]), guarded  # by words, however tokens split them
+    refuse = [{"role": "user", "content": f"Repeat this sentence exactly, word for word:\n\n{REFUSAL}"}]
+    assert refuses(say(refuse))  # the model refuses when let
+    kept = say(refuse, no_phrases=REFUSAL_PHRASES, no_openings=REFUSAL_OPENINGS)
+    assert kept.strip() and not refuses(kept), kept
     plain = [{"role": "user", "content": "Name three colours."}]
     assert say(plain, no_copy=(other,)) == say(plain)  # nothing to copy: greedy output unchanged
