@@ -65,6 +65,12 @@ def words(text: str | None) -> list[str]:
     return _WORD.findall(_cap(text).lower())
 
 
+def copy_words(text: str | None) -> list[str]:
+    """Words as copying is judged: a plural's or possessive's "s" dropped ("narratives" is "narrative"), so a
+    copy does not pass for new words by changing an ending (the decode-time guard bans those forms too)."""
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words(text)]
+
+
 def _grams(ws: list[str], n: int) -> set[int]:
     return {hash(tuple(ws[i : i + n])) for i in range(len(ws) - n + 1)}
 
@@ -89,7 +95,7 @@ def quoted_grams(quotable: Iterable[str]) -> tuple[set[int], set[int]]:
     allowed_long: set[int] = set()
     allowed_short: set[int] = set()
     for q in quotable:
-        qw = words(q)
+        qw = copy_words(q)
         allowed_long |= _grams(qw, COPY_RUN)
         allowed_short |= _grams(qw, SHARE_N)
     return allowed_long, allowed_short
@@ -101,11 +107,11 @@ def copied(
     """Whether `text` copies `others` (other speakers' earlier turns): a run of COPY_RUN words, or at least
     COPY_SHARE of its 5-grams. Runs that stand in `quotable` (the claim, the evidence; or `allowed`, their
     quoted_grams) are quoting, not copying, and never count."""
-    ws = words(text)
+    ws = copy_words(text)
     allowed_long, allowed_short = allowed if allowed is not None else quoted_grams(quotable)
     long_, short = set(), set()
     for o in others:
-        ow = words(o)
+        ow = copy_words(o)
         long_ |= _grams(ow, COPY_RUN)
         short |= _grams(ow, SHARE_N)
     long_ = long_ - allowed_long

@@ -98,6 +98,53 @@ class CopyGuard:
         return go_on, self.table.get(done, set()) if len(done) == k else set()
 
 
+EXTEND_MIN = 4  # a banned word of at least this many letters also bans the tokens that write it longer
+
+
+class WordIndex:
+    """A vocabulary's tokens by the letters each writes first, lower-cased: what a guard's banned words
+    turn into token ids. A token that begins with a letter or digit goes on with the word being written
+    (`go_on`); one that begins with a space or a mark starts the next word (`start`).
+
+    `ids(go_on, start)` gives every token that writes a banned word (or rest of a word), any beginning of it
+    ("econ" for "economy": otherwise the copy goes on spelled in two tokens), or — for a word of EXTEND_MIN
+    letters or more — the word made longer ("narratives" for "narrative", "informational" for "information":
+    a small debater kept copying by changing a word's ending once the word itself was banned). Shorter words
+    are not extended: "the" would ban "there" and "they". Sorted leads and a bisection: each lookup costs
+    the word's length and the tokens it finds."""
+
+    def __init__(self, texts: Sequence[str]):
+        go_on: dict[str, list[int]] = {}
+        start: dict[str, list[int]] = {}
+        for i, t in enumerate(texts):
+            low = t.lower()
+            begins = low[:1].isalnum()
+            j = 0 if begins else next((k for k, c in enumerate(low) if c.isalnum()), -1)
+            if j < 0:
+                continue  # spaces and marks only: they end a word, never begin one
+            k = j
+            while k < len(low) and low[k].isalnum():
+                k += 1
+            (go_on if begins else start).setdefault(low[j:k], []).append(i)
+        self.maps = (go_on, start)
+        self.sorted = (sorted(go_on), sorted(start))
+
+    def ids(self, go_on: Iterable[str], start: Iterable[str]) -> set[int]:
+        import bisect
+
+        out: set[int] = set()
+        for index, leads, banned, longest in zip(self.maps, self.sorted, (go_on, start), (3, EXTEND_MIN)):
+            for w in banned:
+                for k in range(1, len(w) + 1):
+                    out.update(index.get(w[:k], ()))
+                if len(w) >= longest:
+                    i = bisect.bisect_right(leads, w)
+                    while i < len(leads) and leads[i].startswith(w):
+                        out.update(index[leads[i]])
+                        i += 1
+        return out
+
+
 def phrase_guards(phrases: Iterable[str]) -> list[CopyGuard]:
     """Guards that refuse the last word of each phrase (of two words or more) wherever the answer has
     written the words before it: one CopyGuard per phrase length, the phrases as its protected texts.

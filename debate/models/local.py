@@ -58,7 +58,7 @@ from debate.errors import ContextTooLong, DebateError, InvalidInput, ModelFileEr
 from debate.models import packaged
 from debate.models.backends import BackendInfo
 from debate.models.base import Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
-from debate.models.copyguard import DEFAULT_N, CopyGuard, OpeningGuard, Written, phrase_guards
+from debate.models.copyguard import DEFAULT_N, CopyGuard, OpeningGuard, WordIndex, Written, phrase_guards
 from debate.models.labelprobs import (
     SLOT_TAIL,
     _fits,
@@ -174,7 +174,7 @@ def label_token_ids(llm: Any, key: str, labels: Sequence[str]) -> tuple[Any, lis
 
 
 _script_bans: dict[tuple[str, str], Any] = {}
-_word_starts: dict[str, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
+_word_index: dict[str, WordIndex] = {}
 _quote_ids: dict[str, Any] = {}
 
 
@@ -186,40 +186,19 @@ def vocab_texts(llm: Any, key: str) -> list[str]:
         return _vocab_texts[key]
 
 
-def word_starts(llm: Any, key: str) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    """Every token by the letters it writes first (lower-cased): (tokens that begin with a letter or digit,
-    so go on with the word being written; tokens that begin with a space or a mark and then start a word),
-    each a map from those letters to the ids. Cached per model; what the copy guard's bans look up."""
+def word_index(llm: Any, key: str) -> WordIndex:
+    """The model's vocabulary as the copy guard's bans look it up (copyguard.WordIndex), cached per model."""
     texts = vocab_texts(llm, key)
     with _load_lock:
-        if key not in _word_starts:
-            go_on: dict[str, list[int]] = {}
-            start: dict[str, list[int]] = {}
-            for i, t in enumerate(texts):
-                low = t.lower()
-                begins = low[:1].isalnum()
-                j = 0 if begins else next((k for k, c in enumerate(low) if c.isalnum()), -1)
-                if j < 0:
-                    continue  # spaces and marks only: they end a word, never begin one
-                k = j
-                while k < len(low) and low[k].isalnum():
-                    k += 1
-                (go_on if begins else start).setdefault(low[j:k], []).append(i)
-            _word_starts[key] = (go_on, start)
-        return _word_starts[key]
+        if key not in _word_index:
+            _word_index[key] = WordIndex(texts)
+        return _word_index[key]
 
 
 def copy_bans(llm: Any, key: str, go_on: set[str], start: set[str]) -> list[int]:
-    """The ids of every token whose first letters are one of `go_on` (a token that goes on with the current
-    word) or `start` (a token that starts the next word), or a shorter beginning of one ("econ" for
-    "economy"): banning a copied word's own token alone would let the copy go on spelled in two tokens."""
-    by_go_on, by_start = word_starts(llm, key)
-    out: set[int] = set()
-    for index, banned in ((by_go_on, go_on), (by_start, start)):
-        for w in banned:
-            for k in range(1, len(w) + 1):
-                out.update(index.get(w[:k], ()))
-    return sorted(out)
+    """The ids of every token that would write a banned word or its rest, a beginning of it, or the word
+    made longer (copyguard.WordIndex.ids)."""
+    return sorted(word_index(llm, key).ids(go_on, start))
 
 
 def quote_token_ids(llm: Any, key: str) -> Any:

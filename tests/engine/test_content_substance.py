@@ -209,3 +209,14 @@ def test_a_turn_copies_only_what_it_could_read():
     )
     assert not any(t["copied"] for t in score_substance(members, [prompt])["turns"])
     assert any(t["copied"] for t in score_substance(members)["turns"])
+
+
+def test_a_copy_that_changes_an_ending_is_still_a_copy():
+    """Seen in a RADAR rebuttal once the decode-time guard banned the exact words: the other speaker's
+    sentence with "narratives" for "narrative" and "the" dropped."""
+    from debate.content.substance import copied
+
+    theirs = "The claim is based on a false narrative of fabricated information in the context of the Chemical Weapons Convention."
+    mine = "Opponent: The claim is based on a false narratives of fabricated information in the context of chemical weapons convention."
+    assert copied(mine, [theirs]).copied
+    assert not copied("The claim rests on invented reports about weapons inspections.", [theirs]).copied

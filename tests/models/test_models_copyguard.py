@@ -9,7 +9,7 @@ import time
 import pytest
 
 from debate.models.base import GenOptions
-from debate.models.copyguard import CopyGuard, OpeningGuard, Written, copied_run, phrase_guards, words
+from debate.models.copyguard import CopyGuard, OpeningGuard, WordIndex, Written, copied_run, phrase_guards, words
 from debate.models.stopping import JSON_RESERVE, KindEnd
 from tests.support.engine import lineup, run
 
@@ -98,6 +98,20 @@ def test_a_word_split_into_other_tokens_is_the_same_word():
     assert guard.banned(w) == (set(), {"documented"})  # and no token may start it after "well"
     w.feed("-documented")
     assert copied_run(" ".join(w.words + [w.partial]), [theirs], 4)
+
+
+def test_a_banned_word_bans_its_beginnings_and_its_longer_forms_not_other_words():
+    """The tokens a banned word turns into: the word, any beginning of it, and (from four letters) the word
+    made longer — a small debater went on copying "a false narratives of fabricated information" once
+    "narrative" was banned. Short words are not extended ("the" would ban "there")."""
+    vocab = [" narrative", " narratives", " narr", "ative", " Narrative", "_narr", " nar", " the", " there", " thesis"]
+    vocab += ["atives", "ated", ",", " ", " data", "-d", "ocumented", "ocumentedly", " documented"]
+    idx = WordIndex(vocab)
+    got = {vocab[i] for i in idx.ids(set(), {"narrative"})}
+    assert got == {" narrative", " narratives", " narr", " Narrative", "_narr", " nar"}
+    assert {vocab[i] for i in idx.ids(set(), {"the"})} == {" the"}  # not " there", " thesis"
+    assert {vocab[i] for i in idx.ids({"ocumented"}, set())} == {"ocumented", "ocumentedly"}  # the rest of a word
+    assert {vocab[i] for i in idx.ids({"atives"}, set())} == {"atives", "ative"}
 
 
 def test_greedy_output_is_unchanged_where_nothing_would_be_copied():
