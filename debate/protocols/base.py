@@ -666,15 +666,17 @@ class DebateContext:
 
     def _own_words(self, spec: TurnSpec, json_schema: dict[str, Any] | None) -> dict[str, Any]:
         """GenOptions fields that keep an answer its own and its length kind: an argument in words may not
-        copy a run of another speaker's earlier turn (the claim, the evidence and the moderator's notes it
-        may quote: `no_copy`), and an argument or a JSON answer under a grammar may finish its sentence past
-        the budget (`budget_grace`). Backends that cannot do either ignore them (GenOptions)."""
+        copy a run of another speaker's earlier turn, nor recite what it was told (`_told`), while the claim,
+        the evidence and the moderator's notes it may quote (`no_copy`); it may not refuse (`no_refusal`); and
+        an argument or a JSON answer under a grammar may finish its sentence past the budget (`budget_grace`).
+        Backends that cannot do these ignore them (GenOptions)."""
         out: dict[str, Any] = {}
         if spec.parse is None and self.params.get("no_refusal", True) and not self.is_person(spec.agent):
             out.update(no_phrases=REFUSAL_PHRASES, no_openings=REFUSAL_OPENINGS)
         if spec.parse is None and self.params.get("no_copy", True):
             with self._lock:
                 others = tuple(dict.fromkeys(t for who, t in self.said_by if who != spec.agent.agent and t.strip()))
+            others += self._told(spec)
             if others:
                 passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
                 quotable = (self.claim, *passages, *self.moderator_notes)
@@ -683,6 +685,14 @@ class DebateContext:
         if grace > 0 and (spec.parse is None or json_schema is not None):
             out["grace_tokens"] = grace
         return out
+
+    def _told(self, spec: TurnSpec) -> tuple[str, ...]:
+        """What the speaker was told rather than given to argue from: its system text and the engine's lines
+        after the template (its side, its length). A 135M debater wrote its side line back as its turn ("Your
+        side in this debate: you argue AGAINST the claim…") in 12 of 90 scientist turns, and recited its
+        system prompt as an opening; runs of them are refused as a copy is."""
+        system = [str(m.get("content") or "") for m in spec.messages if m.get("role") == "system"]
+        return tuple(t for t in (*system, *self._engine_lines(spec.agent, True)) if t.strip())
 
     def _first_schema(self, spec: TurnSpec) -> dict[str, Any] | None:
         """A TurnSpec with constrain=True is decoded under its JSON schema from the first token (small

@@ -224,10 +224,13 @@ def test_the_protocols_say_whose_words_an_argument_may_not_copy():
     claim = "Texas has created more jobs than all the other states combined."
     run(ModelClient({"scripted": b}), "radar", params={"rounds": 1, "early_stop": False}, lineup=lu, claim=claim)
     by = {m: [c["options"] for c in b.calls if c["model"] == m] for m in ("pol", "sci", "judge")}
-    assert by["pol"][0].no_copy == () and by["sci"][0].no_copy == ()  # openings: nothing said before
+    # openings: nobody has spoken; what each was told (its system text) may not be recited
+    assert not set(said.values()) & set(by["pol"][0].no_copy + by["sci"][0].no_copy)
+    assert any("You are a politician in a political debate" in t for t in by["pol"][0].no_copy)
+    assert not any("politician" in t for t in by["sci"][0].no_copy)  # each its own instructions
     for me, other in (("pol", "sci"), ("sci", "pol")):
         later = by[me][1:]
-        assert later and all(o.no_copy == (said[other],) for o in later)
+        assert later and all(said[other] in o.no_copy and said[me] not in o.no_copy for o in later)
         assert all(claim in o.quotable and o.grace_tokens == 40 for o in later)
     assert all(o.no_copy == () and o.no_phrases == () for o in by["judge"])
     assert all(o.no_phrases and "i cannot provide" in o.no_phrases for o in by["pol"] + by["sci"])
@@ -264,6 +267,9 @@ def test_the_aids_tell_each_radar_debater_its_side():
         assert len(last["pol"]) == 3 and len(last["sci"]) == 3  # opening, rebuttal, closing
         assert all(t.endswith(render("engine.side_for")) == on for t in last["pol"])
         assert all(t.endswith(render("engine.side_against")) == on for t in last["sci"])
+        # and the side line is among what the debater may not recite (a 135M scientist wrote it back as its turn)
+        told = [c["options"].no_copy for c in b.calls if c["model"] == "sci"]
+        assert all((render("engine.side_against") in t) == on for t in told)
         assert not any("Your side in this debate" in t for t in last["judge"])
 
 
