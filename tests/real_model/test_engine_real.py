@@ -1,9 +1,12 @@
-"""One short debate per protocol on the real embedded models (llama.cpp): each ends with a parsed verdict.
+"""One short debate per protocol on the real embedded models (llama.cpp): each ends with a parsed verdict,
+run by the engine and then from the Debate page (AppTest).
 
 Kept small on purpose (1 round or none, 24 tokens per answer, no few-shot examples): the point is that
 the whole path, real prompts through real models to a parsed label, works; quality is measured by batch
-evaluation. RADAR runs over the real default evidence corpus (AVeriTeC dev, MiniLM + FAISS).
-The cases are shared with the Debate-page AppTests (tests/support/real_cases.py).
+evaluation. RADAR runs over the real default evidence corpus (AVeriTeC dev, MiniLM + FAISS). The engine
+runs what the page runs (tests/support/real_cases.py), first: in this module's process the page's model
+calls are then answered by the response cache with the answers the engine's run recorded, so the page's
+own path (widgets, the run in the background, the live view, the store) is what those tests spend time on.
 """
 
 import pytest
@@ -11,7 +14,8 @@ import pytest
 from debate.data import locate
 from debate.runner import DebateConfig, run_debate
 from tests.support.engine import by_type
-from tests.support.real_cases import AIDS, CASES, CLAIM, MAX_TOKENS, TOP_K, labels_for
+from tests.support.real_cases import AIDS, CASES, CLAIM, MAX_TOKENS, TOP_K, engine_params, labels_for
+from tests.ui.test_ui_app import _app, _html, _run_to_end, _set, _store
 
 llama_cpp = pytest.importorskip("llama_cpp")
 
@@ -39,7 +43,7 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
         task=case["task"],
         category=case["category"],
         lineup="embedded",
-        params=dict(case["params"]),
+        params=engine_params(protocol),
         max_tokens=MAX_TOKENS,
         top_k=TOP_K,
         aids=AIDS,
@@ -65,6 +69,55 @@ def test_short_real_debate_ends_with_a_parsed_verdict(client, protocol):
         (ev,) = by_type(events, "evidence")
         assert len(ev.passages) == TOP_K and all(p["source"] and p["score"] > 0 for p in ev.passages)
         assert [p["id"] for p in ev.passages] == [f"E{i}" for i in range(1, TOP_K + 1)]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("protocol", list(CASES))
+def test_each_protocol_from_the_debate_page(client, protocol):
+    """The page builds the case's configuration from its widgets and runs it to a verdict on screen (after
+    the engine's run of the same case: `client` is the module's, so the cache it filled is this one)."""
+    case = CASES[protocol]
+    at = _app()
+    at.text_area(key="claim").input(CLAIM)
+    at.selectbox(key="cfg_task").set_value(case["task"]).run()
+    if case["task"] == "checkthat":
+        at.selectbox(key="cfg_category").set_value(case["category"])
+    at.radio(key="cfg_protocol").set_value(protocol).run()
+    for k, v in case["params"].items():
+        _set(at, f"p_{protocol}_{k}", v)
+    _set(at, "cfg_max_tokens", MAX_TOKENS)
+    if protocol.startswith("radar"):
+        _set(at, "cfg_top_k", TOP_K)
+    at.run()
+    assert at.session_state["cfg_preset"] == "embedded"
+    row = _run_to_end(at)
+    assert row["status"] == "completed", row
+    html = _html(at)
+    assert "verdict-card" in html
+    assert len(at.chat_message) >= 1 + (protocol not in ("baseline",))
+    assert {m.label for m in at.metric} == {"Tokens", "Model calls", "Cache hits", "Elapsed"}
+    assert int(next(m.value for m in at.metric if m.label == "Model calls")) >= 1
+    charts = at.get("plotly_chart")
+    if protocol == "council":
+        assert charts and "tally" in html
+    if protocol.startswith("radar"):
+        # evidence panel: passages, or (offline, a claim the bundled index does not cover) the reason there are none
+        # or, where AVeriTeC was never fetched, that there is no local corpus at all
+        assert (
+            "passage" in html
+            or any("No passage is about this claim" in i.value for i in at.info)
+            or "no local corpus on this machine" in html
+        )
+    events = _store().events(row["id"])
+    assert events[0].type == "debate_started" and events[-1].type == "finished"
+    # the page built the configuration its widgets show
+    started = events[0]
+    assert (started.protocol, started.task, started.claim) == (protocol, case["task"], CLAIM)
+    assert started.category == case["category"]
+    assert all(started.settings.get("params", started.settings).get(k) == v for k, v in case["params"].items()), (
+        started.settings
+    )
 
 
 @pytest.mark.real_model

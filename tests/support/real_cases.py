@@ -1,10 +1,12 @@
 """The short real-model debates shared by the engine tests and the Debate-page AppTests.
 
 Both run the same configurations on the `embedded` lineup (fixed seeds, so every request is
-deterministic). The engine tests (tests/real_model/test_engine_real.py, which run first) call the real models;
-the AppTests then drive the same debates through the page, and the product's own response cache
-(shared within the test session) answers the identical model calls with the real answers recorded
-moments earlier. The browser tests use a separate DEBATE_HOME, so they stream from the models live.
+deterministic), and both in one module (tests/real_model/test_engine_real.py), the engine first: the page
+then drives the same debates, and the product's own response cache (the module's process, one DEBATE_HOME)
+answers its identical model calls with the real answers recorded moments earlier. The engine runs what the
+page runs (`engine_params`: the live-demo pace's parameters under each case's own), or the page's requests
+would differ and nothing would be answered from the cache. The browser tests use a separate DEBATE_HOME, so
+they stream from the models live.
 """
 
 from __future__ import annotations
@@ -20,9 +22,17 @@ CASES: dict[str, dict] = {
     "council": {"task": "checkthat", "category": 2, "params": {"rounds": 1, "members": 2, "examples": False}},
     "single": {"task": "checkthat", "category": 1, "params": {"rounds": 0}},
     "team": {"task": "checkthat", "category": 2, "params": {"rounds": 0, "team_size": 1, "examples": False}},
-    "radar": {"task": "halftruth", "category": None, "params": {"rounds": 0}},
+    # early_stop on (the demo pace turns it off): the stop agent and the round judge on real models
+    "radar": {"task": "halftruth", "category": None, "params": {"rounds": 0, "early_stop": True}},
     "radar-single": {"task": "halftruth", "category": None, "params": {}},
 }
+
+
+def engine_params(protocol: str) -> dict:
+    """What the Debate page runs for a case: the live-demo pace's parameters, the case's own over them."""
+    from debate.live import pace
+
+    return {**pace.overrides("demo", protocol), **CASES[protocol]["params"]}
 
 
 def labels_for(task: str) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""The Debate page through AppTest: every protocol on the embedded lineup, and every error state.
-
-Real-model runs are kept short (one round, few tokens, no few-shot examples). Error states that need a
+"""The Debate page through AppTest: every error state, and the page's other paths (every protocol on the
+embedded lineup is run from the page in tests/real_model/test_engine_real.py, beside the engine's own runs
+whose answers it reuses). Error states that need a
 backend failing on cue use a ScriptedBackend injected through session_state (`_client`), with the
 real engine in between.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from debate import config
@@ -19,7 +18,7 @@ from debate.models.client import ModelClient
 from debate.models.scripted import ScriptedBackend
 from debate.store import DebateStore
 from tests.conftest import data_path
-from tests.support.real_cases import CASES, CLAIM, MAX_TOKENS, TOP_K
+from tests.support.real_cases import CLAIM
 
 APP = "../../app.py"
 
@@ -64,53 +63,6 @@ def _run_to_end(at: AppTest, timeout: float = 900) -> dict:
 
 def _html(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
-
-
-@pytest.mark.real_model
-@pytest.mark.timeout(1200)
-@pytest.mark.parametrize("protocol", list(CASES))
-def test_each_protocol_on_embedded_lineup(protocol):
-    case = CASES[protocol]
-    at = _app()
-    at.text_area(key="claim").input(CLAIM)
-    at.selectbox(key="cfg_task").set_value(case["task"]).run()
-    if case["task"] == "checkthat":
-        at.selectbox(key="cfg_category").set_value(case["category"])
-    at.radio(key="cfg_protocol").set_value(protocol).run()
-    for k, v in case["params"].items():
-        _set(at, f"p_{protocol}_{k}", v)
-    _set(at, "cfg_max_tokens", MAX_TOKENS)
-    if protocol.startswith("radar"):
-        _set(at, "cfg_top_k", TOP_K)
-    at.run()
-    assert at.session_state["cfg_preset"] == "embedded"
-    row = _run_to_end(at)
-    assert row["status"] == "completed", row
-    html = _html(at)
-    assert "verdict-card" in html
-    assert len(at.chat_message) >= 1 + (protocol not in ("baseline",))
-    assert {m.label for m in at.metric} == {"Tokens", "Model calls", "Cache hits", "Elapsed"}
-    assert int(next(m.value for m in at.metric if m.label == "Model calls")) >= 1
-    charts = at.get("plotly_chart")
-    if protocol == "council":
-        assert charts and "tally" in html
-    if protocol.startswith("radar"):
-        # evidence panel: passages, or (offline, a claim the bundled index does not cover) the reason there are none
-        # or, where AVeriTeC was never fetched, that there is no local corpus at all
-        assert (
-            "passage" in html
-            or any("No passage is about this claim" in i.value for i in at.info)
-            or "no local corpus on this machine" in html
-        )
-    events = _store().events(row["id"])
-    assert events[0].type == "debate_started" and events[-1].type == "finished"
-    # the page built the configuration its widgets show
-    started = events[0]
-    assert (started.protocol, started.task, started.claim) == (protocol, case["task"], CLAIM)
-    assert started.category == case["category"]
-    assert all(started.settings.get("params", started.settings).get(k) == v for k, v in case["params"].items()), (
-        started.settings
-    )
 
 
 # -- error states ---------------------------------------------------------------------------------

@@ -80,3 +80,33 @@ def test_one_annotator_sees_agreement_with_the_file_and_the_export_says_what_it_
     assert float(row["Cohen's kappa"]) == pytest.approx(0.833, abs=0.001)  # 11 of 12 agree, 6 YES / 6 NO
     at.segmented_control(key="adj_view").set_value("Export").run()
     assert any("its own labels kept" in c.value for c in at.caption)
+
+
+def _seat_models(at: AppTest, protocol: str) -> dict[str, str]:
+    prefix = f"lu_embedded_{protocol}_"
+    return {k.removeprefix(prefix): at.session_state[k] for k in at.session_state if str(k).startswith(prefix)}
+
+
+@pytest.mark.timeout(120)
+def test_a_seat_follows_its_default_when_the_layout_changes_and_keeps_a_pick():
+    """Team size 2 -> 1: "opp-1" is a Qwen seat in a team of two and a SmolLM2 seat in a team of one. Its box
+    held the old default, so the page ran a lineup nobody chose ("custom") where the command line runs the
+    preset; now it follows the default, and a model the person picked stays picked."""
+    from ui.catalog import resolve
+
+    want = {a["agent"]: a["model"] for a in resolve("embedded", "team", {"team_size": 1})}
+    at = AppTest.from_file("../../app.py", default_timeout=T).run()
+    at.radio(key="cfg_protocol").set_value("team").run()
+    assert _seat_models(at, "team")["opp-1"] == "local:qwen2.5-coder-0.5b"  # a team of two
+    at.number_input(key="p_team_team_size").set_value(1).run()
+    assert not at.exception
+    shown = {k: v for k, v in _seat_models(at, "team").items() if k in want}
+    assert shown == want and want["opp-1"] == "local:smollm2-135m"
+    assert not any("custom" in str(c.value) for c in at.caption)
+    # a pick is kept through the same change
+    at.number_input(key="p_team_team_size").set_value(2).run()
+    at.selectbox(key="lu_embedded_team_opp-1").set_value("local:smollm2-135m").run()
+    at.number_input(key="p_team_team_size").set_value(1).run()
+    assert _seat_models(at, "team")["opp-1"] == "local:smollm2-135m"
+    at.number_input(key="p_team_team_size").set_value(2).run()
+    assert _seat_models(at, "team")["opp-1"] == "local:smollm2-135m"  # the person's pick, not the default
