@@ -94,8 +94,10 @@ class GenOptions:
         for k in ("no_copy_n", "grace_tokens"):
             if not d[k]:
                 d.pop(k)  # keys of requests without them stay as they were
-        if self.no_copy:
-            d["no_copy_unit"] = "word"  # the guard compared tokens before: those answers are not replayed
+        if self.no_copy or self.no_phrases or self.no_openings:
+            # the guard compared tokens once, then words a glued-on word could slip past: answers written
+            # under either rule are not replayed
+            d["no_copy_unit"] = "word, not glued"
         if d["label_spellings"]:
             d["label_spellings"] = list(self.label_spellings)
         else:

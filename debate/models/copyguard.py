@@ -9,14 +9,15 @@ would complete such a run after the answer's last n-1 words. So an answer may sh
 row with another speaker's turn, never n, and may quote the claim and the evidence at any length.
 
 Words, not tokens. A word is a run of letters and digits, lower-cased (`words`): case, punctuation, "_" and
-"-" between words do not make another word, so "Matter" for "matter", "six_years" for "six years" and
-"margin ofError" for "margin of error" (the near-copies a small debater wrote once the exact ones were
-banned) go on no copy. And a word is the same word however the model's tokens split it: comparing tokens
-let "well-documented" through as "-d" + "ocumented" where the other speaker's tokens were "-", "documented".
+"-" between words do not make another word, so "Matter" for "matter" and "six_years" for "six years" go on
+no copy. And a word is the same word however the model's tokens split it: comparing tokens let
+"well-documented" through as "-d" + "ocumented" where the other speaker's tokens were "-", "documented".
 `Written` follows the answer's text as it is generated (its complete words and the word being written);
 `CopyGuard.banned` says what the next token may not begin: the rest of a banned word the current word has
-begun, and a banned word where a token starts a new one. The backend (debate.models.local) bans every
-token whose letters begin one of those, so a copy cannot go on by spelling the word in two tokens either.
+begun, and a banned word where a token starts a new one, or goes on with the current word: glued on without
+a space ("margin ofError", "ofMilitary", "firingstatistics": near-copies small debaters wrote once the
+exact ones were banned). The backend (debate.models.local) bans every token whose letters begin one of
+those, so a copy cannot go on by spelling the word in two tokens either.
 
 Linear: the table is built in one pass over the protected words (a set of the quotable runs first), and
 each step is two dictionary lookups of word tuples (exact, no hash collisions to reason about). Pure:
@@ -28,6 +29,7 @@ answer's last n-1 words already stand in a protected text, and only the tokens t
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 
@@ -58,6 +60,12 @@ class Written:
             elif self.partial:
                 self.words.append(self.partial)
                 self.partial = ""
+
+
+def rests(banned: Iterable[str], begun: str) -> set[str]:
+    """What a token that goes on with the word being written may not begin: the rest of each banned word
+    that word has begun (a banned word equal to it is complete already: nothing left to refuse)."""
+    return {w[len(begun) :] for w in banned if w.startswith(begun) and len(w) > len(begun)}
 
 
 class CopyGuard:
@@ -92,10 +100,13 @@ class CopyGuard:
         if not p:
             now = self.next_words(written.words)
             return now, now
-        go_on = {w[len(p) :] for w in self.next_words(written.words) if w.startswith(p) and len(w) > len(p)}
         k = self.n - 1
         done = (*written.words[-(k - 1) :], p) if k > 1 else (p,)
-        return go_on, self.table.get(done, set()) if len(done) == k else set()
+        after = self.table.get(done, set()) if len(done) == k else set()
+        # `after` also for a token that goes on: written without a space ("ofMilitary", "firingstatistics")
+        # the banned word would be glued to the current one, a copy's way round the guard that the
+        # benchmark's transcripts showed once words were banned
+        return rests(self.next_words(written.words), p) | after, after
 
 
 EXTEND_MIN = 4  # a banned word of at least this many letters also bans the tokens that write it longer
@@ -130,8 +141,6 @@ class WordIndex:
         self.sorted = (sorted(go_on), sorted(start))
 
     def ids(self, go_on: Iterable[str], start: Iterable[str]) -> set[int]:
-        import bisect
-
         out: set[int] = set()
         for index, leads, banned, longest in zip(self.maps, self.sorted, (go_on, start), (3, EXTEND_MIN)):
             for w in banned:
@@ -180,8 +189,8 @@ class OpeningGuard:
         if not p:
             now = self.table.get(done, set())
             return now, now
-        go_on = {w[len(p) :] for w in self.table.get(done, ()) if w.startswith(p) and len(w) > len(p)}
-        return go_on, self.table.get((*done, p), set())
+        after = self.table.get((*done, p), set())
+        return rests(self.table.get(done, ()), p) | after, after  # glued on too ("Icannot"), as in CopyGuard
 
 
 def copied_run(answer: str, protected: Iterable[str], n: int = DEFAULT_N) -> bool:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import math
 import os
 import threading
@@ -197,8 +198,8 @@ def word_index(llm: Any, key: str) -> WordIndex:
 
 def copy_bans(llm: Any, key: str, go_on: set[str], start: set[str]) -> list[int]:
     """The ids of every token that would write a banned word or its rest, a beginning of it, or the word
-    made longer (copyguard.WordIndex.ids)."""
-    return sorted(word_index(llm, key).ids(go_on, start))
+    made longer (copyguard.WordIndex.ids). In no order: they index the scores to refuse."""
+    return list(word_index(llm, key).ids(go_on, start))
 
 
 def quote_token_ids(llm: Any, key: str) -> Any:
@@ -217,9 +218,16 @@ def copy_guards(options: GenOptions) -> list[CopyGuard | OpeningGuard]:
     length of the phrases it may never complete (`no_phrases`), one for the phrases it may not open with
     (`no_openings`)."""
     guard = CopyGuard(options.no_copy, options.quotable, int(options.no_copy_n or DEFAULT_N))
-    opening = OpeningGuard(options.no_openings)
-    guards: list[CopyGuard | OpeningGuard] = [guard, *phrase_guards(options.no_phrases), opening]
+    guards: list[CopyGuard | OpeningGuard] = [guard, *fixed_guards(options.no_phrases, options.no_openings)]
     return [g for g in guards if g]
+
+
+@functools.lru_cache(maxsize=16)
+def fixed_guards(phrases: tuple[str, ...], openings: tuple[str, ...]) -> tuple[CopyGuard | OpeningGuard, ...]:
+    """The guards of phrases never to write and openings never to open with: the same lists on every turn
+    (the refusals of debate.content.substance), so built once, not per request. Guards are read-only once
+    built: shared between turns and threads."""
+    return (*phrase_guards(phrases), OpeningGuard(openings))
 
 
 def text_fields(schema: dict[str, Any] | None) -> tuple[tuple[str, ...], int]:

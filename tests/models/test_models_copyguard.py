@@ -77,9 +77,9 @@ def test_words_are_compared_not_their_case_punctuation_or_joins():
     w.feed(near + " ")
     assert w.words[5:7] == ["six", "years"] and guard.banned(w)[1] == {"error"}
     w = Written()
-    w.feed(near)  # "of" still being written: a token going on with it may not make "oferror" a word
-    assert guard.banned(w) == (set(), {"error"})  # "of" is done once a space or a mark follows: "error" banned
-    assert words("margin ofError") == ["margin", "oferror"]  # one word: no copy of "of error"
+    w.feed(near)  # "of" still being written: a token going on with it may not glue "error" on ("ofError")
+    assert guard.banned(w) == ({"error"}, {"error"})  # nor may one that starts the next word
+    assert words("margin ofError") == ["margin", "oferror"]  # glued, it would be one word: no copy to see
 
 
 def test_a_word_split_into_other_tokens_is_the_same_word():
@@ -95,9 +95,32 @@ def test_a_word_split_into_other_tokens_is_the_same_word():
     w = Written()
     for piece in ("The", " effect", " is", " well"):
         w.feed(piece)
-    assert guard.banned(w) == (set(), {"documented"})  # and no token may start it after "well"
+    assert guard.banned(w) == ({"documented"}, {"documented"})  # no token may start it after "well", nor glue it
     w.feed("-documented")
     assert copied_run(" ".join(w.words + [w.partial]), [theirs], 4)
+
+
+def test_a_banned_word_may_not_be_glued_on_without_a_space():
+    """Once "military" was banned after "...published in the Journal of", a small debater wrote "Journal
+    ofMilitary Science" (and "firingstatistics", "versusthose"): the banned word, glued to the current one.
+    A token that goes on with the current word may not begin it either; the same word written whole as a
+    new word is still refused, and words that merely start like the current one are left alone."""
+    theirs = "a recent study published in the Journal of Military Science found a gap"
+    guard = CopyGuard([theirs], n=4)
+    w = Written()
+    w.feed("It was published in the Journal of")
+    go_on, start = guard.banned(w)
+    assert "military" in start and "military" in go_on  # " Military" and "Military" (glued) both refused
+    w = Written()
+    w.feed("It was published in the Journal of ")
+    assert guard.banned(w) == ({"military"}, {"military"})
+    w = Written()
+    w.feed("It was published in the Journal o")  # "of" not complete: only its rest, not the next word
+    assert guard.banned(w) == ({"f"}, set())
+    opened = OpeningGuard(["I cannot provide"])
+    w = Written()
+    w.feed("I cannot")
+    assert opened.banned(w) == ({"provide"}, {"provide"})  # not "I cannotprovide" either
 
 
 def test_a_banned_word_bans_its_beginnings_and_its_longer_forms_not_other_words():
@@ -203,7 +226,7 @@ def test_the_options_keep_old_cache_keys():
     assert not {"no_copy", "quotable", "no_copy_n", "grace_tokens"} & set(d)
     d = GenOptions(no_copy=("a b",), quotable=("c",), grace_tokens=40).key_dict()
     assert d["no_copy"] == ["a b"] and d["quotable"] == ["c"] and d["grace_tokens"] == 40
-    assert d["no_copy_unit"] == "word"  # answers the guard by tokens wrote are not replayed from the cache
+    assert d["no_copy_unit"] == "word, not glued"  # answers older guards let through are not replayed
 
 
 def test_the_protocols_say_whose_words_an_argument_may_not_copy():
