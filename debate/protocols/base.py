@@ -44,6 +44,7 @@ from debate.models.base import ChatStream, GenOptions, Message, ModelResult
 from debate.models.client import ModelClient
 from debate.models.human import ticket
 from debate.models.spec import ModelSpec
+from debate.models.stopping import JSON_RESERVE
 from debate.protocols import prompting
 from debate.protocols.decisions import against_vote, normalise_probs
 from debate.protocols.parsing import ParseResult, parse_citations, split_think
@@ -683,7 +684,9 @@ class DebateContext:
                 out.update(no_copy=others, quotable=tuple(q for q in quotable if q.strip()))
         grace = int(self.params.get("budget_grace", GRACE_TOKENS) or 0)
         if grace > 0 and (spec.parse is None or json_schema is not None):
-            out["grace_tokens"] = grace
+            # a JSON answer's reason is closed JSON_RESERVE tokens before its cap (room for the label): without
+            # them added it had 16 tokens to end its sentence, and a judge's one long sentence was cut
+            out["grace_tokens"] = grace + (JSON_RESERVE if json_schema is not None else 0)
         return out
 
     def _told(self, spec: TurnSpec) -> tuple[str, ...]:
@@ -1081,9 +1084,10 @@ COMMON_PARAMS: dict[str, Param] = {
 CUT_OFF = "the answer was cut off: the server closed the stream before the model finished (asked twice)"
 REPAIR_TEXT_CHARS = 160  # about 40 tokens: a reason that leaves room for the label in a short answer budget
 REPAIR_MIN_TOKENS = 64  # the constrained repair's budget at least: reason + label + JSON fit in it
-# a judge's constrained reason: room for a sentence or two (~60 tokens, its label still inside a 128-token
-# budget); the local backend closes it at a sentence end (KindEnd), the grammar's cap would cut it mid-word
-JUDGE_REASON_CHARS = 240
+# a judge's constrained reason: room for a sentence or two (~90 tokens, its label still inside a 128-token
+# budget and its grace); the local backend closes it at its first sentence end past a quarter of this
+# (KindEnd), the grammar's cap would cut it mid-word: at 240 a judge's one long sentence was cut there
+JUDGE_REASON_CHARS = 400
 
 
 def params(own: dict[str, Param]) -> dict[str, Param]:
