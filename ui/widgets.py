@@ -19,7 +19,7 @@ from debate.store.debates import MAX_LINEUP_NAME
 from ui import catalog, landing, resources
 from ui.examples import gold_for
 from ui.examples import missing_sources as examples_missing
-from ui.keep import keep, remember
+from ui.keep import follow_default, keep, remember
 from ui.safe import escape
 from ui.server_box import server_box
 
@@ -434,25 +434,6 @@ def _save_lineup(lineup: dict) -> None:
         return
     landing.set_value("cfg_preset", f"saved:{name}")
     st.session_state["lineup_msg"] = ("ok", f"Saved lineup “{escape(name)}”. It is in the preset list now.")
-
-
-def follow_default(key: str, default: str) -> None:
-    """A seat's model box follows its seat's default until the person picks another model.
-
-    A seat keeps its name when the layout changes (team size 2 -> 1: "opp-1" was a Qwen seat, now the
-    preset seats SmolLM2 there), so its box still held the old default: the page ran a lineup nobody chose
-    and called it "custom", while the command line ran the preset. The default last shown is remembered;
-    a box the person never changed takes the new one, one the person changed keeps its pick."""
-    seen, picked = f"default:{key}", f"picked:{key}"
-    before = st.session_state.get(seen)
-    value = st.session_state.get(key, st.session_state.get(f"keep:{key}"))
-    if before is not None and value is not None and value != before:
-        st.session_state[picked] = True  # the box differs from the default it was shown with: a pick
-    if before is not None and before != default and not st.session_state.get(picked):
-        for k in (key, f"keep:{key}"):
-            if k in st.session_state:
-                st.session_state[k] = default
-    st.session_state[seen] = default
 
 
 def lineup_editor(protocol: str, params: dict) -> tuple[dict, list[dict], dict[str, dict]]:
