@@ -9,7 +9,9 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
   category (calibration=threshold); council members vote by that threshold (their initial prompt is the
   baseline's, so the same fitted threshold applies); a one-sentence explanation decoded after the label
   (explain=after: same prompt, label decoded first, so votes and thresholds are unchanged, and a live
-  audience sees arguments even when the council agrees at once);
+  audience sees arguments even when the council agrees at once); the chair's status written as the tally's
+  own state, its summary after it (chair_status=tally: the 0.5B chair wrote CONSENSUS REACHED whatever
+  the tally said);
 - RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
   probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them;
   each debater with a side told which side it argues (state_side: a line after the paper's template; the
@@ -17,8 +19,9 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
 
 An aid applies only where its data exists (a fitted threshold for every member's model and category,
 fitted weights for the judge), and never over a value the person changed from the paper's default.
-Prompts' task text, the council's rounds, consensus and chair, and RADAR's debate are the papers' (RADAR's
-debaters get one line after the paper's template naming their side).
+Prompts' task text, the council's rounds and consensus, and RADAR's debate are the papers' (the council's
+chair writes the tally's state as its status; RADAR's debaters get one line after the paper's template naming
+their side).
 Off: exactly the papers' settings. The engine applies the aids in `runner.prepare` (DebateConfig.aids),
 so the app, the CLI (`--aids`) and exports record the parameters that actually ran.
 """
@@ -45,6 +48,7 @@ AIDS: dict[str, dict[str, Any]] = {
         "vote_from": "probs",
         "calibration": "threshold",
         "explain": "after",
+        "chair_status": "tally",
     },
     "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
     "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
@@ -166,6 +170,8 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
             "one sentence of explanation follows each label (a member whose lineup entry says explain: false, "
             "such as the embedded SmolLM2, gives its vote alone)"
         )
+    if k == "chair_status" and v == "tally":
+        return "the chair's status is the tally's own state, and its one-sentence summary follows it"
     if k == "judge_answer" and v == "constrained":
         return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
     if k == "judge_calibration" and v == "fitted":

@@ -42,6 +42,27 @@ from debate.protocols.decisions import (
 from debate.protocols.parsing import ParseResult, parse_chair, parse_label
 from debate.protocols.prompting import Said, order_of
 
+CHAIR_STATES = ("CONSENSUS REACHED", "CONSENSUS NOT REACHED")
+
+
+def chair_fields(reached: bool) -> dict[str, Any]:
+    """TurnSpec fields that decode the chair's `{"status": …, "summary": …}` with the status fixed to the
+    tally's state, first (so the summary follows what the tally says), from the first token."""
+    state = CHAIR_STATES[0] if reached else CHAIR_STATES[1]
+    schema = {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": [state]},
+            "summary": {"type": "string", "pattern": fewshot.ONE_SENTENCE},
+        },
+        "required": ["status", "summary"],
+    }
+    return {
+        "schema": schema,
+        "schema_format": f'{{"status": "{state}", "summary": "<one short sentence>"}}',
+        "constrain": True,
+    }
+
 
 def _chair_parse(text: str) -> ParseResult:
     d = parse_chair(text)
@@ -216,8 +237,18 @@ class _Council:
             "turquaz.council.chair",
             parse=_chair_parse,
             answer_format='{"status": "CONSENSUS REACHED" or "CONSENSUS NOT REACHED", "summary": "..."}',
-            **json_answer("status", ("CONSENSUS REACHED", "CONSENSUS NOT REACHED"), "summary"),
+            **self.chair_fields(),
         )
+
+    def chair_fields(self) -> dict[str, Any]:
+        """The chair's answer schema. The paper's chair writes its status freely; Alg. 3 stops on the tally,
+        never on that word. With chair_status=tally the status is the tally's own state, decoded first as a
+        fixed prefix, and the summary is written after it: measured on 30 held-out councils at the app's
+        defaults, the 0.5B chair wrote "CONSENSUS REACHED ... The discussion has reached a consensus" in 28 of
+        28 turns whose tally had not reached it, the room reading the chair against the tally."""
+        if self.ctx.p("chair_status") != "tally":
+            return json_answer("status", CHAIR_STATES, "summary")
+        return chair_fields(consensus_reached(self.votes, self.theta))
 
     # -- counting -------------------------------------------------------------------------------------
     def votes_of(self, turns: list[TurnFinished]) -> dict[str, Any]:
@@ -418,6 +449,13 @@ INFO = ProtocolInfo(
                 "vote still counts. 0 = off. Pair it with always_discuss to hear it on "
                 "unanimous tweets.",
             ),
+            "chair_status": (
+                "free",
+                "free = the chair writes its status as the paper asks (the tally decides either way, and "
+                "the chair's tag shows the tally's state); tally = the status is the tally's own state, "
+                "decoded first, and the chair's summary follows it (small models wrote CONSENSUS REACHED "
+                "whatever the tally said).",
+            ),
             "calibration": (
                 "none",
                 "none = votes as vote_from says; threshold = each member votes YES iff its "
@@ -435,5 +473,6 @@ INFO = ProtocolInfo(
         "demos": ("paper", "dialogue"),
         "calibration": ("none", "threshold"),
         "explain": ("none", "after"),
+        "chair_status": ("free", "tally"),
     },
 )

@@ -74,6 +74,38 @@ def test_council_rounds_until_consensus():
     assert by_type(ev, "verdict")[-1].label == "YES" and finished(ev).rounds == 1
 
 
+@pytest.mark.parametrize("chair_status", ["free", "tally"])
+def test_the_chairs_status_is_decoded_as_the_tallys_state_when_asked(chair_status):
+    """chair_status=tally: a backend that decodes under a schema gets the chair's status fixed to the state of
+    the tally the chair reads (not reached here: 3 of 5), first, with the summary after it; free (the paper)
+    leaves the chair's first answer unconstrained."""
+    client, backend = scripted(
+        {
+            "vote": per_member(
+                {
+                    1: [vote("YES")] * 2,
+                    2: [vote("YES")] * 2,
+                    3: [vote("YES")] * 2,
+                    4: [vote("NO")] * 2,
+                    5: [vote("NO")] * 2,
+                }
+            ),
+            "chair": '{"status": "CONSENSUS NOT REACHED", "summary": "Weigh the source."}',
+        }
+    )
+    backend.supports_json_schema = True
+    ev = run(client, "council", params={"chair_status": chair_status, "rounds": 1})
+    (call,) = [c for c in backend.calls if c["model"] == "chair"]
+    schema = call["options"].json_schema
+    if chair_status == "free":
+        assert schema is None
+        return
+    assert list(schema["properties"]) == ["status", "summary"]  # the status first: the summary follows it
+    assert schema["properties"]["status"]["enum"] == ["CONSENSUS NOT REACHED"]
+    (chair,) = [t for t in by_type(ev, "turn_finished") if t.role == "chair"]
+    assert chair.label == "CONSENSUS NOT REACHED" and not by_type(ev, "votes_tallied")[0].reached
+
+
 def test_council_stops_when_votes_stabilise():
     same = {i: [vote("YES" if i <= 3 else "NO")] * 10 for i in range(1, 6)}
     client, backend = scripted({"vote": per_member(same)})

@@ -225,3 +225,33 @@ def test_the_default_councils_smollm2_member_votes_without_words(client):
         assert list(json.loads(t.text)) in (["category"], ["vote"]), t.text  # the vote, nothing more
         assert not t.unsupported_figures and not t.echoed_format
     assert all(t.parsed.get("explanation") for t in qwen)
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_the_default_councils_chair_writes_the_tallys_state(client):
+    """At the app's defaults (chair_status=tally through the aids) the embedded chair's status is the state of
+    the tally it read, on a CheckThat dev tweet whose first vote splits (1 YES, 2 NO on this lineup: 67 % < 80 %); before,
+    the 0.5B chair wrote CONSENSUS REACHED above every such tally."""
+    from debate.live import pace
+
+    tweet = "'For some reason there are a disproportionate number of Patriots fans [working] in the White House.' -"
+    cfg = DebateConfig(
+        claim=tweet,
+        protocol="council",
+        task="checkthat",
+        category=1,
+        lineup="embedded",
+        params={**pace.overrides("demo", "council"), "rounds": 1},
+        max_tokens=pace.max_tokens("demo"),
+        aids=True,
+    )
+    events = list(run_debate(cfg, client))
+    assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
+    started = events[0]
+    assert started.settings.get("params", started.settings).get("chair_status") == "tally"
+    tallies = by_type(events, "votes_tallied")
+    chairs = [t for t in by_type(events, "turn_finished") if t.role == "chair"]
+    assert not tallies[0].reached, tallies[0].counts  # the split this test is about (fixed seeds)
+    assert chairs and chairs[0].label == "CONSENSUS NOT REACHED", [c.text for c in chairs]
+    assert chairs[0].parsed.get("summary"), chairs[0].text
