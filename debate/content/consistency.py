@@ -332,7 +332,8 @@ def _learn_consensus(line: str) -> list[str]:
 
 def _judge_label(rest: str) -> str | None:
     """The label a judge's (or baseline's) tag gives, "invalid" for an unreadable answer, None for neither."""
-    j = LABEL.search(rest)
+    wrote = re.search(r"\bwrote " + _L, rest)  # "⟦FALSE⟧ wrote HALF-TRUE, counted as FALSE": the turn wrote HALF-TRUE
+    j = wrote or LABEL.search(rest)
     if j:
         return j.group(1)
     return "invalid" if f"{TAG_OPEN}invalid" in rest else None
@@ -498,8 +499,7 @@ class _ScreenReader:
         listed = re.match(r"^Listed: verdict (.+?) · status (\w+)$", line)
         if not listed:
             return False
-        self.verdicts += 1
-        self.say("verdict", listed.group(1), line)
+        self.say("answer", listed.group(1), line)  # the run's answer: its last verdict, whatever came before
         self.say("status", listed.group(2), line)
         return True
 
@@ -668,9 +668,13 @@ class _ScreenReader:
         """The debate against its first vote: what the plain vote said, what the debate said."""
         vs = re.search(r"changed the outcome: " + _L + " → " + _L, line)
         plain = re.search(r"(?:would have said|plain majority of the [^:\]]+:|the tie rule gives to) " + _L, line)
+        # each debate's comparison counts, also one that names no label ("unanimous at the first vote"):
+        # a run of several categories holds one per category, in order
+        self.comparisons += (
+            1 if line.startswith(("Debate vs. vote:", "Debate vs. vote (", "Without any discussion")) else 0
+        )
         if not (vs or plain):
             return
-        self.comparisons += 1 if line.startswith(("Debate vs. vote", "Without any discussion")) else 0
         k = _numbered("vs", self.comparisons)
         if vs:
             self.say(f"{k}:vote", vs.group(1), line)
@@ -776,7 +780,10 @@ def json_statements(screen: str, text: str) -> list[Statement]:
                 continue
             say(_numbered("verdict", verdicts), label or NO_VERDICT, "verdict event")
             if e.get("category") is not None and label:
-                say(f"verdict:cat{e['category']}", label, "verdict event")
+                # a category's answer after the task's rule is the run's final answer for it, beside the
+                # verdict of that category's own debate (the rule may have changed it)
+                kind = "final" if e.get("source") == "categories" else "verdict"
+                say(f"{kind}:cat{e['category']}", label, "verdict event")
             if e.get("calibrated_label") and e.get("calibrated_label") != label:
                 say("verdict:calibrated", e["calibrated_label"], "verdict event")
             if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
@@ -804,6 +811,9 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             say("cache_hits", int(e.get("cache_hits") or 0), "finished event")
     if last_judge is not None:
         say("judge:last", last_judge, "the last judge turn")
+    final = [e for e in events if e.get("type") == "verdict"]
+    if final and final[-1].get("label") is not None:  # what the run answered: the store's (the Library's) verdict
+        say("answer", final[-1]["label"], "the last verdict event")
     return out
 
 

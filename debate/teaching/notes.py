@@ -526,7 +526,9 @@ def _stop_check(e: dict, cx: Context) -> Note:
 
 def _rule(e: dict, cx: Context) -> Note:
     rule = re.sub(r"\s*\((?:TurQUaz|RADAR|Alg\.)[^)]*\)", "", str(e.get("rule") or ""))
-    what = f"it changed the answers {e.get('before')} → {e.get('after')}" if e.get("changed") else "it changed nothing"
+    before, after = dict(e.get("before") or {}), dict(e.get("after") or {})
+    moved = [f"category {k} from {before.get(k) or 'no answer'} to {v}" for k, v in after.items() if before.get(k) != v]
+    what = f"it changed {' and '.join(moved)}" if e.get("changed") and moved else "it changed nothing"
     return Note(
         "A fixed rule of the task",
         f"After the debate the task applies a fixed rule: {rule}. Here {what}.",
@@ -567,8 +569,10 @@ def _reading_words(e: dict) -> str:
 
 
 def _verdict(e: dict, cx: Context) -> Note:
-    label = e.get("label") or e.get("labels")
+    label = e.get("label")
     cat = f" (category {e['category']})" if e.get("category") else ""
+    if e.get("source") == "categories":  # the run's answer after the task's rule: named apart from a category's debate
+        return _final_answer(e, cx)
     words = " ".join(f"{x}." for x in verdict_sentences(e, cx.started or None))
     source = str(e.get("source") or "")
     head = outcome.verdict_headline(e, cx.said.rounds)
@@ -584,6 +588,22 @@ def _verdict(e: dict, cx: Context) -> Note:
     parts = (number, override_note(e), str(e.get("aid") or ""))
     detail = "; ".join(x.strip().rstrip(".") for x in parts if x and x.strip())
     return Note(f"Verdict{cat}: {label}", note, detail + ("." if detail else ""), _step_kind("verdict"))
+
+
+def _final_answer(e: dict, cx: Context) -> Note:
+    """A run of several categories: its answer per category after the task's rule ("Final verdict, category 3:
+    YES"), so a reader does not take it for a second verdict of the last category's debate."""
+    labels = {str(k): v for k, v in (e.get("labels") or {}).items()}
+    words = " ".join(f"{x}." for x in verdict_sentences(e, cx.started or None))
+    if e.get("label") is not None and e.get("category"):
+        title = f"Final verdict, category {e['category']}: {e['label']}"
+    else:
+        title = "Final verdict: " + ", ".join(f"category {k}: {v or 'no answer'}" for k, v in labels.items())
+    note = f"{words} Each category was decided by its own debate, then the task's rule applied (the step before)."
+    if e.get("gold"):
+        right = "right" if e.get("correct") else "wrong"
+        note += f" The dataset's answer (the gold label) is {e['gold']}, so the run got it {right}."
+    return Note(title, note, str(e.get("explanation") or ""), _step_kind("verdict"))
 
 
 def vote_note(e: dict, counted_otherwise: bool | None = None, wrote: str | None = None) -> str:

@@ -47,7 +47,45 @@ def test_a_council_counted_from_probabilities_reads_the_same_everywhere(tmp_path
         assert said[name].get("vote:r1:smol:counted") == "YES", (name, said[name])
     for name in ("json", "markdown", "html", "text", "learn-notes"):
         assert said[name].get("consensus:r0") == "not reached" and said[name].get("consensus:r1") == "reached", name
-    assert {said[n].get("verdict") for n in SCREENS} == {"YES"}
+    assert {said[n].get("verdict") for n in SCREENS - {"library-row"}} == {"YES"}
+    assert said["library-row"]["answer"] == said["json"]["answer"] == "YES"
+
+
+def test_a_category_3_run_reads_the_rules_answer_apart_from_its_debates_verdict(tmp_path):
+    """Category 3 with TurQUaz's rule: category 2 is debated first (YES), category 3's own council ends NO,
+    and the rule makes category 3 YES. Learn once titled that answer "Verdict (category 3): YES" right after
+    "Verdict (category 3): NO", the rule's note showed Python dicts, and the checker read the Library's row
+    against the first debate's verdict: the answer after the rule is its own statement now, everywhere."""
+    import dataclasses
+
+    def vote_by_category(messages, options):
+        said = messages[-1]["content"].lower()
+        label = "NO" if "scientific entit" in said else "YES"
+        return f'{{"vote": "{label}", "explanation": "It is what the tweet says."}}'
+
+    client, _ = scripted({"vote": vote_by_category})
+    cfg = dataclasses.replace(council_cfg(), category=3, params={"rounds": 1})
+    events = [e.to_dict() for e in run_debate(cfg, client) if e.type != "token"]
+    verdicts = [e for e in events if e["type"] == "verdict"]
+    assert [(v["category"], v["label"], v["source"]) for v in verdicts] == [
+        (2, "YES", "majority"),
+        (3, "NO", "majority"),
+        (3, "YES", "categories"),
+    ]
+    store = _store(tmp_path, "cat3", events, asdict(cfg))
+    screens = export_screens(store, "cat3")
+    assert_one_truth(screens)
+    said = _said(screens)
+    assert said["json"]["verdict:cat3"] == "NO" and said["json"]["final:cat3"] == "YES"
+    assert said["learn-notes"]["final:cat3"] == "YES" and said["learn-notes"]["verdict:cat3"] == "NO"
+    assert said["library-row"]["answer"] == "YES"
+    assert "changed category 3 from NO to YES" in screens["learn-notes"]
+    assert "{'" not in screens["learn-notes"]  # no Python dict on a student's screen
+    # known-bad: a Library row with the first debate's verdict is caught
+    from debate.content.consistency import check
+
+    wrong = {**screens, "library-row": screens["library-row"].replace("verdict YES", "verdict NO")}
+    assert any(c.key == "answer" for c in check(wrong))
 
 
 def test_a_council_stored_before_the_counted_otherwise_flag_is_not_called_unanimous_as_written(tmp_path):
