@@ -96,8 +96,8 @@ def prose(value: Any) -> str:
     if isinstance(value, str) and value.lstrip().startswith("["):
         try:
             value = json.loads(value)
-        except ValueError:
-            pass
+        except ValueError:  # a list cut short (stored before the parser joined lists): its words, no brackets
+            value = re.sub(r'^\s*\[\s*["\']|["\']\s*\]?\s*$', "", value)
     if isinstance(value, (list, tuple)):
         value = " ".join(str(x).strip() for x in value if str(x).strip())
     return unmarked("" if value is None else value).strip()

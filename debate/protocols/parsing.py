@@ -241,6 +241,16 @@ def _line_label(answer: str, keys: tuple[str, ...], labels: tuple[str, ...]) -> 
     return normalise_label(hits[-1], labels) if hits else None
 
 
+def prose(value: Any) -> str:
+    """A JSON field's words as a reader sees them: a model that writes its explanation as a list of sentences
+    (`"explanation": ["…", "…"]`) or an object gets its sentences joined, never `["…"]` on the card."""
+    if isinstance(value, (list, tuple)):
+        return " ".join(p for p in (prose(v) for v in value) if p)
+    if isinstance(value, dict):
+        return " ".join(p for p in (prose(v) for v in value.values()) if p)
+    return str(value).strip()
+
+
 def parse_label(text: str, labels: tuple[str, ...], keys: tuple[str, ...] = LABEL_KEYS) -> ParseResult:
     """Read one of `labels` from an answer: JSON first, then `KEY: LABEL`, then a bare label."""
     answer, _ = split_think(text)
@@ -254,7 +264,7 @@ def parse_label(text: str, labels: tuple[str, ...], keys: tuple[str, ...] = LABE
                     data: dict[str, Any] = {"label": lab, "key": k, "json": obj}
                     expl = lowered.get("explanation") or lowered.get("reason") or lowered.get("summary")
                     if expl is not None:
-                        data["explanation"] = str(expl)
+                        data["explanation"] = prose(expl)
                     return ParseResult(lab, data, "json")
     lab = _line_label(answer, tuple(k.upper() for k in keys) + ("FINAL VERDICT", "FINAL ANSWER"), labels)
     if lab is not None:

@@ -117,3 +117,26 @@ def test_stop_domain_chair_citations():
         "E2",
     ]
     assert parse_citations("<think>[E9]</think> no cites") == []
+
+
+def test_an_explanation_written_as_a_list_reads_as_sentences():
+    """The single debate's 0.5B judge wrote `"explanation": ["…"]`: the card showed `["The tweet …`."""
+    from debate.protocols.parsing import parse_label
+
+    r = parse_label('{"category": 0, "explanation": ["It names no study.", "Only a link."]}', ("YES", "NO"))
+    assert r.label == "NO" and r.data["explanation"] == "It names no study. Only a link."
+    r = parse_label('{"category": 1, "explanation": {"a": "A study.", "b": ["In Nature."]}}', ("YES", "NO"))
+    assert r.data["explanation"] == "A study. In Nature."
+    # cut inside the list (the answer ran out of tokens): the repaired JSON still reads as words
+    r = parse_label('{"category": 0, "explanation": ["It names no study. It is a direct', ("YES", "NO"))
+    assert r.label == "NO" and not r.data["explanation"].startswith("["), r.data
+
+
+def test_a_stored_reason_that_is_a_cut_list_shows_its_words():
+    """Debates stored before the parser joined lists hold `["The tweet … studies.` (a list cut short): every
+    view shows the words, without the bracket and the quote."""
+    from debate.view import prose
+
+    assert prose('["The tweet names no study. It is a direct') == "The tweet names no study. It is a direct"
+    assert prose('["A.", "B."]') == "A. B."
+    assert prose("It cites [E1] twice.") == "It cites [E1] twice."  # a bracket inside the words stays
