@@ -157,9 +157,9 @@ PROTOCOL_INTRO = {
     "team": "Two teams argue: the proponent team says yes, the opponent team says no. Before each public round a "
     "team discusses in private. After {rounds} round(s) a judge reads the public arguments and decides. Nobody "
     "votes along the way and there is no threshold for stopping early: every round is held.",
-    "radar": "Debaters with different roles argue over evidence passages found for the claim. After the opening "
-    "and after each rebuttal round (at most {rounds}) a stop check asks whether the debate is settled; if so it "
-    "stops early. A judge gives the verdict; nobody votes along the way.",
+    "radar": "Debaters with different roles argue over evidence passages found for the claim: their openings, "
+    "{rounds} rebuttal round(s) at most, then their closings. {stop} A judge gives the verdict; nobody votes along "
+    "the way.",
     "radar-single": "One agent assesses the claim over the evidence on its own — an opening and a closing "
     "statement, nobody to answer — and a judge decides. It is RADAR without the debate, to compare with. Nobody "
     "votes and nothing can stop it early, so it has no threshold.",
@@ -207,6 +207,23 @@ KIND_WORDS = {
 }
 
 
+def _radar_stop_words(params: dict) -> str:
+    """RADAR's early stop as this debate ran it: on (the paper), with its two thresholds; or off (the
+    live-demo pace), so every round is held. A student read "a stop check asks…" and then saw none."""
+    if params.get("early_stop", True) is False:
+        return (
+            "Early stopping is off in this debate (as at the live-demo pace), so no stop check runs, every round "
+            "is held and there is no threshold for stopping."
+        )
+    ts, tc = params.get("tau_s", 0.5), params.get("tau_c", 0.8)
+    ts = f"{float(ts):g}" if isinstance(ts, (int, float)) else "its threshold"  # a stored file's: numbers only
+    tc = f"{float(tc):g}" if isinstance(tc, (int, float)) else "its threshold"
+    return (
+        "After the opening and after each rebuttal round a stop check asks whether the debate is settled: it "
+        f"stops early when the stop agent's margin reaches {ts} and the round judge's confidence reaches {tc}."
+    )
+
+
 # -- writers: the start, evidence, phases ----------------------------------------------------------------
 def _started(e: dict, cx: Context) -> Note:
     from debate.protocols import PROTOCOLS
@@ -221,6 +238,7 @@ def _started(e: dict, cx: Context) -> Note:
     rounds = params.get("rounds")
     stable = params.get("stable_rounds", 2)
     intro = intro.format(
+        stop=_radar_stop_words(params),
         n=len(members) or "several",
         theta=pct(theta),
         rounds=rounds if isinstance(rounds, int) else "a few",

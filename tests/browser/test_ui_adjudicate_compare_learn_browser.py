@@ -290,6 +290,22 @@ def test_step_through_a_replay(app, browser):
     idle(page)
     page.locator('[data-testid="stGraphVizChart"] svg').first.wait_for(timeout=20_000)
     assert "consensus" in page.locator('[data-testid="stGraphVizChart"]').inner_text()
+    # every edge of the drawn flow says where it goes in words of its own (two "not reached" edges once
+    # left a student to guess which diamond each came from)
+    edges = page.locator('[data-testid="stGraphVizChart"] svg g.edge').evaluate_all(
+        "els => els.map(g => [...g.querySelectorAll('text')].map(t => t.textContent).join(' '))"
+    )
+    edges = [" ".join(e.split()) for e in edges if e and e.strip()]
+    assert len(edges) >= 3 and len(set(edges)) == len(edges), edges
+    # the parameter table is read whole: no cell's text is cut or hidden behind a scroll, inside the page
+    cut = page.evaluate(
+        """() => { const t = document.querySelector('table.learn-params'); if (!t) return null;
+          const main = document.querySelector('[data-testid="stMain"]').getBoundingClientRect();
+          const cells = [...t.querySelectorAll('td')];
+          return {n: cells.length, cut: cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText),
+                  inside: t.getBoundingClientRect().right <= main.right + 1}; }"""
+    )
+    assert cut and cut["n"] >= 9 and cut["cut"] == [] and cut["inside"], cut
     shot(page, "learn-3-flow")
     assert did
     page.close()

@@ -122,3 +122,23 @@ def test_a_stored_files_odd_settings_never_break_a_note():
     assert "80%" in step.note and "at most a few discussion round(s)" in step.note
     (step,) = tc.steps([dict(odd, settings={"params": ["theta"]})])
     assert step.title == "Council debate starts"
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_radars_first_note_says_whether_a_stop_check_runs(early_stop):
+    """At the live-demo pace RADAR's early stop is off: the first note once promised a stop check after every
+    round anyway, and a student reading the quiz looked for one that never came."""
+    client, _ = scripted()
+    params = {"rounds": 1, "early_stop": early_stop}
+    events = [
+        e.to_dict() for e in run(client, "radar", "halftruth", None, n=4, retriever=FakeRetriever(), params=params)
+    ]
+    first = tc.steps(events)[0]
+    ran_checks = any(e["type"] == "stop_check" for e in events)
+    assert ran_checks is early_stop
+    if early_stop:
+        assert "stops early when the stop agent's margin reaches 0.5" in first.note, first.note
+        assert "confidence reaches 0.8" in first.note
+    else:
+        assert "Early stopping is off in this debate" in first.note and "stop check asks" not in first.note
+    assert "closings" in first.note  # the closing phase is named before it comes
