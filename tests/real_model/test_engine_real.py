@@ -197,42 +197,15 @@ def test_real_explanation_after_the_label_leaves_the_vote_and_its_probability_un
 
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
-def test_the_default_councils_smollm2_member_votes_without_words(client):
-    """The embedded council at the app's defaults: SmolLM2-135M's lineup entry says explain: false, so its
-    answers are its vote alone (decoded under the label-only schema), while the Qwen members still explain."""
+def test_the_default_council_bare_smollm2_votes_and_a_chair_that_writes_the_tallys_state(client):
+    """The embedded council at the app's defaults (one discussion round kept), on a CheckThat dev tweet whose
+    first vote splits on this lineup (1 YES, 2 NO: 67 % < 80 %), one debate for two aids:
+    - SmolLM2-135M's lineup entry says explain: false, so its answers are its vote alone (decoded under the
+      label-only schema), while the Qwen members still explain;
+    - chair_status=tally: the chair's status is the state of the tally it read; before, the 0.5B chair wrote
+      CONSENSUS REACHED above every such tally."""
     import json
 
-    from debate.live import pace
-
-    cfg = DebateConfig(
-        claim=CLAIM,
-        protocol="council",
-        task="checkthat",
-        category=1,
-        lineup="embedded",
-        params=pace.overrides("demo", "council"),
-        max_tokens=pace.max_tokens("demo"),
-        aids=True,
-    )
-    events = list(run_debate(cfg, client))
-    assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
-    members = [t for t in by_type(events, "turn_finished") if t.role == "member"]
-    smol = [t for t in members if t.model == "local:smollm2-135m"]
-    qwen = [t for t in members if t.model == "local:qwen2.5-coder-0.5b"]
-    assert smol and qwen
-    for t in smol:
-        assert t.valid and t.label in ("YES", "NO") and t.label_probs
-        assert list(json.loads(t.text)) in (["category"], ["vote"]), t.text  # the vote, nothing more
-        assert not t.unsupported_figures and not t.echoed_format
-    assert all(t.parsed.get("explanation") for t in qwen)
-
-
-@pytest.mark.real_model
-@pytest.mark.timeout(900)
-def test_the_default_councils_chair_writes_the_tallys_state(client):
-    """At the app's defaults (chair_status=tally through the aids) the embedded chair's status is the state of
-    the tally it read, on a CheckThat dev tweet whose first vote splits (1 YES, 2 NO on this lineup: 67 % < 80 %); before,
-    the 0.5B chair wrote CONSENSUS REACHED above every such tally."""
     from debate.live import pace
 
     tweet = "'For some reason there are a disproportionate number of Patriots fans [working] in the White House.' -"
@@ -248,6 +221,16 @@ def test_the_default_councils_chair_writes_the_tallys_state(client):
     )
     events = list(run_debate(cfg, client))
     assert events[-1].status == "completed", [e.message for e in by_type(events, "error")]
+    members = [t for t in by_type(events, "turn_finished") if t.role == "member"]
+    smol = [t for t in members if t.model == "local:smollm2-135m"]
+    qwen = [t for t in members if t.model == "local:qwen2.5-coder-0.5b"]
+    assert smol and qwen
+    for t in smol:
+        assert t.valid and t.label in ("YES", "NO") and t.label_probs
+        assert list(json.loads(t.text)) in (["category"], ["vote"]), t.text  # the vote, nothing more
+        assert not t.unsupported_figures and not t.echoed_format
+    assert all(t.parsed.get("explanation") for t in qwen)
+
     started = events[0]
     assert started.settings.get("params", started.settings).get("chair_status") == "tally"
     tallies = by_type(events, "votes_tallied")
