@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -278,6 +279,11 @@ def test_step_through_a_replay(app, browser):
         idle(page)
     assert "council debate starts" in notes[0].lower() and len(set(notes)) == len(notes)
     assert any("votes" in n for n in notes)
+    # plain words for a student: no event's own name, no role said twice, no fitting jargon in a note
+    said = "\n".join(notes)
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", said), re.findall(r"\b[a-z]+_[a-z_]+\b", said)
+    assert not re.search(r"\b(\w+) \(\1\) speaks", said) and "tokens)" not in said
+    assert not any(w in said for w in ("liar-train", "stratified", "class weights fitted"))
     shot(page, "learn-1-step")
     page.get_by_role("button", name="◀ Previous").click()
     idle(page)
