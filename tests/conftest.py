@@ -55,9 +55,29 @@ def data_path(rel: str) -> Path:
 FOLDER_MARKERS = {"browser": "browser", "real_model": "real_model"}
 
 
+# The fast loop (`make test-fast`) also leaves out every test that took longer than SLOW_S in the last
+# recorded full run (tests/durations.json, written by scripts/record_durations.py from a run's
+# `--durations=0` report): its time is in a few hundred tests that start apps, servers and models. A test
+# the file does not know yet (new since the recording) runs in the fast loop until the next recording.
+SLOW_S = 1.0
+DURATIONS = Path(__file__).resolve().parent / "durations.json"
+
+
+def recorded_durations() -> dict[str, float]:
+    import json
+
+    try:
+        return {str(k): float(v) for k, v in json.loads(DURATIONS.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     tests_dir = Path(__file__).resolve().parent
+    took = recorded_durations()
     for item in items:
+        if took.get(item.nodeid, 0.0) > SLOW_S:
+            item.add_marker("slow")
         try:
             group = Path(item.path).resolve().relative_to(tests_dir).parts[0]
         except ValueError:

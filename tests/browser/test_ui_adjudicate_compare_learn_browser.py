@@ -315,3 +315,51 @@ def test_step_through_a_replay(app, browser):
     shot(page, "learn-3-flow")
     assert did
     page.close()
+
+
+@pytest.mark.timeout(300)
+def test_a_checkthat_file_exported_keeps_its_labels_and_agreement_reads_against_them(app, browser, tmp_path):
+    """An annotator's own CheckThat file: labelled on the page, downloaded "as checkthat file", the file's
+    own soft labels are kept and the adjudicated ones added (once they were replaced: [1.0, 0.5, 1.0] became
+    [None, 1.0, None]); with one annotator, Agreement gives Cohen's kappa against the file's labels (once it
+    showed only "—")."""
+    from debate.adjudication.hardcases import from_dataset_file
+    from tests.review.test_adjudication_team import checkthat_file
+
+    f = checkthat_file(tmp_path / "ours.tsv")
+    original = {r["index"]: r["labels"] for r in csv.DictReader(io.StringIO(f.read_text()), delimiter="\t")}
+    store = AnnotationStore()
+    qid = store.create_queue(from_dataset_file("ours.tsv", f.read_bytes(), "checkthat", name="own file"))
+    cases = store.cases(qid)
+    page = browser.new_page(viewport={"width": 1400, "height": 2000}, accept_downloads=True)
+    page.goto(f"{app['url']}/adjudicate?who=ann&q={qid}")
+    keys_ready(page)
+    for k in range(6):  # the first six cases, labelled as the file says but the fourth, against it
+        page.get_by_text(f"Case {k + 1} of {len(cases)}").wait_for()
+        page.locator("h2").first.click()
+        gold = store.gold_labels(qid).get(cases[k].key)
+        yes = gold == "YES" if k != 3 else gold != "YES"
+        page.keyboard.press("1" if yes else "2")
+        assert _poll(lambda k=k: store.mine(qid, "ann").get(cases[k].key, {}).get("label"))
+        keys_ready(page)
+    page.locator(".st-key-adj_view").get_by_text("Agreement", exact=True).click()
+    idle(page)
+    page.get_by_text("Against the file's own labels").wait_for()
+    page.locator('[data-testid="stDataFrame"] [role="gridcell"]').first.wait_for(state="attached", timeout=20_000)
+    grids = page.locator('[data-testid="stDataFrame"]')
+    tables = [
+        [c.strip() for c in grids.nth(i).locator('[role="gridcell"]').all_inner_texts()] for i in range(grids.count())
+    ]
+    vs_file = [t for t in tables if t and t[0] == "ann"]  # annotator, cases, Cohen's kappa, interval, raw agreement
+    assert vs_file and re.fullmatch(r"-?[01]\.\d+", vs_file[0][2]), tables  # a kappa, not only "—"
+    shot(page, "adjudicate-4-agreement-vs-file")
+    page.locator(".st-key-adj_view").get_by_text("Export", exact=True).click()
+    idle(page)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download as checkthat file").click()
+    path = tmp_path / "back.tsv"
+    dl.value.save_as(path)
+    rows = list(csv.DictReader(io.StringIO(path.read_text()), delimiter="\t"))
+    assert {r["index"]: r["labels"] for r in rows} == original  # every row's own labels, as they came
+    assert "adjudicated" in rows[0] and sum(bool(r["adjudicated"]) for r in rows) >= 1, rows[0]
+    page.close()
