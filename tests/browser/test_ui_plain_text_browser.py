@@ -27,3 +27,48 @@ def test_a_stored_debate_shows_no_markdown_marks_and_no_json(tmp_path):
         screen = page.evaluate(SCREEN_JS)
     assert "No study is linked." in screen and "bold" in screen and "A study is cited." in screen
     assert "**" not in screen and '{"' not in screen
+
+
+class _FailedIndex:
+    """The app's background index load, failed: not searchable, with the error the load raised."""
+
+    searchable = False
+
+    def __init__(self) -> None:
+        from debate.errors import InvalidInput
+
+        self.error = InvalidInput(
+            "There is no index named 'averitec-dev' in /tmp/pytest-of-root/home/indexes.",
+            "Build it: `python -m debate index build --corpus PATH --name averitec-dev`",
+        )
+
+
+@pytest.mark.timeout(300)
+def test_an_index_that_could_not_load_is_said_once_in_plain_words(tmp_path):
+    """A council shown beside evidence for reference, whose index could not be loaded: the note once (it was
+    shown twice on council pages), with no code marks and no folder of this machine (it named /tmp/…)."""
+    from debate.runner import DebateConfig, run_debate
+    from debate.store import DebateStore
+    from tests.support.engine import lineup, scripted
+
+    client, _ = scripted()
+    cfg = DebateConfig(
+        claim="A study in Nature shows coffee helps.",
+        protocol="council",
+        task="checkthat",
+        category=2,
+        lineup=lineup(3),
+        params={"rounds": 1},
+        debate_id="no-index",
+        max_tokens=32,
+    )
+    events = [e for e in run_debate(cfg, client, retriever=_FailedIndex()) if e.type != "token"]
+    store = DebateStore(tmp_path / "debates.sqlite")
+    store.create_debate({"claim": cfg.claim, "protocol": "council", "task": "checkthat"}, "no-index")
+    store.append_events("no-index", events)
+    store.release("no-index")
+    with library_page(tmp_path, "no-index") as (_, page):
+        screen = page.evaluate(SCREEN_JS)
+    assert screen.count("The evidence index could not be loaded") == 1, screen
+    assert "There is no index named 'averitec-dev'." in screen
+    assert "/tmp" not in screen and "`" not in screen
