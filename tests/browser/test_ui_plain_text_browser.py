@@ -72,3 +72,36 @@ def test_an_index_that_could_not_load_is_said_once_in_plain_words(tmp_path):
     assert screen.count("The evidence index could not be loaded") == 1, screen
     assert "There is no index named 'averitec-dev'." in screen
     assert "/tmp" not in screen and "`" not in screen
+
+
+@pytest.mark.timeout(300)
+def test_a_judges_reason_the_budget_cut_is_marked_on_the_card(tmp_path):
+    """A RADAR judge whose answer the token budget ended mid-sentence: the card's reason ends in "…" with the
+    cut's mark under it (it once stopped mid-word with nothing to say so)."""
+    from debate.runner import DebateConfig, run_debate
+    from debate.store import DebateStore
+    from tests.support.engine import lineup, scripted
+
+    client, _ = scripted()
+    cfg = DebateConfig(
+        claim="Unemployment fell every year since 2010.",
+        protocol="radar",
+        task="halftruth",
+        lineup=lineup(4),
+        params={"rounds": 0, "early_stop": False},
+        debate_id="cut-judge",
+        max_tokens=64,
+    )
+    events = [e.to_dict() for e in run_debate(cfg, client) if e.type != "token"]
+    judge = next(e for e in events if e["type"] == "turn_finished" and e["role"] == "judge")
+    judge["cut_off_at"] = 64  # as the budget ends it on a real model (finish_reason "length")
+    reason = next(e for e in events if e["type"] == "verdict")["explanation"].rstrip("…")
+    assert reason
+    store = DebateStore(tmp_path / "debates.sqlite")
+    store.create_debate({"claim": cfg.claim, "protocol": "radar", "task": "halftruth"}, "cut-judge")
+    store.append_events("cut-judge", events)
+    store.release("cut-judge")
+    with library_page(tmp_path, "cut-judge") as (_, page):
+        card = page.locator(".verdict-card").first.inner_text()
+    assert reason + "…" in card, card
+    assert "✂ cut off at 64 tokens (the answer budget)" in card
