@@ -11,6 +11,7 @@ import csv
 import pytest
 
 from debate import config, live
+from debate.aids.settings import AIDS
 from debate.runner import DebateConfig, run_debate
 from debate.store import DebateStore
 from tests.services.test_verdict_words import CLAIM, RADAR_LINEUP, _radar_client
@@ -39,6 +40,13 @@ def test_a_second_opinion_reads_the_same_in_the_library_and_on_present(tmp_path,
         cfg, _radar_client({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}), None, store, run=run_debate
     )
     assert live.wait(did, 60) and store.get(did)["status"] == "completed"
+    # the aids switched off, their values kept by hand (as a fork keeps its parent's): the "Ran with" line
+    # once said "small-model aids off" beside a judge its class weights recalibrated
+    kept = DebateConfig(**{**cfg.__dict__, "aids": False, "params": {**cfg.params, **AIDS["radar"]}})
+    did2 = live.start_debate(
+        kept, _radar_client({"TRUE": 0.55, "FALSE": 0.08, "HALF-TRUE": 0.37}), None, store, run=run_debate
+    )
+    assert live.wait(did2, 60) and store.get(did2)["status"] == "completed"
     with library_page(tmp_path, did, "text=Calibrated reading: FALSE") as (url, page):
         card = page.locator(".verdict-card").first.inner_text()
         assert "TRUE — the claim is true" in card and "FALSE — the claim is false" not in card
@@ -70,3 +78,11 @@ def test_a_second_opinion_reads_the_same_in_the_library_and_on_present(tmp_path,
         speaker = page.locator(".p-speaker").first.inner_text()  # the judge's answer in words, not its JSON
         assert "TRUE — the claim is true. The figure matches the jobs report." in speaker and "{" not in speaker
         shot(page, "verdicts-present-second-opinion")
+
+        page.goto(f"{url}/library?debate={did2}")
+        page.get_by_text("Calibrated reading: FALSE").first.wait_for(timeout=120_000)
+        wait_settled(page)
+        body = page.locator("body").inner_text()
+        ran = next((x for x in body.splitlines() if "Ran with: radar" in x), body)
+        assert "small-model aids off" not in ran, ran
+        assert "small-model aids' values in effect (set by hand): " in ran and "judge_calibration fitted" in ran, ran
