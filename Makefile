@@ -103,7 +103,7 @@ endif
 # the loop while you work: the tests that took under a second in the last recorded full run
 # (tests/durations.json; scripts/record_durations.py), on two workers
 test-fast: lint
-	$(VPY) -m pytest tests -n 2 -q -m "not slow and not browser and not real_model and not quiet"
+	$(VPY) -m pytest tests -n 2 --dist loadfile -q -m "not slow and not browser and not real_model and not quiet"
 
 bench: models
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done

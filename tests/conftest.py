@@ -55,11 +55,11 @@ def data_path(rel: str) -> Path:
 FOLDER_MARKERS = {"browser": "browser", "real_model": "real_model"}
 
 
-# The fast loop (`make test-fast`) also leaves out every test that took longer than SLOW_S in the last
+# The fast loop (`make test-fast`) also leaves out every test that took longer than SLOW_S (half a second) in the last
 # recorded full run (tests/durations.json, written by scripts/record_durations.py from a run's
 # `--durations=0` report): its time is in a few hundred tests that start apps, servers and models. A test
 # the file does not know yet (new since the recording) runs in the fast loop until the next recording.
-SLOW_S = 1.0
+SLOW_S = 0.5
 DURATIONS = Path(__file__).resolve().parent / "durations.json"
 
 

@@ -714,6 +714,24 @@ def statements(screen: str, text: str) -> list[Statement]:
 
 
 # -- the JSON export: the record itself, read field by field (not through debate.outcome) ----------------
+def _verdict_facts(e: dict, n: int) -> list[tuple[str, str, str]]:
+    """(key, value, quote) of the JSON export's n-th verdict event."""
+    label = e.get("label")
+    if label is None and e.get("labels"):  # an all-categories run's answer: a label per category
+        return [(f"final:cat{k}", lab, "verdict event (every category)") for k, lab in e["labels"].items() if lab]
+    out = [(_numbered("verdict", n), label or NO_VERDICT, "verdict event")]
+    if e.get("category") is not None and label:
+        # a category's answer after the task's rule is the run's final answer for it, beside the verdict of
+        # that category's own debate (the rule may have changed it)
+        kind = "final" if e.get("source") == "categories" else "verdict"
+        out.append((f"{kind}:cat{e['category']}", label, "verdict event"))
+    if e.get("calibrated_label") and e.get("calibrated_label") != label:
+        out.append(("verdict:calibrated", e["calibrated_label"], "verdict event"))
+    if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
+        out.append(("verdict:written", e["written_label"], "verdict event"))
+    return out
+
+
 def json_statements(screen: str, text: str) -> list[Statement]:
     """Statements of the JSON export ({"debate", "events"} or a bare list of events), from its raw fields."""
     data = json.loads(text)
@@ -772,22 +790,8 @@ def json_statements(screen: str, text: str) -> list[Statement]:
             turns = []
         elif t == "verdict":
             verdicts += 1
-            label = e.get("label")
-            if label is None and e.get("labels"):  # an all-categories run's answer: a label per category
-                for k, lab in (e.get("labels") or {}).items():
-                    if lab:
-                        say(f"final:cat{k}", lab, "verdict event (every category)")
-                continue
-            say(_numbered("verdict", verdicts), label or NO_VERDICT, "verdict event")
-            if e.get("category") is not None and label:
-                # a category's answer after the task's rule is the run's final answer for it, beside the
-                # verdict of that category's own debate (the rule may have changed it)
-                kind = "final" if e.get("source") == "categories" else "verdict"
-                say(f"{kind}:cat{e['category']}", label, "verdict event")
-            if e.get("calibrated_label") and e.get("calibrated_label") != label:
-                say("verdict:calibrated", e["calibrated_label"], "verdict event")
-            if e.get("written_label") and e.get("written_label") != label and e.get("source") != "majority":
-                say("verdict:written", e["written_label"], "verdict event")
+            for key, value, quote in _verdict_facts(e, verdicts):
+                say(key, value, quote)
         elif t == "vote_comparison":
             comparisons += 1
             k = _numbered("vs", comparisons)

@@ -181,7 +181,7 @@ def test_with_the_aids_on_the_parameters_show_what_will_run_and_the_captions_say
     assert more == {"vote_from": "probs", "demos": "dialogue", "calibration": "threshold", "explain": "after"}
     caps = _captions(at)
     assert (
-        "The small-model aids set vote_from, demos, explain, calibration: the values below are the ones that "
+        "The small-model aids set vote_from, demos, explain, chair_status, calibration: the values below are the ones that "
         "will run." in caps
     )
     assert "the small-model aids (below) change how votes and the judge's verdict are read" in caps
