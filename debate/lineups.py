@@ -88,6 +88,10 @@ PRESETS: dict[str, dict] = {
         "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-coder-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-coder-0.5b", 0.0, 0),
+        # the single debate's opponent would be the second member, SmolLM2, whose turns argued the
+        # proponent's case and wrote about themselves ("In the response, I addressed…") in the held-out sweep
+        # (bench/results/substance-sweep-b-2026-12-06): a Qwen argues against the claim
+        "roles": {"opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202)},
     },
     # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
     # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
@@ -108,6 +112,7 @@ PRESETS: dict[str, dict] = {
             "advocate": _m("advocate", "local:qwen2.5-coder-1.5b", 0.7, 101),
             "critic": _m("critic", "local:qwen2.5-coder-1.5b", 0.7, 202),
             "single": _m("agent", "local:qwen2.5-coder-1.5b", 0.7, 101),
+            "opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202),  # as the default's
             "stop": _m("stop-agent", "local:qwen2.5-coder-0.5b", 0.0, 0),
         },
     },

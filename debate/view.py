@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from debate import outcome
+from debate.content import substance
 from debate.content.sentences import PROSE_KEYS, is_json_text
 from debate.events import (
     Attribution,
@@ -177,6 +178,8 @@ class TurnView:
     echoed_format: str = ""  # the answer format's placeholder it copied instead of a reason
     category: int | None = None  # the CheckThat category being decided when it spoke (all-categories runs)
     chair: outcome.ChairTag | None = None  # a chair's status as the tally it read gives it (debate.outcome)
+    # a member's vote whose sentence repeats, with the same label, an earlier vote's: (whose, which round)
+    same_reason: tuple[str, int] | None = None
 
     def shown_label(self) -> str | None:
         """The label as every screen names it (debate.outcome): a chair's status read from the tally, a
@@ -204,7 +207,9 @@ class TurnView:
         none of its own), any other answer as written; Markdown marks out; "…" where the budget cut it."""
         if self.is_json() and self.valid:
             words = self.explanation
-            if self.echoed_format:  # the format's placeholder is not the model's reason
+            if self.same_reason is not None and self.label:
+                words = reason_again(self.agent, self.label, *self.same_reason)
+            elif self.echoed_format:  # the format's placeholder is not the model's reason
                 words = (f"Answered {self.label}" if self.label else "Answered") + ", without a reason of its own."
             elif not words.strip():
                 words = f"Answered {self.label}, without an explanation." if self.label else "(no explanation given)"
@@ -224,6 +229,28 @@ class TurnView:
         if self.done:
             return self.reasoning, self.text, False
         return split_reasoning(self.text)
+
+
+def reason_again(agent: str, label: str, whose: str, rnd: int) -> str:
+    """What a vote says when its sentence is an earlier vote's again: the room reads the reason once, where
+    it was first given. The 0.5B members wrote one sentence in every round, and each other's (about a quarter
+    of their votes); banning the copy at decode time gave one-word swaps of it (docs/content-benchmark.md)."""
+    when = "first vote" if rnd == 0 else f"round {rnd} vote"
+    return f"{label}, for the same reason as {'its own' if whose == agent else whose + chr(39) + 's'} {when}."
+
+
+def repeated_reason(
+    agent: str, rnd: int, text: str, label: str | None, earlier: list[tuple[str, int, str | None, str]]
+) -> tuple[str, int] | None:
+    """(whose, round) of the first vote of an earlier round, the member's own first, with the same label whose
+    sentence `text` repeats (a copy by debate.content.substance: a run of 12 words, half its 5-grams, or, with
+    words swapped, over half its words in 4-word runs of it); None when the sentence is its own. Votes of the
+    same round were written at once, without reading each other: alike, they are not a copy."""
+    read = [e for e in earlier if e[1] < rnd and e[2] == label]
+    for whose, r, _lab, said in sorted(read, key=lambda e: e[0] != agent):
+        if substance.copied(text, [said]).copied or substance.copied_loosely(text, [said]):
+            return whose, r
+    return None
 
 
 @dataclass
@@ -291,6 +318,7 @@ class DebateView:
     last_seq: int = -1
     last_t: float = 0.0
     n_events: int = 0
+    _reasons: list[tuple[str, int, str | None, str]] = field(default_factory=list)  # members' votes' sentences
 
     # -- folding ----------------------------------------------------------------------------
     def extend(self, events: list[Event], by_seq: bool = True) -> DebateView:
@@ -388,6 +416,9 @@ class DebateView:
         turn.echoed_format = str(getattr(ev, "echoed_format", "") or "")
         turn.human = bool(getattr(ev, "human", False)) or turn.human
         turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
+        if str(turn.role).lower() == "member" and turn.valid and turn.explanation.strip():
+            turn.same_reason = repeated_reason(turn.agent, turn.round, turn.explanation, turn.label, self._reasons)
+            self._reasons.append((turn.agent, turn.round, turn.label, turn.explanation))
         if str(turn.role).lower() in outcome.CHAIR_ROLES:
             turn.chair = outcome.chair_tag(ev.label if ev.valid else None, self.tallies[-1] if self.tallies else None)
 
@@ -517,7 +548,7 @@ class DebateView:
 
     def to_dict(self) -> dict:
         """The whole view as JSON-ready values (events as their dicts), for programs and tests."""
-        return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self) if not f.name.startswith("_")}
 
 
 # one handler per event class the view folds into its own fields (the notes go to _note)

@@ -137,7 +137,8 @@ def aids_toggle() -> bool:
         key="cfg_aids",
         help="For the small embedded models: the most similar CheckThat train tweets as earlier turns, "
         "label probabilities held against thresholds fitted on train, a RADAR judge that always "
-        "gives a readable verdict, weighted by class weights fitted on train. The verdict stays the "
+        "gives a readable verdict, weighted by class weights fitted on train, a single or team debate's judge "
+        "that writes its reason before its label. The verdict stays the "
         "label the judge (or the model) wrote; where the weights or a threshold would give another, it "
         "is shown beside it as a second opinion (the parameter calibrated_reading makes it the "
         "verdict). A council counts its members' votes by the thresholds, and its verdict's headline "

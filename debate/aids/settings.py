@@ -15,7 +15,10 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
 - RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
   probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them;
   each debater with a side told which side it argues (state_side: a line after the paper's template; the
-  0.5B debaters otherwise wrote both sides in one turn, or the other side's case).
+  0.5B debaters otherwise wrote both sides in one turn, or the other side's case);
+- single and team debates: the judge's JSON decoded under its schema, its explanation first and the
+  category after it (judge_answer=constrained: the 0.5B judge wrote its category first and then a reason
+  for the other one); each debater told its side again, last, in the paper's role sentence (state_side).
 
 An aid applies only where its data exists (a fitted threshold for every member's model and category,
 fitted weights for the judge), and never over a value the person changed from the paper's default.
@@ -50,6 +53,10 @@ AIDS: dict[str, dict[str, Any]] = {
         "explain": "after",
         "chair_status": "tally",
     },
+    # single and team: the judge's reason decoded first, its label after it (the 0.5B judge's label otherwise
+    # came first and its reason argued for the other one)
+    "single": {"judge_answer": "constrained", "state_side": True},
+    "team": {"judge_answer": "constrained", "state_side": True},
     "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
     "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
 }
@@ -105,8 +112,8 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
 
 def applies(protocol: str, task: str) -> bool:
     """Whether any aid can change this protocol on this task (the demonstrations and thresholds exist
-    for CheckThat only; the RADAR judge's aids for every task)."""
-    return protocol in AIDS and (protocol.startswith("radar") or task == "checkthat")
+    for CheckThat only; the judges' aids of RADAR, single and team for every task)."""
+    return protocol in AIDS and (protocol not in ("baseline", "council") or task == "checkthat")
 
 
 def apply(params: dict[str, Any], defaults: dict[str, Any], aids: dict[str, Any]) -> dict[str, Any]:
@@ -173,7 +180,10 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
     if k == "chair_status" and v == "tally":
         return "the chair's status is the tally's own state, and its one-sentence summary follows it"
     if k == "judge_answer" and v == "constrained":
-        return "the judge answers under its JSON schema, so its verdict is always readable, with label probabilities"
+        return (
+            "the judge answers under its JSON schema, its reason first and its label after it, so its verdict is "
+            "always readable, with label probabilities, and follows what it wrote"
+        )
     if k == "judge_calibration" and v == "fitted":
         return (
             "the judge's label probabilities are weighted by class weights fitted on LIAR train, a calibrated "
@@ -183,7 +193,8 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
     if k == "state_side" and v is True:
         return (
             "each debater with a side is told which side it argues, in a line after the paper's prompt (the "
-            "politician for the claim, the scientist against it)"
+            "politician for the claim, the scientist against it; in a debate about a tweet's category, the "
+            "proponents YES and the opponents NO)"
         )
     return ""
 

@@ -123,6 +123,41 @@ def copied(
     return Copy(run, round(share, 3), run or (len(mine) >= MIN_SHARE_GRAMS and share >= COPY_SHARE))
 
 
+LOOSE_N = 4  # a copy with a word swapped every few words keeps runs of this many words between its swaps
+LOOSE_SHARE = 0.5  # ... over this share of the turn's words is a copy, swaps or not
+LOOSE_MIN_WORDS = 12  # a shorter turn is not judged loosely (a bare vote's few words)
+
+
+def loose_grams(texts: Iterable[str]) -> set[int]:
+    """The LOOSE_N-word runs of `texts` (hashed): what may be quoted, built once per debate."""
+    out: set[int] = set()
+    for t in texts:
+        out |= _grams(copy_words(t), LOOSE_N)
+    return out
+
+
+def loose_share(text: str, sources: Iterable[str], allowed: set[int] | frozenset[int] = frozenset()) -> float:
+    """The share of `text`'s words that stand in a run of LOOSE_N words found in `sources` (runs that stand
+    in `allowed_quotes`, the claim and the evidence, do not count). Why: the decode-time guard bans an 8-word
+    run, and a 0.5B debater routed round it by swapping a word every few words ("a study by Professor
+    (opening)"): its 12-word runs and 5-grams are new, and still most of its words sit in 4-word runs of the
+    turn it copied. `allowed`: loose_grams of what may be quoted. One pass over the turn's 4-grams (hashes
+    in sets)."""
+    ws = copy_words(text)
+    src = loose_grams(sources) - allowed
+    covered = [False] * len(ws)
+    for i in range(len(ws) - LOOSE_N + 1):
+        if hash(tuple(ws[i : i + LOOSE_N])) in src:
+            covered[i : i + LOOSE_N] = [True] * LOOSE_N
+    return round(sum(covered) / len(ws), 3) if ws else 0.0
+
+
+def copied_loosely(text: str, sources: Iterable[str], allowed: set[int] | frozenset[int] = frozenset()) -> bool:
+    """A copy with words swapped: over LOOSE_SHARE of a turn of LOOSE_MIN_WORDS words or more in runs of
+    LOOSE_N words of `sources` (see loose_share)."""
+    return len(copy_words(text)) >= LOOSE_MIN_WORDS and loose_share(text, sources, allowed) > LOOSE_SHARE
+
+
 # -- sides ----------------------------------------------------------------------------------------------
 
 # "Support position: ... Oppose position: ...", "Arguments for: ... Arguments against: ..." (headings)
@@ -383,7 +418,17 @@ def unsourced_names(text: str, sources: Iterable[str]) -> list[Name]:
 
 # -- a debate's turns, from its events ----------------------------------------------------------------------
 
-TURN_MEASURES = ("copied", "side_trouble", "refusal", "off_topic", "unsourced_name", "unmarked_name", "hit_budget")
+TURN_MEASURES = (
+    "copied",
+    "copied_loosely",
+    "repeats_own",
+    "side_trouble",
+    "refusal",
+    "off_topic",
+    "unsourced_name",
+    "unmarked_name",
+    "hit_budget",
+)
 REBUTTAL_MEASURES = ("answers_point",)
 JUDGE_MEASURES = ("reason_ends", "label_is_verdict")
 
@@ -400,7 +445,9 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
     their category's definition did not copy one another."""
     claim, passages = sources_of(events)
     quotable = [claim, *passages]
+    prompts = tuple(prompts)
     allowed = quoted_grams([*quotable, *prompts])
+    allowed_loose = loose_grams([*quotable, *prompts])
     # (agent, role, shown text, phase, round) of every earlier speaking turn, in the order they finished
     spoken: list[tuple[str, str, str, str, object]] = []
     read_at: dict[str, int] = {}  # turn_id -> how many speaking turns had finished when it started
@@ -441,6 +488,7 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
         step = (phase, e.get("round"))
         heard = spoken[: read_at[tid]] if tid in read_at else [s for s in spoken if s[3:] != step]
         cp = copied(text, [s[2] for s in heard if s[0] != agent], allowed=allowed)
+        own = copied(text, [s[2] for s in heard if s[0] == agent], allowed=allowed)
         names = unsourced_names(text, quotable)
         marked |= {str(n) for n in e.get("unsourced_names") or []}
         out["turns"].append(
@@ -453,6 +501,12 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
                 # a chair's summary is made of the members' words: quoting them is its task
                 "copied": None if role == "chair" else cp.copied,
                 "copy_share": cp.share,
+                # the same, with words swapped every few words (what routes round the 8-word guard)
+                "copied_loosely": None
+                if role == "chair"
+                else copied_loosely(text, [s[2] for s in heard if s[0] != agent], allowed_loose),
+                # its own earlier turn again (a rebuttal that is the speaker's opening once more)
+                "repeats_own": None if role == "chair" else own.copied,
                 "side_trouble": bool(side_trouble(text, role)),
                 "refusal": refuses(text),
                 # a vote explains a category ("the tweet cites a study"), not the claim's subject

@@ -14,9 +14,9 @@ Speed on a few CPU cores (a live audience waits for every token) comes from aski
 - **Stop when the answer is complete** (`debate.models.stopping`): a JSON answer ends when its object
   closes; a free-text answer ends at its first repeated sentence or long run of words (a JSON one when
   one sentence repeats three times).
-- **No copying another speaker** (`GenOptions.no_copy`, `debate.models.copyguard`): a token that would
+- **No copying an earlier turn** (`GenOptions.no_copy`, `debate.models.copyguard`): a token that would
   begin the word completing a run of n words (letters and digits, lower-cased, however tokens split them)
-  of another speaker's earlier turn is banned at decode time, as is every token that spells the word's
+  of an earlier turn (another speaker's or the speaker's own) is banned at decode time, as is every token that spells the word's
   beginning, so the copy cannot go on spelled otherwise; runs of the claim and the evidence stay allowed. llama.cpp's own repeat penalty and DRY sampler do not serve
   here: both act on every token of the context (the claim and the evidence included, which a debater must
   be able to quote), and llama-cpp-python 0.3.36 exposes DRY only as a raw sampler, not in its chat API.

@@ -148,7 +148,6 @@ class DebateContext:
     first_written: dict[str, str | None] | None = None  # the labels the first voters wrote, where counted otherwise
     first_basis: str = "first votes"
     said: list[str] = field(default_factory=list)  # every finished turn's text so far (a figure's sources)
-    said_by: list[tuple[str, str]] = field(default_factory=list)  # (agent, text) of the same turns: whose words
     # figures the engine itself put in the agents' prompts (a council's threshold and vote shares): sources too
     given: list[str] = field(default_factory=list)
     # (agent, figure or named source) no source gave, in order: named to the judge
@@ -519,7 +518,10 @@ class DebateContext:
         side = (
             SIDE.get(agent.role) if self.params.get("state_side") and free_text and not self.is_person(agent) else None
         )
-        if side:
+        if side and self.task.binary:
+            # a debate about a tweet's category (TurQUaz), not a claim's truth: the side in the paper's words
+            lines.append(prompts.render(f"engine.side_{side}_category", category_title=self.task.phrase))
+        elif side:
             lines.append(prompts.render(f"engine.side_{side}"))
         if agent.role == "judge" and self.unsupported:
             with self._lock:
@@ -532,7 +534,6 @@ class DebateContext:
         are noted for the judge."""
         with self._lock:
             self.said.append(finished.text)
-            self.said_by.append((finished.agent, finished.text))
             self.unsupported.extend((finished.agent, f) for f in finished.unsupported_figures)
             self.unsupported.extend((finished.agent, n) for n in finished.unsourced_names)
 
@@ -667,7 +668,7 @@ class DebateContext:
 
     def _own_words(self, spec: TurnSpec, json_schema: dict[str, Any] | None) -> dict[str, Any]:
         """GenOptions fields that keep an answer its own and its length kind: an argument in words may not
-        copy a run of another speaker's earlier turn, nor recite what it was told (`_told`), while the claim,
+        copy a run of an earlier turn, another speaker's or its own, nor recite what it was told (`_told`), while the claim,
         the evidence and the moderator's notes it may quote (`no_copy`); it may not refuse (`no_refusal`); and
         an argument or a JSON answer under a grammar may finish its sentence past the budget (`budget_grace`).
         Backends that cannot do these ignore them (GenOptions)."""
@@ -675,8 +676,10 @@ class DebateContext:
         if spec.parse is None and self.params.get("no_refusal", True) and not self.is_person(spec.agent):
             out.update(no_phrases=REFUSAL_PHRASES, no_openings=REFUSAL_OPENINGS)
         if spec.parse is None and self.params.get("no_copy", True):
+            # the speaker's own turns too: a 0.5B proponent's two rebuttals and its closing were its opening
+            # again, word for word, in 10 single debates of the held-out sweep (the room reads one turn four times)
             with self._lock:
-                others = tuple(dict.fromkeys(t for who, t in self.said_by if who != spec.agent.agent and t.strip()))
+                others = tuple(dict.fromkeys(t for t in self.said if t.strip()))
             others += self._told(spec)
             if others:
                 passages = [str(p.get("text") or "") for p in self.passages] if self.evidence_on else []
@@ -1053,7 +1056,7 @@ COMMON_PARAMS: dict[str, Param] = {
     "max_concurrency": (8, "Most turns run at once (each local model still answers one request at a time)."),
     "no_copy": (
         True,
-        "An argument may not repeat a run of 8 words of another speaker's earlier turn; the "
+        "An argument may not repeat a run of 8 words of an earlier turn (another speaker's or its own); the "
         "claim, the evidence and the moderator's notes may be quoted (embedded models only).",
     ),
     "no_refusal": (
@@ -1065,8 +1068,9 @@ COMMON_PARAMS: dict[str, Param] = {
     "state_side": (
         False,
         "Tell each debater with a side which side it argues, in a line after the paper's template (the "
-        "Politician, Advocate and Proponent for the claim; the Scientist, Critic and Opponent against it). "
-        "The papers: off; the small-model aids turn it on for RADAR.",
+        "Politician, Advocate and Proponent for the claim; the Scientist, Critic and Opponent against it; "
+        "in a debate about a tweet's category, YES and NO in the paper's role sentence). "
+        "The papers: off; the small-model aids turn it on for RADAR and the single and team debates.",
     ),
     "budget_grace": (
         GRACE_TOKENS,

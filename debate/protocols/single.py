@@ -12,9 +12,20 @@ not sent unless `step_instruction` is switched on.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from debate.events import Event, TurnFinished
-from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, json_answer, params
+from debate.protocols.base import (
+    JUDGE_REASON_CHARS,
+    DebateContext,
+    ProtocolInfo,
+    Slot,
+    Steps,
+    TurnSpec,
+    entries,
+    json_answer,
+    params,
+)
 from debate.protocols.parsing import parse_label
 
 SIDES = {"proponent": "Proponent", "opponent": "Opponent"}
@@ -42,6 +53,17 @@ def transcript(turns: list[TurnFinished]) -> Slot:
     return Slot(entries(turns, who))
 
 
+JUDGE_ANSWERS = ("paper", "constrained")
+JUDGE_ANSWER: dict[str, tuple[Any, str]] = {
+    "judge_answer": (
+        "paper",
+        "paper: the judge writes its JSON freely, the category first (repaired under a JSON schema when "
+        "unreadable); constrained: decoded under that schema from the first token, its explanation first and "
+        "the category after it, so the label follows the judge's reason.",
+    )
+}
+
+
 def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
     """`spec = yield from judge_spec(...)`: the judge's prompt over the whole transcript `slot`."""
     t = ctx.task
@@ -58,7 +80,11 @@ def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
         parse=lambda s: parse_label(s, t.labels),
         labels=t.labels,
         answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
-        **json_answer("category", t.labels, numeric=t.binary),
+        # constrained (a small-model aid): the reason decoded first, then the label, under the schema the
+        # repair uses; the 0.5B judge wrote its label first and then a reason for the other one ("category":
+        # 0 beside "It is a direct reference to a study by Stanford University, which is a scientific study")
+        constrain=ctx.p("judge_answer") == "constrained",
+        **json_answer("category", t.labels, numeric=t.binary, text_chars=JUDGE_REASON_CHARS),
     )
 
 
@@ -135,7 +161,9 @@ INFO = ProtocolInfo(
                 "Append Alg. 1's brief step string ('Current step: ...') to each prompt. The "
                 "paper: those strings only explain the prompt (Sec. 3.1), so off.",
             ),
+            **JUDGE_ANSWER,
         }
     ),
     run=run,
+    choices={"judge_answer": JUDGE_ANSWERS},
 )

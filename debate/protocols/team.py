@@ -25,7 +25,7 @@ from debate.events import Event, TurnFinished
 from debate.lineups import Agent, Seating
 from debate.models.base import Message
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, params
-from debate.protocols.single import judge_spec
+from debate.protocols.single import JUDGE_ANSWER, JUDGE_ANSWERS, judge_spec
 
 SIDE = {"proponent": ("PROPONENT", "Proponent team"), "opponent": ("OPPONENT", "Opponent team")}
 OTHER = {"proponent": "opponent", "opponent": "proponent"}
@@ -262,11 +262,13 @@ INFO = ProtocolInfo(
                 "Append Alg. 2's brief step string ('Current step: ...') to each prompt. The "
                 "paper: those strings only explain the prompt (Sec. 3.2), so off.",
             ),
+            **JUDGE_ANSWER,
         }
     ),
     run=run,
     seating=seating,
     choices={
+        "judge_answer": JUDGE_ANSWERS,
         "config": ("different", "same"),
         "team_turns": ("sequential", "parallel"),
         "rebuttal_order": ("sequential", "simultaneous"),

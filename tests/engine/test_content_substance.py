@@ -9,6 +9,8 @@ import time
 from debate.content.substance import (
     answers_point,
     copied,
+    copied_loosely,
+    loose_grams,
     named_sources,
     off_topic,
     reason_ends,
@@ -44,6 +46,23 @@ def test_a_high_share_of_five_word_runs_is_a_copy_too():
     mixed = "low taxes bring jobs to the state and yes the state keeps growing fast every year"
     c = copied(mixed, [other])
     assert not c.longest_run and c.share >= 0.5 and c.copied
+
+
+def test_a_copy_with_a_word_swapped_every_few_words_is_a_copy_loosely():
+    """The 8-word guard's way round: one word in every few swapped. No 12-word run and under half its 5-grams
+    stand in the other turn, and still most of its words sit in 4-word runs of it; quoting the claim is not
+    a copy, nor is a short turn, nor a turn of its own words."""
+    swapped = (
+        "Texas has seen remarkable job gains thanks to low taxes and a friendly trade climate, and "
+        "families across the state have felt the gains in their paychecks every single month."
+    )
+    strict = copied(swapped, [OPENING])
+    assert not strict.copied and strict.share < 0.5
+    assert copied_loosely(swapped, [OPENING])
+    assert not copied_loosely("Jobs grew in Texas, the evidence says, but so did its population.", [OPENING])
+    assert not copied_loosely("Texas has seen remarkable job gains", [OPENING])  # too short to judge
+    quote = "Says Texas has created more jobs than all the other states combined over the past decade, it says."
+    assert not copied_loosely(quote, [TEXAS + " I doubt it."], loose_grams([TEXAS]))
 
 
 def test_both_sides_in_one_turn_and_a_side_argued_by_the_wrong_speaker():
@@ -97,6 +116,7 @@ def test_the_measures_stay_linear_on_hostile_input():
     huge = "The Aa Bb Cc Association of " * 20_000 + "a" * 100_000 + " " + "," * 30_000 + "a"
     t0 = time.perf_counter()
     copied(huge, [huge], [huge])
+    copied_loosely(huge, [huge], loose_grams([huge]))
     named_sources(huge)
     unsourced_names(huge, [huge])
     side_trouble(huge, "politician")
@@ -133,6 +153,8 @@ def test_a_debate_scored_from_its_events():
     s = score_substance(ev)
     assert [t["role"] for t in s["turns"]] == ["politician", "scientist", "scientist", "politician"]
     assert [t["copied"] for t in s["turns"]] == [False, False, True, False]
+    assert [t["copied_loosely"] for t in s["turns"]] == [False, False, True, False]
+    assert [t["repeats_own"] for t in s["turns"]] == [False, False, False, False]
     assert [t["hit_budget"] for t in s["turns"]] == [False, True, False, False]
     assert s["turns"][1]["names"] == ["Texas State Statistical Association"] and s["turns"][1]["unmarked_name"]
     assert [r["answers_point"] for r in s["rebuttals"]] == [False, False]  # a copy; no shared point
@@ -146,6 +168,20 @@ def test_a_debate_scored_from_its_events():
             "shown": "FALSE",
         }
     ]
+
+
+def test_a_rebuttal_that_is_the_speakers_own_opening_again_repeats_its_own():
+    ev = _events(
+        [
+            {"agent": "pol", "role": "politician", "phase": "opening", "text": OPENING},
+            {"agent": "sci", "role": "scientist", "phase": "opening", "text": "The data disagree with that."},
+            {"agent": "pol", "role": "politician", "phase": "rebuttal", "text": OPENING},
+            {"agent": "sci", "role": "scientist", "phase": "rebuttal", "text": "Population grew as fast as jobs."},
+        ]
+    )
+    s = score_substance(ev)
+    assert [t["repeats_own"] for t in s["turns"]] == [False, False, True, False]
+    assert [t["copied"] for t in s["turns"]] == [False, False, False, False]  # its own words, not the other's
 
 
 def test_an_invented_source_is_recorded_named_to_the_judge_and_marked_on_the_page():

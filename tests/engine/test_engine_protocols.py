@@ -106,6 +106,26 @@ def test_the_chairs_status_is_decoded_as_the_tallys_state_when_asked(chair_statu
     assert chair.label == "CONSENSUS NOT REACHED" and not by_type(ev, "votes_tallied")[0].reached
 
 
+@pytest.mark.parametrize("protocol", ["single", "team"])
+@pytest.mark.parametrize("judge_answer", ["paper", "constrained"])
+def test_the_single_and_team_judge_writes_its_reason_before_its_label_when_asked(protocol, judge_answer):
+    """judge_answer=constrained (the small-model aids): the judge's JSON is decoded under its schema from the
+    first token, the explanation first and the category after it, so the label follows the reason; paper
+    leaves the first answer free (the category first, as the paper's format shows it)."""
+    client, backend = scripted({"judge": '{"explanation": "The study is named and linked.", "category": 1}'})
+    backend.supports_json_schema = True
+    ev = run(client, protocol, category=1, params={"rounds": 0, "judge_answer": judge_answer})
+    (call,) = [c for c in backend.calls if c["model"] == "judge"]
+    schema = call["options"].json_schema
+    if judge_answer == "paper":
+        assert schema is None
+    else:
+        assert list(schema["properties"]) == ["explanation", "category"]
+        assert schema["properties"]["category"]["enum"] == [1, 0]
+    (verdict,) = by_type(ev, "verdict")
+    assert verdict.label == "YES" and "The study is named and linked." in verdict.explanation
+
+
 def test_council_stops_when_votes_stabilise():
     same = {i: [vote("YES" if i <= 3 else "NO")] * 10 for i in range(1, 6)}
     client, backend = scripted({"vote": per_member(same)})

@@ -230,8 +230,9 @@ def test_the_options_keep_old_cache_keys():
 
 
 def test_the_protocols_say_whose_words_an_argument_may_not_copy():
-    """RADAR: each debater's rebuttal and closing are guarded against the other's earlier turns (not its
-    own), may quote the claim and the evidence, and the judge's turn is not guarded (it reports them)."""
+    """RADAR: each debater's rebuttal and closing are guarded against every earlier turn, the other's and its
+    own (a small debater's rebuttal was its opening again), may quote the claim and the evidence, and the
+    judge's turn is not guarded (it reports them)."""
     from debate.models.client import ModelClient
     from debate.models.scripted import ScriptedBackend
 
@@ -253,7 +254,7 @@ def test_the_protocols_say_whose_words_an_argument_may_not_copy():
     assert not any("politician" in t for t in by["sci"][0].no_copy)  # each its own instructions
     for me, other in (("pol", "sci"), ("sci", "pol")):
         later = by[me][1:]
-        assert later and all(said[other] in o.no_copy and said[me] not in o.no_copy for o in later)
+        assert later and all(said[other] in o.no_copy and said[me] in o.no_copy for o in later)
         assert all(claim in o.quotable and o.grace_tokens == 40 for o in later)
     assert all(o.no_copy == () and o.no_phrases == () for o in by["judge"])
     assert all(o.no_phrases and "i cannot provide" in o.no_phrases for o in by["pol"] + by["sci"])
@@ -285,7 +286,15 @@ def test_the_aids_tell_each_radar_debater_its_side():
     for on in (True, False):
         b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
         params = {"rounds": 1, "early_stop": False, "state_side": on}
-        run(ModelClient({"scripted": b}), "radar", params=params, lineup=lu, claim="Texas created most jobs.")
+        run(
+            ModelClient({"scripted": b}),
+            "radar",
+            task="halftruth",
+            category=None,
+            params=params,
+            lineup=lu,
+            claim="Texas created most jobs.",
+        )
         last = {m: [c["messages"][-1]["content"] for c in b.calls if c["model"] == m] for m in ("pol", "sci", "judge")}
         assert len(last["pol"]) == 3 and len(last["sci"]) == 3  # opening, rebuttal, closing
         assert all(t.endswith(render("engine.side_for")) == on for t in last["pol"])
@@ -294,6 +303,30 @@ def test_the_aids_tell_each_radar_debater_its_side():
         told = [c["options"].no_copy for c in b.calls if c["model"] == "sci"]
         assert all((render("engine.side_against") in t) == on for t in told)
         assert not any("Your side in this debate" in t for t in last["judge"])
+
+
+def test_the_aids_tell_each_single_debater_its_side_in_the_papers_words():
+    """With state_side (on with the aids for the single and team debates) a debate about a tweet's category
+    ends each debater's prompt with its side as the paper's role line says it (the proponent: why the tweet
+    belongs to the category; the opponent: why it does NOT), never "the claim"; the judge's carries neither."""
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.prompts import render
+    from debate.tasks import resolve_task
+
+    phrase = resolve_task("checkthat", 1).phrase
+    for protocol in ("single", "team"):
+        b = ScriptedBackend(default=lambda m, o: '{"category": 1, "explanation": "It names a study."}')
+        run(ModelClient({"scripted": b}), protocol, category=1, n=2, params={"rounds": 0, "state_side": True})
+        for c in b.calls:
+            last = c["messages"][-1]["content"]
+            if c["model"] == "judge":
+                assert "Your side in this debate" not in last
+            else:
+                pro = render("engine.side_for_category", category_title=phrase)
+                con = render("engine.side_against_category", category_title=phrase)
+                assert last.endswith((pro, con)), last[-300:]
+                assert "the claim" not in last[-200:]
 
 
 REFUSAL = "I cannot provide an answer to this question because it is political."

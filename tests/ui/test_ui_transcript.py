@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from debate.events import (
     ChairSummary,
     DebateFinished,
@@ -111,3 +113,37 @@ def test_a_vote_counted_from_probabilities_is_shown_beside_the_written_label():
     assert view.turns["t1"].counted == "NO" and view.turns["t2"].counted is None
     assert "counted as NO" in _header_html(view.turns["t1"], "#000")
     assert "counted as" not in _header_html(view.turns["t2"], "#000")
+
+
+def test_a_members_sentence_said_again_is_shown_once_and_pointed_to():
+    """A council member whose vote in a later round repeats, with the same label, the sentence of an earlier
+    round's vote (its own first, else another member's) shows where that reason was given instead of the
+    sentence again; a vote of the same round written alike, or a new sentence, or another label, is shown
+    as written. Every view reads it from TurnView.words (the page, Markdown, HTML, the terminal)."""
+    from debate.sharing.markdown import to_markdown
+
+    same = "The tweet does not contain any scientific claims, research findings, or scientific phenomena."
+    other = "The tweet links to a news story about a clinical trial of a new heart drug in Boston."
+
+    def vote(tid, agent, rnd, label, said):
+        parsed = {"vote": label, "explanation": said}
+        text = json.dumps(parsed)
+        started = TurnStarted(turn_id=tid, agent=agent, role="member", model="m", round=rnd)
+        done = TurnFinished(
+            turn_id=tid, agent=agent, role="member", model="m", round=rnd, text=text, label=label, parsed=parsed
+        )
+        return [started, done]
+
+    evs = [DebateStarted(debate_id="d", protocol="council", claim="c", lineup=[{"agent": "a"}, {"agent": "b"}])]
+    evs += vote("a0", "a", 0, "NO", same) + vote("b0", "b", 0, "NO", same)  # alike, at once: not a copy
+    evs += vote("a1", "a", 1, "NO", same) + vote("b1", "b", 1, "YES", same) + vote("c1", "c", 1, "NO", same)
+    evs += vote("a2", "a", 2, "NO", other)
+    v = build_view(evs)
+    words = {tid: v.turns[tid].words() for tid in ("a0", "b0", "a1", "b1", "c1", "a2")}
+    assert words["a0"] == same and words["b0"] == same
+    assert words["a1"] == "NO, for the same reason as its own first vote."
+    assert words["b1"] == same  # another label: its sentence is its argument for it
+    assert words["c1"] == "NO, for the same reason as a's first vote."
+    assert words["a2"] == other
+    md = to_markdown({"id": "d", "claim": "c", "protocol": "council"}, evs)
+    assert md.count(same) == 3 and "for the same reason as its own first vote" in md
