@@ -416,7 +416,7 @@ class DebateView:
         turn.echoed_format = str(getattr(ev, "echoed_format", "") or "")
         turn.human = bool(getattr(ev, "human", False)) or turn.human
         turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
-        if str(turn.role).lower() == "member" and turn.valid and turn.explanation.strip():
+        if str(turn.role).lower() == "member" and turn.valid and turn.explanation.strip() and not turn.echoed_format:
             turn.same_reason = repeated_reason(turn.agent, turn.round, turn.explanation, turn.label, self._reasons)
             self._reasons.append((turn.agent, turn.round, turn.label, turn.explanation))
         if str(turn.role).lower() in outcome.CHAIR_ROLES:

@@ -183,13 +183,15 @@ def _close_cut_off(candidate: str) -> str | None:
 
 def _load(candidate: str, repair: bool = True) -> dict[str, Any] | None:
     """The object in one candidate, or None. Deep nesting raises RecursionError in both parsers: that,
-    like any other failure, makes the candidate unreadable rather than ending the debate."""
+    like any other failure, makes the candidate unreadable rather than ending the debate. A raw line break
+    inside a string is read as one (strict=False): a 0.5B judge decoded under its schema wrote its reason as
+    a list over lines, and the strict reader lost the category it wrote after it."""
     try:
-        obj = json.loads(candidate)
+        obj = json.loads(candidate, strict=False)
     except (ValueError, RecursionError):
         closed = _close_cut_off(candidate) if len(candidate) <= 20_000 else None
         try:
-            obj = json.loads(closed) if closed else None
+            obj = json.loads(closed, strict=False) if closed else None
         except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict) and obj:

@@ -140,3 +140,13 @@ def test_a_stored_reason_that_is_a_cut_list_shows_its_words():
     assert prose('["The tweet names no study. It is a direct') == "The tweet names no study. It is a direct"
     assert prose('["A.", "B."]') == "A. B."
     assert prose("It cites [E1] twice.") == "It cites [E1] twice."  # a bracket inside the words stays
+
+
+def test_a_line_break_inside_a_json_string_does_not_lose_the_label():
+    """The 0.5B judge, decoded under its schema, wrote its reason over lines (raw line breaks inside the JSON
+    string, which strict JSON refuses): the category it wrote after it is still read."""
+    from debate.protocols.parsing import parse_label
+
+    text = '{"explanation": "The tweet names entities, including:\n\n  1. " ,"category": 0}'
+    r = parse_label(text, ("YES", "NO"))
+    assert r.label == "NO" and r.data["explanation"].startswith("The tweet names entities, including:")
