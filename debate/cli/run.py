@@ -80,6 +80,16 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
 
+def default_task(task: str | None, protocol: str) -> str:
+    """The task a run without --task is judged for: RADAR's true/false task for the protocols whose judge
+    decides TRUE / FALSE / HALF-TRUE, else CheckThat, as the app's Debate page switches it. A RADAR run from
+    the command line was judged as a CheckThat category ("the tweet contains scientific claims") while the
+    app judged the same claim true or false."""
+    from debate.tasks import TRUE_FALSE_PROTOCOLS
+
+    return task or ("halftruth" if protocol in TRUE_FALSE_PROTOCOLS else "checkthat")
+
+
 def _add_claim_options(p: argparse.ArgumentParser) -> None:
     """The claim, and the task (and CheckThat category) it is judged for."""
     from debate.runner import MAX_CLAIM_CHARS
@@ -88,7 +98,13 @@ def _add_claim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from standard input)"
     )
-    p.add_argument("--task", default="checkthat", choices=TASK_NAMES)
+    p.add_argument(
+        "--task",
+        default=None,
+        choices=TASK_NAMES,
+        help="default: halftruth for RADAR and RADAR-single (their judge decides TRUE / FALSE / HALF-TRUE), "
+        "checkthat for the others, as the app switches it",
+    )
     p.add_argument("--category", type=_category, default=1, help="CheckThat category 1-3, or 'all' (default 1)")
 
 
@@ -285,7 +301,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = DebateConfig(
         claim=claim.strip(),
         protocol=args.protocol,
-        task=args.task,
+        task=default_task(args.task, args.protocol),
         category=args.category,
         custom_title=args.custom_title,
         custom_description=args.custom_description,

@@ -38,3 +38,16 @@ def test_broken_settings_file_is_a_clear_error(tmp_path):
     r = _cli(tmp_path, "models")
     assert r.returncode == 2
     assert "settings.json" in r.stderr and "Fix or delete the file" in r.stderr
+
+
+def test_a_run_without_a_task_is_judged_as_the_app_judges_its_protocol():
+    """`debate run --protocol radar "…"` is a true/false debate, as the Debate page switches it; the TurQUaz
+    protocols keep CheckThat; a task given is kept."""
+    from debate.__main__ import build_parser
+    from debate.cli.run import default_task
+
+    args = build_parser().parse_args(["run", "--protocol", "radar", "A claim"])
+    assert args.task is None and default_task(args.task, args.protocol) == "halftruth"
+    assert default_task(None, "radar-single") == "halftruth"
+    assert default_task(None, "council") == "checkthat" and default_task(None, "single") == "checkthat"
+    assert default_task("checkthat", "radar") == "checkthat"
