@@ -24,6 +24,7 @@ from tests.support.browser import (
     browser_page,
     have_browser,
     open_debate_page,
+    pick,
     poll,
     save_loop_council,
     shot,
@@ -65,13 +66,6 @@ def app(tmp_path_factory):
             assert app_log_problems(home) == []  # a double Run, a reload, a long paste: nothing in the app's log
 
 
-def _pick(page, key: str, option: str) -> None:
-    wait_settled(page)
-    page.locator(f".st-key-{key}").click()
-    page.get_by_role("option", name=option).first.click(timeout=20_000)
-    wait_settled(page)
-
-
 def _errors(page) -> list[str]:
     return [e.inner_text() for e in page.locator('[data-testid="stAlertContentError"]').all()]
 
@@ -87,7 +81,7 @@ def test_run_clicked_twice_starts_one_debate_and_a_reload_comes_back_to_it(app):
         box.press("Enter")
         wait_settled(page)
         page.get_by_text("Lineup · who plays which part").click()
-        _pick(page, "cfg_preset", "loop-council (saved)")
+        pick(page, "cfg_preset", "loop-council (saved)")
         page.locator(".st-key-run button").scroll_into_view_if_needed()
         b = page.locator(".st-key-run button").bounding_box()
         x, y = b["x"] + b["width"] / 2, b["y"] + b["height"] / 2

@@ -17,6 +17,7 @@ from tests.support.browser import (
     app_server,
     have_browser,
     open_debate_page,
+    pick,
     save_loop_council,
     shot,
     wait_settled,
@@ -31,21 +32,6 @@ def _set_number(page, key: str, value: int) -> None:
     box.fill(str(value))
     box.press("Enter")
     wait_settled(page)  # the next step must not race this rerun (the browser's widget state would win)
-
-
-def _pick(page, key: str, option: str) -> None:
-    for attempt in range(3):
-        wait_settled(page)
-        page.locator(f".st-key-{key}").click()
-        try:
-            page.get_by_role("option", name=option).first.click(timeout=20_000)
-            break
-        except Exception:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")
-    page.keyboard.press("Escape")  # a multiselect keeps its list open after a pick
-    wait_settled(page)
 
 
 def _wait_for_seat(page, timeout_s: float, name: str):
@@ -109,8 +95,8 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
             _set_number(page, "p_single_rounds", 1)
             _set_number(page, "cfg_max_tokens", 16)
             page.get_by_text("Lineup · who plays which part").click()
-            _pick(page, "cfg_preset", "person-browser (saved)")
-            _pick(page, "seat_who", "opponent")
+            pick(page, "cfg_preset", "person-browser (saved)")
+            pick(page, "seat_who", "opponent")
             shot(page, "person-seat-setup")
             page.locator(".st-key-run button").click()
             seen: set[str] = set()
@@ -217,8 +203,8 @@ def test_a_refused_vote_then_a_seat_that_times_out_in_the_browser(tmp_path):
             open_debate_page(page, url, CLAIM)
             _set_number(page, "p_council_rounds", 1)
             page.get_by_text("Lineup · who plays which part").click()
-            _pick(page, "cfg_preset", "loop-council (saved)")
-            _pick(page, "seat_who", "ben")
+            pick(page, "cfg_preset", "loop-council (saved)")
+            pick(page, "seat_who", "ben")
             _set_number(page, "seat_timeout", 20)
             page.locator(".st-key-run button").click()
             # the app, the page and the first votes share 2 loaded cores

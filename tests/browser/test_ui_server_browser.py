@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.support.browser import app_server, browser_page, have_browser, shot, wait_idle, wait_settled
+from tests.support.browser import app_server, browser_page, have_browser, pick, shot, wait_idle, wait_settled
 from tests.support.paper_server import CLAIM, MEMBERS, OLLAMA_MAP, PAPER, council_ran, map_text, start_paper_ollama
 from tests.support.servers import closed_port
 
@@ -42,12 +42,6 @@ def _toggle_off(page, key: str) -> None:
         page.locator(f".st-key-{key} label").first.click()
         wait_settled(page)
     assert not page.locator(f".st-key-{key} input").is_checked()
-
-
-def _pick(page, key: str, option: str) -> None:
-    page.locator(f".st-key-{key}").click()
-    page.get_by_role("option", name=option, exact=True).click()
-    wait_settled(page)
 
 
 def _type(page, key: str, text: str, area: bool = False) -> None:
@@ -90,8 +84,8 @@ def test_the_papers_council_on_an_ollama_server_from_the_debate_page(tmp_path):
             page.get_by_text("More parameters").first.click()
             _toggle_off(page, "p_council_examples")
             page.get_by_text("Lineup · who plays which part").click()
-            _pick(page, "cfg_preset", "Paper council (Ollama)")
-            _pick(page, "cfg_server_kind", "an Ollama server")
+            pick(page, "cfg_preset", "Paper council (Ollama)", exact=True)
+            pick(page, "cfg_server_kind", "an Ollama server", exact=True)
 
             # -- nobody listens there: what happened and what to do, on the page; Run starts nothing ---------
             _type(page, "cfg_server_url", down)

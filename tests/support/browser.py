@@ -171,6 +171,23 @@ def wait_settled(page, timeout: float = 120.0, quiet_s: float = 1.0) -> None:
     raise TimeoutError("the page did not settle")
 
 
+def pick(page, key: str, option: str, exact: bool = False, attempts: int = 3) -> None:
+    """Choose `option` in the select box keyed `key`: settle, open, click the option; if the list did not
+    open (a click that landed as an expander or a rerun moved the box) close it and open it again."""
+    for attempt in range(attempts):
+        wait_settled(page)
+        page.locator(f".st-key-{key}").click()
+        try:
+            page.get_by_role("option", name=option, exact=exact).first.click(timeout=15_000)
+            break
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+    page.keyboard.press("Escape")  # a multiselect keeps its list open after a pick
+    wait_settled(page)
+
+
 @contextlib.contextmanager
 def library_page(tmp_path: Path, debate_id: str, ready: str = ".verdict-card"):
     """(url, page): a quiet app server (no warm-up) on `tmp_path` and chromium on the Library at
