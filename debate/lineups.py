@@ -81,17 +81,26 @@ PRESETS: dict[str, dict] = {
         "name": "embedded",
         "description": "Offline: the packaged Qwen2.5-Coder-0.5B-Instruct (a code model, the only Qwen the "
         "packages carry) and SmolLM2-135M-Instruct, mixed, each member with its own seed and temperature; "
-        "Qwen2.5-Coder-0.5B judges and chairs at temperature 0.",
+        "Qwen2.5-Coder-0.5B argues both sides of RADAR and the single debate, judges and chairs (at "
+        "temperature 0); SmolLM2 votes in the council and argues on the team debate's proponent team.",
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
         "members": _embedded_members(),
         "judge": _m("judge", "local:qwen2.5-coder-0.5b", 0.0, 0),
         "chair": _m("chair", "local:qwen2.5-coder-0.5b", 0.0, 0),
-        # the single debate's opponent would be the second member, SmolLM2, whose turns argued the
-        # proponent's case and wrote about themselves ("In the response, I addressed…") in the held-out sweep
-        # (bench/results/substance-sweep-b-2026-12-06): a Qwen argues against the claim
-        "roles": {"opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202)},
+        # the side against the claim would be the second member, SmolLM2, by position. As the single
+        # debate's opponent its turns argued the proponent's case and wrote about themselves (held-out sweep,
+        # bench/results/substance-sweep-b-2026-12-06); as RADAR's scientist they looped, wandered off the
+        # claim and invented studies, and on 30 held-out claims a blind reading preferred the debates with a
+        # Qwen in that seat in 21 of 30 pairs (bench/results/blind-radar-seats-held-2026-12-07-result.json).
+        # A Qwen argues against the claim in RADAR and the single debate; SmolLM2 votes in the council (without
+        # words) and is one of the team debate's proponents (not measured there yet)
+        "roles": {
+            "opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202),
+            "scientist": _m("scientist", "local:qwen2.5-coder-0.5b", 0.7, 202),
+            "critic": _m("critic", "local:qwen2.5-coder-0.5b", 0.7, 202),
+        },
     },
     # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
     # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member

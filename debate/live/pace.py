@@ -24,7 +24,11 @@ DEMO_PARAMS: dict[str, dict[str, Any]] = {
     "council": {"rounds": 2},
     # protocols whose debaters argue in free text: asked for three sentences, which the packaged models
     # finish inside DEMO_MAX_TOKENS (a turn the budget still ends mid-sentence ends at its last full one)
-    "single": {"rounds": 2, "answer_sentences": 3},
+    # the single debate argues one rebuttal round, as RADAR does: on 10 held-out tweets the 0.5B debaters'
+    # second rebuttal mostly said their first again; one round took Run→verdict from 84.8 s to 69.1 s and was
+    # preferred blind in 6 of 10 pairs, 3 against (docs/content-benchmark.md). The team debate is not
+    # measured so yet and keeps two
+    "single": {"rounds": 1, "answer_sentences": 3},
     "team": {"rounds": 2, "answer_sentences": 3},
     # RADAR: a rebuttal round is two debater turns and a stop check (stop agent + round judge, each reading
     # the whole debate so far); measured on 2 cores, a check costs about 70 % of a round's model work. At

@@ -332,7 +332,7 @@ def test_live_demo_pace_is_the_default_and_one_toggle_restores_the_papers_settin
     at.radio(key="cfg_protocol").set_value("single").run()  # every protocol follows the toggle
     assert at.number_input(key="p_single_rounds").value == 3
     at.toggle(key="cfg_pace").set_value(True).run()
-    assert at.number_input(key="p_single_rounds").value == 2 and at.number_input(key="cfg_max_tokens").value == 128
+    assert at.number_input(key="p_single_rounds").value == 1 and at.number_input(key="cfg_max_tokens").value == 128
 
 
 def test_small_model_aids_are_the_default_and_one_toggle_restores_the_papers_settings(monkeypatch):
