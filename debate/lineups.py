@@ -96,11 +96,7 @@ PRESETS: dict[str, dict] = {
         # Qwen in that seat in 21 of 30 pairs (bench/results/blind-radar-seats-held-2026-12-07-result.json).
         # A Qwen argues against the claim in RADAR and the single debate; SmolLM2 votes in the council (without
         # words) and is one of the team debate's proponents (not measured there yet)
-        "roles": {
-            "opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202),
-            "scientist": _m("scientist", "local:qwen2.5-coder-0.5b", 0.7, 202),
-            "critic": _m("critic", "local:qwen2.5-coder-0.5b", 0.7, 202),
-        },
+        "roles": {r: _m(r, "local:qwen2.5-coder-0.5b", 0.7, 202) for r in ("opponent", "scientist", "critic")},
     },
     # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
     # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
