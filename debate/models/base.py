@@ -66,6 +66,10 @@ class GenOptions:
     # many tokens to finish its sentence or paragraph, and a JSON answer to end its text at a sentence and
     # close (its label never lost to the budget); servers stop at max_tokens. 0 = a hard cap, as before
     grace_tokens: int = 0
+    # the answer's opening, already written: the model goes on from its end (`Backend.supports_prefill`); the
+    # text streamed back is what follows it. A re-read of where a label is written after the model's own
+    # reasoning (radar.attribute). "" = the answer starts afresh
+    prefill: str = ""
 
     @property
     def deterministic(self) -> bool:
@@ -86,6 +90,8 @@ class GenOptions:
             d.pop("script")
         if not d["label_key"]:
             d.pop("label_key")
+        if not d["prefill"]:
+            d.pop("prefill")
         for k in ("no_copy", "quotable", "no_phrases", "no_openings"):
             if d[k]:
                 d[k] = list(d[k])
@@ -192,6 +198,7 @@ class Backend:
     supports_json_schema: bool = False  # answers constrained to `GenOptions.json_schema`
     max_parallel: int = 1  # how many requests this backend serves at once (per model for local)
     person: bool = False  # a person answers: never answered from the cache, never warmed
+    supports_prefill: bool = False  # continues an answer already begun (`GenOptions.prefill`)
 
     def list_models(self) -> list[ModelInfo]:
         raise NotImplementedError

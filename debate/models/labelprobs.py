@@ -59,6 +59,21 @@ def slot_pattern(key: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(key)}[\s*\"']*+(?:\][\s*]*+)?[:=\-][\s*\"'\[]*+$", re.I)
 
 
+def answer_before_label(text: str, key: str, labels: Sequence[str], spellings: Sequence[str] = ()) -> str | None:
+    """The answer up to where its last label is written at `key` (`... "verdict": "` of `{"reason": ..., "verdict":
+    "TRUE"}`), or None when no label is written there. A re-read that continues from this text reads the label
+    where the model wrote it, after its own reasoning (radar.attribute). One regex pass, possessive runs of
+    separators: linear in the answer's length."""
+    ways = sorted({w for group in spelled(labels, spellings) for w in group}, key=len, reverse=True)
+    if not key or not ways:
+        return None
+    label = "|".join(re.escape(w) for w in ways)
+    found = None
+    for m in re.finditer(rf"{re.escape(key)}[\s*\"']*+(?:\][\s*]*+)?[:=\-][\s*\"'\[]*+(?=(?:{label}))", text, re.I):
+        found = m
+    return text[: found.end()] if found else None
+
+
 def normalised_mass(
     pos: Mapping[str, float], labels: Sequence[str], spellings: Sequence[str] = ()
 ) -> dict[str, float] | None:

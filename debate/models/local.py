@@ -611,6 +611,7 @@ class LocalBackend(Backend):
     name = "local"
     supports_logprobs = True
     supports_json_schema = True
+    supports_prefill = True
     max_parallel = 1
 
     def __init__(self, n_ctx: int = 4096, n_threads: int = 2, models: Mapping[str, str] | None = None) -> None:
@@ -717,7 +718,10 @@ class LocalBackend(Backend):
             aligned.expect_prompt()
             aligned.abort = warm
             rec = _recorder(llm, str(path), options)
-            finish = yield from self._completion(llm, path, _request(messages, options, rec))
+            kwargs = _request(messages, options, rec)
+            if options.prefill:
+                kwargs = _continued(llm, kwargs, options.prefill)
+            finish = yield from self._completion(llm, path, kwargs)
             aligned.save()
             probs, at = rec.read(options.labels, options.label_first) if options.labels else (None, "")
             yield Final(
@@ -754,9 +758,10 @@ class LocalBackend(Backend):
         """llama.cpp's streamed answer as Deltas; returns its finish reason. Its errors as typed ones."""
         finish = "stop"
         try:
-            for chunk in llm.create_chat_completion(**kwargs):
+            answer = llm.create_completion if "prompt" in kwargs else llm.create_chat_completion
+            for chunk in answer(**kwargs):
                 choice = chunk["choices"][0]
-                text = choice.get("delta", {}).get("content")
+                text = choice["text"] if "text" in choice else choice.get("delta", {}).get("content")
                 if text:
                     yield Delta(text)
                 if choice.get("finish_reason"):
@@ -830,6 +835,50 @@ def _request(messages: list[Message], options: GenOptions, rec: _StepRecorder) -
     if options.json_schema:
         kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
     return kwargs
+
+
+def chat_formatter(llm: Any) -> Any:
+    """llama-cpp-python's formatter of `llm`'s chat format (the GGUF's own template, or a named format such
+    as "gemma"): messages -> the prompt text create_chat_completion would evaluate. None when the format has
+    no formatter to call (a handler-only format)."""
+    from llama_cpp import llama_chat_format as lcf
+
+    name = str(llm.chat_format or "")
+    if name.startswith("chat_template."):
+        template = llm.metadata.get(
+            "tokenizer." + name if name != "chat_template.default" else "tokenizer.chat_template"
+        )
+        if not template:
+            return None
+        eos, bos = llm.token_eos(), llm.token_bos()
+        return lcf.Jinja2ChatFormatter(
+            template=template,
+            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+    return getattr(lcf, "format_" + name.replace("-", "_"), None)
+
+
+def _continued(llm: Any, kwargs: dict[str, Any], prefill: str) -> dict[str, Any]:
+    """The chat request as a completion of its formatted prompt followed by `prefill` (the answer's opening,
+    GenOptions.prefill): the prompt is tokenized as the chat handler tokenizes it, so llama.cpp's state from
+    the same prompt is reused, and the model goes on from the prefill's last character."""
+    fmt = chat_formatter(llm)
+    if fmt is None:
+        raise DebateError(
+            f"This model's chat format ({llm.chat_format}) cannot continue an answer already begun.",
+            "Read the label afresh instead (no prefill).",
+        )
+    formatted = fmt(messages=kwargs.pop("messages"))
+    prompt = llm.tokenize(
+        (formatted.prompt + prefill).encode("utf-8"), add_bos=not formatted.added_special, special=True
+    )
+    stop = list(kwargs.get("stop") or [])
+    if formatted.stop:
+        stop += formatted.stop if isinstance(formatted.stop, list) else [formatted.stop]
+    kwargs.pop("response_format", None)  # a grammar would start at the answer's first character, not here
+    return {**kwargs, "prompt": prompt, "stop": stop or None}
 
 
 def _make(spec: ModelSpec, s: dict[str, Any], guard: Any) -> Backend:

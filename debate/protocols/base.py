@@ -357,13 +357,27 @@ class DebateContext:
             self.passages = kept
             self.memo.pop("fence_key", None)
 
-    def reread_label_probs(self, spec: TurnSpec) -> dict[str, float] | None:
-        """The label probabilities of `spec`'s prompt, read where its label is written with the answer
-        decoded under a one-key JSON schema (the label is the first thing written, so a re-read costs the
-        prompt's evaluation and a few tokens). No turn events, no text: nothing a later prompt reads. Not
-        counted among the debate's model calls (the attribution says its own time)."""
+    def reread_label_probs(self, spec: TurnSpec, answer: str = "") -> dict[str, float] | None:
+        """The label probabilities of `spec`'s prompt. With `answer` (the model's own answer up to where it
+        wrote its label, `labelprobs.answer_before_label`; the backend `supports_prefill`): read where that
+        answer goes on, so the label is read after the model's own reasoning, as it was written. Without: read
+        where the label is written with the answer decoded under a one-key JSON schema (the label is the first
+        thing written). Either way a re-read costs the prompt's evaluation and a token or a few. No turn
+        events, no text: nothing a later prompt reads. Not counted among the debate's model calls (the
+        attribution says its own time)."""
         key = label_key_of(spec) or "verdict"
         backend = self.client.backend_for(ModelSpec.parse(spec.agent.model))
+        if answer and backend.supports_prefill:
+            go_on = GenOptions(
+                temperature=0.0,
+                seed=0,
+                max_tokens=1,
+                labels=tuple(spec.labels),
+                label_first=True,
+                label_spellings=tuple(spec.label_spellings),
+                prefill=answer,
+            )
+            return self.client.chat(spec.agent.model, self._instructions(spec), go_on).result().label_probs
         schema = {
             "type": "object",
             "properties": {key: {"type": "string", "enum": list(spec.labels)}},

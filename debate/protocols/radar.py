@@ -47,6 +47,7 @@ from debate.protocols.base import (
     TurnSpec,
     entries,
     json_answer,
+    label_key_of,
     params,
 )
 from debate.protocols.decisions import majority, normalise_probs, shares, should_stop, stop_margin, verdict_confidence
@@ -301,7 +302,7 @@ class Debate:
             calibrated_confidence=round(probs[cal_label], 6) if cal_label is not None and probs is not None else None,
         )
         yield verdict
-        yield from attribute(self.ctx, self, judge, "judge", rnd, verdict, lone=lone)
+        yield from attribute(self.ctx, self, judge, "judge", rnd, verdict, lone=lone, answer=j.full_text or j.text)
 
     def summary(self) -> Slot:
         """ "Rounds completed so far" for the stop agent: every argument, in the order given."""
@@ -340,11 +341,20 @@ def attribute(
     verdict: Verdict,
     partial: bool = False,
     lone: str | None = None,
+    answer: str = "",
 ) -> Iterator[Event]:
     """After the verdict is out: the judge's label probabilities read again over every passage and with
     each passage left out, as AttributionProgress events while it runs and one Attribution at the end
     (debate.retrieval.attribution says what the readings mean). The verdict event has already been yielded,
-    so the page shows it before the first re-read starts."""
+    so the page shows it before the first re-read starts.
+
+    Where the verdict is the label the judge wrote in `answer` and its backend can continue an answer, each
+    re-read continues the judge's own answer up to that label: a small judge that writes its label after its
+    reasoning often gives another label when asked for the label first (the 0.5B judge said HALF-TRUE that
+    way whatever was left out, while it wrote TRUE), and then no passage could be named. The reasoning stays
+    as written, so a re-read measures what a passage does to the label given that reasoning; a passage
+    that moved the verdict through the reasoning alone is not caught this way (the method field says which
+    reading was made)."""
     if not (ctx.p("attribution") and ctx.evidence_on and ctx.passages) or verdict.label is None:
         return
     labels = tuple(ctx.task.labels)
@@ -363,6 +373,9 @@ def attribute(
     t0 = time.perf_counter()
     passages = list(ctx.passages)
     total = len(passages) + 1
+    first = _quietly(d.judge_spec(judge, phase, rnd, partial=partial, lone=lone))
+    key, spellings = label_key_of(first) or "verdict", first.label_spellings
+    before = at.continued_answer(answer, verdict.label, labels, key, spellings) if backend.supports_prefill else None
     yield AttributionProgress(
         done=0, total=total, note="The judge re-reads the evidence with each passage left out in turn…"
     )
@@ -370,7 +383,7 @@ def attribute(
     def read(kept: list[dict[str, Any]]) -> dict[str, float] | None:
         with ctx.passages_left(kept):
             spec = _quietly(d.judge_spec(judge, phase, rnd, partial=partial, lone=lone))
-            return ctx.reread_label_probs(spec)
+            return ctx.reread_label_probs(spec, before or "")
 
     try:
         full = read(passages)
@@ -403,8 +416,13 @@ def attribute(
         contested=bool(reasons),
         contested_reasons=reasons,
         claim_lang=claim_lang,
-        method="the judge's prompt re-read with one passage left out, its label probabilities read where "
-        "the verdict is written (decoded label-first)",
+        method=(
+            "the judge's prompt re-read with one passage left out, its label probabilities read where its own "
+            "answer wrote the verdict (the reasoning kept as written)"
+            if before
+            else "the judge's prompt re-read with one passage left out, its label probabilities read where "
+            "the verdict is written (decoded label-first)"
+        ),
         seconds=round(time.perf_counter() - t0, 3),
         **base,
     )
@@ -581,7 +599,8 @@ def run(ctx: DebateContext) -> Iterator[Event]:
                     voters=n_samples,
                 )
                 yield verdict
-                yield from attribute(ctx, d, judge, "round-judge", r, verdict, partial=True)
+                said = (prelim.full_text or prelim.text) if isinstance(prelim, TurnFinished) else ""
+                yield from attribute(ctx, d, judge, "round-judge", r, verdict, partial=True, answer=said)
                 return
             if stop:
                 break

@@ -26,12 +26,29 @@ from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Any
 
+from debate.models.labelprobs import answer_before_label, spelled
+
 THRESHOLD = 0.2
 LOW_RELEVANCE = 0.5
 POLICIES = ("suspicious", "strict", "off")
 DEFAULT_POLICY = "suspicious"
 # a language read from fewer letters than this is not trusted to say a passage is foreign
 MIN_LETTERS_FOR_LANGUAGE = 20
+
+
+def continued_answer(
+    answer: str, label: str | None, labels: Sequence[str], key: str, spellings: Sequence[str] = ()
+) -> str | None:
+    """The judge's answer up to where it wrote `label` at `key`, for re-reads that continue it; None when the
+    answer writes no label there or another one than `label` (a calibrated reading chose the verdict: the
+    written label's position is not the verdict's, so the re-read is made label-first instead)."""
+    before = answer_before_label(answer, key, labels, spellings)
+    if before is None or label is None:
+        return None
+    ways = dict(zip(labels, spelled(labels, spellings)))
+    after = answer[len(before) :].lstrip().upper()
+    best = max((w for group in ways.values() for w in group if after.startswith(w)), key=len, default="")
+    return before if best and best in ways.get(label, ()) else None
 
 
 def normalised(probs: Mapping[str, float] | None, labels: Sequence[str]) -> dict[str, float] | None:

@@ -199,6 +199,33 @@ def test_the_attribution_follows_the_verdict_and_names_the_passage_it_rests_on()
     assert len(by_type(events, "turn_finished")) == 1
 
 
+def test_a_backend_that_continues_an_answer_re_reads_the_label_after_the_judges_own_reasoning():
+    def verdict(messages, options):
+        text = " ".join(m["content"] for m in messages)
+        return "[REASON]: the registry says so\n[VERDICT]: FALSE" if "PLANT" in text else "[REASON]: r\n[VERDICT]: TRUE"
+
+    def probs(text, options):  # a continued re-read: what the prompt holds decides, the reasoning is the judge's
+        return {"FALSE": 0.9, "TRUE": 0.1} if "FALSE" in text else {"TRUE": 0.8, "FALSE": 0.2}
+
+    client, backend = scripted({"verdict": verdict}, label_probs=probs)
+    backend.supports_logprobs = backend.supports_prefill = True
+    (att,) = by_type(judged(client), "attribution")
+    rereads = [c["options"] for c in backend.calls if c["options"].prefill]
+    assert [o.prefill for o in rereads] == ["[REASON]: the registry says so\n[VERDICT]: "] * 4
+    assert all(o.max_tokens == 1 and o.label_first and o.json_schema is None for o in rereads)
+    assert att.rests_on == ["E3"] and "own answer" in att.method
+    # a verdict that is not the label written (a calibrated reading chose it): read label-first, as before
+    assert at.continued_answer('{"reason": "r", "verdict": "TRUE"}', "FALSE", ("TRUE", "FALSE"), "verdict") is None
+    assert at.continued_answer('{"reason": "r", "verdict": "HALF-TRUE"}', "HALF-TRUE", LABELS3, "verdict") == (
+        '{"reason": "r", "verdict": "'
+    )
+    assert at.continued_answer('{"reason": "r", "verdict": "HALF-TRUE"}', "TRUE", LABELS3, "verdict") is None
+    assert at.continued_answer("no label here", "TRUE", LABELS3, "verdict") is None
+
+
+LABELS3 = ("TRUE", "FALSE", "HALF-TRUE")
+
+
 def test_a_backend_without_label_probabilities_says_the_attribution_is_unavailable():
     client, _ = scripted()
     events = judged(client)

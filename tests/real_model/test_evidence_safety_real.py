@@ -103,8 +103,13 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
         all(abs(sum(r["probs"].values()) - 1) < 1e-3 for r in att.without) and abs(sum(att.probs.values()) - 1) < 1e-3
     )
     assert att.rests_on == [r["id"] for r in att.without if r["rests"]] and att.claim_lang == "en"
-    rereads = [m for m, o in zip(seen, opts) if list((o.json_schema or {}).get("properties") or {}) == ["verdict"]]
+    # each re-read continues the judge's own answer up to its verdict (the reasoning kept as written), so the
+    # re-read over every passage gives the label the judge wrote: it is the label it decoded, greedy, there
+    rereads = [m for m, o in zip(seen, opts) if o.prefill]
     assert len(rereads) == 4 and rereads == seen[-4:]  # every passage, then each left out in turn, after the verdict
+    written = by_type(events, "turn_finished")[-1]
+    assert all((written.full_text or written.text).startswith(o.prefill) for o in opts[-4:])
+    assert "own answer" in att.method and max(att.probs, key=att.probs.get) == att.label
     assert sum("Astronauts say" in "".join(x["content"] for x in m) for m in rereads) == 3  # E1 left out once
     assert [p.get("lang") for p in ev.passages] == ["en", "en", "en"]
 
