@@ -30,6 +30,15 @@ os.environ.setdefault("DEBATE_MODELS_DIR", str(_REAL_HOME / "models"))
 def debate_home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("debate-home")
     os.environ["DEBATE_HOME"] = str(home)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # One response cache for the session's workers: a deterministic request that a test on one worker made
+        # is answered in the other's from the real answer recorded then, as it already was within one worker
+        # (the product's own cache; tests/support/real_cases.py). The file is the session's, beside the
+        # workers' own folders; a test that points DEBATE_HOME elsewhere (the browser's app, a lonely clone)
+        # keeps an empty cache of its own, so its models answer live.
+        shared = tmp_path_factory.getbasetemp().parent / "response-cache.sqlite"
+        os.close(os.open(shared, os.O_CREAT | os.O_WRONLY, 0o600))
+        (home / "response-cache.sqlite").symlink_to(shared)
     # indexes are costly to build and keyed by corpus fingerprint + model id: share them
     os.environ.setdefault("DEBATE_INDEX_DIR", str(_REAL_HOME / "indexes"))
     return home
