@@ -249,8 +249,8 @@ def run_one(client, lineup, claim: dict, passages: list[dict], arm: str, args) -
         flagged_evidence=policy,
         aids=args.aids,
     )
-    if not args.attribution:
-        cfg.params["attribution"] = False
+    # the attribution is off by default in the app: the benchmark turns it on unless told not to
+    cfg.params["attribution"] = bool(args.attribution)
     t0 = time.perf_counter()
     label, turns, flags, planted, attribution, verdict_t = None, [], [], [], None, None
     for e in run_debate(cfg, client, retriever=FixedRetriever(passages)):

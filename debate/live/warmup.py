@@ -13,6 +13,7 @@ state and the real request reuses it (prefix reuse, debate/models/local.py).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -24,10 +25,18 @@ from debate.models.scripted import ScriptedBackend
 from debate.models.spec import ModelSpec
 
 MAX_CALLS = 64  # the capture stops here whatever the protocol does with instant answers
+# in every instant answer of the capture: a prompt that holds it holds an earlier answer, which is not known
+# before Run, so it is not read ahead as it will be sent
+MARK = "\u27c2"
 
 
 def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[Message], GenOptions]]:
-    """(model spec, messages, options) of the first request to each distinct model, in call order.
+    """(model spec, messages, options) of every distinct prompt the debate sends before its first prompt that
+    holds an earlier answer (RADAR's two openings, a single debate's two, a council's members' first votes:
+    identical prompts once), in call order; then, for a model none of those reaches, its first request (the
+    model is loaded and the prompt's opening read, even if the rest depends on answers). Both debaters of the
+    embedded RADAR sit on one model: reading only the first request per model left the second opening to be
+    read after Run. Each prompt read ahead is kept in one of llama.cpp's saved states (local.SLOTS per model).
 
     With `retriever`, a protocol that puts evidence into its prompts (RADAR) is given the passages the
     debate will get, so what is read ahead is its real first prompt (claim, passages and all), not one
@@ -35,29 +44,37 @@ def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[M
     their answers, the ranking is deterministic), without questions: those need a real model call."""
     from debate.runner import prepare, run_debate
 
-    scripted = ScriptedBackend(default='{"vote": "NO", "category": 0, "explanation": "."}')
+    scripted = ScriptedBackend(default=json.dumps({"vote": "NO", "category": 0, "explanation": MARK}, ensure_ascii=False))
     client = ModelClient(backend_factory=lambda spec: scripted)
     plain = replace(config, gold=None) if hasattr(config, "gold") else config
     if hasattr(plain, "questions"):
         plain = replace(plain, questions=0)
     if retriever is not None and not prepare(plain).evidence_on:
         retriever = None  # evidence shown beside a debate is not in its prompts: nothing to search ahead
-    seen: dict[str, tuple[str, list[Message], GenOptions]] = {}
+    known: dict[str, tuple[str, list[Message], GenOptions]] = {}  # the prompts known before Run, by content
+    first: dict[str, tuple[str, list[Message], GenOptions]] = {}  # each model's first request
     models: set[str] = set()
+    answered, read = False, 0
     stream = run_debate(plain, client, retriever=retriever)
     try:
         for ev in stream:
             if isinstance(ev, DebateStarted):
                 models = {str(a.get("model")) for a in ev.lineup if a.get("model")}
-            for call in list(scripted.calls):
+            calls = list(scripted.calls)
+            for call in calls[read:]:
                 spec = _spec_of(call["model"], models)
-                if spec not in seen:
-                    seen[spec] = (spec, call["messages"], call["options"])
-            if (models and models <= set(seen)) or len(scripted.calls) >= MAX_CALLS:
+                request = (spec, call["messages"], call["options"])
+                answered = answered or any(MARK in str(m.get("content", "")) for m in call["messages"])
+                if not answered:
+                    known.setdefault(json.dumps([spec, call["messages"]], sort_keys=True), request)
+                first.setdefault(spec, request)
+            read = len(calls)
+            if (answered and models and models <= set(first)) or read >= MAX_CALLS:
                 break
     finally:
         stream.close()
-    return list(seen.values())
+    reached = {spec for spec, _, _ in known.values()}
+    return list(known.values()) + [r for spec, r in first.items() if spec not in reached]
 
 
 def _spec_of(model: str, specs: set[str]) -> str:

@@ -355,11 +355,15 @@ def test_radars_first_prompts_are_read_ahead_with_their_passages():
         retriever=FakeRetriever(),
     ):
         pass
-    first = {}
-    for c in scripted.calls:
-        first.setdefault(c["model"], c)
-    for spec, messages, _options in got:
-        assert messages == first[spec.split(":", 1)[1]]["messages"]
+    # both openings, word for word as the debate sends them (the embedded lineup seats both debaters on one
+    # model: the first request per model alone left the second opening to be read after Run), and nothing
+    # that holds an earlier answer (the rebuttals, the judge)
+    sent = [c["messages"] for c in scripted.calls]
+    roles = [
+        next(r for r in ("politician", "scientist", "judge") if f"You are a {r}" in m[0]["content"]) for _, m, _ in got
+    ]
+    assert sorted(roles[:2]) == ["politician", "scientist"] and "judge" not in roles, roles
+    assert all(messages in sent for _, messages, _ in got) and not any("[REASON]" in str(m) for _, m, _ in got)
     council = FakeRetriever()
     first_requests(DebateConfig(claim=COFFEE, protocol="council"), council)
     assert council.queries == []
@@ -368,13 +372,13 @@ def test_radars_first_prompts_are_read_ahead_with_their_passages():
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_radars_openings_reuse_the_prompts_read_ahead_with_their_passages(tmp_path, monkeypatch):
-    """On the embedded models: after the warm-up with the page's retriever, RADAR's first opening prompt
-    (claim, passages, role) is already in llama.cpp's state, and the other opening reuses its claim and passages."""
+    """On the embedded models: after the warm-up with the page's retriever, both of RADAR's opening prompts
+    (claim, passages, role) are in llama.cpp's saved states, and each is reused whole when it is sent."""
     import json
 
     from debate.live.warmup import warm
     from debate.models.client import ModelClient
-    from debate.models.local import ALIGN, LocalBackend, unload_all
+    from debate.models.local import LocalBackend, unload_all
     from debate.retrieval.multi import MultiRetriever
     from debate.retrieval.retriever import Retriever
     from debate.retrieval.sources.local import LocalSource
@@ -413,13 +417,12 @@ def test_radars_openings_reuse_the_prompts_read_ahead_with_their_passages(tmp_pa
     # both debaters are Qwen2.5-Coder-0.5B in the embedded lineup: the opening read ahead is in llama.cpp's
     # state whole; the other one, on the same model, reuses the claim and the passages that lead it
     # (shared_evidence) and reads its own role's text (docs/benchmarks.md, "RADAR's scientist")
+    # both debaters are Qwen2.5-Coder-0.5B in the embedded lineup: both openings were read ahead, each kept in
+    # one of llama.cpp's saved states, so each is in the state whole when it is sent (all but its last token)
     assert {t.model for t in openings} == {"local:qwen2.5-coder-0.5b"}
-    whole, shared = sorted(openings, key=lambda t: t.prompt_tokens - t.prompt_reused_tokens)
-    assert whole.prompt_tokens > 250 and whole.prompt_reused_tokens == whole.prompt_tokens - 1, whole.prompt_tokens
-    assert shared.prompt_tokens > 250 and shared.prompt_reused_tokens >= ALIGN, (  # whole aligned blocks
-        shared.prompt_tokens,
-        shared.prompt_reused_tokens,
-    )
+    assert len(rows) >= 2 and all(r["done"] for r in rows)  # the openings (and closings, which hold no answer)
+    for t in openings:
+        assert t.prompt_tokens > 250 and t.prompt_reused_tokens == t.prompt_tokens - 1, (t.role, t.prompt_tokens)
 
 
 @pytest.mark.real_model
