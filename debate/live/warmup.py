@@ -44,7 +44,9 @@ def first_requests(config: Any, retriever: Any = None) -> list[tuple[str, list[M
     their answers, the ranking is deterministic), without questions: those need a real model call."""
     from debate.runner import prepare, run_debate
 
-    scripted = ScriptedBackend(default=json.dumps({"vote": "NO", "category": 0, "explanation": MARK}, ensure_ascii=False))
+    scripted = ScriptedBackend(
+        default=json.dumps({"vote": "NO", "category": 0, "explanation": MARK}, ensure_ascii=False)
+    )
     client = ModelClient(backend_factory=lambda spec: scripted)
     plain = replace(config, gold=None) if hasattr(config, "gold") else config
     if hasattr(plain, "questions"):
