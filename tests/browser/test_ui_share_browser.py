@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, app_server, have_browser, shot, wait_settled
-from tests.support.real_cases import CLAIM, MAX_TOKENS
+from tests.support.real_cases import AS_THE_PAGE_RUNS, CLAIM, MAX_TOKENS
 from tests.support.servers import start_ollama_standin
 
 pytestmark = pytest.mark.skipif(not have_browser(), reason="chromium + playwright not installed")
@@ -38,14 +38,13 @@ def _parent_events(tmp_path) -> list[dict]:
             "single",
             "--rounds",
             "0",
-            "--param",
-            "examples=false",
             "--category",
             "1",
             "--max-tokens",
             str(MAX_TOKENS),
             "--lineup",
             "embedded",
+            *AS_THE_PAGE_RUNS,
             "--events",
             str(out),
             CLAIM,

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO
-from tests.support.real_cases import CLAIM, MAX_TOKENS
+from tests.support.real_cases import AS_THE_PAGE_RUNS, CLAIM, MAX_TOKENS
 
 NOTE = "Ask whether the link is a press release rather than the study itself."
 
@@ -46,6 +46,7 @@ def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
         str(MAX_TOKENS),
         "--lineup",
         "embedded",
+        *AS_THE_PAGE_RUNS,
         "--events",
         str(parent),
         CLAIM,
@@ -81,6 +82,7 @@ def test_cli_fork_robustness_and_export_on_real_models(tmp_path):
         str(MAX_TOKENS),
         "--lineup",
         "embedded",
+        *AS_THE_PAGE_RUNS,
         "--events",
         str(base),
         CLAIM,

@@ -15,6 +15,11 @@ AIDS = True  # the app's default (debate/aids/): the engine tests run what the p
 CLAIM = "A new study in Nature shows coffee lowers the risk of heart disease https://www.nature.com/articles/x1"
 MAX_TOKENS = 24
 TOP_K = 3
+# `python -m debate run` flags that make a command-line run of a case the run the page makes (the live-demo
+# pace, the aids as AIDS says): with them a test that runs a case from the command line sends the same model
+# calls as the engine tests, and the session's shared response cache answers whichever of them runs second
+# (without them the command line ran the papers' pace without the aids: other prompts, all live)
+AS_THE_PAGE_RUNS: tuple[str, ...] = ("--pace", "demo", "--aids" if AIDS else "--no-aids")
 
 # protocol -> task, category and the parameters that keep a real-model run short
 CASES: dict[str, dict] = {
