@@ -388,7 +388,7 @@ class DebateContext:
             seed=0,
             max_tokens=16,
             labels=tuple(spec.labels),
-            json_schema=schema if getattr(backend, "supports_json_schema", False) else None,
+            json_schema=schema if backend.supports_json_schema else None,
             stop_after_json=True,
             label_key=key,
             label_spellings=tuple(spec.label_spellings),

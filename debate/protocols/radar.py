@@ -362,7 +362,7 @@ def attribute(
     threshold = float(ctx.p("attribution_threshold"))
     base: dict[str, Any] = {"label": verdict.label, "source": verdict.source, "threshold": threshold, "policy": policy}
     backend = ctx.client.backend_for(ModelSpec.parse(judge.model))
-    if ctx.is_person(judge) or not getattr(backend, "supports_logprobs", False):
+    if ctx.is_person(judge) or not backend.supports_logprobs:
         who = (
             "a person gives the verdict"
             if ctx.is_person(judge)
