@@ -251,6 +251,7 @@ def run_one(client, lineup, claim: dict, passages: list[dict], arm: str, args) -
     )
     # the attribution is off by default in the app: the benchmark turns it on unless told not to
     cfg.params["attribution"] = bool(args.attribution)
+    cfg.params["attribution_reading"] = args.attribution_reading
     t0 = time.perf_counter()
     label, turns, flags, planted, attribution, verdict_t = None, [], [], [], None, None
     for e in run_debate(cfg, client, retriever=FixedRetriever(passages)):
@@ -682,6 +683,13 @@ def main(argv: list[str] | None = None) -> int:
         dest="attribution",
         action="store_false",
         help="skip the leave-one-out re-reads after each verdict (which passages it rests on)",
+    )
+    ap.add_argument(
+        "--attribution-reading",
+        choices=("continue", "regenerate"),
+        default="continue",
+        help="how each passage is left out: the judge's answer continued up to its verdict (the app's default) "
+        "or the judge's whole answer written anew",
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE", help="write every run's verdicts and texts to FILE")

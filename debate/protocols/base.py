@@ -396,6 +396,16 @@ class DebateContext:
         return self.client.chat(spec.agent.model, self._instructions(spec), opts).result().label_probs
 
     # -- events the protocols build -------------------------------------------------------------
+    def regenerated_label_probs(self, spec: TurnSpec) -> dict[str, float] | None:
+        """The label probabilities of `spec`'s turn run again whole: the model writes its answer anew over this
+        prompt (its reasoning included) with the turn's own options, and the probabilities are read where
+        that answer writes its label. Where a passage moved a verdict through the reasoning it inspired, only
+        a re-run without it shows the verdict without it. The cost is a whole answer per re-run. No events,
+        not counted among the debate's model calls (the attribution says its own time)."""
+        schema = self._first_schema(spec)
+        opts = self._options(spec, schema, self._first_min_tokens(spec))
+        return self.client.chat(spec.agent.model, self._instructions(spec), opts).result().label_probs
+
     def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:
         return PhaseStarted(
             phase=phase,
@@ -651,10 +661,27 @@ class DebateContext:
     def _chat(
         self, spec: TurnSpec, messages: list[Message], json_schema: dict[str, Any] | None = None, min_tokens: int = 0
     ) -> ChatStream:
+        opts = self._options(spec, json_schema, min_tokens)
+        a = spec.agent
+        # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
+        person = self.is_person(a)
+        model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
+        try:
+            stream = self.client.chat(model, messages, opts)
+        except DebateError as e:  # e.g. a backend that cannot be set up for this member's spec
+            raise MemberFailed(a.agent, a.model, e) from e
+        with self._lock:
+            self.model_calls += not person  # a person's turn is not a model call
+            self.cache_hits += int(stream.cached)
+        return stream
+
+    def _options(self, spec: TurnSpec, json_schema: dict[str, Any] | None, min_tokens: int) -> GenOptions:
+        """The generation options of `spec`'s turn: the same for the turn itself and for a re-run of it
+        (`regenerated_label_probs`), so a re-run over the same prompt is the turn's own answer again."""
         a = spec.agent
         seed = a.seed if spec.seed == "agent" else spec.seed
         leads = label_leads(json_schema, spec.labels)
-        opts = GenOptions(
+        return GenOptions(
             temperature=a.temperature if spec.temperature is None else spec.temperature,
             seed=seed,
             max_tokens=max(min_tokens, int(spec.max_tokens or self.config.max_tokens)),
@@ -668,17 +695,6 @@ class DebateContext:
             label_spellings=tuple(spec.label_spellings) if spec.labels else (),
             **self._own_words(spec, json_schema),
         )
-        # a person's turn goes to the person backend with its seat's ticket (debate.seats) as the model name
-        person = self.is_person(a)
-        model = ModelSpec("human", ticket(self.debate_id, spec.turn_id)) if person else a.model
-        try:
-            stream = self.client.chat(model, messages, opts)
-        except DebateError as e:  # e.g. a backend that cannot be set up for this member's spec
-            raise MemberFailed(a.agent, a.model, e) from e
-        with self._lock:
-            self.model_calls += not person  # a person's turn is not a model call
-            self.cache_hits += int(stream.cached)
-        return stream
 
     def _own_words(self, spec: TurnSpec, json_schema: dict[str, Any] | None) -> dict[str, Any]:
         """GenOptions fields that keep an answer its own and its length kind: an argument in words may not

@@ -380,9 +380,13 @@ def attribute(
         done=0, total=total, note="The judge re-reads the evidence with each passage left out in turn…"
     )
 
+    regenerate = str(ctx.p("attribution_reading")) == "regenerate"
+
     def read(kept: list[dict[str, Any]]) -> dict[str, float] | None:
         with ctx.passages_left(kept):
             spec = _quietly(d.judge_spec(judge, phase, rnd, partial=partial, lone=lone))
+            if regenerate:
+                return ctx.regenerated_label_probs(spec)
             return ctx.reread_label_probs(spec, before or "")
 
     try:
@@ -417,7 +421,10 @@ def attribute(
         contested_reasons=reasons,
         claim_lang=claim_lang,
         method=(
-            "the judge's prompt re-read with one passage left out, its label probabilities read where its own "
+            "the judge answered again with one passage left out, reasoning included, its label probabilities "
+            "read where that answer wrote its verdict"
+            if regenerate
+            else "the judge's prompt re-read with one passage left out, its label probabilities read where its own "
             "answer wrote the verdict (the reasoning kept as written)"
             if before
             else "the judge's prompt re-read with one passage left out, its label probabilities read where "
@@ -698,6 +705,13 @@ _SHARED = {
         "Off by default: on the packaged 0.5B judge the label-first re-read disagrees with the label it "
         "wrote, so it names nothing, and its re-reads take the CPU the next debate needs.",
     ),
+    "attribution_reading": (
+        "continue",
+        "continue: each re-read continues the judge's own answer up to its verdict (the reasoning kept as "
+        "written; a prompt's evaluation and one token each). regenerate: the judge answers again, reasoning "
+        "included, with each passage left out (a whole answer each): it also names a passage that moved the "
+        "verdict through the reasoning it inspired.",
+    ),
     "attribution_threshold": (
         at.THRESHOLD,
         "The verdict rests on a passage whose removal changes it or lowers its probability by more than this.",
@@ -713,6 +727,7 @@ _SHARED_CHOICES = {
     "judge_answer": ("paper", "constrained"),
     "judge_calibration": ("none", "contextual", "fitted"),
     "contested": at.POLICIES,
+    "attribution_reading": at.READINGS,
 }
 
 

@@ -31,6 +31,8 @@ from debate.models.labelprobs import answer_before_label, spelled
 THRESHOLD = 0.2
 LOW_RELEVANCE = 0.5
 POLICIES = ("suspicious", "strict", "off")
+# how each passage is left out: the judge's answer continued up to its verdict, or the judge's answer anew
+READINGS = ("continue", "regenerate")
 DEFAULT_POLICY = "suspicious"
 # a language read from fewer letters than this is not trusted to say a passage is foreign
 MIN_LETTERS_FOR_LANGUAGE = 20

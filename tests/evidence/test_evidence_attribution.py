@@ -223,6 +223,30 @@ def test_a_backend_that_continues_an_answer_re_reads_the_label_after_the_judges_
     assert at.continued_answer("no label here", "TRUE", LABELS3, "verdict") is None
 
 
+def test_a_regenerated_reading_runs_the_judges_own_turn_again_without_each_passage():
+    def verdict(messages, options):  # the plant inspires the reasoning, and the reasoning decides the label
+        text = " ".join(m["content"] for m in messages)
+        return "[REASON]: the registry says so\n[VERDICT]: FALSE" if "PLANT" in text else "[REASON]: r\n[VERDICT]: TRUE"
+
+    def probs(text, options):
+        return {"FALSE": 0.9, "TRUE": 0.1} if "registry" in text else {"TRUE": 0.8, "FALSE": 0.2}
+
+    client, backend = scripted({"verdict": verdict}, label_probs=probs)
+    backend.supports_logprobs = backend.supports_prefill = True
+    events = judged(client, attribution_reading="regenerate")
+    (att,) = by_type(events, "attribution")
+    judge_calls = backend.calls  # the judge alone speaks (single_mode "judge")
+    turn, reruns = judge_calls[0]["options"], [c["options"] for c in judge_calls[1:]]
+    assert len(reruns) == 4  # over every passage, then without each of the three
+    # each re-run is the judge's turn again: its options, its whole budget, no answer begun for it
+    assert all(o == turn for o in reruns) and turn.max_tokens > 1 and not turn.prefill
+    left_out = [" ".join(m["content"] for m in c["messages"]) for c in judge_calls[1:]]
+    assert ["PLANT" in t for t in left_out] == [True, True, True, False]
+    assert att.status == "done" and att.rests_on == ["E3"] and att.without[2]["label"] == "TRUE"
+    assert "answered again" in att.method
+    assert by_type(events, "finished")[-1].model_calls == 1  # the re-runs are not the debate's calls
+
+
 LABELS3 = ("TRUE", "FALSE", "HALF-TRUE")
 
 

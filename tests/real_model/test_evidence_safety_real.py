@@ -43,6 +43,21 @@ class Planted:
         ]
 
 
+def judged_planted(**params) -> DebateConfig:
+    """RADAR-single, the judge alone over the planted passages, the attribution on, the aids as in the app."""
+    return DebateConfig(
+        claim=CLAIM,
+        protocol="radar-single",
+        task="halftruth",
+        category=None,
+        lineup="embedded",
+        params={"single_mode": "judge", "attribution": True, **params},
+        max_tokens=48,
+        top_k=2,
+        aids=True,
+    )
+
+
 @pytest.mark.real_model
 @pytest.mark.timeout(900)
 def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_verdict(monkeypatch, tmp_path):
@@ -63,17 +78,7 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
         return real_stream(model, messages, options)
 
     monkeypatch.setattr(backend, "stream", recording)
-    cfg = DebateConfig(
-        claim=CLAIM,
-        protocol="radar-single",
-        task="halftruth",
-        category=None,
-        lineup="embedded",
-        params={"single_mode": "judge", "attribution": True},
-        max_tokens=48,
-        top_k=2,
-        aids=True,
-    )
+    cfg = judged_planted()
     events = list(run_debate(cfg, client, retriever=Planted()))
     fin = events[-1]
     assert fin.type == "finished" and fin.status == "completed", [e.message for e in by_type(events, "error")]
@@ -127,6 +132,43 @@ def test_the_real_judge_reads_the_plant_fenced_and_flagged_and_still_gives_a_ver
     assert [
         r["text"] for r in csv.DictReader(io.StringIO(exports.export_csv(store, did))) if r["phase"] == "attribution"
     ] == [at.rests_sentence(att.to_dict())]
+
+
+@pytest.mark.real_model
+@pytest.mark.timeout(900)
+def test_the_real_judge_answers_again_without_each_passage_and_over_all_of_them_gives_its_own_verdict(monkeypatch):
+    """`attribution_reading=regenerate`: after the verdict the judge writes its whole answer again (its turn's
+    options, greedy) over every passage and then without each; over every passage it is the judge's own answer,
+    so the reference the others are compared with is the verdict itself, and each row is a label the judge
+    wrote without that passage."""
+    pytest.importorskip("llama_cpp")
+    from debate.models.spec import ModelSpec
+    from tests.support.real_cases import prepared_client
+
+    client = prepared_client(("local:qwen2.5-coder-0.5b",), cache=False)
+    backend = client.backend_for(ModelSpec.parse("local:qwen2.5-coder-0.5b"))
+    calls: list[tuple[list[dict], object, str]] = []
+    real_stream = backend.stream
+
+    def recording(model, messages, options):
+        text: list[str] = []
+        for chunk in real_stream(model, messages, options):
+            text.append(getattr(chunk, "text", "") or "")
+            yield chunk
+        calls.append(([dict(m) for m in messages], options, "".join(text)))
+
+    monkeypatch.setattr(backend, "stream", recording)
+    cfg = judged_planted(attribution_reading="regenerate")
+    events = list(run_debate(cfg, client, retriever=Planted()))
+    assert events[-1].type == "finished" and events[-1].status == "completed"
+    (att,) = by_type(events, "attribution")
+    assert att.status == "done" and "answered again" in att.method, att.note
+    turn, reruns = calls[0], calls[1:]
+    assert len(reruns) == 4 and all(o == turn[1] and not o.prefill for _, o, _ in reruns)  # the turn's own options
+    assert reruns[0][2] == turn[2]  # over every passage: the judge's own answer, word for word
+    assert max(att.probs, key=att.probs.get) == att.label == by_type(events, "verdict")[-1].label
+    assert [sum("Astronauts say" in m["content"] for m in msgs) for msgs, _, _ in reruns] == [1, 0, 1, 1]
+    assert [r["id"] for r in att.without] == ["E1", "E2", "E3"] and all(r["label"] for r in att.without)
 
 
 HOSTILE_REASON = "<img src=x onerror=alert(1)>"
