@@ -395,7 +395,6 @@ class DebateContext:
         )
         return self.client.chat(spec.agent.model, self._instructions(spec), opts).result().label_probs
 
-    # -- events the protocols build -------------------------------------------------------------
     def regenerated_label_probs(self, spec: TurnSpec) -> dict[str, float] | None:
         """The label probabilities of `spec`'s turn run again whole: the model writes its answer anew over this
         prompt (its reasoning included) with the turn's own options, and the probabilities are read where
@@ -406,6 +405,7 @@ class DebateContext:
         opts = self._options(spec, schema, self._first_min_tokens(spec))
         return self.client.chat(spec.agent.model, self._instructions(spec), opts).result().label_probs
 
+    # -- events the protocols build -------------------------------------------------------------
     def phase(self, phase: str, round: int = 0, title: str = "", note: str = "") -> PhaseStarted:
         return PhaseStarted(
             phase=phase,

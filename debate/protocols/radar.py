@@ -420,18 +420,27 @@ def attribute(
         contested=bool(reasons),
         contested_reasons=reasons,
         claim_lang=claim_lang,
-        method=(
-            "the judge answered again with one passage left out, reasoning included, its label probabilities "
-            "read where that answer wrote its verdict"
-            if regenerate
-            else "the judge's prompt re-read with one passage left out, its label probabilities read where its own "
-            "answer wrote the verdict (the reasoning kept as written)"
-            if before
-            else "the judge's prompt re-read with one passage left out, its label probabilities read where "
-            "the verdict is written (decoded label-first)"
-        ),
+        method=_reading_said(regenerate, bool(before)),
         seconds=round(time.perf_counter() - t0, 3),
         **base,
+    )
+
+
+def _reading_said(regenerate: bool, continued: bool) -> str:
+    """The attribution's `method`: how each passage was left out (the card and the exports say it)."""
+    if regenerate:
+        return (
+            "the judge answered again with one passage left out, reasoning included, its label probabilities "
+            "read where that answer wrote its verdict"
+        )
+    if continued:
+        return (
+            "the judge's prompt re-read with one passage left out, its label probabilities read where its own "
+            "answer wrote the verdict (the reasoning kept as written)"
+        )
+    return (
+        "the judge's prompt re-read with one passage left out, its label probabilities read where "
+        "the verdict is written (decoded label-first)"
     )
 
 
