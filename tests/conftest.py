@@ -81,9 +81,19 @@ def recorded_durations() -> dict[str, float]:
         return {}
 
 
+# Collected first, so a worker starts on it at once: the engine's short real-model debates
+# (tests/support/real_cases.py), whose recorded answers the session's shared response cache then gives every later
+# test that runs the same case (the pages, the command-line parents of the share tests, the vote comparisons).
+# In collection order these came after the browser folder, and a test that ran a case at the same moment on the
+# other worker recorded it a second time.
+FIRST = ("real_model/test_engine_real.py",)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     tests_dir = Path(__file__).resolve().parent
     took = recorded_durations()
+    first = {tests_dir / f for f in FIRST}
+    items.sort(key=lambda item: Path(item.path).resolve() not in first)  # stable: the rest keep their order
     for item in items:
         if took.get(item.nodeid, 0.0) > SLOW_S:
             item.add_marker("slow")
