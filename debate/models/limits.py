@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 
 from debate.errors import BackendTimeout
-from debate.models.base import Chunk, Delta, Final, GenOptions
+from debate.models.base import Chunk, Delta, Final, GenOptions, server_cap
 
 MAX_CHARS_PER_TOKEN = 32  # tokens of real text are far shorter; a delta of megabytes is not one token
 
@@ -22,13 +22,14 @@ MAX_CHARS_PER_TOKEN = 32  # tokens of real text are far shorter; a delta of mega
 def capped(chunks: Iterator[Chunk], options: GenOptions, *, deadline_s: float, where: str) -> Iterator[Chunk]:
     """`chunks` with the answer bounded in tokens, characters and total time (see the module doc)."""
     n = chars = 0
-    max_chars = max(1, options.max_tokens) * MAX_CHARS_PER_TOKEN
+    cap = server_cap(options)  # the cap the server was given (a JSON answer's grace included)
+    max_chars = max(1, cap) * MAX_CHARS_PER_TOKEN
     t0 = time.monotonic()
     try:
         for chunk in chunks:
             if isinstance(chunk, Delta):
-                if n >= options.max_tokens or chars + len(chunk.text) > max_chars:
-                    room = max(0, max_chars - chars) if n < options.max_tokens else 0
+                if n >= cap or chars + len(chunk.text) > max_chars:
+                    room = max(0, max_chars - chars) if n < cap else 0
                     if room:
                         yield Delta(chunk.text[:room])
                     yield Final(completion_tokens=n + bool(room), finish_reason="length")

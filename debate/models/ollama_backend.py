@@ -22,7 +22,17 @@ from debate.errors import (
     ServerError,
 )
 from debate.models.backends import BackendInfo
-from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import (
+    HEALTH_TIMEOUT_S,
+    Backend,
+    Chunk,
+    Delta,
+    Final,
+    GenOptions,
+    Message,
+    ModelInfo,
+    server_cap,
+)
 from debate.models.labelprobs import TOP_K, label_probs_at_key
 from debate.models.limits import capped
 from debate.models.local import check_request
@@ -238,7 +248,7 @@ class OllamaBackend(Backend):
         return self._windows[model]
 
     def _open(self, model: str, messages: list[Message], options: GenOptions) -> tuple[Any, Iterator[Any]]:
-        opts: dict[str, Any] = {"temperature": options.temperature, "num_predict": options.max_tokens}
+        opts: dict[str, Any] = {"temperature": options.temperature, "num_predict": server_cap(options)}
         if self.context_window(model):
             opts["num_ctx"] = self.context_window(model)
         if options.seed is not None:

@@ -31,7 +31,17 @@ from debate.errors import (
     ServerError,
 )
 from debate.models.backends import BackendInfo
-from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
+from debate.models.base import (
+    HEALTH_TIMEOUT_S,
+    Backend,
+    Chunk,
+    Delta,
+    Final,
+    GenOptions,
+    Message,
+    ModelInfo,
+    server_cap,
+)
 from debate.models.labelprobs import TOP_K, label_probs_at_key
 from debate.models.limits import capped
 from debate.models.local import check_request
@@ -365,7 +375,7 @@ class OpenAIBackend(Backend):
     # -- the call -------------------------------------------------------------------------------
     def _request(self, model: str, messages: list[Message], options: GenOptions) -> dict[str, Any]:
         kw: dict[str, Any] = dict(
-            model=model, messages=messages, stream=True, temperature=options.temperature, max_tokens=options.max_tokens
+            model=model, messages=messages, stream=True, temperature=options.temperature, max_tokens=server_cap(options)
         )
         if options.seed is not None:
             kw["seed"] = options.seed

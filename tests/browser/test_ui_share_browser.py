@@ -137,6 +137,9 @@ def test_deep_link_fork_interject_and_offline_export(tmp_path, monkeypatch):
                 page.locator(".verdict-card").wait_for(timeout=1_200_000)
                 wait_settled(page)
                 shot(page, "share-fork-interjected")
+                # the fork's judge on the Ollama server, under its schema (the parent's aids): its label comes
+                # after its reason, within the grace the server is given (debate.models.base.server_cap)
+                assert "no verdict" not in page.locator(".verdict-card").first.inner_text().lower()
                 fork_id = page.evaluate("() => new URLSearchParams(location.search).get('debate')")
                 assert fork_id and fork_id != pid
 

@@ -203,3 +203,17 @@ def test_a_judge_answer_is_read_where_its_label_is_written(client, server):
     assert res.label_at in ("written", "split") and set(res.label_probs) == {"TRUE", "FALSE"}
     if res.label_at == "written":  # greedy: the written label is the most probable one read there
         assert res.label_probs["FALSE"] > res.label_probs["TRUE"]
+
+
+def test_a_json_answer_under_a_schema_is_given_its_grace_and_free_text_is_not():
+    """As on Ollama (tests/models/test_models_ollama.py, on a real stand-in): a server cannot close a JSON
+    answer's reason kindly, so its grace is room in max_tokens; the label after the reason is not lost."""
+    from debate.models.openai_backend import OpenAIBackend
+
+    backend = OpenAIBackend("http://127.0.0.1:9/v1", "sk-no-key")
+    schema = {"type": "object", "properties": {"vote": {"type": "string"}}}
+    ask = [{"role": "user", "content": "Vote."}]
+    assert (
+        backend._request("m", ask, GenOptions(max_tokens=24, json_schema=schema, grace_tokens=64))["max_tokens"] == 88
+    )
+    assert backend._request("m", ask, GenOptions(max_tokens=24, grace_tokens=64))["max_tokens"] == 24
