@@ -65,7 +65,7 @@ class GenOptions:
     # a kind budget: past `max_tokens` the embedded backend lets a free-text answer go on for at most this
     # many tokens to finish its sentence or paragraph, and a JSON answer to end its text at a sentence and
     # close (its label never lost to the budget); servers stop a free-text answer at max_tokens and give a
-    # JSON answer under a schema its grace as plain room (`server_cap`). 0 = a hard cap, as before
+    # JSON answer under a schema its grace as plain room (`debate.models.limits.server_cap`). 0 = a hard cap, as before
     grace_tokens: int = 0
     # the answer's opening, already written: the model goes on from its end (`Backend.supports_prefill`); the
     # text streamed back is what follows it. A re-read of where a label is written after the model's own
@@ -188,16 +188,6 @@ class ModelInfo:
     size_bytes: int | None = None
     license: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def server_cap(options: GenOptions) -> int:
-    """The token cap a server backend is given. A server cannot end an answer kindly as the embedded backend
-    does (debate.models.stopping.KindEnd: a JSON answer's text closed at a sentence end, room kept for its
-    label), so a JSON answer under a schema gets its grace as plain room: the schema's maxLength bounds its
-    text, and its label comes after it. Cut at max_tokens, a small judge's reason (written first, so the label
-    follows it) ran past a 64-token cap on an Ollama server, its repair too, and the debate had no verdict."""
-    grace = max(0, int(options.grace_tokens or 0)) if options.json_schema else 0
-    return options.max_tokens + grace
 
 
 class Backend:

@@ -31,19 +31,9 @@ from debate.errors import (
     ServerError,
 )
 from debate.models.backends import BackendInfo
-from debate.models.base import (
-    HEALTH_TIMEOUT_S,
-    Backend,
-    Chunk,
-    Delta,
-    Final,
-    GenOptions,
-    Message,
-    ModelInfo,
-    server_cap,
-)
+from debate.models.base import HEALTH_TIMEOUT_S, Backend, Chunk, Delta, Final, GenOptions, Message, ModelInfo
 from debate.models.labelprobs import TOP_K, label_probs_at_key
-from debate.models.limits import capped
+from debate.models.limits import capped, server_cap
 from debate.models.local import check_request
 from debate.models.retry import call_with_retries
 from debate.models.spec import ModelSpec, server_url, settings_url
