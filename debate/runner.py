@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -186,6 +186,8 @@ def prepare(config: DebateConfig) -> Prepared:
         )
     params = resolve_params(info, config.params)
     categories = task_categories(config.task, config.category)
+    if categories == [None] and config.category is not None:  # a task without sections: none is recorded
+        config = replace(config, category=None)
     for c in categories:
         resolve_task(config.task, c, config.custom_title, config.custom_description)
     if config.seats:  # a fork's or a robustness variant's seats, exactly as given

@@ -9,20 +9,16 @@ gives no task description because its agents are told only the claim and the lab
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 from debate import outcome
 from debate.errors import InvalidInput
 
-# the tasks, by the names the command line and the pages use, with the title a picker shows: the one list
-TASK_TITLES = {
-    "checkthat": "CheckThat 2025 4a (tweets)",
-    "halftruth": "Half-truth (TRUE / HALF-TRUE / FALSE)",
-    "averitec": "AVeriTeC (+ NEI)",
-    "custom": "Custom question",
-}
-TASK_NAMES = tuple(TASK_TITLES)
+log = logging.getLogger(__name__)
 
 # Verbatim from TurQUaz A.3-A.5; the last bullet only makes sense for CheckThat, so other tasks drop it.
 CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or politics"
@@ -263,70 +259,180 @@ class TaskView:
         return f"the claim is {', '.join(head)}, or {last}"
 
 
-def resolve_task(
-    task: str, category: int | None = None, custom_title: str = "", custom_description: str = ""
-) -> TaskView:
-    """One task view; raises InvalidInput with a hint for unknown tasks/categories or an empty custom title."""
-    task = (task or "").strip().lower()
-    if task == "checkthat":
-        if category not in CHECKTHAT_CATEGORIES:
-            raise InvalidInput(
-                f"CheckThat has no category {category!r}.",
-                "Use category 1 (scientific claim), 2 (reference to a study) or 3 "
-                "(scientific entities), or leave it empty to run all three.",
-            )
-        c = CHECKTHAT_CATEGORIES[category]
-        return TaskView(
-            "checkthat",
-            ("YES", "NO"),
-            c.phrase,
-            c.description,
-            c.guidelines,
-            c.examples,
-            category=category,
-            focus_rule=CHECKTHAT_FOCUS_RULE,
-            tie_label="NO",
-            extra={"title": c.title, "name": c.name},
+def _checkthat(category: int | None, custom_title: str, custom_description: str) -> TaskView:
+    if category not in CHECKTHAT_CATEGORIES:
+        raise InvalidInput(
+            f"CheckThat has no category {category!r}.",
+            "Use category 1 (scientific claim), 2 (reference to a study) or 3 "
+            "(scientific entities), or leave it empty to run all three.",
         )
-    if task in ("halftruth", "averitec"):
-        labels = ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if task == "averitec" else ())
-        desc = _HALF_TRUE_DESCRIPTION + (_NEI_DESCRIPTION if task == "averitec" else "")
+    c = CHECKTHAT_CATEGORIES[category]
+    return TaskView(
+        "checkthat",
+        ("YES", "NO"),
+        c.phrase,
+        c.description,
+        c.guidelines,
+        c.examples,
+        category=category,
+        focus_rule=CHECKTHAT_FOCUS_RULE,
+        tie_label="NO",
+        extra={"title": c.title, "name": c.name},
+    )
+
+
+def _truth(task: str) -> Callable[[int | None, str, str], TaskView]:
+    """Half-truth, or AVeriTeC with NEI: RADAR's labels (Sections 1 and 4.1)."""
+    nei = task == "averitec"
+
+    def resolve(category: int | None, custom_title: str, custom_description: str) -> TaskView:
+        labels = ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if nei else ())
+        desc = _HALF_TRUE_DESCRIPTION + (_NEI_DESCRIPTION if nei else "")
         phrase = "is true, false, half-true" + (
-            ", or not verifiable with the evidence (NEI)" if task == "averitec" else " (misleading by omission)"
+            ", or not verifiable with the evidence (NEI)" if nei else " (misleading by omission)"
         )
         return TaskView(task, labels, phrase, desc, tie_label="HALF-TRUE", subject="claim")
-    if task == "custom":
-        title = (custom_title or "").strip()
-        if not title:
-            raise InvalidInput(
-                "A custom question needs a title.",
-                "Write what the tweet should be judged for, e.g. 'is about climate change'.",
-            )
-        desc = (custom_description or "").strip() or title
-        return TaskView(
-            "custom", ("YES", "NO"), title[0].lower() + title[1:], desc, tie_label="NO", extra={"title": title}
+
+    return resolve
+
+
+def _custom(category: int | None, custom_title: str, custom_description: str) -> TaskView:
+    title = (custom_title or "").strip()
+    if not title:
+        raise InvalidInput(
+            "A custom question needs a title.",
+            "Write what the tweet should be judged for, e.g. 'is about climate change'.",
         )
-    raise InvalidInput(f"Unknown task {task!r}.", f"Use one of: {', '.join(TASK_NAMES)}.")
+    desc = (custom_description or "").strip() or title
+    return TaskView("custom", ("YES", "NO"), title[0].lower() + title[1:], desc, tie_label="NO", extra={"title": title})
 
 
-def task_categories(task: str, category: int | None) -> list[int | None]:
-    """Which category sections a run has: CheckThat with no category runs all three."""
-    if task == "checkthat" and category is None:
-        return [1, 2, 3]
-    return [category if task == "checkthat" else None]
-
-
-# -- what a verdict says, in the task's terms ---------------------------------------------------------
-# Every sink (verdict card, Present, Learn, Library, the exports) words a verdict with these functions,
-# so a CheckThat YES never reads as "true" on one screen and as "contains a claim" on another.
-TRUTH_TASKS = ("halftruth", "averitec")
-TRUE_FALSE_PROTOCOLS = ("radar", "radar-single")  # RADAR's judge decides TRUE / FALSE / HALF-TRUE
+# -- the registry: every list of tasks derives from it --------------------------------------------------
 _TRUTH_WORDS = {
     "TRUE": "the claim is true",
     "FALSE": "the claim is false",
     "HALF-TRUE": "the claim is half-true: correct in itself, but misleading because it leaves out context",
     "NEI": "there is not enough evidence to decide",
 }
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task as the registry holds it: what a picker shows, the labels its verdicts take, and how it is
+    resolved into the TaskView the prompts are filled with. Declared up front (not read off a resolved
+    view) so that lists, label pickers and exports know a task's labels without a category or a title."""
+
+    name: str  # what --task and the stored debate say
+    title: str  # what a picker shows
+    labels: tuple[str, ...]  # every label a verdict of the task can take
+    resolve: Callable[[int | None, str, str], TaskView]  # (category, custom title, custom description) -> view
+    categories: tuple[int, ...] = ()  # sections a run may have; a run that names none has every one
+    words: dict[str, str] = field(default_factory=dict)  # label -> what it says ("the claim is false")
+
+    @property
+    def truth(self) -> bool:
+        """Decided as true or false (RADAR's judge's labels), not as yes or no."""
+        return "TRUE" in self.labels
+
+
+ENTRY_POINT_GROUP = "debate.tasks"
+BUILT_IN: tuple[TaskInfo, ...] = (
+    TaskInfo("checkthat", "CheckThat 2025 4a (tweets)", ("YES", "NO"), _checkthat, tuple(CHECKTHAT_CATEGORIES)),
+    TaskInfo(
+        "halftruth",
+        "Half-truth (TRUE / HALF-TRUE / FALSE)",
+        ("TRUE", "FALSE", "HALF-TRUE"),
+        _truth("halftruth"),
+        words={k: v for k, v in _TRUTH_WORDS.items() if k != "NEI"},
+    ),
+    TaskInfo(
+        "averitec", "AVeriTeC (+ NEI)", ("TRUE", "FALSE", "HALF-TRUE", "NEI"), _truth("averitec"), words=_TRUTH_WORDS
+    ),
+    TaskInfo("custom", "Custom question", ("YES", "NO"), _custom),
+)
+TASKS: dict[str, TaskInfo] = {info.name: info for info in BUILT_IN}
+# name -> title, kept in step with TASKS by register (the pickers' options)
+TASK_TITLES: dict[str, str] = {info.name: info.title for info in BUILT_IN}
+# entry points that could not be loaded: name -> why
+FAILED: dict[str, str] = {}
+
+
+def register(info: TaskInfo) -> TaskInfo:
+    """Adds a task to the registry: the command line's --task, the pages' task pickers and every label list
+    then offer it."""
+    if not isinstance(info, TaskInfo):
+        raise InvalidInput(
+            f"A task must be registered as a TaskInfo, not a {type(info).__name__}.",
+            "Point the entry point at the module's INFO (e.g. my_pkg.satire:INFO).",
+        )
+    if info.name in TASKS and TASKS[info.name] is not info:
+        raise InvalidInput(f"A task named {info.name!r} is already registered.", "Give yours another name.")
+    if not info.name or info.name != info.name.strip().lower() or not info.labels:
+        raise InvalidInput(f"Task {info.name!r} needs a lower-case name and its labels.", "Set INFO's name and labels.")
+    TASKS[info.name] = info
+    TASK_TITLES[info.name] = info.title
+    return info
+
+
+def _load_entry_points() -> None:
+    """Registers every task other installed packages declare; one that fails is logged and left out."""
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in TASKS:
+            continue
+        try:
+            register(ep.load())
+        except Exception as e:  # noqa: BLE001 - anything another package raises on import is reported, not fatal
+            FAILED[ep.name] = f"{type(e).__name__}: {e}"
+            log.warning("task %r (%s) not loaded: %s", ep.name, ep.value, FAILED[ep.name])
+
+
+def names() -> tuple[str, ...]:
+    return tuple(TASKS)
+
+
+def get(task: str) -> TaskInfo:
+    info = TASKS.get((task or "").strip().lower())
+    if info is None:
+        raise InvalidInput(f"Unknown task {task!r}.", f"Use one of: {', '.join(TASKS)}.")
+    return info
+
+
+def is_truth(task: str) -> bool:
+    """Whether the task's verdicts are TRUE / FALSE (...) rather than YES / NO; False for an unknown name."""
+    info = TASKS.get(task or "")
+    return bool(info and info.truth)
+
+
+def task_labels(task: str) -> tuple[str, ...]:
+    """The labels a verdict of the task can take; YES / NO for a name the registry does not know (an older
+    stored debate's)."""
+    info = TASKS.get(task or "")
+    return info.labels if info else ("YES", "NO")
+
+
+def resolve_task(
+    task: str, category: int | None = None, custom_title: str = "", custom_description: str = ""
+) -> TaskView:
+    """One task view; raises InvalidInput with a hint for unknown tasks/categories or an empty custom title."""
+    return get(task).resolve(category, custom_title, custom_description)
+
+
+def task_categories(task: str, category: int | None) -> list[int | None]:
+    """Which category sections a run has: a task with categories and none chosen runs them all (CheckThat's
+    three)."""
+    cats = TASKS[task].categories if task in TASKS else ()
+    if not cats:
+        return [None]
+    return list(cats) if category is None else [category]
+
+
+_load_entry_points()
+
+
+# -- what a verdict says, in the task's terms ---------------------------------------------------------
+# Every sink (verdict card, Present, Learn, Library, the exports) words a verdict with these functions,
+# so a CheckThat YES never reads as "true" on one screen and as "contains a claim" on another.
+TRUE_FALSE_PROTOCOLS = ("radar", "radar-single")  # RADAR's judge decides TRUE / FALSE / HALF-TRUE
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -345,7 +451,10 @@ def verdict_sentence(task: str, category: int | None, label: str | None, custom_
     if task == "checkthat" and category in CHECKTHAT_CATEGORIES and lab in ("YES", "NO"):
         c = CHECKTHAT_CATEGORIES[category]
         return f"{lab} — {c.yes if lab == 'YES' else c.no}"
-    if lab in _TRUTH_WORDS and task != "checkthat":
+    info = TASKS.get(task)
+    if info is not None and lab in info.words:
+        return f"{lab} — {info.words[lab]}"
+    if lab in _TRUTH_WORDS and task != "checkthat":  # a stored verdict that does not say its task
         return f"{lab} — {_TRUTH_WORDS[lab]}"
     if lab in ("YES", "NO"):
         title = (custom_title or "").strip().rstrip("?")

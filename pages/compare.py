@@ -9,7 +9,7 @@ from debate.errors import DebateError
 from debate.lineups import load_lineup
 from debate.runner import MAX_CLAIM_CHARS
 from debate.store import row_title
-from debate.tasks import TRUTH_TASKS
+from debate.tasks import is_truth
 from ui import catalog, charts, landing, resources, server_box, setup, share_view, widgets
 from ui.entry import through_app
 from ui.render import (
@@ -171,7 +171,7 @@ n = int(st.number_input("Columns", 2, 4, 2, key="cmp_n"))
 # RADAR decides TRUE / FALSE / HALF-TRUE: on a yes/no task the default columns are yes/no protocols
 defaults = (
     ["radar", "radar-single", "council", "single"]
-    if task["task"] in TRUTH_TASKS
+    if is_truth(task["task"])
     else ["council", "baseline", "single", "team"]
 )
 

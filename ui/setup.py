@@ -22,7 +22,7 @@ import streamlit as st
 
 from debate.aids import settings as aids_mod
 from debate.runner import DebateConfig
-from debate.tasks import TRUE_FALSE_PROTOCOLS, TRUTH_TASKS, task_categories
+from debate.tasks import TRUE_FALSE_PROTOCOLS, is_truth, task_categories
 from ui import catalog, landing, widgets
 from ui.keep import keep, remember
 
@@ -39,7 +39,7 @@ def follow_protocols(protocols: list[str]) -> None:
     landing.redo_lost()  # decide on the task the page showed, not on a stale one the browser sent back
     task = st.session_state.get("cfg_task", st.session_state.get("keep:cfg_task", "checkthat"))
     radar = [p for p in protocols if p in TRUE_FALSE_PROTOCOLS]
-    if radar and task not in TRUTH_TASKS:
+    if radar and not is_truth(task):
         st.session_state[BEFORE_RADAR] = task
         landing.set_value("cfg_task", "halftruth")  # made again if the browser's stale state undoes it
         st.session_state[SWITCH_NOTE] = (
@@ -49,7 +49,7 @@ def follow_protocols(protocols: list[str]) -> None:
                 f"{catalog.TASKS['halftruth']} (it switches back when you pick another protocol)."
             ),
         )
-    elif not radar and BEFORE_RADAR in st.session_state and task in TRUTH_TASKS:
+    elif not radar and BEFORE_RADAR in st.session_state and is_truth(task):
         back = st.session_state.pop(BEFORE_RADAR)
         landing.set_value("cfg_task", back)
         st.session_state[SWITCH_NOTE] = (

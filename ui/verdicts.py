@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from debate import outcome
+from debate import outcome, tasks
 from debate.aids.calibration import disagreement
 from debate.content.sentences import is_json_text
 from debate.models.base import LABEL_AT
 from debate.tasks import (
-    TRUTH_TASKS,
     cut_off_mark,
     echoed_mark,
     override_note,
@@ -42,9 +41,7 @@ LABEL_COLORS = {
 def task_labels(started: Any) -> tuple[str, ...]:
     """The labels a verdict of this debate can take (what a turn's label is read against)."""
     task = getattr(started, "task", "") if started is not None else ""
-    if task in TRUTH_TASKS:
-        return ("TRUE", "FALSE", "HALF-TRUE") + (("NEI",) if task == "averitec" else ())
-    return ("YES", "NO")
+    return tasks.task_labels(task)
 
 
 def chip(

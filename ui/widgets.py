@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from debate import tasks
 from debate.errors import DebateError
 from debate.runner import MAX_CLAIM_CHARS
 from debate.store.debates import MAX_LINEUP_NAME
@@ -46,11 +47,13 @@ def task_picker() -> dict:
     keep("cfg_task", "checkthat")
     task = st.selectbox("Task", list(catalog.TASKS), key="cfg_task", format_func=catalog.TASKS.get)
     out = {"task": task, "category": None, "custom_title": "", "custom_description": ""}
-    if task == "checkthat":
-        keep("cfg_category", 1)
-        out["category"] = st.selectbox(
-            "Category", list(catalog.CATEGORIES), key="cfg_category", format_func=catalog.CATEGORIES.get
-        )
+    sections = tasks.get(task).categories
+    if sections:  # CheckThat's three by their titles, a registered task's by number; or all of them
+        keep("cfg_category", sections[0])
+        if st.session_state.get("cfg_category", sections[0]) not in (*sections, None):
+            st.session_state["cfg_category"] = sections[0]  # another task's section
+        names = catalog.CATEGORIES if task == "checkthat" else {**{c: str(c) for c in sections}, None: "all of them"}
+        out["category"] = st.selectbox("Category", [*sections, None], key="cfg_category", format_func=names.get)
     elif task == "custom":
         keep("cfg_custom_title", "")
         keep("cfg_custom_description", "")

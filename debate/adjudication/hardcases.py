@@ -164,7 +164,7 @@ def from_runs(
 ) -> QueueSpec:
     """Hard cases over one or more runs of the same dataset (several runs let protocols disagree)."""
     from debate.evaluation.checkpoint import read_meta, read_rows
-    from debate.tasks import resolve_task
+    from debate.tasks import task_labels
 
     runs = [Path(r) for r in run_dirs]
     wanted = _wanted(runs, criteria)
@@ -186,7 +186,7 @@ def from_runs(
             "Build a queue from runs over the same dataset.",
         )
     if not labels and task:
-        labels = list(resolve_task(task, 1 if task == "checkthat" else None, "x").labels)
+        labels = list(task_labels(task))
     picked = _hard_cases(cases.values(), wanted, consensus_below, confidence_below, limit)
     dataset = next(iter(datasets)) or ""
     return QueueSpec(
@@ -660,9 +660,9 @@ def _upload_labels(filename: str, task: str, labels: list[str] | None, cases: li
     InvalidInput when there are none, or when a gold label is not among them."""
     if not labels:
         if task and task != "custom":
-            from debate.tasks import resolve_task
+            from debate.tasks import task_labels
 
-            labels = list(resolve_task(task, 1 if task == "checkthat" else None).labels)
+            labels = list(task_labels(task))
         else:
             labels = sorted({x for c in cases for x in [c.gold] + [v["label"] for v in c.verdicts] if x})
     if not labels:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate import tasks
 from debate.adjudication.hardcases import HardCase, QueueSpec
 from debate.errors import InvalidInput
 from debate.store.people import PeopleStore
-from debate.tasks import resolve_task
 
 
 def overruled_queue(debates: Any, people_store: PeopleStore, task: str, name: str = "") -> QueueSpec:
@@ -55,7 +55,7 @@ def overruled_queue(debates: Any, people_store: PeopleStore, task: str, name: st
             f"No {task} debate has a person's verdict that differs from the judge's.",
             "Record one under “Your verdict” in the Library or after a debate, then build the queue.",
         )
-    labels = list(resolve_task(task, 1 if task == "checkthat" else None).labels)
+    labels = list(tasks.get(task).labels)
     return QueueSpec(
         name=name or f"overruled · {task}", task=task, labels=labels, cases=cases, source={"kind": "overrules"}
     )

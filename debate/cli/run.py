@@ -92,8 +92,8 @@ def default_task(task: str | None, protocol: str) -> str:
 
 def _add_claim_options(p: argparse.ArgumentParser) -> None:
     """The claim, and the task (and CheckThat category) it is judged for."""
+    from debate import tasks
     from debate.runner import MAX_CLAIM_CHARS
-    from debate.tasks import TASK_NAMES
 
     p.add_argument(
         "claim", help=f"the tweet or claim, at most {MAX_CLAIM_CHARS:,} characters ('-' reads it from standard input)"
@@ -101,7 +101,7 @@ def _add_claim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--task",
         default=None,
-        choices=TASK_NAMES,
+        choices=tasks.names(),
         help="default: halftruth for RADAR and RADAR-single (their judge decides TRUE / FALSE / HALF-TRUE), "
         "checkthat for the others, as the app switches it",
     )

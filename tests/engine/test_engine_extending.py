@@ -47,6 +47,7 @@ def test_the_docs_name_the_files_of_each_extension():
     assert set(doc_blocks(*SECTIONS["protocol"])) == {"toy_debate/toy.py", "toy_debate/toy.toml", "pyproject.toml"}
     assert set(doc_blocks(*SECTIONS["source"])) == {"toy_evidence/notes.py", "pyproject.toml"}
     assert set(doc_blocks(*SECTIONS["backend"])) == {"toy_backend/echo.py", "pyproject.toml"}
+    assert set(doc_blocks(*SECTIONS["task"])) == {"toy_task/satire.py", "pyproject.toml"}
 
 
 @pytest.mark.timeout(240)
@@ -121,6 +122,58 @@ def test_an_evidence_source_written_as_the_docs_say_runs_from_the_command_line(t
     assert evidence["passages"] and {p["origin"] for p in evidence["passages"]} == {"notes"}
     assert any("cohort study" in p["text"] for p in evidence["passages"])  # the toy's own notes
     assert evs[-1]["status"] == "completed"
+
+
+@pytest.mark.timeout(240)
+def test_a_task_written_as_the_docs_say_runs_from_the_command_line(toys, tmp_path):
+    helped = _debate(toys, tmp_path / "home", "run", "--help")
+    assert helped.returncode == 0 and "satire" in helped.stdout, helped.stderr  # a --task choice
+    lineup = tmp_path / "lineup.json"
+    lineup.write_text(json.dumps({"name": "scripted", "members": [{"model": "scripted:a"}]}))
+    events = tmp_path / "satire.jsonl"
+    ran = _debate(
+        toys, tmp_path / "home", "run", "BREAKING: Local man wins lottery, immediately loses ticket in a sandwich.",
+        "--task", "satire", "--protocol", "council", "--lineup", str(lineup),
+        "--events", str(events), "--color", "never", "--no-check",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    evs = _events(events)
+    assert evs[0]["task"] == "satire" and evs[0]["category"] is None  # a task without sections
+    verdict = next(e for e in evs if e["type"] == "verdict")
+    assert verdict["label"] == "YES" and evs[-1]["status"] == "completed"
+    assert "this tweet is satire" in ran.stdout  # the verdict in the task's own words
+    wrong = _debate(toys, tmp_path / "home", "run", "x", "--task", "sarcasm", "--no-check")
+    assert wrong.returncode != 0 and "satire" in wrong.stderr  # an unknown task names the ones there are
+
+
+def test_a_registered_task_fills_the_prompts_and_every_label_list(tmp_path):
+    from debate import tasks
+    from tests.support.engine import run, scripted
+    from tests.support.extending import write_package
+
+    namespace: dict = {}
+    exec((write_package("task", tmp_path) / "toy_task" / "satire.py").read_text(), namespace)
+    info = namespace["INFO"]
+    try:
+        tasks.register(info)
+        assert tasks.TASK_TITLES["satire"] == "Satire (YES / NO)"  # what the pickers list
+        assert tasks.task_labels("satire") == ("YES", "NO") and not tasks.is_truth("satire")
+        assert tasks.task_categories("satire", None) == [None]
+        client, backend = scripted()
+        evs = run(client, "council", task="satire", category=None, n=3)
+        assert evs[-1].status == "completed"
+        first = backend.calls[0]["messages"]
+        assert "whether a tweet is satire" in " ".join(m["content"] for m in first)  # its phrase, in the paper's prompt
+        assert "Satire mocks its subject" in " ".join(m["content"] for m in first)  # its description
+        verdict = next(e for e in evs if e.type == "verdict")
+        assert tasks.verdict_sentences(verdict, evs[0])[0].endswith(tasks.get("satire").words[verdict.label])
+        with pytest.raises(InvalidInput, match="already registered"):
+            tasks.register(tasks.TaskInfo("satire", "Other", ("YES", "NO"), info.resolve))
+        with pytest.raises(InvalidInput, match="TaskInfo"):
+            tasks.register(object())  # type: ignore[arg-type]
+    finally:
+        tasks.TASKS.pop("satire", None)
+        tasks.TASK_TITLES.pop("satire", None)
 
 
 def test_unknown_backend_and_source_names_say_which_exist():

@@ -1,6 +1,6 @@
 """The toy extensions of docs/architecture.md "Where new code goes", built from the doc's own code blocks.
 
-Each section ("A protocol", "An evidence source", "A model backend") shows the files of a package of one's
+Each section ("A protocol", "An evidence source", "A model backend", "A task") shows the files of a package of one's
 own; `install` writes them to a temporary folder and installs the packages as the doc says (pip, into a
 folder of their own: the shared environment is left as it is). The command-line tests put that folder on
 PYTHONPATH; the AppTests put it on sys.path and load the entry points as the app does (`load_into_process`).
@@ -23,7 +23,8 @@ DOC = REPO / "docs" / "architecture.md"
 SECTIONS = {
     "protocol": ("**A protocol.**", "**An evidence source.**"),
     "source": ("**An evidence source.**", "**A model backend.**"),
-    "backend": ("**A model backend.**", "**A page.**"),
+    "backend": ("**A model backend.**", "**A task.**"),
+    "task": ("**A task.**", "**A page.**"),
 }
 
 
@@ -69,29 +70,33 @@ def install(root: Path, kinds: tuple[str, ...] = tuple(SECTIONS)) -> Path:
 def load_into_process(site: Path) -> Iterator[None]:
     """The installed toys registered in this process, through their entry points as the app loads them, and
     taken out again afterwards (the registries, the prompt templates, sys.path)."""
-    from debate import prompts
+    from debate import prompts, tasks
     from debate import protocols as protocol_registry
     from debate.models import backends
     from debate.retrieval import sources
 
     sys.path.insert(0, str(site))
     _forget_built_objects()
-    had = (dict(protocol_registry.PROTOCOLS), dict(backends.BACKENDS), dict(sources.SOURCES))
+    registries = (protocol_registry.PROTOCOLS, backends.BACKENDS, sources.SOURCES, tasks.TASKS, tasks.TASK_TITLES)
+    had = tuple(dict(r) for r in registries)
     extra = list(prompts._EXTRA)
     try:
         protocol_registry._load_entry_points()
+        tasks._load_entry_points()
         backends._entry_points_loaded = sources._entry_points_loaded = False
         backends.registry()
         sources.registry()
         yield
     finally:
-        for registry, before in zip((protocol_registry.PROTOCOLS, backends.BACKENDS, sources.SOURCES), had):
+        for registry, before in zip(registries, had):
             for name in set(registry) - set(before):
                 registry.pop(name)
         prompts._EXTRA[:] = extra
         prompts.templates.cache_clear()
         sys.path.remove(str(site))
-        for name in [m for m in sys.modules if m.split(".")[0] in ("toy_debate", "toy_evidence", "toy_backend")]:
+        for name in [
+            m for m in sys.modules if m.split(".")[0] in ("toy_debate", "toy_evidence", "toy_backend", "toy_task")
+        ]:
             del sys.modules[name]
         _forget_built_objects()
 

@@ -1,5 +1,5 @@
-"""The app with the toy extensions of docs/architecture.md installed (AppTest): each is offered where the
-app lists its kind and a run uses it. The toys are the doc's own code blocks, installed by pip into a
+"""The app with the toy extensions of docs/architecture.md installed (AppTest): each (protocol, source,
+backend, task) is offered where the app lists its kind and a run uses it. The toys are the doc's own code blocks, installed by pip into a
 temporary folder and registered through their entry points as the app registers them
 (tests/support/extending.py); scripted models vote, the toy backend and source answer themselves."""
 
@@ -73,3 +73,19 @@ def test_the_models_page_lists_the_toy_backend_and_a_prompt_runs_on_it(toys):
     at.button(key="try_send").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert '<div class="txt">YES</div>' in [m.value for m in at.markdown]  # the toy's answer
+
+
+@pytest.mark.timeout(300)
+def test_the_debate_page_offers_the_toy_task_and_a_debate_decides_it(toys):
+    preset = _scripted_lineup(_store(), "toy-task-lineup", ["steady", "other"])
+    at = _app(_client=_scripted_client())
+    assert "Satire (YES / NO)" in at.selectbox(key="cfg_task").options  # by its title, beside the papers' tasks
+    at.selectbox(key="cfg_task").set_value("satire").run()
+    at.text_area(key="claim").input("BREAKING: Local man wins lottery, immediately loses ticket in a sandwich.")
+    at.selectbox(key="cfg_preset").set_value(preset).run()
+    row = _run_to_end(at, timeout=120)
+    assert row["status"] == "completed", row
+    events = _store().events(row["id"])
+    assert events[0].task == "satire" and events[0].category is None
+    verdict = next(e for e in events if e.type == "verdict")
+    assert f"{verdict.label} — this tweet is {'satire' if verdict.label == 'YES' else 'not satire'}" in _html(at)
