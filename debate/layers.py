@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "debate.sanitize",
             "debate.events",
             "debate.layers",
+            "debate.plugins",
             "debate.records",
             "debate.outcome",
             "debate.content",

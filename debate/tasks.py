@@ -9,16 +9,12 @@ gives no task description because its agents are told only the claim and the lab
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any
 
-from debate import outcome
+from debate import outcome, plugins
 from debate.errors import InvalidInput
-
-log = logging.getLogger(__name__)
 
 # Verbatim from TurQUaz A.3-A.5; the last bullet only makes sense for CheckThat, so other tasks drop it.
 CHECKTHAT_FOCUS_RULE = "- Focus on science rather than technology, religion, or politics"
@@ -376,14 +372,7 @@ def register(info: TaskInfo) -> TaskInfo:
 
 def _load_entry_points() -> None:
     """Registers every task other installed packages declare; one that fails is logged and left out."""
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in TASKS:
-            continue
-        try:
-            register(ep.load())
-        except Exception as e:  # noqa: BLE001 - anything another package raises on import is reported, not fatal
-            FAILED[ep.name] = f"{type(e).__name__}: {e}"
-            log.warning("task %r (%s) not loaded: %s", ep.name, ep.value, FAILED[ep.name])
+    plugins.load_entry_points(ENTRY_POINT_GROUP, "task", TASKS, register, FAILED)
 
 
 def names() -> tuple[str, ...]:

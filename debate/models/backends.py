@@ -17,16 +17,15 @@ or by `register(info)`; they too are loaded on first use, not at import.
 from __future__ import annotations
 
 import importlib
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from debate import plugins
 from debate.errors import InvalidInput
 
 ENTRY_POINT_GROUP = "debate.backends"
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -87,14 +86,7 @@ def _load_entry_points() -> None:
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in BACKENDS or ep.name in BUILT_IN:
-            continue
-        try:
-            register(ep.load())
-        except Exception as e:  # noqa: BLE001 - anything another package raises on import is reported, not fatal
-            FAILED[ep.name] = f"{type(e).__name__}: {e}"
-            log.warning("backend %r (%s) not loaded: %s", ep.name, ep.value, FAILED[ep.name])
+    plugins.load_entry_points(ENTRY_POINT_GROUP, "backend", {*BACKENDS, *BUILT_IN}, register, FAILED)
 
 
 def names() -> tuple[str, ...]:

@@ -14,11 +14,9 @@ prompts, tasks, lineups, retrieval); never the runner, which drives them.
 
 from __future__ import annotations
 
-import logging
-from importlib.metadata import entry_points
 from typing import Any
 
-from debate import lineups, prompts
+from debate import lineups, plugins, prompts
 from debate.errors import InvalidInput
 from debate.lineups import Agent
 from debate.models.client import ModelClient
@@ -37,8 +35,6 @@ BUILT_IN: tuple[ProtocolInfo, ...] = (
 PROTOCOLS: dict[str, ProtocolInfo] = {info.name: info for info in BUILT_IN}
 # entry points that could not be loaded: name -> why (`python -m debate protocols` lists them)
 FAILED: dict[str, str] = {}
-
-log = logging.getLogger(__name__)
 
 
 def register(info: ProtocolInfo) -> ProtocolInfo:
@@ -61,14 +57,7 @@ def register(info: ProtocolInfo) -> ProtocolInfo:
 def _load_entry_points() -> None:
     """Registers every protocol other installed packages declare; one that fails is logged and left out
     (a broken plug-in must not stop the app), its error kept in FAILED."""
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in PROTOCOLS:
-            continue
-        try:
-            register(ep.load())
-        except Exception as e:  # noqa: BLE001 - anything another package raises on import is reported, not fatal
-            FAILED[ep.name] = f"{type(e).__name__}: {e}"
-            log.warning("protocol %r (%s) not loaded: %s", ep.name, ep.value, FAILED[ep.name])
+    plugins.load_entry_points(ENTRY_POINT_GROUP, "protocol", PROTOCOLS, register, FAILED)
 
 
 def get(name: str) -> ProtocolInfo:

@@ -237,3 +237,22 @@ def test_a_backend_or_source_registered_twice_or_as_something_else_is_refused():
     with pytest.raises(InvalidInput, match="cannot be chosen"):
         sources.register(sources.SourceInfo("auto", "Mine", lambda settings, retriever: None))
     assert "My Backend" not in backends.names() and "auto" not in sources.names()
+
+
+def test_a_plugin_that_fails_to_load_is_kept_as_failed_and_the_others_load(monkeypatch, caplog):
+    from importlib.metadata import EntryPoint
+
+    from debate import plugins
+
+    declared = [
+        EntryPoint("broken", "no_such_module_here:INFO", "debate.tasks"),
+        EntryPoint("known", "json:dumps", "debate.tasks"),
+        EntryPoint("fine", "json:loads", "debate.tasks"),
+    ]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [ep for ep in declared if ep.group == group])
+    registered: list = []
+    failed: dict[str, str] = {}
+    plugins.load_entry_points("debate.tasks", "task", {"known"}, registered.append, failed)
+    assert registered == [json.loads]  # the known name is skipped, the broken one does not stop the rest
+    assert list(failed) == ["broken"] and "ModuleNotFoundError" in failed["broken"]
+    assert "task 'broken'" in caplog.text and "not loaded" in caplog.text

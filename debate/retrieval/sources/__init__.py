@@ -14,9 +14,9 @@ docs/architecture.md "Where new code goes"), or by `register(info)`.
 from __future__ import annotations
 
 import importlib
-import logging
 from importlib.metadata import entry_points
 
+from debate import plugins
 from debate.errors import InvalidInput
 from debate.retrieval.sources.base import Hit, Source, SourceInfo, SourceSettings
 from debate.retrieval.sources.http import SourceError, SourceRateLimited, SourceTimeout, SourceTooLarge
@@ -32,7 +32,6 @@ BUILT_IN: dict[str, str] = {
 SOURCES: dict[str, SourceInfo] = {}  # loaded so far: built-in and registered
 FAILED: dict[str, str] = {}  # entry points that could not be loaded: name -> why
 _entry_points_loaded = False
-log = logging.getLogger(__name__)
 
 
 def register(info: SourceInfo) -> SourceInfo:
@@ -64,14 +63,7 @@ def _load_entry_points() -> None:
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in SOURCES or ep.name in BUILT_IN:
-            continue
-        try:
-            register(ep.load())
-        except Exception as e:  # noqa: BLE001 - anything another package raises on import is reported, not fatal
-            FAILED[ep.name] = f"{type(e).__name__}: {e}"
-            log.warning("evidence source %r (%s) not loaded: %s", ep.name, ep.value, FAILED[ep.name])
+    plugins.load_entry_points(ENTRY_POINT_GROUP, "evidence source", {*SOURCES, *BUILT_IN}, register, FAILED)
 
 
 def names() -> tuple[str, ...]:
