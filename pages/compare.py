@@ -12,6 +12,7 @@ from debate.store import row_title
 from debate.tasks import is_truth
 from ui import catalog, charts, landing, resources, server_box, setup, share_view, widgets
 from ui.entry import through_app
+from ui.keep import relabel
 from ui.render import (
     STATUS_BADGE,
     evidence_title,
@@ -135,6 +136,7 @@ if mode == "Open saved debates":
         st.info("No saved debates yet. Run some on the Debate page, or side by side here.")
         st.stop()
     by_id = {r["id"]: r for r in rows}
+    relabel("cmp_saved", lambda i: row_title(by_id[i], 70))
     chosen = st.multiselect(
         "Debates (two to four)",
         list(by_id),

@@ -9,6 +9,7 @@ from debate.sharing import exports
 from debate.store import compact_verdict, row_title, started_at
 from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
+from ui.keep import relabel
 from ui.live_view import show_live, show_stored
 
 through_app()
@@ -122,6 +123,7 @@ ids = [r["id"] for r in rows]
 by_id = {r["id"]: r for r in rows}
 if st.session_state.get("lib_open") not in ids:
     st.session_state["lib_open"] = ids[0]
+relabel("lib_open", lambda i: row_title(by_id[i]))
 chosen = st.selectbox(
     "Open a debate",
     ids,

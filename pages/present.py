@@ -10,6 +10,7 @@ from debate import live
 from debate.store import row_title
 from ui import people_view, resources, seat_view, share_view
 from ui.entry import through_app
+from ui.keep import relabel
 
 through_app()
 
@@ -32,12 +33,14 @@ if full:  # for a room: no sidebar, no header, the whole window
     st.html(f"<style>{share_view.FULLSCREEN_CSS}</style>")
 c1, c2, c3, c4 = st.columns([4, 2, 1, 1.3], vertical_alignment="bottom")
 c4.toggle("Full screen", key="pres_full", help="Hide the sidebar and the header (a link with &full=1 opens so).")
-did = c1.selectbox(
-    "Debate",
-    ids,
-    key="pres_pick",
-    format_func=lambda i: f"{'⏳ ' if live.is_running(i) else ''}{row_title(by_id[i], 70)}",
-)
+
+
+def _title(i: str) -> str:
+    return f"{'⏳ ' if live.is_running(i) else ''}{row_title(by_id[i], 70)}"
+
+
+relabel("pres_pick", _title)
+did = c1.selectbox("Debate", ids, key="pres_pick", format_func=_title)
 running = live.is_running(did)
 mode = (
     c2.segmented_control(

@@ -7,6 +7,7 @@ small boxes ui.widgets builds on (ui.server_box) can keep their values without i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -46,3 +47,21 @@ def follow_default(key: str, default: str) -> None:
             if k in st.session_state:
                 st.session_state[k] = default
     st.session_state[seen] = default
+
+
+def relabel(key: str, title: Callable[[Any], str]) -> None:
+    """Before a picker whose option labels change while it is shown (a debate's status and verdict as it
+    finishes): when the chosen option's label is not the one the browser was last sent, its value is set
+    again, which sends the new label. Streamlit's browser side holds a selectbox's value as its label and
+    keeps it when only the labels change, so the Library's list said "running" beside a table that said
+    "completed" until the page was reloaded."""
+    value = st.session_state.get(key)
+    if value is None or value == []:
+        return
+    try:
+        label = [title(v) for v in value] if isinstance(value, list) else title(value)
+    except (KeyError, ValueError):  # an option that is gone: the widget resets it itself
+        return
+    if st.session_state.get(f"label:{key}") != label:
+        st.session_state[key] = value
+        st.session_state[f"label:{key}"] = label
