@@ -105,9 +105,12 @@ class GenOptions:
             # servers once cut such an answer at max_tokens, before its label: their answers are not replayed
             d["json_grace"] = "servers too"
         if self.no_copy or self.no_phrases or self.no_openings:
-            # the guard compared tokens once, then words a glued-on word could slip past: answers written
-            # under either rule are not replayed
-            d["no_copy_unit"] = "word, not glued"
+            # the guard compared tokens once, then words a glued-on word could slip past, then split
+            # figures at their "." or ",": answers written under an earlier rule are not replayed
+            d["no_copy_unit"] = "word, not glued, figures whole"
+        if self.temperature > 0:
+            # sampled answers once drew a figure's digits too ("$1. 8 million"); now taken greedily
+            d["figures"] = "greedy"
         if d["label_spellings"]:
             d["label_spellings"] = list(self.label_spellings)
         else:

@@ -8,7 +8,8 @@ table keyed by its first n-1 words; while the answer is generated, a token may n
 would complete such a run after the answer's last n-1 words. So an answer may share up to n-1 words in a
 row with another speaker's turn, never n, and may quote the claim and the evidence at any length.
 
-Words, not tokens. A word is a run of letters and digits, lower-cased (`words`): case, punctuation, "_" and
+Words, not tokens. A word is a run of letters and digits, lower-cased (`words`), a figure ("1.8", "10,000")
+one word, and neither a figure nor its unit is ever refused (`figure_at`): case, punctuation, "_" and
 "-" between words do not make another word, so "Matter" for "matter" and "six_years" for "six years" go on
 no copy. And a word is the same word however the model's tokens split it: comparing tokens let
 "well-documented" through as "-d" + "ocumented" where the other speaker's tokens were "-", "documented".
@@ -33,7 +34,8 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 
-_WORD = re.compile(r"[^\W_]+")
+# a word goes on across a "." or "," between digits: a figure ("1.8", "10,000") is one word
+_WORD = re.compile(r"[^\W_]+(?:(?<=\d)[.,](?=\d)[^\W_]+)*")
 
 # n in words. A run of 12 words is the copy the content benchmark counts; below ~6 words stock phrases both
 # sides use ("the evidence does not support the claim that") would start to be banned too.
@@ -41,13 +43,18 @@ DEFAULT_N = 8
 
 
 def words(text: str) -> list[str]:
-    """The words of a text as the guard compares them: runs of letters and digits, lower-cased."""
+    """The words of a text as the guard compares them: runs of letters and digits, lower-cased; a "." or ","
+    between two digits goes on with the word, so a figure is one word. Were "1.8" two words, a ban could fall
+    between them: a rebuttal whose words before "$1." stood in the speaker's opening was refused the "8",
+    and the room read the claim's "$1.8 million" as "$1.  9 million"."""
     return _WORD.findall(text.lower())
 
 
 class Written:
     """The answer's words as it is generated, fed piece by piece: the complete words, and the word being
-    written (`partial`, "" after a space or a mark). Linear in the text fed."""
+    written (`partial`, "" after a space or a mark). A "." or "," right after a digit is kept at the end of
+    `partial` until the next character says whether it is a figure's ("1.8") or the end of the word ("in
+    2021."); `words` reads the same. Linear in the text fed."""
 
     def __init__(self) -> None:
         self.words: list[str] = []
@@ -55,11 +62,28 @@ class Written:
 
     def feed(self, piece: str) -> None:
         for ch in piece.lower():
+            if self.partial[-1:] in (".", ","):
+                if ch.isdigit():
+                    self.partial += ch
+                    continue
+                self.words.append(self.partial[:-1])
+                self.partial = ""
             if ch.isalnum():
                 self.partial += ch
             elif self.partial:
-                self.words.append(self.partial)
-                self.partial = ""
+                if ch in ".," and self.partial[-1].isdigit():
+                    self.partial += ch  # a figure's separator, or the word's end: the next character says
+                else:
+                    self.words.append(self.partial)
+                    self.partial = ""
+
+
+def figure_at(run: Sequence[str], i: int) -> bool:
+    """Is run[i] a figure (a word that begins with a digit), or the word right after one (its unit: "million", "percent")? Such a word is
+    never refused: the speaker would write another figure in its place ("$1.8 billion" for the claim's
+    "$1.8 million", "$2." for "$1.8"), a misquote where the guard meant a rephrasing. The copy goes on a
+    word or two further and is refused at the next word that is neither."""
+    return any(w[:1].isdigit() for w in run[max(0, i - 1) : i + 1])
 
 
 def rests(banned: Iterable[str], begun: str) -> set[str]:
@@ -80,7 +104,7 @@ class CopyGuard:
         for p in map(words, protected):
             for i in range(len(p) - n + 1):
                 run = tuple(p[i : i + n])
-                if run not in quoted:
+                if run not in quoted and not figure_at(run, n - 1):
                     self.table.setdefault(run[:-1], set()).add(run[-1])
 
     def __bool__(self) -> bool:
@@ -100,6 +124,8 @@ class CopyGuard:
         if not p:
             now = self.next_words(written.words)
             return now, now
+        if p[-1] in ".,":  # "1." : a digit goes on with the figure; anything else starts the next word
+            return rests(self.next_words(written.words), p), self.next_words([*written.words, p[:-1]])
         k = self.n - 1
         done = (*written.words[-(k - 1) :], p) if k > 1 else (p,)
         after = self.table.get(done, set()) if len(done) == k else set()
