@@ -163,21 +163,34 @@ def lineup_tag(lineup: str) -> str:
     return Path(lineup).stem if lineup.endswith(".json") else lineup
 
 
-def generate(protocols: list[str], n: int, lineups: list[str], out: Path, skip: int = 0) -> list[dict]:
-    """Run n debates per protocol with the engine at the app's defaults, each claim by every lineup in turn
-    (so a run stopped early still compares like with like); each debate written as soon as it ends, so an
-    interrupted run keeps what it made: to `out` (JSONL), or with several lineups to one file per lineup
-    (`out`'s name with -<lineup> before -events.jsonl)."""
+def generate(
+    protocols: list[str],
+    n: int,
+    lineups: list[str],
+    out: Path,
+    skip: int = 0,
+    variants: list[tuple[str, dict]] | None = None,
+) -> list[dict]:
+    """Run n debates per protocol with the engine at the app's defaults, each claim by every lineup (and
+    every variant: a name and the parameters it sets over the defaults) in turn, so a run stopped early still
+    compares like with like; each debate written as soon as it ends, so an interrupted run keeps what it
+    made: to `out` (JSONL), or with several lineups or variants to one file each (`out`'s name with
+    -<lineup>[-<variant>] before -events.jsonl)."""
+    from dataclasses import replace
+
     from bench_content import RADAR, config_for
 
     from debate.cli.run import _retriever
     from debate.models.registry import default_client
     from debate.runner import run_debate
 
-    def path_for(lineup: str) -> Path:
-        if len(lineups) == 1:
+    variants = variants or [("", {})]
+
+    def path_for(lineup: str, variant: str) -> Path:
+        if len(lineups) == 1 and len(variants) == 1:
             return out
-        return out.with_name(out.name.replace("-events.jsonl", f"-{lineup_tag(lineup)}-events.jsonl"))
+        name = "-".join(x for x in (lineup_tag(lineup) if len(lineups) > 1 else "", variant) if x)
+        return out.with_name(out.name.replace("-events.jsonl", f"-{name}-events.jsonl"))
 
     client = default_client(cache=False)
     retriever = None
@@ -186,25 +199,27 @@ def generate(protocols: list[str], n: int, lineups: list[str], out: Path, skip: 
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
         for it in held_out(proto, skip + n)[skip:]:  # skip: claims an earlier run already debated
-            for lineup in lineups:
+            for lineup, (variant, params) in ((lu, v) for lu in lineups for v in variants):
                 t0 = time.perf_counter()
                 cfg = config_for(proto, it, lineup)
+                cfg = replace(cfg, params={**cfg.params, **params})
                 events = [e.to_dict() for e in run_debate(cfg, client, retriever if proto in RADAR else None)]
                 d = {
                     "protocol": proto,
                     "item": it["id"],
                     "lineup": lineup,
+                    "variant": variant,
                     "gold": it["gold"],
                     "wall_s": round(time.perf_counter() - t0, 2),
                     "load_1min": round(os.getloadavg()[0], 2),
                     "events": events,
                 }
                 made.append(d)
-                with path_for(lineup).open("a", encoding="utf-8") as f:
+                with path_for(lineup, variant).open("a", encoding="utf-8") as f:
                     f.write(json.dumps(d, ensure_ascii=False) + "\n")
                 v = next((e for e in reversed(events) if e["type"] == "verdict"), {})
                 print(
-                    f"{proto} {it['id']} {lineup_tag(lineup)}: {v.get('label')} at {v.get('t')} s",
+                    f"{proto} {it['id']} {lineup_tag(lineup)} {variant}: {v.get('label')} at {v.get('t')} s",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -239,11 +254,21 @@ def score(debates: list[dict]) -> dict:
     times: dict[str, list[float]] = defaultdict(list)
     n_debates: dict[str, int] = defaultdict(int)
     several = len({d.get("lineup") for d in debates}) > 1  # then each lineup is scored apart
+    rounds: dict[str, list[int]] = defaultdict(list)
+    right: dict[str, list[bool]] = defaultdict(list)
     for d in debates:
         p = d.get("protocol") or "?"
         if several:
             p += f" ({lineup_tag(str(d.get('lineup') or '?'))})"
+        if d.get("variant"):
+            p += f" [{d['variant']}]"  # each variant scored apart
         n_debates[p] += 1
+        tallies = [e for e in d["events"] if e.get("type") == "votes_tallied"]
+        if tallies:
+            rounds[p].append(len(tallies) - 1)  # discussion rounds
+        last = next((e for e in reversed(d["events"]) if e.get("type") == "verdict"), None)
+        if last is not None and d.get("gold") is not None:
+            right[p].append(last.get("label") == d["gold"])
         s = score_substance(d["events"], prompt_texts())
         for k in s:
             by_proto[p][k] += [{**r, "item": d.get("item")} for r in s[k]]
@@ -256,6 +281,9 @@ def score(debates: list[dict]) -> dict:
         out[p] = {
             "debates": n_debates[p],
             "run_to_verdict_median_s": round(statistics.median(times[p]), 1) if times[p] else None,
+            "run_to_verdict_mean_s": round(statistics.mean(times[p]), 1) if times[p] else None,
+            "discussion_rounds_mean": round(statistics.mean(rounds[p]), 2) if rounds[p] else None,
+            "verdicts_right": f"{sum(right[p])}/{len(right[p])}" if right[p] else None,
             "turns": {m: _rate(s["turns"], m) for m in TURN_MEASURES},
             "rebuttals": {m: _rate(s["rebuttals"], m) for m in REBUTTAL_MEASURES},
             "judges": {m: _rate(s["judges"], m) for m in JUDGE_MEASURES},
@@ -285,7 +313,20 @@ def table(scores: dict) -> str:
         cells += [_cell(s["judges"][m]) for m in JUDGE_MEASURES]
         t = s["run_to_verdict_median_s"]
         lines.append(f"| {p} | {s['debates']} | " + " | ".join(cells) + f" | {'—' if t is None else f'{t} s'} |")
+    lines += ["", "| protocol | verdicts right | discussion rounds (mean) | Run→verdict (mean) |", "|---|---|---|---|"]
+    for p in sorted(scores):
+        s = scores[p]
+        lines.append(
+            f"| {p} | {s.get('verdicts_right') or '—'} | {s.get('discussion_rounds_mean') or 0} | "
+            f"{s.get('run_to_verdict_mean_s') or '—'} s |"
+        )
     return "\n".join(lines)
+
+
+def _variant(text: str) -> tuple[str, dict]:
+    """ "NAME:k=v,k=v" -> (NAME, {k: v}); the values as typed (the engine reads them as the defaults' types)."""
+    name, _, rest = text.partition(":")
+    return name, dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -304,6 +345,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--skip", type=int, default=0, help="--run: leave out the first K claims (an earlier run debated them)"
     )
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="--run: NAME:k=v,k=v, parameters set over the app's defaults; repeat to debate each claim under "
+        "every variant in turn, scored apart (e.g. --variant asked:keep_first_vote=none --variant once:)",
+    )
     ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
@@ -318,6 +366,7 @@ def main(argv: list[str] | None = None) -> None:
             args.lineup.split(","),
             RESULTS / f"substance-{tag}-events.jsonl",
             args.skip,
+            [_variant(v) for v in args.variant] or None,
         )
     for f in filter(None, args.events.split(",")):
         debates += debates_from_jsonl(Path(f))

@@ -275,6 +275,7 @@ class VotesTallied(Event):
     reached: bool = False
     majority: str | None = None
     stabilised: bool = False
+    kept: list[str] = field(default_factory=list)  # members not asked this round: their first vote is counted
 
 
 @_register

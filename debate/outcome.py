@@ -161,10 +161,19 @@ class RoundVotes:
     stabilised: bool = False
     majority: str | None = None
     category: int | None = None
+    kept: list[str] = field(default_factory=list)  # members not asked this round: their first vote counted
 
     @property
     def differs(self) -> bool:
         return any(v.differs for v in self.votes)
+
+    def kept_note(self) -> str:
+        """What every tally line adds when members were not asked this round (the council's
+        keep_first_vote): "smol-a not asked again: its first vote, NO, counts". Empty otherwise."""
+        got = {v.agent: v.counted for v in self.votes}
+        return "; ".join(
+            f"{a} not asked again: its first vote, {got.get(a) or 'no readable vote'}, counts" for a in self.kept
+        )
 
     def written_counts(self, order: Iterable[str] = ()) -> dict[str, int]:
         c = Counter(v.written for v in self.votes if v.written is not None)
@@ -228,6 +237,7 @@ def round_votes(tally: Any, turns: Iterable[Any], category: int | None = None) -
         stabilised=bool(_get(tally, "stabilised")),
         majority=_get(tally, "majority"),
         category=category,
+        kept=[str(a) for a in (_get(tally, "kept") or [])],
     )
 
 

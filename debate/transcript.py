@@ -286,6 +286,7 @@ class TextRenderer:
             f"\n  Votes (round {ev.round}): {counts}"
             + (f", invalid {invalid}" if invalid else "")
             + f" · consensus {ev.consensus_share:.0%} vs θ {ev.threshold:.0%}: {state} · majority {ev.majority}{extra}"
+            + (f" · {rv.kept_note()}" if rv is not None and rv.kept else "")
         )
         return self._c("1", line) + "\n"
 

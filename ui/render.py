@@ -116,9 +116,10 @@ def render_tally_line(ev: Any, rv: Any = None) -> None:
     inv = f' <span class="chip invalid">invalid ×{invalid}</span>' if invalid else ""
     state = "reached" if ev.reached else ("votes stabilised" if ev.stabilised else "not reached")
     both = f"<b>{escape(rv.headline())}</b> — " if rv is not None and rv.differs else ""
+    kept = f" · {escape(rv.kept_note())}" if rv is not None and rv.kept else ""
     st.markdown(
         f'<div class="tally">Votes, round {ev.round}: {both}{counts}{inv} — consensus '
-        f"<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}</div>",
+        f"<b>{ev.consensus_share:.0%}</b> vs threshold {ev.threshold:.0%} · {state}{kept}</div>",
         unsafe_allow_html=True,
     )
 

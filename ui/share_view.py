@@ -394,8 +394,9 @@ def presenter(view: DebateView, *, recorded: bool, status: str, reveal: float = 
         if rv.differs:  # written and counted both, as the card's headline
             chips = f"<b>{escape(rv.headline())}</b>"
         state = "reached" if t.reached else ("votes stabilised" if t.stabilised else "not reached")
+        kept = f" · {escape(rv.kept_note())}" if rv.kept else ""
         lines.append(
-            f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} (θ {t.threshold:.0%}) · {state}"
+            f"Votes, round {t.round}: {chips} · consensus {t.consensus_share:.0%} (θ {t.threshold:.0%}) · {state}{kept}"
         )
     for c in view.stop_checks[-3:]:
         lines.append(

@@ -37,6 +37,8 @@ from typing import Any
 from debate.aids import calibration as cal
 
 K_DEMOS = 8
+# the members asked for their first vote only in a council with the aids (council keep_first_vote)
+BLIND_IN_DISCUSSION = "local:smollm2-135m"
 AIDS: dict[str, dict[str, Any]] = {
     "baseline": {
         "answer": "label-first",
@@ -52,6 +54,11 @@ AIDS: dict[str, dict[str, Any]] = {
         "calibration": "threshold",
         "explain": "after",
         "chair_status": "tally",
+        # a model whose votes in a discussion round do not depend on the tweet is asked once (measured on
+        # 30 held-out councils: SmolLM2's P(YES) 0.71-0.87 in all 34 of its discussion votes, 0.81 on NO
+        # tweets and 0.84 on YES ones; first votes 0.19 and 0.58. Qwen's discussion votes still separate:
+        # 0.22 and 0.31)
+        "keep_first_vote": BLIND_IN_DISCUSSION,
     },
     # single and team: the judge's reason decoded first, its label after it (the 0.5B judge's label otherwise
     # came first and its reason argued for the other one)
@@ -60,6 +67,16 @@ AIDS: dict[str, dict[str, Any]] = {
     "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
     "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
 }
+
+
+def _blind_members(agents: Iterable[Any]) -> list[str]:
+    """The members whose model the aids ask for their first vote only."""
+    wanted = set(BLIND_IN_DISCUSSION.split(","))
+    return [
+        _field(a, "agent") or _field(a, "name")
+        for a in agents
+        if _field(a, "role") == "member" and _field(a, "model") in wanted
+    ]
 
 
 def _thresholds_fitted(views: Iterable[tuple[str, int, int, str]], task: str, categories: list) -> bool:
@@ -102,6 +119,8 @@ def overrides(protocol: str, task: str, categories: list, agents: list) -> dict[
         ]  # a person's vote needs no fitted threshold
         if not _thresholds_fitted(views, task, categories):
             want["calibration"] = "none"
+        if protocol == "council" and not _blind_members(agents):
+            want.pop("keep_first_vote", None)  # no such member: nothing to say, nothing changed
     if protocol.startswith("radar"):
         judge = next((a for a in agents if _field(a, "role") == "judge"), None)
         key = judge and cal.judge_key(_field(judge, "model"), task, protocol, "constrained")
@@ -176,6 +195,12 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
         return (
             "one sentence of explanation follows each label (a member whose lineup entry says explain: false, "
             "such as the embedded SmolLM2, gives its vote alone)"
+        )
+    if k == "keep_first_vote" and v:
+        return (
+            f"{', '.join(_blind_members(agents)) or 'a SmolLM2 member'} votes once and its first vote stands in the "
+            "discussion rounds (SmolLM2's discussion votes did not depend on the tweet: P(YES) 0.71-0.87 in all 34 "
+            "measured)"
         )
     if k == "chair_status" and v == "tally":
         return "the chair's status is the tally's own state, and its one-sentence summary follows it"

@@ -111,6 +111,7 @@ class _Council:
         self.vals_common: dict[str, Any] = {}
         self.votes: dict[str, Any] = {}
         self.turns: list[TurnFinished] = []
+        self.kept: list[str] = []  # members asked only once (keep_first_vote): their first vote stands
 
     # -- set-up ---------------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -128,6 +129,8 @@ class _Council:
                 f"Use 0 (off) or a member number from 1 to {len(self.members)}.",
             )
         self.advocate = self.members[advocate_no - 1].agent if advocate_no else None
+        kept = kept_members(self.members, str(ctx.p("keep_first_vote") or ""))
+        self.kept = [a for a in kept if a != self.advocate]  # the devil's advocate argues in every round
 
     def _fit_thresholds(self) -> None:
         ctx = self.ctx
@@ -173,6 +176,8 @@ class _Council:
         vote_only = json_answer("vote", t.labels, text_key=None)  # a member whose lineup entry says explain: false
         discussion_now = self.council_discussion(latest_apart=True)
         for m in self.members:
+            if rnd and m.agent in self.kept:
+                continue  # not asked again: its first vote stands (keep_first_vote)
             says = not small or m.explain
             if small and rnd == 0:  # the baseline's own prompt: its threshold fitted on train applies
                 specs.append(
@@ -276,9 +281,15 @@ class _Council:
         """Every member answers at once (Alg. 3 lines 4 and 10); their votes are counted and tallied."""
         self.turns = yield from self.ctx.turns((yield from self.member_specs(rnd, summary)))
         self.said += self.turns
-        self.votes = self.votes_of(self.turns)
+        asked = self.votes_of(self.turns)
+        kept = [a for a in self.kept if rnd and a in self.history[0]]
+        self.votes = {
+            m.agent: self.history[0][m.agent] if m.agent in kept else asked.get(m.agent) for m in self.members
+        }
         self.history.append(self.votes)
-        return self.tallied(rnd, self.votes)
+        tally_ev = self.tallied(rnd, self.votes)
+        tally_ev.kept = kept
+        return tally_ev
 
     def initial_vote(self) -> Steps[VotesTallied]:
         ctx = self.ctx
@@ -362,6 +373,13 @@ class _Council:
             votes_for=n_for if votes else None,
             voters=len(votes) if votes else None,
         )
+
+
+def kept_members(members: list[Agent], models: str) -> list[str]:
+    """The members whose model `models` names (comma-separated specs, e.g. "local:smollm2-135m", or names
+    without their backend): asked for their first vote only."""
+    wanted = {w.strip().lower() for w in models.split(",") if w.strip()}
+    return [m.agent for m in members if m.model.lower() in wanted or m.model.lower().split(":", 1)[-1] in wanted]
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
@@ -455,6 +473,14 @@ INFO = ProtocolInfo(
                 "the chair's tag shows the tally's state); tally = the status is the tally's own state, "
                 "decoded first, and the chair's summary follows it (small models wrote CONSENSUS REACHED "
                 "whatever the tally said).",
+            ),
+            "keep_first_vote": (
+                "",
+                "Models (comma-separated specs) whose members are asked for their first vote only: in "
+                "discussion rounds that vote stands, and the tally says so. Empty = the paper (every member "
+                "votes in every round). The aids name SmolLM2-135M: its P(YES) in a discussion round was "
+                "0.71-0.87 in all 34 of its discussion votes, 0.81 on tweets whose gold label is NO and 0.84 "
+                "on YES ones (first votes: 0.19 and 0.58), so its discussion votes say nothing about the tweet.",
             ),
             "calibration": (
                 "none",

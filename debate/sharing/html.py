@@ -263,9 +263,10 @@ def _tally_html(view: DebateView, e: Any) -> str:
     counts = ", ".join(f"{_e(k)} {_e(n)}" for k, n in (e.counts or {}).items())
     rv = view.round_of(e)
     counts = f"<b>{_e(rv.headline())}</b>" if rv is not None and rv.differs else counts
+    kept = f" · {_e(rv.kept_note())}" if rv is not None and rv.kept else ""
     return (
         f'<div class="tally">Votes, round {_e(e.round)}: {counts} · consensus {e.consensus_share:.0%} vs θ '
-        f"{e.threshold:.0%} · {'reached' if e.reached else 'not reached'} · majority {_e(e.majority)}</div>"
+        f"{e.threshold:.0%} · {'reached' if e.reached else 'not reached'} · majority {_e(e.majority)}{kept}</div>"
     )
 
 

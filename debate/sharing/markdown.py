@@ -60,8 +60,10 @@ def _tally(view: DebateView, e: Any) -> list[str]:
     counts = ", ".join(f"{md_text(k)}: {n}" for k, n in (e.counts or {}).items())
     counts = md_text(rv.headline()) if rv is not None and rv.differs else counts
     state = "reached" if e.reached else "not reached"
+    kept = f" · {md_text(rv.kept_note())}" if rv is not None and rv.kept else ""
     return [
-        f"**Votes, round {e.round}:** {counts} — consensus {e.consensus_share:.0%} vs threshold {e.threshold:.0%} ({state})",
+        f"**Votes, round {e.round}:** {counts} — consensus {e.consensus_share:.0%} vs threshold {e.threshold:.0%} "
+        f"({state}){kept}",
         "",
     ]
 

@@ -505,7 +505,15 @@ def _tally(e: dict, cx: Context) -> Note:
         f"common label; the threshold is the council's parameter theta ({th:.2f}). Votes count as stabilised when "
         f"unchanged for {cx.params.get('stable_rounds', 2)} rounds in a row."
     )
-    return Note(title, f"{agree} {then} Look at who changed their vote since the last round.", detail, "the votes")
+    kept = (
+        f" This round, {rv.kept_note()}: the debate is set to ask that model only once (the small-model aids do "
+        "so for SmolLM2, whose votes in a discussion did not depend on the tweet)."
+        if rv is not None and rv.kept
+        else ""
+    )
+    return Note(
+        title, f"{agree} {then}{kept} Look at who changed their vote since the last round.", detail, "the votes"
+    )
 
 
 def _chair(e: dict, cx: Context) -> Note:

@@ -333,3 +333,20 @@ def test_explain_in_a_lineup_entry_must_be_true_or_false():
     lu = {"name": "x", "members": [{"model": "scripted:m1", "explain": "no"}], "chair": {"model": "scripted:c"}}
     with pytest.raises(InvalidInput, match="explain"):
         load_lineup(lu)
+
+
+def test_the_aids_ask_a_smollm2_member_once_and_say_so_only_where_one_sits():
+    """The embedded council's SmolLM2 member: its votes in a discussion round did not depend on the tweet
+    (measured), so with the aids it votes once; a council without one is told nothing about it."""
+    from debate.aids import settings as aids
+    from debate.lineups import PRESETS
+
+    agents = resolve_agents(load_lineup(PRESETS["embedded"]), "council")
+    smol = [a.agent for a in agents if a.model == "local:smollm2-135m"]
+    assert smol  # the default council seats one
+    got = aids.overrides("council", "checkthat", [1], agents)
+    assert got["keep_first_vote"] == "local:smollm2-135m"
+    defaults = {"keep_first_vote": "", "demos": "paper", "calibration": "none"}
+    assert f"{smol[0]} votes once" in aids.describe("council", "checkthat", [1], agents, defaults)
+    qwen_only = [a for a in agents if a.model != "local:smollm2-135m"]
+    assert "keep_first_vote" not in aids.overrides("council", "checkthat", [1], qwen_only)

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from debate.errors import InvalidInput
-from tests.support.engine import FakeRetriever, by_type, run, scripted, turns
+from tests.support.engine import FakeRetriever, by_type, lineup, run, scripted, turns
 
 
 def per_member(script: dict[int, list[str]]):
@@ -137,6 +137,42 @@ def test_council_stops_when_votes_stabilise():
     client, backend = scripted({"vote": per_member(same)})
     ev = run(client, "council", params={"stable_rounds": 1})
     assert len(backend.calls) == 5 + 6
+
+
+def test_council_members_of_a_named_model_are_asked_once_and_every_sink_says_so():
+    """keep_first_vote (the aids name SmolLM2, whose discussion votes did not depend on the tweet): its
+    members vote once; in every discussion round their first vote is counted without a call, and the tally
+    says so on every sink."""
+    from debate.sharing.html import to_html
+    from debate.sharing.markdown import to_markdown
+    from debate.transcript import render_text
+    from debate.view import build_view
+
+    script = {1: [vote("YES")] * 6, 2: [vote("NO")], 3: [vote("NO")] * 6}
+    client, backend = scripted({"vote": per_member(script)})
+    lu = lineup(3)
+    lu["members"][1]["model"] = "scripted:blind"
+    ev = run(client, "council", lineup=lu, params={"keep_first_vote": "scripted:blind"})
+    blind_calls = [c for c in backend.calls if c["model"] == "blind"]
+    assert len(blind_calls) == 1  # its first vote only
+    tallies = by_type(ev, "votes_tallied")
+    assert len(tallies) == 3 and [t.kept for t in tallies] == [[], ["m2"], ["m2"]]
+    assert all(t.votes == {"m1": "YES", "m2": "NO", "m3": "NO"} for t in tallies)  # its first vote, counted
+    assert [(a, r) for a, _, r in turns(ev) if r > 0 and a.startswith("m")] == [
+        ("m1", 1),
+        ("m3", 1),
+        ("m1", 2),
+        ("m3", 2),
+    ]
+    note = "m2 not asked again: its first vote, NO, counts"
+    view = build_view(ev)
+    row = {"id": "d1", "claim": "A claim.", "protocol": "council", "task": "checkthat", "status": "completed"}
+    assert note in to_markdown(row, ev) and note in to_html(ev) and note in render_text(ev)
+    assert view.rounds[1].kept_note() == note and view.rounds[0].kept_note() == ""
+    # the paper's council asks every member in every round
+    client, backend = scripted({"vote": per_member({**script, 2: [vote("NO")] * 6})})
+    run(client, "council", lineup=lu)
+    assert len([c for c in backend.calls if c["model"] == "blind"]) == 3
 
 
 def test_council_max_rounds_and_tie_rule():
