@@ -108,8 +108,8 @@ class GenOptions:
             # the guard compared tokens once, then words a glued-on word could slip past, then split
             # figures at their "." or ",": answers written under an earlier rule are not replayed
             d["no_copy_unit"] = "word, not glued, figures whole"
-        if self.temperature > 0:
-            # sampled answers once drew a figure's digits too ("$1. 8 million"); now taken greedily
+        if self.temperature > 0 and not self.json_schema:
+            # sampled free text once drew a figure's digits too ("$1. 8 million"); now taken greedily
             d["figures"] = "greedy"
         if d["label_spellings"]:
             d["label_spellings"] = list(self.label_spellings)

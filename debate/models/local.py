@@ -823,7 +823,9 @@ def _recorder(llm: Any, key: str, options: GenOptions) -> _StepRecorder:
         else _StepRecorder()
     )
     rec.llm = llm
-    rec.figures = float(options.temperature) > 0.0
+    # free text only: under a grammar the one token kept might be one the grammar refuses (llama.cpp then
+    # aborts the process: "Unexpected empty grammar stack after accepting piece")
+    rec.figures = float(options.temperature) > 0.0 and not options.json_schema
     if options.script:
         rec.banned = script_banned_ids(llm, key, options.script)
     if not options.json_schema:  # a grammar decides where a constrained answer may end

@@ -213,6 +213,7 @@ def test_label_queue_with_keyboard_reload_and_export(app, browser, tmp_path):
     keys_ready(page)
     page.get_by_text("Case 2 of 3").wait_for()
     assert _poll(lambda: page.locator(".st-key-adj_annotator input").input_value() == "kim")
+    page.locator("h2").first.click()  # focus the page, not an input (as before the first key)
     page.keyboard.press("ArrowRight")
     idle(page)
     page.get_by_text("Case 3 of 3").wait_for()

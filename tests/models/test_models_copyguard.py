@@ -406,3 +406,16 @@ def test_a_sampled_debater_writes_the_claims_figure_whole():
     text = "".join(getattr(c, "text", "") for c in LocalBackend().stream(req["model"], req["messages"], options))
     assert "$1.8 million" in text, text
     assert not re.search(r"\d[.,] +\d", text), text
+
+
+def test_figures_are_taken_greedily_in_free_text_only():
+    """Under a grammar the one token kept could be one the grammar refuses, and llama.cpp then aborts the
+    process ("Unexpected empty grammar stack after accepting piece: ."): seen in a sampled baseline's JSON
+    answer. A JSON answer under a schema is sampled as before; greedy answers need no rule."""
+    from debate.models.local import _recorder
+
+    schema = {"type": "object", "properties": {"category": {"enum": ["YES", "NO"]}}}
+    assert _recorder(object(), "k", GenOptions(temperature=0.7)).figures
+    assert not _recorder(object(), "k", GenOptions(temperature=0.7, json_schema=schema)).figures
+    assert not _recorder(object(), "k", GenOptions(temperature=0.0)).figures
+    assert "figures" not in GenOptions(temperature=0.7, json_schema=schema).key_dict()
