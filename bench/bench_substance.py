@@ -198,8 +198,11 @@ def generate(
     for proto in protocols:
         if proto in RADAR and retriever is None:
             retriever = _retriever(None, "local")
-        for it in held_out(proto, skip + n)[skip:]:  # skip: claims an earlier run already debated
-            for lineup, (variant, params) in ((lu, v) for lu in lineups for v in variants):
+        for i, it in enumerate(held_out(proto, skip + n)[skip:]):  # skip: claims an earlier run already debated
+            # variants in turn, the first one first on every other claim: the second debate of a claim finds
+            # its first prompts already read (the model's saved state), which would favour one variant
+            order = variants if i % 2 == 0 else variants[::-1]
+            for lineup, (variant, params) in ((lu, v) for lu in lineups for v in order):
                 t0 = time.perf_counter()
                 cfg = config_for(proto, it, lineup)
                 cfg = replace(cfg, params={**cfg.params, **params})

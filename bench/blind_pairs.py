@@ -107,6 +107,15 @@ def render(events: list[dict]) -> str:
             label = f" [{e['label']}]" if e.get("label") else ""
             phase = str(e.get("phase") or "")
             lines.append(f"**{who}** ({phase}){label}: {scrub(words[:MAX_TURN_CHARS], names)}")
+        elif t == "votes_tallied":  # the tally line the page shows under each round of votes
+            counts = ", ".join(f"{k} {n}" for k, n in (e.get("counts") or {}).items())
+            members = agents.get("member", [])
+            kept = "; ".join(
+                f"Member {members.index(a) + 1 if a in members else '?'} not asked again: its first vote, "
+                f"{(e.get('votes') or {}).get(a)}, counts"
+                for a in e.get("kept") or []
+            )
+            lines.append(f"**Votes, round {e.get('round')}**: {counts}" + (f" · {kept}" if kept else ""))
         elif t == "verdict":
             lines.append(f"**Verdict shown**: {e.get('label')} — {scrub(str(e.get('explanation') or '')[:800], names)}")
     return "\n\n".join(lines)
