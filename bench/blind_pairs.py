@@ -112,7 +112,7 @@ def render(events: list[dict]) -> str:
             members = agents.get("member", [])
             kept = "; ".join(
                 f"Member {members.index(a) + 1 if a in members else '?'} not asked again: its first vote, "
-                f"{(e.get('votes') or {}).get(a)}, counts"
+                f"counted as {(e.get('votes') or {}).get(a)}, stands"
                 for a in e.get("kept") or []
             )
             lines.append(f"**Votes, round {e.get('round')}**: {counts}" + (f" · {kept}" if kept else ""))

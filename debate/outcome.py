@@ -169,10 +169,12 @@ class RoundVotes:
 
     def kept_note(self) -> str:
         """What every tally line adds when members were not asked this round (the council's
-        keep_first_vote): "smol-a not asked again: its first vote, NO, counts". Empty otherwise."""
+        keep_first_vote): "smol-a not asked again: its first vote, counted as NO, stands" (as counted, which
+        the aids may read otherwise than it was written). Empty otherwise."""
         got = {v.agent: v.counted for v in self.votes}
         return "; ".join(
-            f"{a} not asked again: its first vote, {got.get(a) or 'no readable vote'}, counts" for a in self.kept
+            f"{a} not asked again: its first vote, counted as {got.get(a) or 'no readable vote'}, stands"
+            for a in self.kept
         )
 
     def written_counts(self, order: Iterable[str] = ()) -> dict[str, int]:

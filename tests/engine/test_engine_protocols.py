@@ -164,7 +164,7 @@ def test_council_members_of_a_named_model_are_asked_once_and_every_sink_says_so(
         ("m1", 2),
         ("m3", 2),
     ]
-    note = "m2 not asked again: its first vote, NO, counts"
+    note = "m2 not asked again: its first vote, counted as NO, stands"
     view = build_view(ev)
     row = {"id": "d1", "claim": "A claim.", "protocol": "council", "task": "checkthat", "status": "completed"}
     assert note in to_markdown(row, ev) and note in to_html(ev) and note in render_text(ev)
