@@ -353,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
         action="append",
         default=[],
         help="--run: NAME:k=v,k=v, parameters set over the app's defaults; repeat to debate each claim under "
-        "every variant in turn, scored apart (e.g. --variant asked:keep_first_vote=none --variant once:)",
+        "every variant in turn, scored apart (e.g. --variant asked:keep_first_vote=off --variant once:)",
     )
     ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")

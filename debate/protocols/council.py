@@ -377,8 +377,8 @@ class _Council:
 
 def kept_members(members: list[Agent], models: str) -> list[str]:
     """The members whose model `models` names (comma-separated specs, e.g. "local:smollm2-135m", or names
-    without their backend): asked for their first vote only."""
-    wanted = {w.strip().lower() for w in models.split(",") if w.strip()}
+    without their backend; "none" names none): asked for their first vote only."""
+    wanted = {w.strip().lower() for w in models.split(",") if w.strip()} - {"none"}
     return [m.agent for m in members if m.model.lower() in wanted or m.model.lower().split(":", 1)[-1] in wanted]
 
 
@@ -475,9 +475,9 @@ INFO = ProtocolInfo(
                 "whatever the tally said).",
             ),
             "keep_first_vote": (
-                "",
+                "none",
                 "Models (comma-separated specs) whose members are asked for their first vote only: in "
-                "discussion rounds that vote stands, and the tally says so. Empty = the paper (every member "
+                "discussion rounds that vote stands, and the tally says so. none = the paper (every member "
                 "votes in every round). The aids name SmolLM2-135M: its P(YES) in a discussion round was "
                 "0.71-0.87 in all 34 of its discussion votes, 0.81 on tweets whose gold label is NO and 0.84 "
                 "on YES ones (first votes: 0.19 and 0.58), so its discussion votes say nothing about the tweet.",

@@ -346,7 +346,7 @@ def test_the_aids_ask_a_smollm2_member_once_and_say_so_only_where_one_sits():
     assert smol  # the default council seats one
     got = aids.overrides("council", "checkthat", [1], agents)
     assert got["keep_first_vote"] == "local:smollm2-135m"
-    defaults = {"keep_first_vote": "", "demos": "paper", "calibration": "none"}
+    defaults = {"keep_first_vote": "none", "demos": "paper", "calibration": "none"}
     assert f"{smol[0]} votes once" in aids.describe("council", "checkthat", [1], agents, defaults)
     qwen_only = [a for a in agents if a.model != "local:smollm2-135m"]
     assert "keep_first_vote" not in aids.overrides("council", "checkthat", [1], qwen_only)

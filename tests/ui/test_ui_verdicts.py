@@ -199,7 +199,7 @@ def test_with_the_aids_on_the_parameters_show_what_will_run_and_the_captions_say
     more = {k: at.selectbox(key=f"p_council_{k}").value for k in ("vote_from", "demos", "calibration", "explain")}
     assert more == {"vote_from": "written", "demos": "paper", "calibration": "none", "explain": "none"}
     assert "Prompts, votes, thresholds and the judge are the papers'" in _captions(at)
-    assert at.text_input(key="p_council_keep_first_vote").value == ""  # the paper: every member in every round
+    assert at.text_input(key="p_council_keep_first_vote").value == "none"  # the paper: every member in every round
     at.toggle(key="cfg_aids").set_value(True).run()
     at.number_input(key="p_council_k_demos").set_value(3).run()  # the person's own value stays theirs
     assert at.number_input(key="p_council_k_demos").value == 3
