@@ -232,6 +232,26 @@ def generate(
 # -- scoring ---------------------------------------------------------------------------------------------------
 
 
+def as_shown(d: dict) -> dict:
+    """The debate as the room reads it. Every view shows a council vote whose sentence repeats an earlier
+    round's vote with the same label as "NO, for the same reason as qwen-b's first vote." and that sentence
+    once, where it was first given (debate.view.repeated_reason): there the vote says no words of its own,
+    so it can neither copy nor be copied from. Scored beside the debate as written (`--as-shown`)."""
+    from debate.view import build_view
+
+    view = build_view(d["events"])
+    again = {tid for tid, t in view.turns.items() if t.same_reason is not None and t.label}
+
+    def shown(e: dict) -> dict:
+        if e.get("type") != "turn_finished" or e.get("turn_id") not in again:
+            return e
+        vote = {"vote": e.get("label")}
+        return {**e, "text": json.dumps(vote), "parsed": vote}
+
+    variant = ", ".join(x for x in (d.get("variant") or "", "as shown") if x)
+    return {**d, "events": [shown(e) for e in d["events"]], "variant": variant}
+
+
 def _rate(rows: list[dict], m: str) -> dict:
     """count, of, share; a turn without words (a bare vote) counts for the budget only: it says nothing to
     copy, refuse or wander from."""
@@ -355,6 +375,12 @@ def main(argv: list[str] | None = None) -> None:
         help="--run: NAME:k=v,k=v, parameters set over the app's defaults; repeat to debate each claim under "
         "every variant in turn, scored apart (e.g. --variant asked:keep_first_vote=off --variant once:)",
     )
+    ap.add_argument(
+        "--as-shown",
+        action="store_true",
+        help="also score each debate as the room reads it (a council vote that repeats an earlier round's "
+        "reason shows that reason once: as_shown), apart",
+    )
     ap.add_argument("--only", default="", help="score only these protocols (comma-separated)")
     ap.add_argument("--tag", default="", help="names the results: bench/results/substance-<tag>.json")
     args = ap.parse_args(argv)
@@ -381,6 +407,8 @@ def main(argv: list[str] | None = None) -> None:
         debates = [d for d in debates if d.get("protocol") in args.only.split(",")]
     if not debates:
         ap.error("no debates: give --home, --events, --content or --run N")
+    if args.as_shown:
+        debates += [as_shown(d) for d in debates]
     scores = score(debates)
     out = RESULTS / f"substance-{tag}.json"
     out.write_text(

@@ -183,6 +183,46 @@ _SAYS_FALSE = re.compile(
 )
 
 
+# what a debater told its side may not write (the protocols' `hold_side`; GenOptions.no_phrases): the claim
+# called what the other side says, in the words `_SAYS_TRUE` / `_SAYS_FALSE` read ("the claim is false" from
+# the side for it), and the other side's position declared ("I support the claim" from the side against it).
+# The embedded backend bans each phrase's last word where the words before it stand, so "the claim is"
+# goes on in the speaker's own direction ("the claim is misleading", "the claim is partly true")
+_ADVERBS = ("", "indeed ", "therefore ", "clearly ", "entirely ", "completely ")  # as _SAYS_TRUE / _SAYS_FALSE
+
+
+def _called(adverbs: tuple[str, ...]) -> list[str]:
+    return [
+        f"{det} {noun} {verb} {adv}"
+        for det in ("the", "this", "that")
+        for noun in ("claim", "statement", "assertion")
+        for verb in ("is", "was", "remains")
+        for adv in adverbs
+    ]
+
+
+_TRUE_WORDS = ("true", "accurate", "correct", "valid", "supported", "well supported", "factual", "right")
+_FALSE_WORDS = (
+    "false", "inaccurate", "incorrect", "untrue", "misleading", "wrong", "debunked", "unsupported", "not true",
+    "not accurate", "not correct", "not supported",
+)  # fmt: skip
+_STANCE = ("i {v} the claim", "i strongly {v} the claim", "i will {v} the claim", "i firmly {v} the claim")
+OTHER_SIDE_PHRASES: dict[str, tuple[str, ...]] = {
+    "for": (
+        *(f"{c}{w}" for c in _called((*_ADVERBS, "also ")) for w in _FALSE_WORDS),
+        *(
+            f.format(v=v)
+            for f in _STANCE
+            for v in ("oppose", "disagree with", "reject", "do not support", "argue against")
+        ),
+    ),
+    "against": (
+        *(f"{c}{w}" for c in _called(_ADVERBS) for w in _TRUE_WORDS),
+        *(f.format(v=v) for f in _STANCE for v in ("support", "agree with", "accept", "argue for", "endorse")),
+    ),
+}
+
+
 def side_trouble(text: str, role: str) -> str:
     """ "both" when one turn argues both sides (both positions as headings, or the claim called both true and
     false); "other" when a speaker with a side (SIDE[role]) calls the claim only what the other side says;

@@ -25,7 +25,7 @@ from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import PROSE_KEYS, ends_mid_sentence, find_loop, last_full_sentence
-from debate.content.substance import REFUSAL_OPENINGS, REFUSAL_PHRASES, SIDE, unsourced_names
+from debate.content.substance import OTHER_SIDE_PHRASES, REFUSAL_OPENINGS, REFUSAL_PHRASES, SIDE, unsourced_names
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (
     Event,
@@ -689,7 +689,7 @@ class DebateContext:
             json_schema=json_schema,
             stop_after_json=spec.schema is not None,  # a JSON answer ends when it closes
             label_first=leads,
-            label_threshold=spec.threshold if leads else None,
+            label_threshold=spec.threshold if leads or label_only(json_schema, spec.labels) else None,
             script=self.script,
             label_key=label_key_of(spec) if spec.labels else "",
             label_spellings=tuple(spec.label_spellings) if spec.labels else (),
@@ -704,7 +704,7 @@ class DebateContext:
         Backends that cannot do these ignore them (GenOptions)."""
         out: dict[str, Any] = {}
         if spec.parse is None and self.params.get("no_refusal", True) and not self.is_person(spec.agent):
-            out.update(no_phrases=REFUSAL_PHRASES, no_openings=REFUSAL_OPENINGS)
+            out.update(no_phrases=REFUSAL_PHRASES + self._other_side(spec.agent), no_openings=REFUSAL_OPENINGS)
         if spec.parse is None and self.params.get("no_copy", True):
             # the speaker's own turns too: a 0.5B proponent's two rebuttals and its closing were its opening
             # again, word for word, in 10 single debates of the held-out sweep (the room reads one turn four times)
@@ -721,6 +721,17 @@ class DebateContext:
             # them added it had 16 tokens to end its sentence, and a judge's one long sentence was cut
             out["grace_tokens"] = grace + (JSON_RESERVE if json_schema is not None else 0)
         return out
+
+    def _other_side(self, agent: Agent) -> tuple[str, ...]:
+        """What a debater told its side (state_side) may not write with `hold_side`: the claim called what the
+        other side says, or the other side's position declared (debate.content.substance.OTHER_SIDE_PHRASES).
+        Measured on 30 held-out RADAR debates at the app's defaults, 17 of 180 turns did: a scientist's
+        closing that opened "I strongly disagree with the claim" and ended "this claim is supported", a
+        politician's rebuttal "I agree. The claim is false"."""
+        if not (self.params.get("hold_side") and self.params.get("state_side")) or self.task.binary:
+            return ()
+        side = SIDE.get(agent.role)
+        return OTHER_SIDE_PHRASES.get(side, ()) if side else ()
 
     def _told(self, spec: TurnSpec) -> tuple[str, ...]:
         """What the speaker was told rather than given to argue from: its system text and the engine's lines
@@ -1095,6 +1106,12 @@ COMMON_PARAMS: dict[str, Param] = {
         '("I cannot provide…"): the phrase\'s last word is banned where the words before it stand (embedded '
         "models only).",
     ),
+    "hold_side": (
+        False,
+        'With state_side: a debater with a side may not call the claim what the other side says ("the claim is '
+        'false" from the side for it) nor declare the other side\'s position ("I support the claim" from the '
+        "side against it); embedded models only.",
+    ),
     "state_side": (
         False,
         "Tell each debater with a side which side it argues, in a line after the paper's template (the "
@@ -1144,6 +1161,14 @@ def label_leads(schema: dict[str, Any] | None, labels: tuple[str, ...] | list[st
     probabilities are then read at its own position, not wherever the text later says "no"."""
     props = list(((schema or {}).get("properties") or {}).values())
     return len(props) > 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
+
+
+def label_only(schema: dict[str, Any] | None, labels: tuple[str, ...] | list[str]) -> bool:
+    """The schema's one field is the label (a vote given without words): with a fitted threshold the label
+    written is then the one the threshold picks, so the vote a page shows is the vote the tally counts (a
+    council's SmolLM2 member wrote NO at P(YES) 0.20 and was counted YES by its threshold of 0.17)."""
+    props = list(((schema or {}).get("properties") or {}).values())
+    return len(props) == 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 
 
 def json_answer(

@@ -300,7 +300,8 @@ def test_every_member_slice_of_the_shipped_councils_has_a_train_threshold_in_eve
 
 def test_a_member_whose_entry_says_explain_false_votes_without_words_in_every_round(slices, fitted):
     """explain: false gives that member the label-only schema in the first vote and in the discussion
-    rounds (the other members keep their one-sentence explanation), and is kept in the stored seats."""
+    rounds, its label written as its threshold counts it (the other members keep their one-sentence
+    explanation), and is kept in the stored seats."""
     members = [
         {"name": "quiet", "model": "scripted:m1", "seed": 1, "explain": False},
         {"name": "talks", "model": "scripted:m1", "seed": 2},
@@ -323,6 +324,9 @@ def test_a_member_whose_entry_says_explain_false_votes_without_words_in_every_ro
         if c["options"].seed in (1, 2) and c["options"].json_schema:
             schemas.setdefault(c["options"].seed, []).append(list(c["options"].json_schema["properties"]))
     assert schemas[1] and all(len(props) == 1 for props in schemas[1])  # the vote alone, every round
+    # and written as the threshold counts it, so its bubble and the tally say the same vote
+    quiet = [c["options"] for c in backend.calls if c["options"].seed == 1 and c["options"].json_schema]
+    assert all(o.label_threshold == 0.5 for o in quiet)
     assert schemas[2] and all("explanation" in props for props in schemas[2])
     started = by_type(events, "debate_started")[0]
     seats = {a["agent"]: a for a in started.lineup}

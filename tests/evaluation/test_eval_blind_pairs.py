@@ -77,3 +77,30 @@ def test_the_benchmark_reads_debates_and_events_files_and_scores_per_protocol(tm
         assert s["turns"]["unsourced_name"] == {"count": 2, "of": 2, "share": 1.0}
         assert s["turns"]["copied"]["count"] == 0
     assert "| radar | 2 |" in bench_substance.table(bench_substance.score(read))
+
+
+def _stored_council(item: str) -> dict:
+    path = REPO / "bench" / "results" / "substance-council-once-2026-12-07-once-events.jsonl"
+    return next(d for d in bench_substance.debates_from_jsonl(path) if d["item"] == item)
+
+
+def test_a_council_is_scored_as_the_room_reads_it_beside_as_written() -> None:
+    """A stored council (the members wrote one sentence round after round): as written its votes copy, as
+    shown (a repeated reason stands once, "NO, for the same reason as ...") none do; a vote whose label
+    differs from the sentence's first use is shown in full, so its copy still counts."""
+    d = _stored_council("ct-1282-c3")
+    shown = bench_substance.as_shown(d)
+    assert shown["variant"].endswith("as shown") and d["events"] is not shown["events"]
+    written = bench_substance.score([d])["council [once]"]["turns"]["copied"]
+    as_read = bench_substance.score([shown])["council [once, as shown]"]["turns"]["copied"]
+    assert written["count"] >= 4 and as_read["count"] == 0
+    assert as_read["of"] < written["of"]  # the votes that say no words of their own are not counted
+    # the same debate with one discussion vote turned to the other label: its copied sentence is shown
+    flipped = json.loads(json.dumps(d))
+    last = [
+        e for e in flipped["events"] if e["type"] == "turn_finished" and e.get("round") == 2 and e["agent"] == "qwen-a"
+    ][-1]
+    last["label"] = "YES"
+    last["parsed"] = {**last["parsed"], "vote": "YES"}
+    again = bench_substance.score([bench_substance.as_shown(flipped)])["council [once, as shown]"]["turns"]["copied"]
+    assert again["count"] >= 1

@@ -419,3 +419,54 @@ def test_figures_are_taken_greedily_in_free_text_only():
     assert not _recorder(object(), "k", GenOptions(temperature=0.7, json_schema=schema)).figures
     assert not _recorder(object(), "k", GenOptions(temperature=0.0)).figures
     assert "figures" not in GenOptions(temperature=0.7, json_schema=schema).key_dict()
+
+
+def test_a_debater_holding_its_side_cannot_call_the_claim_what_the_other_side_says():
+    """hold_side: the side for the claim may not complete "the claim is false" (nor "I oppose the claim"), the
+    side against it not "the claim is true"; each goes on in its own direction ("the claim is misleading",
+    "the claim is partly true"). Every phrase that calls the claim something is one the substance benchmark
+    counts as the other side's, so the ban and the measure read the same words."""
+    from debate.content.substance import OTHER_SIDE_PHRASES, side_trouble
+
+    def banned(side: str, text: str) -> set[str]:
+        w = Written()
+        w.feed(text)
+        return set().union(*(g.banned(w)[1] for g in phrase_guards(OTHER_SIDE_PHRASES[side])))
+
+    assert {"false", "misleading", "wrong"} <= banned("for", "So THE CLAIM is ")
+    assert "true" in banned("for", "Therefore this statement is not ") and "true" not in banned("for", "The claim is ")
+    assert {"true", "accurate", "supported"} <= banned("against", "This claim is clearly ")
+    assert "misleading" not in banned("against", "The claim is ") and banned("against", "The claim is partly ") == set()
+    assert "claim" in banned("for", "I strongly oppose the ") and "claim" in banned("against", "I support the ")
+    assert banned("for", "I oppose my opponent's ") == set()  # a debater may still oppose the other side
+    for side, role in (("for", "politician"), ("against", "scientist")):
+        called = [p for p in OTHER_SIDE_PHRASES[side] if not p.startswith("i ")]
+        assert called and all(side_trouble(p.capitalize() + ".", role) == "other" for p in called)
+
+
+def test_radar_debaters_holding_their_side_are_given_the_other_sides_phrases():
+    """With hold_side and state_side (RADAR's aids) the politician's turns may not write the phrases of the side
+    against the claim and the scientist's not those for it; the judge's turns carry neither; off, none do."""
+    from debate.content.substance import OTHER_SIDE_PHRASES
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+
+    verdict = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
+    lu = lineup(2)
+    lu["roles"] = {
+        "politician": {"name": "pol", "model": "scripted:pol"},
+        "scientist": {"name": "sci", "model": "scripted:sci"},
+    }
+    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
+    claim = "Texas has created more jobs than all the other states combined."
+    for hold in (True, False):
+        b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
+        params = {"rounds": 1, "early_stop": False, "state_side": True, "hold_side": hold}
+        run(ModelClient({"scripted": b}), "radar", params=params, lineup=lu, claim=claim, task="halftruth")
+        by = {m: [c["options"] for c in b.calls if c["model"] == m] for m in ("pol", "sci", "judge")}
+        assert len(by["pol"]) == 3 and len(by["sci"]) == 3
+        pol, sci = set(by["pol"][0].no_phrases), set(by["sci"][-1].no_phrases)
+        assert ("the claim is false" in pol and "the claim is true" in sci) is hold
+        assert "the claim is true" not in pol and "the claim is false" not in sci
+        assert all(set(OTHER_SIDE_PHRASES["for"]) <= set(o.no_phrases) for o in by["pol"]) is hold
+        assert all(o.no_phrases == () for o in by["judge"])
