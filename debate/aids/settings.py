@@ -15,7 +15,8 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
 - RADAR: the judge's answer decoded under its JSON schema (always a readable verdict with label
   probabilities) and, where class weights were fitted on LIAR train for the judge's model, weighted by them;
   each debater with a side told which side it argues (state_side: a line after the paper's template; the
-  0.5B debaters otherwise wrote both sides in one turn, or the other side's case);
+  0.5B debaters otherwise wrote both sides in one turn, or the other side's case), and held to it where
+  its words would say the other side's ("the claim is false" from the politician: hold_side);
 - single and team debates: the judge's JSON decoded under its schema, its explanation first and the
   category after it (judge_answer=constrained: the 0.5B judge wrote its category first and then a reason
   for the other one); each debater told its side again, last, in the paper's role sentence (state_side).
@@ -64,8 +65,16 @@ AIDS: dict[str, dict[str, Any]] = {
     # came first and its reason argued for the other one)
     "single": {"judge_answer": "constrained", "state_side": True},
     "team": {"judge_answer": "constrained", "state_side": True},
-    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
-    "radar-single": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True},
+    # hold_side: measured on 30 held-out RADAR debates, read blind, the debates with it were preferred in 16
+    # pairs, those without in 7 (same 7); read turn by turn, the readers found 79 turns on the wrong side or
+    # both against 87 (docs/content-benchmark.md "Holding a side")
+    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True, "hold_side": True},
+    "radar-single": {
+        "judge_answer": "constrained",
+        "judge_calibration": "fitted",
+        "state_side": True,
+        "hold_side": True,
+    },
 }
 
 
@@ -220,6 +229,11 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
             "each debater with a side is told which side it argues, in a line after the paper's prompt (the "
             "politician for the claim, the scientist against it; in a debate about a tweet's category, the "
             "proponents YES and the opponents NO)"
+        )
+    if k == "hold_side" and v is True:
+        return (
+            'a debater with a side may not call the claim what the other side says ("the claim is false" from '
+            "the politician) nor declare the other side's position"
         )
     return ""
 

@@ -270,6 +270,20 @@ def test_the_protocols_say_whose_words_an_argument_may_not_copy():
     assert all(c["options"].no_copy == () and c["options"].grace_tokens == 0 for c in off.calls)
 
 
+VERDICT = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
+
+
+def _radar_lineup() -> dict:
+    """A RADAR lineup of scripted seats: pol (politician), sci (scientist), judge."""
+    lu = lineup(2)
+    lu["roles"] = {
+        "politician": {"name": "pol", "model": "scripted:pol"},
+        "scientist": {"name": "sci", "model": "scripted:sci"},
+    }
+    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
+    return lu
+
+
 def test_the_aids_tell_each_radar_debater_its_side():
     """With state_side (on with the small-model aids for RADAR) the politician's prompts end with the line
     that it argues for the claim, the scientist's that it argues against; the judge's carry neither."""
@@ -277,13 +291,7 @@ def test_the_aids_tell_each_radar_debater_its_side():
     from debate.models.scripted import ScriptedBackend
     from debate.prompts import render
 
-    verdict = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
-    lu = lineup(2)
-    lu["roles"] = {
-        "politician": {"name": "pol", "model": "scripted:pol"},
-        "scientist": {"name": "sci", "model": "scripted:sci"},
-    }
-    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
+    verdict, lu = VERDICT, _radar_lineup()
     for on in (True, False):
         b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
         params = {"rounds": 1, "early_stop": False, "state_side": on}
@@ -451,13 +459,7 @@ def test_radar_debaters_holding_their_side_are_given_the_other_sides_phrases():
     from debate.models.client import ModelClient
     from debate.models.scripted import ScriptedBackend
 
-    verdict = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
-    lu = lineup(2)
-    lu["roles"] = {
-        "politician": {"name": "pol", "model": "scripted:pol"},
-        "scientist": {"name": "sci", "model": "scripted:sci"},
-    }
-    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
+    verdict, lu = VERDICT, _radar_lineup()
     claim = "Texas has created more jobs than all the other states combined."
     for hold in (True, False):
         b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
@@ -470,3 +472,22 @@ def test_radar_debaters_holding_their_side_are_given_the_other_sides_phrases():
         assert "the claim is true" not in pol and "the claim is false" not in sci
         assert all(set(OTHER_SIDE_PHRASES["for"]) <= set(o.no_phrases) for o in by["pol"]) is hold
         assert all(o.no_phrases == () for o in by["judge"])
+
+
+@pytest.mark.real_model
+def test_the_embedded_model_held_to_its_side_does_not_write_the_other_sides_words():
+    """SmolLM2 asked to write the other side's sentence does; held to the side for the claim (hold_side's
+    phrases) it cannot call the claim false, and says something else."""
+    from debate.content.substance import OTHER_SIDE_PHRASES, side_trouble
+    from debate.models.local import LocalBackend
+
+    be = LocalBackend()
+    ask = [{"role": "user", "content": "Repeat this sentence exactly:\n\nThe claim is false because jobs fell."}]
+
+    def say(**kw) -> str:
+        out = be.stream("smollm2-135m", ask, GenOptions(max_tokens=24, **kw))
+        return "".join(c.text for c in out if hasattr(c, "text"))
+
+    assert side_trouble(say(), "politician") == "other"  # the model writes it when let
+    held = say(no_phrases=OTHER_SIDE_PHRASES["for"])
+    assert held.strip() and side_trouble(held, "politician") == "", held
