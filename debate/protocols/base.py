@@ -703,8 +703,11 @@ class DebateContext:
         an argument or a JSON answer under a grammar may finish its sentence past the budget (`budget_grace`).
         Backends that cannot do these ignore them (GenOptions)."""
         out: dict[str, Any] = {}
-        if spec.parse is None and self.params.get("no_refusal", True) and not self.is_person(spec.agent):
-            out.update(no_phrases=REFUSAL_PHRASES + self._other_side(spec.agent), no_openings=REFUSAL_OPENINGS)
+        if spec.parse is None and not self.is_person(spec.agent):
+            refusals = bool(self.params.get("no_refusal", True))
+            phrases = (REFUSAL_PHRASES if refusals else ()) + self._other_side(spec.agent)
+            if phrases:
+                out.update(no_phrases=phrases, no_openings=REFUSAL_OPENINGS if refusals else ())
         if spec.parse is None and self.params.get("no_copy", True):
             # the speaker's own turns too: a 0.5B proponent's two rebuttals and its closing were its opening
             # again, word for word, in 10 single debates of the held-out sweep (the room reads one turn four times)
@@ -725,9 +728,9 @@ class DebateContext:
     def _other_side(self, agent: Agent) -> tuple[str, ...]:
         """What a debater told its side (state_side) may not write with `hold_side`: the claim called what the
         other side says, or the other side's position declared (debate.content.substance.OTHER_SIDE_PHRASES).
-        Measured on 30 held-out RADAR debates at the app's defaults, 17 of 180 turns did: a scientist's
-        closing that opened "I strongly disagree with the claim" and ended "this claim is supported", a
-        politician's rebuttal "I agree. The claim is false"."""
+        On 30 held-out RADAR debates at the app's defaults the benchmark's side test found 22 of 180 turns that
+        did (readers, turn by turn: 87): a scientist's closing that opened "I strongly disagree with the claim"
+        and ended "this claim is supported", a politician's rebuttal "I agree. The claim is false"."""
         if not (self.params.get("hold_side") and self.params.get("state_side")) or self.task.binary:
             return ()
         side = SIDE.get(agent.role)
@@ -1166,7 +1169,7 @@ def label_leads(schema: dict[str, Any] | None, labels: tuple[str, ...] | list[st
 def label_only(schema: dict[str, Any] | None, labels: tuple[str, ...] | list[str]) -> bool:
     """The schema's one field is the label (a vote given without words): with a fitted threshold the label
     written is then the one the threshold picks, so the vote a page shows is the vote the tally counts (a
-    council's SmolLM2 member wrote NO at P(YES) 0.20 and was counted YES by its threshold of 0.17)."""
+    council's SmolLM2 member wrote NO at P(YES) 0.37 and was counted YES against its category-3 threshold, 0.31)."""
     props = list(((schema or {}).get("properties") or {}).values())
     return len(props) == 1 and bool(labels) and set(props[0].get("enum") or ()) == set(labels)
 

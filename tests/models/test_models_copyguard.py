@@ -472,6 +472,12 @@ def test_radar_debaters_holding_their_side_are_given_the_other_sides_phrases():
         assert "the claim is true" not in pol and "the claim is false" not in sci
         assert all(set(OTHER_SIDE_PHRASES["for"]) <= set(o.no_phrases) for o in by["pol"]) is hold
         assert all(o.no_phrases == () for o in by["judge"])
+    # refusals allowed (no_refusal off): the side is still held, and only the side's phrases are banned
+    b = ScriptedBackend({"pol": "Jobs grew.", "sci": "The data disagree.", "judge": verdict})
+    params = {"rounds": 1, "early_stop": False, "state_side": True, "hold_side": True, "no_refusal": False}
+    run(ModelClient({"scripted": b}), "radar", params=params, lineup=lu, claim=claim, task="halftruth")
+    pol = [c["options"] for c in b.calls if c["model"] == "pol"]
+    assert all(o.no_phrases == OTHER_SIDE_PHRASES["for"] and o.no_openings == () for o in pol)
 
 
 @pytest.mark.real_model
