@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from debate.aids import calibration as cal
+from debate.models.spec import names_model
 
 K_DEMOS = 8
 # the members asked for their first vote only in a council with the aids (council keep_first_vote)
@@ -80,11 +81,10 @@ AIDS: dict[str, dict[str, Any]] = {
 
 def _blind_members(agents: Iterable[Any]) -> list[str]:
     """The members whose model the aids ask for their first vote only."""
-    wanted = set(BLIND_IN_DISCUSSION.split(","))
     return [
         _field(a, "agent") or _field(a, "name")
         for a in agents
-        if _field(a, "role") == "member" and _field(a, "model") in wanted
+        if _field(a, "role") == "member" and names_model(BLIND_IN_DISCUSSION, _field(a, "model"))
     ]
 
 

@@ -99,6 +99,14 @@ class ModelSpec:
         return cls(backend, model, base_url)
 
 
+def names_model(specs: str, model: str) -> bool:
+    """Whether `specs` (comma-separated model specs, e.g. "local:smollm2-135m", or names without their
+    backend; "none" names none) names `model`: one matcher for every setting that lists models."""
+    wanted = {w.strip().lower() for w in specs.split(",") if w.strip()} - {"none"}
+    m = str(model).lower()
+    return m in wanted or m.split(":", 1)[-1] in wanted
+
+
 def refuse_credentials(url: str, what: str) -> None:
     """InvalidInput when `url` holds a user name or password (`http://user:pw@host`), naming `what`
     without them; see the module's docstring for why."""

@@ -29,6 +29,7 @@ from debate.content.figures import tally_figures
 from debate.errors import InvalidInput
 from debate.events import ChairSummary, Event, TurnFinished, VotesTallied
 from debate.lineups import Agent, Seating
+from debate.models.spec import names_model
 from debate.protocols import fewshot
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, json_answer, params
 from debate.protocols.decisions import (
@@ -378,8 +379,7 @@ class _Council:
 def kept_members(members: list[Agent], models: str) -> list[str]:
     """The members whose model `models` names (comma-separated specs, e.g. "local:smollm2-135m", or names
     without their backend; "none" names none): asked for their first vote only."""
-    wanted = {w.strip().lower() for w in models.split(",") if w.strip()} - {"none"}
-    return [m.agent for m in members if m.model.lower() in wanted or m.model.lower().split(":", 1)[-1] in wanted]
+    return [m.agent for m in members if names_model(models, m.model)]
 
 
 def run(ctx: DebateContext) -> Iterator[Event]:
