@@ -121,7 +121,7 @@ def test_person_takes_the_opponents_seat_in_the_browser(tmp_path):
 
 @pytest.mark.timeout(600)
 def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from debate import live
     from debate.runner import DebateConfig
@@ -160,7 +160,9 @@ def test_two_browser_sessions_vote_while_a_third_presents(tmp_path):
         voters[1].get_by_role("button", name="NO", exact=True).click()
         for v, lab in zip(voters, ("YES", "NO")):
             v.get_by_text(f"Your vote before the debate: {lab}").wait_for(timeout=60_000)
-            assert v.get_by_role("button", name="YES", exact=True).count() == 0  # one vote per session
+            # one vote per session: the buttons leave when the rerun that drew the thanks ends (Streamlit keeps
+            # the last run's elements on the page, greyed, until then), so the check waits for that end
+            expect(v.get_by_role("button", name="YES", exact=True)).to_have_count(0, timeout=30_000)
 
         def poll_row(label: str) -> str:
             return presenter.locator(".p-poll tr").filter(has_text=label).first.inner_text()
