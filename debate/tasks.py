@@ -9,7 +9,7 @@ gives no task description because its agents are told only the claim and the lab
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -347,8 +347,23 @@ BUILT_IN: tuple[TaskInfo, ...] = (
     TaskInfo("custom", "Custom question", ("YES", "NO"), _custom),
 )
 TASKS: dict[str, TaskInfo] = {info.name: info for info in BUILT_IN}
-# name -> title, kept in step with TASKS by register (the pickers' options)
-TASK_TITLES: dict[str, str] = {info.name: info.title for info in BUILT_IN}
+
+
+class _Titles(Mapping[str, str]):
+    """name -> title of every registered task (the pickers' options), read from TASKS at each look-up: a view,
+    so a task registered, or taken out again, is listed (or not) with nothing to keep in step."""
+
+    def __getitem__(self, name: str) -> str:
+        return TASKS[name].title
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TASKS)
+
+    def __len__(self) -> int:
+        return len(TASKS)
+
+
+TASK_TITLES: Mapping[str, str] = _Titles()
 # entry points that could not be loaded: name -> why
 FAILED: dict[str, str] = {}
 
@@ -366,7 +381,6 @@ def register(info: TaskInfo) -> TaskInfo:
     if not info.name or info.name != info.name.strip().lower() or not info.labels:
         raise InvalidInput(f"Task {info.name!r} needs a lower-case name and its labels.", "Set INFO's name and labels.")
     TASKS[info.name] = info
-    TASK_TITLES[info.name] = info.title
     return info
 
 

@@ -77,7 +77,7 @@ def load_into_process(site: Path) -> Iterator[None]:
 
     sys.path.insert(0, str(site))
     _forget_built_objects()
-    registries = (protocol_registry.PROTOCOLS, backends.BACKENDS, sources.SOURCES, tasks.TASKS, tasks.TASK_TITLES)
+    registries = (protocol_registry.PROTOCOLS, backends.BACKENDS, sources.SOURCES, tasks.TASKS)
     had = tuple(dict(r) for r in registries)
     extra = list(prompts._EXTRA)
     try:
