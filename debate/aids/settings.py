@@ -19,7 +19,9 @@ they answer with the prompt's favourite label whatever the tweet says (README "R
   its words would say the other side's ("the claim is false" from the politician: hold_side);
 - single and team debates: the judge's JSON decoded under its schema, its explanation first and the
   category after it (judge_answer=constrained: the 0.5B judge wrote its category first and then a reason
-  for the other one); each debater told its side again, last, in the paper's role sentence (state_side).
+  for the other one); each debater told its side again, last, in the paper's role sentence (state_side),
+  and in the single debate held to it in the category's words ("the tweet does contain scientific claims"
+  from the opponent: hold_side).
 
 An aid applies only where its data exists (a fitted threshold for every member's model and category,
 fitted weights for the judge), and never over a value the person changed from the paper's default.
@@ -64,7 +66,11 @@ AIDS: dict[str, dict[str, Any]] = {
     },
     # single and team: the judge's reason decoded first, its label after it (the 0.5B judge's label otherwise
     # came first and its reason argued for the other one)
-    "single": {"judge_answer": "constrained", "state_side": True},
+    # single: hold_side in the category's words; 15 held-out tweets read blind by two readers: the held debates
+    # preferred in 16 judgements, those without in 10 (4 the same); copied loosely 40 -> 27 of 120 turns; the
+    # readers' own side counts did not move (138 vs 135): docs/content-benchmark.md "Holding a side in a
+    # debate about a tweet's category". The team debate is not measured and keeps it off
+    "single": {"judge_answer": "constrained", "state_side": True, "hold_side": True},
     "team": {"judge_answer": "constrained", "state_side": True},
     # hold_side: measured on 30 held-out RADAR debates, read blind, the debates with it were preferred in 16
     # pairs, those without in 7 (same 7); read turn by turn, the readers found 79 turns on the wrong side or
@@ -233,7 +239,9 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
     if k == "hold_side" and v is True:
         return (
             'a debater with a side may not call the claim what the other side says ("the claim is false" from '
-            "the politician) nor declare the other side's position"
+            "the politician) nor declare the other side's position; in a debate about a tweet's category, the "
+            'opponent may not say the tweet has it ("contains scientific claims"), the proponent not that it '
+            "has not"
         )
     return ""
 

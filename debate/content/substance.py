@@ -223,14 +223,102 @@ OTHER_SIDE_PHRASES: dict[str, tuple[str, ...]] = {
 }
 
 
-def side_trouble(text: str, role: str) -> str:
+# -- sides of a debate about a tweet's category (TurQUaz's single and team debates) ---------------------------
+# The proponent argues that the tweet has the category's property (YES), the opponent that it does not (NO).
+# A turn says which with the category's verb and object ("contains scientific claims", "references a
+# scientific study", "mentions scientific entities"), negated or not ("does not contain any scientific …",
+# "contains no scientific …"). Read in the stored single debates: opponents writing "the tweet does contain
+# scientific claims" and `The tweet "…" directly references a scientific study`, proponents "the tweet does not
+# reference to scientific studies". A verb alone says nothing ("the tweet mentions Denise Nickerson").
+CATEGORY_VERBS: dict[int, tuple[str, ...]] = {
+    1: ("contain", "make", "present"),
+    2: ("refer", "reference", "cite"),
+    3: ("mention", "name", "reference"),
+}
+CATEGORY_OBJECTS: dict[int, tuple[str, ...]] = {
+    1: ("scientific", "science"),
+    2: ("scientific", "research", "study", "studies", "publication", "publications", "paper", "papers", "journal"),
+    3: ("scientific", "science", "scientist", "scientists", "researcher", "researchers", "university"),
+}
+_FILLERS = ("to", "a", "an", "any", "the", "no", "specific", "several", "some", "clear", "direct", "multiple")
+_NEGATIONS = frozenset(
+    "not doesn't don't didn't never fails without cannot nor isn't lacks lack no".split()  # noqa: SIM905
+)
+# what may stand between a verb and its object in a banned phrase: "references a specific scientific study"
+# routed round a ban of "references a scientific" on the first try
+_BAN_FILLERS = (
+    "",
+    *(f"{w} " for w in ("to", "a", "an", "the", "several", "specific", "some", "multiple", "clear", "direct")),
+    *(f"{a} {b} " for a in ("to", "a", "an", "the") for b in ("specific", "several", "clear", "direct", "multiple")),
+    "to a ",
+    "to an ",
+    "to the ",
+)
+_BAN_ADVERBS = ("", "indeed ", "clearly ", "also ", "directly ", "explicitly ", "certainly ")
+
+
+def category_sides(text: str, category: int | None) -> tuple[bool, bool]:
+    """(says YES, says NO): whether `text` says, with the category's verb and object, that the tweet has the
+    property, or, the verb negated in the three words before it or "no" before the object, that it has not.
+    (False, False) for a category without verbs (a custom question). One pass over the words; each verb
+    looks at most three words ahead and three back."""
+    verbs = CATEGORY_VERBS.get(category or 0)
+    if not verbs:
+        return False, False
+    forms = {f for v in verbs for f in (v, v + "s")} | {"lack", "lacks"}
+    objects = set(CATEGORY_OBJECTS[category or 0])
+    ws = words(_cap(text).replace("’", "'"))
+    yes = no = False
+    for i, w in enumerate(ws):
+        if w not in forms:
+            continue
+        negated, j = w.startswith("lack"), i + 1
+        while j < len(ws) and j - i <= 3 and ws[j] in _FILLERS:
+            negated |= ws[j] == "no"
+            j += 1
+        if j < len(ws) and ws[j] in objects:
+            if negated or _NEGATIONS.intersection(ws[max(0, i - 3) : i]):
+                no = True
+            else:
+                yes = True
+    return yes, no
+
+
+def category_other_side(category: int | None) -> dict[str, tuple[str, ...]]:
+    """What a debater of a category debate holding its side may not write (`hold_side`), as OTHER_SIDE_PHRASES
+    for claims, in the guard's words: the NO side may not say the tweet has the property ("contains
+    scientific", "does contain scientific", "directly references a study": so it writes "does not contain
+    scientific"), the YES side may not negate the category's verb ("not contain", "doesn t mention",
+    "contains no", "lacks"). Every phrase is one `category_sides` reads as that side's, given its object."""
+    verbs, objects = CATEGORY_VERBS.get(category or 0), CATEGORY_OBJECTS.get(category or 0, ())
+    if not verbs:
+        return {}
+    # "references scientific" is banned whatever stands before the verb (`The tweet "…" directly references`);
+    # the base form only after "does" (so "does not contain scientific" stays the NO side's to write)
+    yes_words = [f"{v}s {f}{o}" for v in verbs for f in _BAN_FILLERS for o in objects] + [
+        f"does {a}{v} {f}{o}" for a in _BAN_ADVERBS for v in verbs for f in _BAN_FILLERS for o in objects
+    ]
+    no_words = (
+        [f"{n} {a}{v}" for n in ("not", "doesn t", "don t", "didn t", "fails to") for a in _BAN_ADVERBS for v in verbs]
+        + [f"{v}s no" for v in verbs]
+        + [f"{t} lacks" for t in ("tweet", "it")]
+    )
+    return {"for": tuple(dict.fromkeys(no_words)), "against": tuple(dict.fromkeys(yes_words))}
+
+
+def side_trouble(text: str, role: str, category: int | None = None) -> str:
     """ "both" when one turn argues both sides (both positions as headings, or the claim called both true and
     false); "other" when a speaker with a side (SIDE[role]) calls the claim only what the other side says;
-    "" otherwise (and always for a role with no side, e.g. a journalist or a voter)."""
+    "" otherwise (and always for a role with no side, e.g. a journalist or a voter). With a CheckThat
+    `category` (a debate about a tweet's category, not a claim's truth) the sides are read in the
+    category's verbs (`category_sides`): "the tweet does contain …" from the opponent is the other side."""
     t = _cap(text)
     if _FOR_HEAD.search(t) and _AGAINST_HEAD.search(t):
         return "both"
-    says_true, says_false = bool(_SAYS_TRUE.search(t)), bool(_SAYS_FALSE.search(t))
+    if category in CATEGORY_VERBS:
+        says_true, says_false = category_sides(t, category)
+    else:
+        says_true, says_false = bool(_SAYS_TRUE.search(t)), bool(_SAYS_FALSE.search(t))
     if says_true and says_false:
         return "both"
     side = SIDE.get(role)
@@ -386,7 +474,7 @@ def named_sources(text: str) -> list[Name]:
         stop = bool(re.search(r"[,;:!?\")\]}”’]$|['’]s$", raw)) or (
             raw.endswith(".") and not re.fullmatch(r"(?:[A-Z]\.)+|[A-Z][a-z]{0,3}\.", core)
         )
-        core = core.rstrip(".") if stop else core
+        core = core.rstrip(".").rstrip(_CLOSE) if stop else core  # `"White Office".`: the mark, then the quote
         toks.append((s, s + len(core), core, stop, raw[0] in _OPEN))
     out: list[Name] = []
     i, n = 0, len(toks)
@@ -473,6 +561,22 @@ REBUTTAL_MEASURES = ("answers_point",)
 JUDGE_MEASURES = ("reason_ends", "label_is_verdict")
 
 
+def _judge_row(judge: dict, verdict: dict) -> dict:
+    """A deciding judge's row: whether its reason ends, and whether the label it wrote is the verdict shown."""
+    written = verdict.get("written_label") or judge.get("label")
+    reason = shown_text(str(judge.get("text") or ""), judge.get("parsed"), bool(judge.get("valid", True)))
+    parsed = p if isinstance(p := judge.get("parsed"), dict) else {}
+    reason = str(parsed.get("explanation") or "") or reason
+    return {
+        "agent": judge.get("agent") or "",
+        "model": judge.get("model") or "",
+        "reason_ends": reason_ends(reason),
+        "label_is_verdict": same_label(written, verdict.get("label")),
+        "written": written,
+        "shown": verdict.get("label"),
+    }
+
+
 def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str, list[dict]]:
     """A debate's substance, from its events: {"turns": one row per speaking turn (a model's argument or
     vote, not a judge's or the engine's checks), "rebuttals": one row per rebuttal (a sided speaker's turn
@@ -485,6 +589,11 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
     their category's definition did not copy one another."""
     claim, passages = sources_of(events)
     quotable = [claim, *passages]
+    started = next((e for e in events if e.get("type") == "debate_started"), {})
+    # a debate about a tweet's CheckThat category: its sides are read in the category's verbs, the category
+    # its phase is about (a category-3 debate argues category 2 first: the cat2 => cat3 rule)
+    checkthat = started.get("task") == "checkthat"
+    category = started.get("category") if checkthat else None
     prompts = tuple(prompts)
     allowed = quoted_grams([*quotable, *prompts])
     allowed_loose = loose_grams([*quotable, *prompts])
@@ -497,23 +606,10 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
     for e in events:
         kind = e.get("type")
         if kind == "verdict" and last_judge is not None:
-            written = e.get("written_label") or last_judge.get("label")
-            reason = shown_text(
-                str(last_judge.get("text") or ""), last_judge.get("parsed"), bool(last_judge.get("valid", True))
-            )
-            parsed = p if isinstance(p := last_judge.get("parsed"), dict) else {}
-            reason = str(parsed.get("explanation") or "") or reason
-            out["judges"].append(
-                {
-                    "agent": last_judge.get("agent") or "",
-                    "model": last_judge.get("model") or "",
-                    "reason_ends": reason_ends(reason),
-                    "label_is_verdict": same_label(written, e.get("label")),
-                    "written": written,
-                    "shown": e.get("label"),
-                }
-            )
+            out["judges"].append(_judge_row(last_judge, e))
             last_judge = None
+        if kind == "phase_started" and checkthat and e.get("category") is not None:
+            category = e.get("category")
         if kind == "turn_started":
             read_at[str(e.get("turn_id"))] = len(spoken)
         if kind != "turn_finished" or e.get("human") or e.get("replayed"):
@@ -547,7 +643,7 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
                 else copied_loosely(text, [s[2] for s in heard if s[0] != agent], allowed_loose),
                 # its own earlier turn again (a rebuttal that is the speaker's opening once more)
                 "repeats_own": None if role == "chair" else own.copied,
-                "side_trouble": bool(side_trouble(text, role)),
+                "side_trouble": bool(side_trouble(text, role, category)),
                 "refusal": refuses(text),
                 # a vote explains a category ("the tweet cites a study"), not the claim's subject
                 "off_topic": None if role in VOTERS else off_topic(text, claim),

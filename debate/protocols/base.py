@@ -25,7 +25,14 @@ from debate.content.echo import echoed_format
 from debate.content.figures import unsupported
 from debate.content.script import script_of
 from debate.content.sentences import PROSE_KEYS, ends_mid_sentence, find_loop, last_full_sentence
-from debate.content.substance import OTHER_SIDE_PHRASES, REFUSAL_OPENINGS, REFUSAL_PHRASES, SIDE, unsourced_names
+from debate.content.substance import (
+    OTHER_SIDE_PHRASES,
+    REFUSAL_OPENINGS,
+    REFUSAL_PHRASES,
+    SIDE,
+    category_other_side,
+    unsourced_names,
+)
 from debate.errors import Cancelled, DebateError, InvalidInput, MemberFailed
 from debate.events import (
     Event,
@@ -731,10 +738,17 @@ class DebateContext:
         On 30 held-out RADAR debates at the app's defaults the benchmark's side test found 22 of 180 turns that
         did (readers, turn by turn: 87): a scientist's closing that opened "I strongly disagree with the claim"
         and ended "this claim is supported", a politician's rebuttal "I agree. The claim is false"."""
-        if not (self.params.get("hold_side") and self.params.get("state_side")) or self.task.binary:
+        if not (self.params.get("hold_side") and self.params.get("state_side")):
             return ()
         side = SIDE.get(agent.role)
-        return OTHER_SIDE_PHRASES.get(side, ()) if side else ()
+        if not side:
+            return ()
+        if self.task.binary:
+            # a debate about a tweet's category: the sides in the category's verbs ("the tweet does contain
+            # scientific claims" from a 0.5B opponent); a custom question has no such verbs, so nothing
+            category = self.task.category if self.task.task == "checkthat" else None
+            return category_other_side(category).get(side, ())
+        return OTHER_SIDE_PHRASES.get(side, ())
 
     def _told(self, spec: TurnSpec) -> tuple[str, ...]:
         """What the speaker was told rather than given to argue from: its system text and the engine's lines
@@ -1113,7 +1127,9 @@ COMMON_PARAMS: dict[str, Param] = {
         False,
         'With state_side: a debater with a side may not call the claim what the other side says ("the claim is '
         'false" from the side for it) nor declare the other side\'s position ("I support the claim" from the '
-        "side against it); embedded models only.",
+        "side against it); in a debate about a CheckThat tweet's category, the opponent may not say the tweet "
+        'has it ("contains scientific claims", "directly references a study") nor the proponent that it has '
+        'not ("does not contain"); embedded models only.',
     ),
     "state_side": (
         False,

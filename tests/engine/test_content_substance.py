@@ -95,6 +95,10 @@ def test_named_sources_the_issue_found_and_the_ones_the_sources_give():
     # names that are not sources: the claim's subject, sentence openers, the protocol's own words
     assert named_sources("Moreover, Texas has jobs. Support position: yes. The Politician argued well.") == []
     assert named_sources("The Amazon rainforest produces oxygen, as the scientist said.") == []
+    # a name in quotes that ends a sentence (`"White Office".`, a 0.5B proponent's invented institution: the
+    # page did not mark it while the quote stuck to "Office"); an abbreviation's full stop still belongs to it
+    quoted = 'It mentions "Patriots fans working" and "White Office". He cited the U.S. Census Bureau.'
+    assert [n.text for n in named_sources(quoted)] == ["White Office", "U.S. Census Bureau"]
 
 
 def test_a_rebuttal_answers_the_other_sides_point_a_copy_does_not():
@@ -168,6 +172,30 @@ def test_a_debate_scored_from_its_events():
             "shown": "FALSE",
         }
     ]
+
+
+def test_a_category_debate_is_read_in_its_categorys_words_phase_by_phase():
+    """A single debate on CheckThat category 3 argues category 2 first (the cat2 => cat3 rule): an opponent who
+    says the tweet cites a study is on the other side there, and the same words in the category-3 phase
+    (scientific entities) are not; a proponent who says the tweet mentions no scientific entity is."""
+    tweet = "New Stanford study: coffee lowers heart risk."
+    cites = "The tweet cites a study from Stanford, so it is about coffee."
+    no_entity = "The tweet does not mention any scientific entity, only coffee."
+    ev = [{"type": "debate_started", "claim": tweet, "task": "checkthat", "category": 3}]
+    for cat in (2, 3):
+        ev.append({"type": "phase_started", "phase": "category", "category": cat})
+        for agent, text in (("pro", no_entity), ("opp", cites)):
+            role = "proponent" if agent == "pro" else "opponent"
+            ev.append({"type": "turn_finished", "valid": True, "agent": agent, "role": role, "phase": "opening",
+                       "round": cat, "text": text})  # fmt: skip
+    rows = score_substance(ev)["turns"]
+    assert [(r["role"], r["side_trouble"]) for r in rows] == [
+        ("proponent", False),  # category 2: entities are not its question
+        ("opponent", True),  # category 2: "cites a study" is the YES side's
+        ("proponent", True),  # category 3: "does not mention any scientific entity" is the NO side's
+        ("opponent", False),  # category 3: citing a study is not mentioning an entity by this reading
+    ]
+    assert not any(r["side_trouble"] for r in score_substance([{**ev[0], "task": "custom"}, *ev[1:]])["turns"])
 
 
 def test_a_rebuttal_that_is_the_speakers_own_opening_again_repeats_its_own():

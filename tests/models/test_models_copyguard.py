@@ -480,6 +480,78 @@ def test_radar_debaters_holding_their_side_are_given_the_other_sides_phrases():
     assert all(o.no_phrases == OTHER_SIDE_PHRASES["for"] and o.no_openings == () for o in pol)
 
 
+def test_a_category_debater_holding_its_side_cannot_say_the_tweet_is_the_other_sides():
+    """hold_side in a debate about a tweet's category: the opponent (NO) may not complete "contains
+    scientific" nor "does contain scientific" (so it writes "does not contain scientific"), whatever stands
+    before the verb (`The tweet "…" directly references a study`); the proponent (YES) may not negate the
+    category's verb ("does not contain", "contains no", "lacks"). Every banned phrase is one the substance
+    benchmark reads as the other side's, in every category's verbs and objects; a custom question has none."""
+    from debate.content.substance import CATEGORY_OBJECTS, CATEGORY_VERBS, category_other_side, side_trouble
+
+    def banned(category: int, side: str, text: str) -> set[str]:
+        w = Written()
+        w.feed(text)
+        return set().union(*(g.banned(w)[1] for g in phrase_guards(category_other_side(category)[side])))
+
+    assert "scientific" in banned(1, "against", "So THE TWEET does contain ")
+    assert "scientific" in banned(1, "against", "The tweet contains ")
+    assert "study" in banned(2, "against", 'The tweet "Coffee!" directly references a ')
+    assert banned(1, "against", "The tweet does not contain ") == set()  # its own side, in its own words
+    assert banned(1, "against", "The tweet contains no ") == set() and banned(3, "against", "It mentions ") == {
+        "scientific",
+        "science",
+        "scientist",
+        "scientists",
+        "researcher",
+        "researchers",
+        "university",
+    }  # a name it may mention, not a scientific one
+    assert "contain" in banned(1, "for", "This tweet does not ") and "no" in banned(1, "for", "The tweet contains ")
+    assert "mention" in banned(3, "for", "The tweet doesn't ") and "reference" in banned(2, "for", "does not directly ")
+    assert banned(1, "for", "The tweet does ") == set() and banned(1, "for", "The tweet contains a ") == set()
+    for category in CATEGORY_VERBS:
+        for side, role in (("for", "proponent"), ("against", "opponent")):
+            phrases = category_other_side(category)[side]
+            obj = CATEGORY_OBJECTS[category][0]
+            for p in phrases:
+                text = p.replace(" t ", "'t ").capitalize() + ("" if p.endswith(obj) else f" {obj}") + " claims."
+                assert side_trouble(text, role, category) == "other", (category, text)
+    assert category_other_side(None) == {}
+
+
+def test_single_and_team_debaters_holding_their_side_are_given_their_categorys_phrases():
+    """With hold_side and state_side in a single or team debate about CheckThat category 2, the proponents'
+    turns may not say the tweet cites no study and the opponents' may not say it cites one; the judge's carry
+    neither; a custom question (no category verbs) and hold_side off give none."""
+    from debate.content.substance import category_other_side
+    from debate.models.client import ModelClient
+    from debate.models.scripted import ScriptedBackend
+    from debate.prompts import render
+    from debate.tasks import resolve_task
+
+    phrase = resolve_task("checkthat", 2).phrase
+    pro_line = render("engine.side_for_category", category_title=phrase)
+    banned = category_other_side(2)
+    for protocol in ("single", "team"):
+        for hold, task in ((True, "checkthat"), (False, "checkthat"), (True, "custom")):
+            b = ScriptedBackend(default=lambda m, o: '{"category": 1, "explanation": "It names a study."}')
+            params = {"rounds": 0, "state_side": True, "hold_side": hold}
+            kw = {"custom_title": "Is satire", "custom_description": "Satire."} if task == "custom" else {}
+            run(ModelClient({"scripted": b}), protocol, task=task, category=2, n=2, params=params, **kw)
+            sides = {"for": 0, "against": 0}
+            for c in b.calls:
+                got = c["options"].no_phrases
+                if c["model"] == "judge":
+                    assert got == (), protocol
+                    continue
+                side = "for" if c["messages"][-1]["content"].endswith(pro_line) else "against"
+                sides[side] += 1
+                held = hold and task == "checkthat"
+                assert set(banned[side]) <= set(got) if held else not set(banned[side]) & set(got), (protocol, hold)
+                assert not set(banned["against" if side == "for" else "for"]) & set(got)
+            assert sides["for"] and sides["against"] or task == "custom", (protocol, sides)
+
+
 @pytest.mark.real_model
 def test_the_embedded_model_held_to_its_side_does_not_write_the_other_sides_words():
     """SmolLM2 asked to write the other side's sentence does; held to the side for the claim (hold_side's
@@ -497,3 +569,24 @@ def test_the_embedded_model_held_to_its_side_does_not_write_the_other_sides_word
     assert side_trouble(say(), "politician") == "other"  # the model writes it when let
     held = say(no_phrases=OTHER_SIDE_PHRASES["for"])
     assert held.strip() and side_trouble(held, "politician") == "", held
+
+
+@pytest.mark.real_model
+def test_the_embedded_model_held_to_its_side_in_a_category_debate_does_not_concede_the_category():
+    """The single debate's opponent, as the held-out debates showed it: asked to write that the tweet "directly
+    references a scientific study" SmolLM2 does; held to the NO side (category 2's phrases) it cannot, and
+    says something else."""
+    from debate.content.substance import category_other_side, side_trouble
+    from debate.models.local import LocalBackend
+
+    be = LocalBackend()
+    line = 'The tweet "Coffee lowers heart risk" directly references a scientific study.'
+    ask = [{"role": "user", "content": f"Repeat this sentence exactly:\n\n{line}"}]
+
+    def say(**kw) -> str:
+        out = be.stream("smollm2-135m", ask, GenOptions(max_tokens=24, **kw))
+        return "".join(c.text for c in out if hasattr(c, "text"))
+
+    assert side_trouble(say(), "opponent", 2) == "other"  # the model writes it when let
+    held = say(no_phrases=category_other_side(2)["against"])
+    assert held.strip() and side_trouble(held, "opponent", 2) == "", held
