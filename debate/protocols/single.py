@@ -54,22 +54,35 @@ def transcript(turns: list[TurnFinished]) -> Slot:
 
 
 JUDGE_ANSWERS = ("paper", "constrained")
+JUDGE_LABELS = ("digits", "words")
 JUDGE_ANSWER: dict[str, tuple[Any, str]] = {
     "judge_answer": (
         "paper",
         "paper: the judge writes its JSON freely, the category first (repaired under a JSON schema when "
         "unreadable); constrained: decoded under that schema from the first token, its explanation first and "
         "the category after it, so the label follows the judge's reason.",
-    )
+    ),
+    "judge_labels": (
+        "digits",
+        'digits: the paper\'s "category": 1 or 0 for a yes/no question; words: "YES" or "NO", in the prompt '
+        "and the answer, so the label is the word the judge's reason would lead to, not a code for it.",
+    ),
 }
+JUDGE_CHOICES = {"judge_answer": JUDGE_ANSWERS, "judge_labels": JUDGE_LABELS}
 
 
 def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
     """`spec = yield from judge_spec(...)`: the judge's prompt over the whole transcript `slot`."""
     t = ctx.task
     judge = ctx.role("judge")
+    values = ctx.task_values()
+    # words (a small-model aid): the paper's 1/0 code read back as YES/NO; a 0.5B judge wrote "The tweet contains
+    # several scientific claims" and then "category": 0 (P 0.51), its reason and its label apart
+    words = t.binary and ctx.p("judge_labels") == "words"
+    if words:
+        values["category_values"] = t.labels_or
     msgs = yield from ctx.prompt(
-        judge, "turquaz.system.judge", user_id, ctx.task_values(), {"transcript": slot}, phase="judge", round=ctx.rounds
+        judge, "turquaz.system.judge", user_id, values, {"transcript": slot}, phase="judge", round=ctx.rounds
     )
     return TurnSpec(
         judge,
@@ -79,12 +92,12 @@ def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
         user_id,
         parse=lambda s: parse_label(s, t.labels),
         labels=t.labels,
-        answer_format=f'{{"category": {t.category_values}, "explanation": "..."}}',
+        answer_format=f'{{"category": {values["category_values"]}, "explanation": "..."}}',
         # constrained (a small-model aid): the reason decoded first, then the label, under the schema the
         # repair uses; the 0.5B judge wrote its label first and then a reason for the other one ("category":
         # 0 beside "It is a direct reference to a study by Stanford University, which is a scientific study")
         constrain=ctx.p("judge_answer") == "constrained",
-        **json_answer("category", t.labels, numeric=t.binary, text_chars=JUDGE_REASON_CHARS),
+        **json_answer("category", t.labels, numeric=t.binary and not words, text_chars=JUDGE_REASON_CHARS),
     )
 
 
@@ -165,5 +178,5 @@ INFO = ProtocolInfo(
         }
     ),
     run=run,
-    choices={"judge_answer": JUDGE_ANSWERS},
+    choices=JUDGE_CHOICES,
 )

@@ -25,7 +25,7 @@ from debate.events import Event, TurnFinished
 from debate.lineups import Agent, Seating
 from debate.models.base import Message
 from debate.protocols.base import DebateContext, ProtocolInfo, Slot, Steps, TurnSpec, entries, params
-from debate.protocols.single import JUDGE_ANSWER, JUDGE_ANSWERS, judge_spec
+from debate.protocols.single import JUDGE_ANSWER, JUDGE_CHOICES, judge_spec
 
 SIDE = {"proponent": ("PROPONENT", "Proponent team"), "opponent": ("OPPONENT", "Opponent team")}
 OTHER = {"proponent": "opponent", "opponent": "proponent"}
@@ -268,7 +268,7 @@ INFO = ProtocolInfo(
     run=run,
     seating=seating,
     choices={
-        "judge_answer": JUDGE_ANSWERS,
+        **JUDGE_CHOICES,
         "config": ("different", "same"),
         "team_turns": ("sequential", "parallel"),
         "rebuttal_order": ("sequential", "simultaneous"),

@@ -126,6 +126,24 @@ def test_the_single_and_team_judge_writes_its_reason_before_its_label_when_asked
     assert verdict.label == "YES" and "The study is named and linked." in verdict.explanation
 
 
+@pytest.mark.parametrize("protocol", ["single", "team"])
+def test_the_single_and_team_judge_asked_for_words_answers_yes_or_no(protocol):
+    """judge_labels=words: the judge's prompt shows the category as "YES" or "NO" where the paper shows 0 or 1,
+    its schema's category is the word, and the word it writes is the verdict; digits (the paper) keep 1/0."""
+    for labels, answer, enum in (("words", '"YES"', ["YES", "NO"]), ("digits", "1", [1, 0])):
+        client, backend = scripted({"judge": '{"explanation": "The study is named.", "category": ' + answer + "}"})
+        backend.supports_json_schema = True
+        params = {"rounds": 0, "judge_answer": "constrained", "judge_labels": labels}
+        ev = run(client, protocol, category=1, params=params)
+        (call,) = [c for c in backend.calls if c["model"] == "judge"]
+        assert call["options"].json_schema["properties"]["category"]["enum"] == enum
+        prompt = call["messages"][-1]["content"]
+        assert ('"category": "YES" or "NO"' in prompt) is (labels == "words"), prompt[-300:]
+        assert ('"category": 0 or 1' in prompt) is (labels == "digits")
+        (verdict,) = by_type(ev, "verdict")
+        assert verdict.label == "YES"
+
+
 def test_council_stops_when_votes_stabilise():
     same = {i: [vote("YES" if i <= 3 else "NO")] * 10 for i in range(1, 6)}
     client, backend = scripted({"vote": per_member(same)})
