@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debate import outcome, plugins
+from debate.content.substance import reason_side
 from debate.errors import InvalidInput
 
 # Verbatim from TurQUaz A.3-A.5; the last bullet only makes sense for CheckThat, so other tasks drop it.
@@ -490,6 +491,30 @@ def override_note(verdict: Any) -> str:
     train) — a second opinion; …"), that the calibrated reading was chosen and what the model wrote, or a
     council's counted majority against its written one. Empty when nothing disagrees."""
     return outcome.reading(verdict).note()
+
+
+_OPPOSITE = {"YES": "NO", "NO": "YES", "TRUE": "FALSE", "FALSE": "TRUE"}
+
+
+def reason_note(verdict: Any, started: Any = None) -> str:
+    """The sentence beside a judge's verdict whose own reason argues the opposite label ("The judge's reason
+    argues YES; the label it wrote is NO."): a 0.5B single-debate judge wrote "The tweet contains several
+    scientific claims" and then NO (P 0.51), and the card stated NO under a reason for YES without a word.
+    Read in the reason's words (debate.content.substance.reason_side: a CheckThat category's verb and
+    object, or the claim called true or false); only opposite labels count (HALF-TRUE beside "the claim is
+    false" is not apart). Empty for votes, a baseline's sentence (decoded to argue its label), all three
+    categories at once, and when the reason takes no side or both."""
+    if str(_get(verdict, "source") or "") not in ("judge", "round-judge"):
+        return ""
+    task = _get(started, "task") or ("checkthat" if _get(verdict, "category") else "")
+    category = _get(verdict, "category")
+    if task == "checkthat" and category is None:
+        return ""
+    written = outcome.reading(verdict).written
+    side = reason_side(str(_get(verdict, "explanation") or ""), category if task == "checkthat" else None)
+    if not written or side is None or _OPPOSITE.get(str(written)) != side:
+        return ""
+    return f"The judge's reason argues {side}; the label it wrote is {written}."
 
 
 _OWN = {

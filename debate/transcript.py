@@ -329,6 +329,7 @@ class TextRenderer:
         cat = f" · category {v.category}" if v.category else ""
         said = "".join(f"\n  {x}." for x in v.sentences)
         over = f"\n  {self._c('1;33', v.override)}" if v.override else ""
+        over += f"\n  {self._c('1;33', v.reason_apart)}" if v.reason_apart else ""
         cut = f"\n  {self._c('1;33', v.cut)}" if v.cut else ""
         head = self._c("1;7", f" VERDICT{cat}: {v.label or 'NO VALID ANSWER'} ") + self._c(
             "1", f"{conf} [{v.source}]{gold}"

@@ -43,7 +43,7 @@ from debate.events import (
     event_from_dict,
 )
 from debate.sanitize import unmarked
-from debate.tasks import cut_off_mark, override_note, verdict_number, verdict_sentences
+from debate.tasks import cut_off_mark, override_note, reason_note, verdict_number, verdict_sentences
 
 PALETTE = (
     "#4C78A8",
@@ -268,6 +268,7 @@ class VerdictView:
     correct: bool | None
     reason: str  # the explanation as words, never a JSON list
     cut: str = ""  # the mark when the judge's answer that gave the reason was cut by the budget
+    reason_apart: str = ""  # the judge's reason argues the opposite label (debate.tasks.reason_note)
 
 
 @dataclass
@@ -472,6 +473,7 @@ class DebateView:
             correct=ev.correct,
             reason=(reason.rstrip("…") + "…") if gave else reason,
             cut=cut_off_mark(judge.cut_off_at) if gave and judge else "",
+            reason_apart=reason_note(ev, self.started),
         )
         self.verdict_views.append(vv)
         self._section().items.append(("verdict", vv))

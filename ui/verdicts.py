@@ -21,6 +21,7 @@ from debate.tasks import (
     cut_off_mark,
     echoed_mark,
     override_note,
+    reason_note,
     shortened_mark,
     verdict_sentence,
     verdict_sentences,
@@ -85,6 +86,8 @@ def verdict_words_html(verdict: Any, started: Any, sentence_css: str = "v-senten
     calibrated reading chosen, a council counted by probabilities) what the model wrote, in the card's
     own warning style (not small print)."""
     said = "".join(f'<div class="{sentence_css}">{escape(s)}</div>' for s in verdict_sentences(verdict, started))
+    apart = reason_note(verdict, started)  # the judge's own reason argues the other label: said, not hidden
+    said += f'<div class="v-overruled" role="note">⚠ {escape(apart)}</div>' if apart else ""
     r = outcome.reading(verdict)
     if r.second_opinion():
         return said + f'<div class="v-second" role="note">{escape(r.second_opinion())}</div>'

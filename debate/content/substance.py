@@ -306,6 +306,18 @@ def category_other_side(category: int | None) -> dict[str, tuple[str, ...]]:
     return {"for": tuple(dict.fromkeys(no_words)), "against": tuple(dict.fromkeys(yes_words))}
 
 
+def reason_side(reason: str, category: int | None = None) -> str | None:
+    """The label a judge's reason argues by its own words, when it argues one only: YES or NO in a CheckThat
+    category's verb and object ("the tweet contains several scientific claims"), else TRUE or FALSE by how
+    it calls the claim ("the claim is accurate"); None when it says neither or both."""
+    if category in CATEGORY_VERBS:
+        yes, no = category_sides(reason, category)
+        return "YES" if yes and not no else "NO" if no and not yes else None
+    t = _cap(reason)
+    true, false = bool(_SAYS_TRUE.search(t)), bool(_SAYS_FALSE.search(t))
+    return "TRUE" if true and not false else "FALSE" if false and not true else None
+
+
 def side_trouble(text: str, role: str, category: int | None = None) -> str:
     """ "both" when one turn argues both sides (both positions as headings, or the claim called both true and
     false); "other" when a speaker with a side (SIDE[role]) calls the claim only what the other side says;

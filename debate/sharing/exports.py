@@ -20,7 +20,7 @@ from debate.sanitize import csv_row
 from debate.sharing.markdown import to_markdown
 from debate.store import people
 from debate.store.debates import DebateStore, compact_verdict
-from debate.tasks import override_note
+from debate.tasks import override_note, reason_note
 
 __all__ = ["export_csv", "export_json", "export_markdown", "library_csv", "list_csv", "to_markdown"]
 
@@ -56,6 +56,7 @@ def export_csv(store: DebateStore, debate_id: str) -> str:
         "reading",
         "aid",
         "overrule",
+        "reason_apart",
         "valid",
         "cached",
         "prompt_tokens",
@@ -147,6 +148,7 @@ def _verdict_row(e: dict) -> dict:
         "reading": outcome.reading(e).reading,
         "aid": e.get("aid", ""),
         "overrule": override_note(e),
+        "reason_apart": reason_note(e),
         "text": e.get("explanation", ""),
     }
 

@@ -228,6 +228,7 @@ def _verdict_html(view: DebateView, known: set[str]) -> list[str]:
         gold = f"<div>Gold label: {_chip(v.gold)} {right}</div>"
     said = "".join(f'<div class="sentence">{_e(x)}</div>' for x in v.sentences)
     over = f'<div class="{"meta" if v.second_opinion else "err"}">{_e(v.override)}</div>' if v.override else ""
+    over += f'<div class="err">{_e(v.reason_apart)}</div>' if v.reason_apart else ""
     cut = f'<div class="meta">{_e(v.cut)}</div>' if v.cut else ""
     return [
         f'<h2 id="verdict">Verdict</h2><div class="card verdict"><div class="big">{_chip(v.label) or "no verdict"}'

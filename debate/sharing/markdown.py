@@ -50,6 +50,7 @@ def _verdict(view: DebateView, v: VerdictView) -> list[str]:
     ]
     out += [""] + [f"{md_text(x)}." for x in v.sentences]
     out += ["", f"**{md_text(v.override)}**"] if v.override else []
+    out += ["", f"**{md_text(v.reason_apart)}**"] if v.reason_apart else []
     out += [f"\nGold: {md_text(v.gold)} — {'right' if v.correct else 'wrong'}"] if v.gold else []
     out += ["", quote(v.reason), ""]
     return out + ([f"*{md_text(v.cut)}*", ""] if v.cut else [])

@@ -302,6 +302,45 @@ def test_a_turn_cut_by_the_budget_records_where_and_the_exports_say_so():
     assert "cut off at 12 tokens" in md and "cut off at 12 tokens" in to_html(events)
 
 
+def test_a_judge_whose_reason_argues_the_other_label_is_said_so_by_every_view(tmp_path):
+    """A single debate whose judge reasons "The tweet contains a scientific claim …" and writes 0 (NO): the card,
+    the terminal, Markdown, HTML and the per-turn CSV say "The judge's reason argues YES; the label it wrote is
+    NO." beside the verdict, which stays the label the judge wrote; a judge whose label is its reason's, none."""
+    from debate.events import event_from_dict
+    from debate.sharing.exports import export_csv
+    from debate.store import DebateStore
+    from tests.support.engine import run, scripted
+    from ui.verdicts import verdict_words_html
+
+    apart = "The judge's reason argues YES; the label it wrote is NO."
+    for category, said in ((0, True), (1, False)):
+        judge = '{"explanation": "The tweet contains a scientific claim about coffee.", "category": ' + f"{category}}}"
+        client, _ = scripted({"judge": judge})
+        events = [e.to_dict() for e in run(client, "single", category=1, n=2, params={"rounds": 0})]
+        (verdict,) = [e for e in events if e["type"] == "verdict"]
+        assert verdict["label"] == ("NO" if category == 0 else "YES")  # the written label stays the verdict
+        row = {
+            "id": "d",
+            "protocol": "single",
+            "task": "checkthat",
+            "status": "completed",
+            "created_at": "",
+            "claim": "x",
+        }
+        store = DebateStore(tmp_path / f"d{category}.sqlite")
+        did = store.create_debate({"claim": events[0]["claim"], "protocol": "single"}, f"d{category}")
+        store.append_events(did, events)
+        sinks = {
+            "card": verdict_words_html(verdict, events[0]).replace("&#39;", "'"),
+            "terminal": render_text([event_from_dict(e) for e in events]),
+            "markdown": to_markdown(row, events),
+            "html": to_html(events).replace("&#x27;", "'"),
+            "csv": export_csv(store, did),
+        }
+        assert {k: apart in v for k, v in sinks.items()} == dict.fromkeys(sinks, said), sinks["card"]
+        store.close()
+
+
 # -- the settings a debate ran with -------------------------------------------------------------------------
 def test_settings_line_names_the_pace_the_aids_and_every_changed_parameter():
     started = {
