@@ -236,12 +236,15 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
             "politician for the claim, the scientist against it; in a debate about a tweet's category, the "
             "proponents YES and the opponents NO)"
         )
+    if k == "hold_side" and v is True and protocol in ("single", "team"):
+        return (
+            "a debater may not write the other side's words about the tweet (for scientific claims: the opponent "
+            'not that it "contains scientific claims", the proponent not that it "does not contain" them)'
+        )
     if k == "hold_side" and v is True:
         return (
             'a debater with a side may not call the claim what the other side says ("the claim is false" from '
-            "the politician) nor declare the other side's position; in a debate about a tweet's category, the "
-            'opponent may not say the tweet has it ("contains scientific claims"), the proponent not that it '
-            "has not"
+            "the politician) nor declare the other side's position"
         )
     return ""
 

@@ -206,7 +206,13 @@ _FALSE_WORDS = (
     "false", "inaccurate", "incorrect", "untrue", "misleading", "wrong", "debunked", "unsupported", "not true",
     "not accurate", "not correct", "not supported",
 )  # fmt: skip
-_STANCE = ("i {v} the claim", "i strongly {v} the claim", "i will {v} the claim", "i firmly {v} the claim")
+# the claim, statement or assertion, as `_called` names it: a scientist held from "I will support the claim"
+# wrote "I will support the statement" in a default debate
+_STANCE = tuple(
+    f"{head} the {noun}"
+    for head in ("i {v}", "i strongly {v}", "i will {v}", "i firmly {v}")
+    for noun in ("claim", "statement", "assertion")
+)
 OTHER_SIDE_PHRASES: dict[str, tuple[str, ...]] = {
     "for": (
         *(f"{c}{w}" for c in _called((*_ADVERBS, "also ")) for w in _FALSE_WORDS),

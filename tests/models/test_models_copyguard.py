@@ -446,6 +446,7 @@ def test_a_debater_holding_its_side_cannot_call_the_claim_what_the_other_side_sa
     assert {"true", "accurate", "supported"} <= banned("against", "This claim is clearly ")
     assert "misleading" not in banned("against", "The claim is ") and banned("against", "The claim is partly ") == set()
     assert "claim" in banned("for", "I strongly oppose the ") and "claim" in banned("against", "I support the ")
+    assert "statement" in banned("against", "I will support the ")  # a scientist's way round "the claim"
     assert banned("for", "I oppose my opponent's ") == set()  # a debater may still oppose the other side
     for side, role in (("for", "politician"), ("against", "scientist")):
         called = [p for p in OTHER_SIDE_PHRASES[side] if not p.startswith("i ")]
