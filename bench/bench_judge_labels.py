@@ -5,7 +5,7 @@ and then `"category": 0` (P 0.51): its reason and its label apart, so the card s
 This re-judges stored debates: each debate's turns are replayed as they were (a fork whose replay ends
 before the last judge), and only the judge answers anew, once with each `judge_labels` value, at the app's
 defaults otherwise. Per judge: the label, its probability, whether the reason's own words take a side
-(`category_sides`: the category's verb and object) and whether the label is that side, and gold.
+(`reason_side`: the category's verb and object) and whether the label is that side, and gold.
 
     DEBATE_SHARED_DATA=/work/shared/data python bench/bench_judge_labels.py \\
         bench/results/substance-single-hold-side-2026-12-07-base-events.jsonl,... --tag single-judge-labels-2026-12-07
@@ -30,16 +30,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench_substance import RESULTS, debates_from_jsonl  # noqa: E402
 
-from debate.content.substance import category_sides  # noqa: E402
+from debate.content.substance import reason_side  # noqa: E402
 from debate.evaluation.targets import macro_f1  # noqa: E402
 
 ARMS = ("digits", "words")
-
-
-def reason_side(reason: str, category: int | None) -> str | None:
-    """YES or NO when the reason's own words take one side only (the category's verb and object), else None."""
-    yes, no = category_sides(reason, category)
-    return "YES" if yes and not no else "NO" if no and not yes else None
 
 
 def judge_rows(events: list[dict]) -> tuple[dict, list[dict]]:

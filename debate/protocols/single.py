@@ -76,8 +76,8 @@ def judge_spec(ctx: DebateContext, user_id: str, slot: Slot) -> Steps[TurnSpec]:
     t = ctx.task
     judge = ctx.role("judge")
     values = ctx.task_values()
-    # words (a small-model aid): the paper's 1/0 code read back as YES/NO; a 0.5B judge wrote "The tweet contains
-    # several scientific claims" and then "category": 0 (P 0.51), its reason and its label apart
+    # words (an option, off: measured and not adopted, docs/content-benchmark.md): the label as YES/NO, not the
+    # paper's 1/0 code; a 0.5B judge wrote "The tweet contains several scientific claims" and then 0 (P 0.51)
     words = t.binary and ctx.p("judge_labels") == "words"
     if words:
         values["category_values"] = t.labels_or
