@@ -258,6 +258,9 @@ class TurnFinished(TurnEvent):
     unsourced_names: list[str] = field(default_factory=list)
     # the answer format's placeholder the turn copied instead of answering ("Brief explanation of your decision…")
     echoed_format: str = ""
+    # the words at the start of `text` that the engine wrote, not the model (param open_side: a debater's side,
+    # "I oppose the claim."); the model went on from them. "" = every word is the model's
+    begun: str = ""
     # where label_probs were read (debate.models.base.LABEL_AT: "written" = at the written label, greedy,
     # so the label is their argmax); None: not recorded (older debates, backends that do not say)
     label_at: str | None = None

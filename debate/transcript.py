@@ -157,6 +157,8 @@ class TextRenderer:
             bits.append(self._c("1", f"→ {t.label}{conf}"))
         if t.cut_note():
             bits.append(self._c("1;33", t.cut_note()))
+        if t.begun:
+            bits.append(t.begun_note())
         if t.echoed_format:
             bits.append(self._c("1;33", echoed_mark(t.echoed_format)))
         bits += ["repaired"] * t.repaired + (

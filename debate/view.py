@@ -180,6 +180,7 @@ class TurnView:
     chair: outcome.ChairTag | None = None  # a chair's status as the tally it read gives it (debate.outcome)
     # a member's vote whose sentence repeats, with the same label, an earlier vote's: (whose, which round)
     same_reason: tuple[str, int] | None = None
+    begun: str = ""  # the words at the start of its text that the engine wrote (TurnFinished.begun)
 
     def shown_label(self) -> str | None:
         """The label as every screen names it (debate.outcome): a chair's status read from the tally, a
@@ -219,6 +220,12 @@ class TurnView:
             words = self.text if self.text.strip() else "(empty answer)"
         words = unmarked(words)
         return words.rstrip() + "…" if self.cut_off_at and not self.shortened else words
+
+    def begun_note(self) -> str:
+        """Says which of the turn's words the engine wrote (open_side), so no one reads them as the model's."""
+        if not self.begun:
+            return ""
+        return f'The engine began this turn with "{self.begun}" (its side); the model wrote the rest.'
 
     def cut_note(self) -> str:
         """The mark of an answer the budget ended or the engine shortened (debate.tasks.cut_off_mark)."""
@@ -415,6 +422,7 @@ class DebateView:
         turn.unsupported_figures = [str(f) for f in ev.unsupported_figures or []]
         turn.unsourced_names = [str(n) for n in getattr(ev, "unsourced_names", None) or []]
         turn.echoed_format = str(getattr(ev, "echoed_format", "") or "")
+        turn.begun = str(getattr(ev, "begun", "") or "")
         turn.human = bool(getattr(ev, "human", False)) or turn.human
         turn.timed_out = bool((ev.parsed or {}).get("timed_out")) if turn.human else False
         if str(turn.role).lower() == "member" and turn.valid and turn.explanation.strip() and not turn.echoed_format:

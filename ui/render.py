@@ -73,6 +73,8 @@ def _header_html(turn: TurnView, color: str, labels: tuple[str, ...] = ()) -> st
             )
         elif turn.cut_off_at:
             tail.append('<span class="chip orange" title="the answer budget ended this answer">cut off</span>')
+        if turn.begun:
+            tail.append(f'<span class="chip gray" title="{escape(turn.begun_note())}">side set</span>')
         if turn.repaired:
             tail.append('<span class="chip gray" title="answered after a repair prompt">repaired</span>')
         if turn.cached:

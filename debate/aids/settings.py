@@ -70,12 +70,24 @@ AIDS: dict[str, dict[str, Any]] = {
     # preferred in 16 judgements, those without in 10 (4 the same); copied loosely 40 -> 27 of 120 turns; the
     # readers' own side counts did not move (138 vs 135): docs/content-benchmark.md "Holding a side in a
     # debate about a tweet's category". The team debate is not measured and keeps it off
-    "single": {"judge_answer": "constrained", "state_side": True, "hold_side": True},
+    # open_side: on 15 more held-out tweets, two blind readers preferred the debates begun on their side in 23 of 30
+    # judgements (side counts 77 against 103); macro-F1 0.700 against 0.250 (docs/content-benchmark.md "Beginning
+    # each argument on its side")
+    "single": {"judge_answer": "constrained", "state_side": True, "hold_side": True, "open_side": True},
     "team": {"judge_answer": "constrained", "state_side": True},
     # hold_side: measured on 30 held-out RADAR debates, read blind, the debates with it were preferred in 16
     # pairs, those without in 7 (same 7); read turn by turn, the readers found 79 turns on the wrong side or
     # both against 87 (docs/content-benchmark.md "Holding a side")
-    "radar": {"judge_answer": "constrained", "judge_calibration": "fitted", "state_side": True, "hold_side": True},
+    # open_side: on 30 more held-out RADAR debates read blind, the debates whose arguments begin with their side's
+    # words were preferred in 28 of 30 pairs; the readers found 62 turns on the wrong side or both against 98
+    # (docs/content-benchmark.md "Beginning each argument on its side"). RADAR-single is not measured
+    "radar": {
+        "judge_answer": "constrained",
+        "judge_calibration": "fitted",
+        "state_side": True,
+        "hold_side": True,
+        "open_side": True,
+    },
     "radar-single": {
         "judge_answer": "constrained",
         "judge_calibration": "fitted",
@@ -240,6 +252,16 @@ def _words(protocol: str, k: str, v: Any, aids: dict[str, Any], agents: Sequence
         return (
             "a debater may not write the other side's words about the tweet (for scientific claims: the opponent "
             'not that it "contains scientific claims", the proponent not that it "does not contain" them)'
+        )
+    if k == "open_side" and v is True and protocol in ("single", "team"):
+        return (
+            "each argument begins with its side's words about the tweet, written by the engine and marked so "
+            '("The tweet contains no scientific claim." from the opponent), and the model goes on from them'
+        )
+    if k == "open_side" and v is True:
+        return (
+            "each argument of a debater with a side begins with its side's words, written by the engine and marked "
+            'so ("I oppose the claim."), and the model goes on from them'
         )
     if k == "hold_side" and v is True:
         return (

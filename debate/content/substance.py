@@ -638,6 +638,11 @@ def score_substance(events: list[dict], prompts: Iterable[str] = ()) -> dict[str
         if role == "judge" or phase in NOT_SPEAKING:
             continue
         text = shown_text(str(e.get("text") or ""), e.get("parsed"), bool(e.get("valid", True)))
+        begun = str(e.get("begun") or "")
+        if begun and text.startswith(begun):
+            # the words the engine wrote (open_side) are not the model's: each measure reads what the model
+            # wrote after them (an opening of the side plus a quote of the claim is neither a copy nor a side)
+            text = text[len(begun) :].lstrip()
         tid = str(e.get("turn_id"))
         step = (phase, e.get("round"))
         heard = spoken[: read_at[tid]] if tid in read_at else [s for s in spoken if s[3:] != step]

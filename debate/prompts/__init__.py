@@ -27,7 +27,7 @@ _EXTRA: list[Path] = []  # other packages' prompt files (add_file), read after t
 class Template:
     id: str
     source: str
-    role: str  # "system" | "user"
+    role: str  # "system" | "user" | "assistant" (words the engine writes for a model: engine.begin_*)
     text: str
 
     @property

@@ -698,6 +698,7 @@ class DebateContext:
             label_first=leads,
             label_threshold=spec.threshold if leads or label_only(json_schema, spec.labels) else None,
             script=self.script,
+            prefill=self.begun(spec),
             label_key=label_key_of(spec) if spec.labels else "",
             label_spellings=tuple(spec.label_spellings) if spec.labels else (),
             **self._own_words(spec, json_schema),
@@ -750,6 +751,31 @@ class DebateContext:
             return category_other_side(category).get(side, ())
         return OTHER_SIDE_PHRASES.get(side, ())
 
+    def begun(self, spec: TurnSpec) -> str:
+        """The words a debater's argument begins with, written by the engine (`open_side`): its side and its
+        phase's move ("I oppose the claim because"), which the model goes on from. Told its side in a line after
+        the template (state_side), and even held to it (hold_side), a 0.5B debater still wrote the other side's
+        case in about 45 % of its turns as read blind: a sentence it writes after its own declared side is
+        read in that side's direction. "" where there is no side, no such phase, or a backend that cannot
+        continue an answer already begun."""
+        if not (self.params.get("open_side") and self.params.get("state_side")) or spec.parse is not None:
+            return ""
+        side = SIDE.get(spec.agent.role)
+        if not side or spec.phase not in ("opening", "rebuttal", "closing") or self.is_person(spec.agent):
+            return ""
+        if not self.client.backend_for(ModelSpec.parse(spec.agent.model)).supports_prefill:
+            return ""
+        if self.task.binary:
+            # a debate about a tweet's CheckThat category: the side in the category's words, the category this
+            # phase argues; a custom question has no such words, so nothing
+            category = self.task.category if self.task.task == "checkthat" else None
+            if category not in (1, 2, 3):
+                return ""
+            stance = prompts.render(f"engine.stance_{side}_c{category}").strip()
+            lower = stance[:1].lower() + stance[1:]
+            return prompts.render(f"engine.begin_{spec.phase}_category", stance=stance, stance_lower=lower).strip()
+        return prompts.render(f"engine.begin_{side}_{spec.phase}").strip()
+
     def _told(self, spec: TurnSpec) -> tuple[str, ...]:
         """What the speaker was told rather than given to argue from: its system text and the engine's lines
         after the template (its side, its length). A 135M debater wrote its side line back as its turn ("Your
@@ -775,6 +801,11 @@ class DebateContext:
         return REPAIR_MIN_TOKENS if any("enum" not in v for v in props.values()) else 0
 
     def _drain(self, stream: ChatStream, spec: TurnSpec, emit_tokens: bool) -> Generator[Event, None, ModelResult]:
+        """The stream's answer, its tokens shown as they come; an answer the engine began (`begun`) is
+        shown and returned with its opening words first."""
+        begun = self.begun(spec)
+        if begun and emit_tokens:
+            yield TokenDelta(turn_id=spec.turn_id, agent=spec.agent.agent, text=begun)
         it = iter(stream)
         try:
             for piece in it:
@@ -786,7 +817,8 @@ class DebateContext:
             if not stream.done:  # stopped early: release the model lock now, not at GC
                 it.close()
                 stream.close()
-        return stream.result()
+        res = stream.result()
+        return replace(res, text=begun + res.text) if begun else res
 
     def _person_turn(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, TurnFinished]:
         """A seat a person plays: ask them (what the role's prompt shows, the answer it needs, the countdown),
@@ -918,6 +950,7 @@ class DebateContext:
 
     def _turn(self, spec: TurnSpec, stream: ChatStream) -> Generator[Event, None, TurnFinished]:
         res = yield from self._whole(spec, stream)
+        begun = self.begun(spec)
         answer, reasoning = split_think(res.text)
         full, how = "", ""
         if spec.parse is None:  # an argument in words: it ends at a whole sentence, before any loop
@@ -1002,6 +1035,7 @@ class DebateContext:
             unsupported_figures=[f.text for f in unsupported(answer, sources)][:20],
             unsourced_names=list(dict.fromkeys(n.text for n in unsourced_names(answer, sources)))[:20],
             echoed_format=echoed_format(answer, format_text(spec)),
+            begun=begun if begun and answer.startswith(begun) else "",
         )
         yield finished
         return finished
@@ -1130,6 +1164,13 @@ COMMON_PARAMS: dict[str, Param] = {
         "side against it); in a debate about a CheckThat tweet's category, the opponent may not say the tweet "
         'has it ("contains scientific claims", "directly references a study") nor the proponent that it has '
         'not ("does not contain"); embedded models only.',
+    ),
+    "open_side": (
+        False,
+        "With state_side: each argument of a debater with a side begins with its side's opening words, written "
+        'by the engine ("I oppose the claim because", "My opponent is wrong: the claim does not hold because"), '
+        "and the model goes on from them; shown as the engine's on the page. Backends that continue an answer "
+        "already begun only (the embedded one).",
     ),
     "state_side": (
         False,

@@ -64,6 +64,7 @@ def export_csv(store: DebateStore, debate_id: str) -> str:
         "latency_s",
         "citations",
         "text",
+        "begun",
         "flag",
     ]
     return _csv(cols, _turn_rows(store.event_dicts(debate_id)))

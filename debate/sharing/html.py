@@ -251,6 +251,7 @@ def _turn_html(view: DebateView, tid: str, known: set[str]) -> str:
     flags = [] if t.valid else ["invalid answer"]
     flags += ["repaired"] * t.repaired + ["replayed from the parent"] * t.replayed + ["written by a person"] * t.human
     flags += [t.cut_note()] * bool(t.cut_note()) + [echoed_mark(t.echoed_format)] * bool(t.echoed_format)
+    flags += [t.begun_note()] * bool(t.begun)
     return (
         f'<div class="card turn{" replayed" if t.replayed else ""}"><span class="who">'
         f'{_e(t.agent)}</span> <span class="meta">{_e(t.role)} · {_e(t.model)} · '

@@ -39,6 +39,7 @@ def _turn(view: DebateView, tid: str) -> list[str]:
         vote = f" — **{md_text(t.label)}**" + (f" ({md_text(turn_number(t))})" if turn_number(t) else "")
     who = " — written by a person" if t.human else ""
     out = [f"### {md_text(t.agent)} ({md_text(t.role)}, {md_text(t.model)}){vote}{who}", "", quote(t.words()), ""]
+    out += [f"*{md_text(t.begun_note())}*", ""] if t.begun else []
     return out + ([f"*{md_text(t.cut_note())}*", ""] if t.cut_note() else [])
 
 

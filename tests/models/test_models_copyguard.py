@@ -11,7 +11,7 @@ import pytest
 from debate.models.base import GenOptions
 from debate.models.copyguard import CopyGuard, OpeningGuard, WordIndex, Written, copied_run, phrase_guards, words
 from debate.models.stopping import JSON_RESERVE, KindEnd
-from tests.support.engine import lineup, run
+from tests.support.engine import lineup, radar_lineup, run
 
 OTHER = " ".join(f"w{i}" for i in range(100, 130))  # another speaker's turn: 30 words
 CLAIM = " ".join(f"w{i}" for i in range(110, 122))  # a quotable text: words 110..121 of it are the claim
@@ -275,13 +275,7 @@ VERDICT = "[REASON]: Both made points. [VERDICT]: HALF-TRUE"
 
 def _radar_lineup() -> dict:
     """A RADAR lineup of scripted seats: pol (politician), sci (scientist), judge."""
-    lu = lineup(2)
-    lu["roles"] = {
-        "politician": {"name": "pol", "model": "scripted:pol"},
-        "scientist": {"name": "sci", "model": "scripted:sci"},
-    }
-    lu["judge"] = {"name": "judge", "model": "scripted:judge"}
-    return lu
+    return radar_lineup()
 
 
 def test_the_aids_tell_each_radar_debater_its_side():

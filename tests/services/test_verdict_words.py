@@ -457,6 +457,11 @@ def test_the_aids_and_the_pace_say_in_words_what_they_change():
         "radar", "halftruth", [None], [{"role": "judge", "model": "scripted:x"}], PROTOCOLS["radar"].defaults()
     )
     assert "No class weights are fitted for this judge's model, so its verdict counts as written." in unfitted
+    # the engine's opening words, in each protocol's own sides
+    assert 'begins with its side\'s words, written by the engine and marked so ("I oppose the claim.")' in radar
+    single = aids.describe("single", "checkthat", [1], judge, PROTOCOLS["single"].defaults())
+    assert '("The tweet contains no scientific claim." from the opponent)' in single
+    assert "I oppose the claim" not in single
     demo = pace.describe("demo", "council", dict(PROTOCOLS["council"].params), aids=True)
     assert "the small-model aids (below) change how votes and the judge's verdict are read" in demo
     assert "votes, thresholds and the judge are the papers'" not in demo

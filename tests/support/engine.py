@@ -70,6 +70,16 @@ def lineup(n: int = 5) -> dict:
     }
 
 
+def radar_lineup(
+    politician: str = "scripted:pol", scientist: str = "scripted:sci", judge: str = "scripted:judge"
+) -> dict:
+    """A RADAR lineup: pol (politician), sci (scientist) and judge, scripted unless other models are given."""
+    lu = lineup(2)
+    lu["roles"] = {"politician": {"name": "pol", "model": politician}, "scientist": {"name": "sci", "model": scientist}}
+    lu["judge"] = {"name": "judge", "model": judge}
+    return lu
+
+
 def run(client, protocol="council", task="checkthat", category=2, n=5, cancel=None, retriever=None, **kw):
     params = kw.pop("params", {})
     cfg = DebateConfig(
