@@ -441,6 +441,13 @@ INSTITUTION = frozenset(
     Corporation Academy Authority Observatory Coalition Alliance League Fund Bank Reserve Institut Gazette
     Tribune Times Post Herald Monitor Census Poll""".split()  # noqa: SIM905
 )
+# a news outlet or pollster cited by its one-word name ("sources, including the BBC, The Guardian"): a 0.5B
+# politician's "supported by evidence from the BBC, The Guardian and various political figures" named them on
+# a claim whose evidence named neither, and no run of capitalised words ending in an institution's word saw it
+OUTLETS = frozenset(
+    """BBC CNN MSNBC NPR PBS Reuters AFP Bloomberg Politico Axios Guardian Telegraph Economist Forbes Newsweek
+    Breitbart Gallup Pew Lancet Snopes PolitiFact""".split()  # noqa: SIM905
+)
 TITLES = frozenset("Dr Dr. Prof Prof. Professor Doctor Sir Dame".split())  # noqa: SIM905
 _CUE = re.compile(
     r"(?:according to|(?:study|survey|report|poll|analysis|research|data|paper|article|review) "
@@ -476,7 +483,7 @@ def _is_cap(w: str) -> bool:
 def named_sources(text: str) -> list[Name]:
     """The named sources `text` cites, in order: an institution or publication (a run of capitalised
     words ending in a word such as Association, Institute, University, Bureau, Journal, Survey: "The Texas
-    State Statistical Association"), a titled person ("Dr. Jane Smith"), or any capitalised name right
+    State Statistical Association"; a news outlet or pollster by its one-word name, "the BBC"), a titled person ("Dr. Jane Smith"), or any capitalised name right
     after a source cue ("according to Gallup", "a study by John Smith", "published in Nature").
     A word scan: each token is looked at once."""
     t = _cap(text)
@@ -523,6 +530,7 @@ def named_sources(text: str) -> list[Name]:
         before = t[max(0, s - 60) : s]
         titled = run[0][2] in TITLES and len(caps) >= 2
         institution = len(caps) >= 2 and any(x[2] in INSTITUTION for x in caps)
+        institution = institution or (len(caps) == 1 and caps[0][2] in OUTLETS)
         cued = bool(_CUE.search(before)) and not (len(caps) == 1 and caps[0][2].lower() in STOP)
         if titled or institution or cued:
             out.append(Name(run[0][0], run[-1][1], t[run[0][0] : run[-1][1]]))

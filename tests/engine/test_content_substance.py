@@ -99,6 +99,14 @@ def test_named_sources_the_issue_found_and_the_ones_the_sources_give():
     # page did not mark it while the quote stuck to "Office"); an abbreviation's full stop still belongs to it
     quoted = 'It mentions "Patriots fans working" and "White Office". He cited the U.S. Census Bureau.'
     assert [n.text for n in named_sources(quoted)] == ["White Office", "U.S. Census Bureau"]
+    # news outlets by their one-word names (a default RADAR politician's carrot claim, no evidence): each one
+    # unsourced unless the evidence names it
+    outlets = (
+        "This is supported by evidence from various sources, including the BBC, The Guardian, and various figures."
+    )
+    assert [n.text for n in named_sources(outlets)] == ["BBC", "Guardian"]
+    assert [n.text for n in unsourced_names(outlets, ["Carrots help.", "The BBC reported it in 1941."])] == ["Guardian"]
+    assert named_sources("The guardian of the park said the lancet was sterile.") == []  # not names
 
 
 def test_a_rebuttal_answers_the_other_sides_point_a_copy_does_not():
