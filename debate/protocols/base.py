@@ -1168,7 +1168,8 @@ COMMON_PARAMS: dict[str, Param] = {
     "open_side": (
         False,
         "With state_side: each argument of a debater with a side begins with its side's opening words, written "
-        'by the engine ("I oppose the claim because", "My opponent is wrong: the claim does not hold because"), '
+        'by the engine ("I oppose the claim.", "My opponent is wrong: the claim does not hold."; in a debate about '
+        'a tweet\'s category, "The tweet contains no scientific claim."), '
         "and the model goes on from them; shown as the engine's on the page. Backends that continue an answer "
         "already begun only (the embedded one).",
     ),
