@@ -80,7 +80,8 @@ AIDS: dict[str, dict[str, Any]] = {
     # both against 87 (docs/content-benchmark.md "Holding a side")
     # open_side: on 30 more held-out RADAR debates read blind, the debates whose arguments begin with their side's
     # words were preferred in 28 of 30 pairs; the readers found 62 turns on the wrong side or both against 98
-    # (docs/content-benchmark.md "Beginning each argument on its side"). RADAR-single is not measured
+    # (docs/content-benchmark.md "Beginning each argument on its side"). RADAR-single keeps it off: its lone
+    # scientist begun "I oppose the claim." was preferred in 18 of 30 pairs only, and its judge said TRUE never
     "radar": {
         "judge_answer": "constrained",
         "judge_calibration": "fitted",
