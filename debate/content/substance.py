@@ -483,8 +483,9 @@ def _is_cap(w: str) -> bool:
 def named_sources(text: str) -> list[Name]:
     """The named sources `text` cites, in order: an institution or publication (a run of capitalised
     words ending in a word such as Association, Institute, University, Bureau, Journal, Survey: "The Texas
-    State Statistical Association"; a news outlet or pollster by its one-word name, "the BBC"), a titled person ("Dr. Jane Smith"), or any capitalised name right
-    after a source cue ("according to Gallup", "a study by John Smith", "published in Nature").
+    State Statistical Association"; a news outlet or pollster by its one-word name, "the BBC"), a titled
+    person ("Dr. Jane Smith"), or any capitalised name right after a source cue ("according to Gallup", "a
+    study by John Smith", "published in Nature").
     A word scan: each token is looked at once."""
     t = _cap(text)
     toks = []  # (start, end, word without surrounding punctuation or 's, ends a phrase, opens a bracket or quote)

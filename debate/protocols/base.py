@@ -753,11 +753,11 @@ class DebateContext:
 
     def begun(self, spec: TurnSpec) -> str:
         """The words a debater's argument begins with, written by the engine (`open_side`): its side and its
-        phase's move ("I oppose the claim because"), which the model goes on from. Told its side in a line after
-        the template (state_side), and even held to it (hold_side), a 0.5B debater still wrote the other side's
-        case in about 45 % of its turns as read blind: a sentence it writes after its own declared side is
-        read in that side's direction. "" where there is no side, no such phase, or a backend that cannot
-        continue an answer already begun."""
+        phase's move ("I oppose the claim.", "My opponent is wrong: the claim does not hold."), which the model
+        goes on from. Told its side in a line after the template (state_side), and even held to it (hold_side),
+        a 0.5B debater still wrote the other side's case in about half its turns as read blind; what it writes
+        after its own declared side is read in that side's direction more often (docs/content-benchmark.md).
+        "" where there is no side, no such phase, or a backend that cannot continue an answer already begun."""
         if not (self.params.get("open_side") and self.params.get("state_side")) or spec.parse is not None:
             return ""
         side = SIDE.get(spec.agent.role)
