@@ -70,14 +70,25 @@ STATE_JS = """() => { const live = (sel) => [...document.querySelectorAll(sel)]
 def _run_and_watch(
     page, name: str, chart_title: str, protocol: str, timeout_s: float = 1500, chart: bool = True
 ) -> dict:
-    """Click Run; catch a mid-stream frame; wait for the verdict; return what was observed."""
+    """Click Run; catch a mid-stream frame; wait for the verdict; return what was observed.
+
+    The click waits for the page to settle first, and is made again if no debate has started a minute later:
+    a click that lands while the last field's rerun is still finishing can be dropped by the browser's
+    Streamlit connection (seen once in a clean-clone run: no debate was ever stored, the test waited its whole
+    timeout). A second click while a debate starts does nothing (the page's own rule), so it is safe."""
+    wait_settled(page)
     page.locator(".st-key-run button").click()
     seen = {"mid": False, "lengths": []}
     deadline = time.time() + timeout_s
+    again = time.time() + 60
     while time.time() < deadline:  # until this debate (not the previous one) is on the page
         state = page.evaluate(STATE_JS)
         if state["meta"].startswith(protocol) and not state["verdict"]:
             break
+        if again and time.time() > again:
+            again = 0
+            wait_settled(page)
+            page.locator(".st-key-run button").click()
         time.sleep(0.1)
     while time.time() < deadline:
         # a bubble still 'speaking' that already shows text: tokens are arriving
