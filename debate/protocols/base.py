@@ -161,6 +161,8 @@ class DebateContext:
     unsupported: list[tuple[str, str]] = field(default_factory=list)
     _turn_no: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # each turn's engine-written opening (`begun`), decided once: the options, the stream and the record read it
+    _begun: dict[str, str] = field(default_factory=dict)
 
     # -- lookups ------------------------------------------------------------------------------
     def p(self, name: str) -> Any:
@@ -757,7 +759,20 @@ class DebateContext:
         goes on from. Told its side in a line after the template (state_side), and even held to it (hold_side),
         a 0.5B debater still wrote the other side's case in about half its turns as read blind; what it writes
         after its own declared side is read in that side's direction more often (docs/content-benchmark.md).
-        "" where there is no side, no such phase, or a backend that cannot continue an answer already begun."""
+        "" where there is no side, no such phase, or a backend that cannot continue an answer already begun.
+        Decided once per turn: the generation options, the streamed text and the recorded turn all read it."""
+        if not spec.turn_id:  # not a turn of the debate's record (nothing to keep it under)
+            return self._opening_words(spec)
+        with self._lock:
+            known = self._begun.get(spec.turn_id)
+        if known is None:
+            known = self._opening_words(spec)
+            with self._lock:
+                self._begun[spec.turn_id] = known
+        return known
+
+    def _opening_words(self, spec: TurnSpec) -> str:
+        """`begun`'s decision: the side's and the phase's words from the engine's templates."""
         if not (self.params.get("open_side") and self.params.get("state_side")) or spec.parse is not None:
             return ""
         side = SIDE.get(spec.agent.role)

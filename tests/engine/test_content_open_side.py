@@ -120,3 +120,22 @@ def test_every_view_says_which_words_the_engine_wrote(tmp_path):
     # a debate without it says nothing of the kind
     _, plain = _debate({"open_side": False})
     assert "The engine began this turn" not in render_text(plain)
+
+
+def test_the_opening_is_decided_once_per_turn(monkeypatch):
+    """The generation options, the streamed first piece and the recorded turn read one decision: a turn's
+    opening is worked out once (a backend lookup and a template), not once per reader."""
+    from debate.protocols.base import DebateContext
+
+    decided: list[str] = []
+    original = DebateContext._opening_words
+
+    def counted(self, spec):
+        decided.append(spec.turn_id)
+        return original(self, spec)
+
+    monkeypatch.setattr(DebateContext, "_opening_words", counted)
+    _, events = _debate({"open_side": True})
+    turns = [e.turn_id for e in by_type(events, "turn_finished")]
+    assert sorted(decided) == sorted(turns)  # each turn once, the judge's included (its answer: "")
+    assert all(t.begun for t in by_type(events, "turn_finished") if t.role in ("politician", "scientist"))
