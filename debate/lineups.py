@@ -68,6 +68,27 @@ def _embedded_members() -> list[dict]:
     ]
 
 
+def _embedded_teams() -> dict[str, list[dict]]:
+    """The team debate's seats offline: four Qwen2.5-Coder-0.5B-Instruct speakers, none SmolLM2-135M. Split from
+    the members by position, the proponent team's second seat was SmolLM2, whose turns in the other protocols'
+    free-text seats looped, wandered off the claim and argued the other side (docs/content-benchmark.md); its
+    team turns said "I will present evidence that supports my team's position" and nothing else. The second
+    proponent is the Qwen that argues against the claim in RADAR and the single debate (seed 202). Read blind on
+    three held-out tweets the two seatings tied, 3 judgements to 3: the Qwen seats argue, sometimes both sides
+    or from an invented study; SmolLM2's filled turns with nothing (docs/content-benchmark.md "The team
+    debate's seats")."""
+    return {
+        "proponent": [
+            _m("qwen-a", "local:qwen2.5-coder-0.5b", 0.7, 101),
+            _m("qwen-c", "local:qwen2.5-coder-0.5b", 0.7, 202),
+        ],
+        "opponent": [
+            _m("qwen-b", "local:qwen2.5-coder-0.5b", 1.0, 303),
+            _m("qwen-a", "local:qwen2.5-coder-0.5b", 0.7, 101),
+        ],
+    }
+
+
 # what a presenter should expect of the larger preset, measured with a browser watching on 2 cores
 # (bench/bench_live.py --lineup embedded-larger, docs/benchmarks.md "The larger embedded lineup")
 LARGER_TIME = (
@@ -82,7 +103,7 @@ PRESETS: dict[str, dict] = {
         "description": "Offline: the packaged Qwen2.5-Coder-0.5B-Instruct (a code model, the only Qwen the "
         "packages carry) and SmolLM2-135M-Instruct, mixed, each member with its own seed and temperature; "
         "Qwen2.5-Coder-0.5B argues both sides of RADAR and the single debate, judges and chairs (at "
-        "temperature 0); SmolLM2 votes in the council and argues on the team debate's proponent team.",
+        "temperature 0); SmolLM2 votes in the council, without words; the team debate's four seats are Qwen.",
         # the council whose Qwen members read different train tweets (assets/lineups/council-candidates/
         # b-split-qwen.json) argues more often and so misses the default click's time (README "A council
         # whose members differ"), with no measured gain on train: the default keeps these members
@@ -94,9 +115,10 @@ PRESETS: dict[str, dict] = {
         # bench/results/substance-sweep-b-2026-12-06); as RADAR's scientist they looped, wandered off the
         # claim and invented studies, and on 30 held-out claims a blind reading preferred the debates with a
         # Qwen in that seat in 21 of 30 pairs (bench/results/blind-radar-seats-held-2026-12-07-result.json).
-        # A Qwen argues against the claim in RADAR and the single debate; SmolLM2 votes in the council (without
-        # words) and is one of the team debate's proponents (not measured there yet)
+        # A Qwen argues against the claim in RADAR and the single debate, and every team debate seat is a Qwen
+        # (`_embedded_teams`); SmolLM2 votes in the council, without words
         "roles": {r: _m(r, "local:qwen2.5-coder-0.5b", 0.7, 202) for r in ("opponent", "scientist", "critic")},
+        "teams": _embedded_teams(),
     },
     # The same offline models with the packaged Qwen2.5-Coder-1.5B where one model's words carry the
     # debate: RADAR's two debaters and its judge, the council's chair (its summary is what every member
@@ -120,6 +142,7 @@ PRESETS: dict[str, dict] = {
             "opponent": _m("opponent", "local:qwen2.5-coder-0.5b", 0.7, 202),  # as the default's
             "stop": _m("stop-agent", "local:qwen2.5-coder-0.5b", 0.0, 0),
         },
+        "teams": _embedded_teams(),  # as the default's
     },
     "paper-council-ollama": {
         "name": "paper-council-ollama",

@@ -247,3 +247,21 @@ def test_the_larger_embedded_preset_puts_the_1_5b_where_one_model_carries_the_de
     assert [a.model for a in council if a.role == "member"] == [m["model"] for m in PRESETS["embedded"]["members"]]
     assert preset_title("embedded-larger") == "Embedded, larger (slower)"
     assert "Measured on 2 CPU cores" in lu["description"] and "66 s" in lu["description"]
+
+
+@pytest.mark.parametrize("preset", ["embedded", "embedded-larger"])
+def test_smollm2_votes_in_the_embedded_lineups_and_speaks_in_no_seat(preset):
+    """Every seat of the embedded lineups that argues in words is a Qwen: SmolLM2-135M's turns looped, wandered
+    off the claim, argued the other side or said nothing in RADAR, the single and the team debate
+    (docs/content-benchmark.md), so it keeps only its vote in the council (and answers there without words)."""
+    from debate.protocols import PROTOCOLS
+
+    lu = load_lineup(preset)
+    smol = "local:smollm2-135m"
+    for name in PROTOCOLS:
+        seated = {a.agent: a for a in resolve_agents(lu, name, {})}
+        speaking = {k: a.model for k, a in seated.items() if a.role not in ("member",)}
+        assert smol not in speaking.values(), (name, speaking)
+    members = [a for a in resolve_agents(lu, "council", {}) if a.model == smol]
+    assert members and all(a.role == "member" for a in members)
+    assert next(m for m in lu["members"] if m["model"] == smol).get("explain") is False

@@ -89,24 +89,25 @@ def _seat_models(at: AppTest, protocol: str) -> dict[str, str]:
 
 @pytest.mark.timeout(120)
 def test_a_seat_follows_its_default_when_the_layout_changes_and_keeps_a_pick():
-    """Team size 2 -> 1: "opp-1" is a Qwen seat in a team of two and a SmolLM2 seat in a team of one. Its box
-    held the old default, so the page ran a lineup nobody chose ("custom") where the command line runs the
-    preset; now it follows the default, and a model the person picked stays picked."""
+    """Team config "different" -> "same": "pro-2" is a Qwen seat of the preset's teams and, with every member on
+    both sides, the SmolLM2 member. Its box held the old default, so the page ran a lineup nobody chose
+    ("custom") where the command line runs the preset; now it follows the default, and a model the person
+    picked stays picked. (Team size 2 -> 1 showed it too, until every seat of the preset's teams was a Qwen.)"""
     from ui.catalog import resolve
 
-    want = {a["agent"]: a["model"] for a in resolve("embedded", "team", {"team_size": 1})}
+    want = {a["agent"]: a["model"] for a in resolve("embedded", "team", {"config": "same"})}
     at = AppTest.from_file("../../app.py", default_timeout=T).run()
     at.radio(key="cfg_protocol").set_value("team").run()
-    assert _seat_models(at, "team")["opp-1"] == "local:qwen2.5-coder-0.5b"  # a team of two
-    at.number_input(key="p_team_team_size").set_value(1).run()
+    assert _seat_models(at, "team")["pro-2"] == "local:qwen2.5-coder-0.5b"  # the preset's teams
+    at.selectbox(key="p_team_config").set_value("same").run()
     assert not at.exception
     shown = {k: v for k, v in _seat_models(at, "team").items() if k in want}
-    assert shown == want and want["opp-1"] == "local:smollm2-135m"
+    assert shown == want and want["pro-2"] == "local:smollm2-135m"
     assert not any("custom" in str(c.value) for c in at.caption)
     # a pick is kept through the same change
-    at.number_input(key="p_team_team_size").set_value(2).run()
-    at.selectbox(key="lu_embedded_team_opp-1").set_value("local:smollm2-135m").run()
-    at.number_input(key="p_team_team_size").set_value(1).run()
-    assert _seat_models(at, "team")["opp-1"] == "local:smollm2-135m"
-    at.number_input(key="p_team_team_size").set_value(2).run()
-    assert _seat_models(at, "team")["opp-1"] == "local:smollm2-135m"  # the person's pick, not the default
+    at.selectbox(key="p_team_config").set_value("different").run()
+    at.selectbox(key="lu_embedded_team_pro-2").set_value("local:qwen2.5-coder-1.5b").run()
+    at.selectbox(key="p_team_config").set_value("same").run()
+    assert _seat_models(at, "team")["pro-2"] == "local:qwen2.5-coder-1.5b"
+    at.selectbox(key="p_team_config").set_value("different").run()
+    assert _seat_models(at, "team")["pro-2"] == "local:qwen2.5-coder-1.5b"  # the person's pick, not the default
